@@ -1,0 +1,179 @@
+"""The camera model in OpenCV's conventions, shared by the twin and by calibration.
+
+The board frame: origin at the top surface of the baseplate at the outer corner of stud
+(0, 0); x and y run along the stud rows, z points up, units are millimetres. A
+:class:`Pose` maps board coordinates into the camera frame (``X_cam = R X_board + t``),
+exactly what ``cv2.solvePnP`` returns and ``cv2.projectPoints`` takes, so a pose found
+by calibration can be handed to the renderer and back without conversion.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+class CameraFileError(ValueError):
+    """A camera file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True, eq=False)
+class Camera:
+    """Intrinsics: image size, camera matrix and distortion ``[k1, k2, p1, p2, k3]``."""
+
+    width: int
+    height: int
+    camera_matrix: FloatArray
+    dist_coeffs: FloatArray
+
+    @classmethod
+    def default_for(cls, width: int, height: int, hfov_deg: float = 60.0) -> Camera:
+        """A distortion-free guess for an uncalibrated webcam of this image size.
+
+        Most webcams have a horizontal field of view between 55 and 78 degrees; 60
+        is a middle guess that calibration from board views then refines.
+        """
+        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+        k = np.array([[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], dtype=np.float64)
+        return cls(width, height, k, np.zeros(5))
+
+    @property
+    def fx(self) -> float:
+        return float(self.camera_matrix[0, 0])
+
+    def with_focal(self, f: float) -> Camera:
+        k = self.camera_matrix.copy()
+        k[0, 0] = k[1, 1] = f
+        return Camera(self.width, self.height, k, self.dist_coeffs.copy())
+
+    def scaled_to(self, width: int, height: int) -> Camera:
+        """The same lens at another resolution (the image resized, not cropped)."""
+        sx, sy = width / self.width, height / self.height
+        k = self.camera_matrix.copy()
+        k[0, :] *= sx
+        k[1, :] *= sy
+        return Camera(width, height, k, self.dist_coeffs.copy())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "width": self.width,
+            "height": self.height,
+            "camera_matrix": self.camera_matrix.tolist(),
+            "dist_coeffs": self.dist_coeffs.reshape(-1).tolist(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "camera") -> Camera:
+        if not isinstance(data, dict):
+            raise CameraFileError(f"{where}: a camera file must hold a JSON object")
+        try:
+            width, height = int(data["width"]), int(data["height"])
+            k = np.asarray(data["camera_matrix"], dtype=np.float64)
+            dist = np.asarray(data.get("dist_coeffs", [0, 0, 0, 0, 0]), dtype=np.float64).reshape(-1)
+        except KeyError as exc:
+            raise CameraFileError(f"{where}: missing {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise CameraFileError(f"{where}: malformed value ({exc})") from None
+        if k.shape != (3, 3):
+            raise CameraFileError(f"{where}: 'camera_matrix' must be 3x3, found shape {k.shape}")
+        if dist.size not in (4, 5, 8, 12, 14):
+            raise CameraFileError(f"{where}: 'dist_coeffs' must have 4, 5, 8, 12 or 14 values")
+        if width <= 0 or height <= 0:
+            raise CameraFileError(f"{where}: width and height must be positive")
+        return cls(width, height, k, dist)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Camera:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CameraFileError(f"{path}: no such camera file") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CameraFileError(f"{path}: cannot read the camera file ({exc})") from None
+        return cls.from_json(data, str(path))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True, eq=False)
+class Pose:
+    """Board-to-camera transform as OpenCV's rotation vector and translation (mm)."""
+
+    rvec: FloatArray
+    tvec: FloatArray
+
+    @classmethod
+    def from_matrix(cls, rotation: FloatArray, tvec: FloatArray) -> Pose:
+        rvec, _ = cv2.Rodrigues(np.asarray(rotation, dtype=np.float64))
+        return cls(rvec.reshape(3), np.asarray(tvec, dtype=np.float64).reshape(3))
+
+    @classmethod
+    def look_at(cls, eye: FloatArray, target: FloatArray, up: FloatArray = np.array([0.0, 0.0, 1.0])) -> Pose:
+        """The pose of a camera at ``eye`` (board frame, mm) looking at ``target``.
+
+        Image x follows ``forward x up`` so that ``up`` appears towards the top of
+        the image, which is how a person holds a camera.
+        """
+        eye = np.asarray(eye, dtype=np.float64)
+        forward = np.asarray(target, dtype=np.float64) - eye
+        forward /= np.linalg.norm(forward)
+        up = np.asarray(up, dtype=np.float64)
+        right = np.cross(forward, up)
+        if np.linalg.norm(right) < 1e-9:  # looking straight along `up`
+            right = np.cross(forward, np.array([0.0, -1.0, 0.0]))
+        right /= np.linalg.norm(right)
+        down = np.cross(forward, right)
+        rotation = np.stack([right, down, forward])  # rows: camera axes in board frame
+        return cls.from_matrix(rotation, -rotation @ eye)
+
+    @property
+    def rotation(self) -> FloatArray:
+        matrix, _ = cv2.Rodrigues(self.rvec.reshape(3, 1))
+        return matrix
+
+    @property
+    def camera_center(self) -> FloatArray:
+        """Where the camera is, in board millimetres."""
+        return -self.rotation.T @ self.tvec
+
+    def to_board(self, points_cam: FloatArray) -> FloatArray:
+        return (np.asarray(points_cam) - self.tvec) @ self.rotation
+
+    def to_camera(self, points_board: FloatArray) -> FloatArray:
+        return np.asarray(points_board) @ self.rotation.T + self.tvec
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rvec": self.rvec.reshape(3).tolist(), "tvec": self.tvec.reshape(3).tolist()}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "pose") -> Pose:
+        try:
+            return cls(np.asarray(data["rvec"], float).reshape(3), np.asarray(data["tvec"], float).reshape(3))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CameraFileError(f"{where}: a pose needs 'rvec' and 'tvec' of 3 numbers ({exc})") from None
+
+
+def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
+    """Pixel positions of board points (N x 3, mm), lens distortion included."""
+    pts = np.asarray(points_board, dtype=np.float64).reshape(-1, 1, 3)
+    if len(pts) == 0:
+        return np.zeros((0, 2))
+    image, _ = cv2.projectPoints(pts, pose.rvec, pose.tvec, camera.camera_matrix, camera.dist_coeffs)
+    return image.reshape(-1, 2)
+
+
+def rotation_angle_deg(a: FloatArray, b: FloatArray) -> float:
+    """The angle of the rotation taking matrix ``a`` to matrix ``b``."""
+    cos = (np.trace(a.T @ b) - 1) / 2
+    return math.degrees(math.acos(float(np.clip(cos, -1.0, 1.0))))

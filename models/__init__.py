@@ -1,0 +1,1 @@
+"""Trained ONNX models and the recipe that reproduces them."""

@@ -1,0 +1,1 @@
+"""The Palace Eye application: the `palace` command, the dashboard and the game log."""

@@ -1,0 +1,1 @@
+"""One module per `palace` subcommand, each with `add_parser` and `run`."""

@@ -1,0 +1,1 @@
+"""Frames in, palace out: capture, the rendered twin, reconstruction."""
