@@ -78,7 +78,7 @@ class Camera:
         try:
             width, height = int(data["width"]), int(data["height"])
             k = np.asarray(data["camera_matrix"], dtype=np.float64)
-            dist = np.asarray(data.get("dist_coeffs", [0, 0, 0, 0, 0]), dtype=np.float64).reshape(-1)
+            dist = np.asarray(data.get("dist_coeffs", [0] * 5), dtype=np.float64).reshape(-1)
         except KeyError as exc:
             raise CameraFileError(f"{where}: missing {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
@@ -119,7 +119,7 @@ class Pose:
         return cls(rvec.reshape(3), np.asarray(tvec, dtype=np.float64).reshape(3))
 
     @classmethod
-    def look_at(cls, eye: FloatArray, target: FloatArray, up: FloatArray = np.array([0.0, 0.0, 1.0])) -> Pose:
+    def look_at(cls, eye: FloatArray, target: FloatArray, up: FloatArray | None = None) -> Pose:
         """The pose of a camera at ``eye`` (board frame, mm) looking at ``target``.
 
         Image x follows ``forward x up`` so that ``up`` appears towards the top of
@@ -128,7 +128,7 @@ class Pose:
         eye = np.asarray(eye, dtype=np.float64)
         forward = np.asarray(target, dtype=np.float64) - eye
         forward /= np.linalg.norm(forward)
-        up = np.asarray(up, dtype=np.float64)
+        up = np.array([0.0, 0.0, 1.0]) if up is None else np.asarray(up, dtype=np.float64)
         right = np.cross(forward, up)
         if np.linalg.norm(right) < 1e-9:  # looking straight along `up`
             right = np.cross(forward, np.array([0.0, -1.0, 0.0]))
@@ -159,9 +159,12 @@ class Pose:
     @classmethod
     def from_json(cls, data: Any, where: str = "pose") -> Pose:
         try:
-            return cls(np.asarray(data["rvec"], float).reshape(3), np.asarray(data["tvec"], float).reshape(3))
+            rvec = np.asarray(data["rvec"], float).reshape(3)
+            return cls(rvec, np.asarray(data["tvec"], float).reshape(3))
         except (KeyError, TypeError, ValueError) as exc:
-            raise CameraFileError(f"{where}: a pose needs 'rvec' and 'tvec' of 3 numbers ({exc})") from None
+            raise CameraFileError(
+                f"{where}: a pose needs 'rvec' and 'tvec' of 3 numbers ({exc})"
+            ) from None
 
 
 def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
@@ -169,7 +172,9 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
     pts = np.asarray(points_board, dtype=np.float64).reshape(-1, 1, 3)
     if len(pts) == 0:
         return np.zeros((0, 2))
-    image, _ = cv2.projectPoints(pts, pose.rvec, pose.tvec, camera.camera_matrix, camera.dist_coeffs)
+    image, _ = cv2.projectPoints(
+        pts, pose.rvec, pose.tvec, camera.camera_matrix, camera.dist_coeffs
+    )
     return image.reshape(-1, 2)
 
 

@@ -30,7 +30,8 @@ def _input_errors() -> tuple[type[BaseException], ...]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="palace", description="Palace Eye: watches a game of LEGO Monkey Palace and keeps score."
+        prog="palace",
+        description="Palace Eye: watches a game of LEGO Monkey Palace and keeps score.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:

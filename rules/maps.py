@@ -51,7 +51,9 @@ class GroundMap:
             raise MapError(f"map {self.name}: 'ground' has {len(self.ground)} rows, needs 32")
         for y, row in enumerate(self.ground):
             if len(row) != BOARD_STUDS:
-                raise MapError(f"map {self.name}: ground row {y} has {len(row)} characters, needs 32")
+                raise MapError(
+                    f"map {self.name}: ground row {y} has {len(row)} characters, needs 32"
+                )
             bad = set(row) - set(GROUND_CHARS)
             if bad:
                 raise MapError(
@@ -63,8 +65,8 @@ class GroundMap:
         return self.ground[y][x]
 
     def color(self, x: int, y: int) -> DecorationColor | None:
-        """The colour of stud (x, y); None where it is blocked or in the start area."""
-        if (x, y) in self.start_area:
+        """The colour of stud (x, y); None where it is blocked, in the start area or off the map."""
+        if (x, y) in self.start_area or not (0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS):
             return None
         return GROUND_CHARS[self.ground[y][x]]
 

@@ -8,7 +8,7 @@ kept as a dict of filled voxels and a dict of knobs, so every question the rules
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from rules.maps import GroundMap
 from rules.pieces import (
@@ -33,7 +33,9 @@ class PalaceError(ValueError):
 class Palace:
     """Pieces on the board, indexed by the space they fill and the knobs they offer."""
 
-    def __init__(self, ground: GroundMap, pieces: Iterable[Piece] = (), *, corners: bool = True) -> None:
+    def __init__(
+        self, ground: GroundMap, pieces: Iterable[Piece] = (), *, corners: bool = True
+    ) -> None:
         """Builds a palace from pieces listed bottom-up or in any order.
 
         With ``corners`` the default corner bricks are added when ``pieces`` holds
@@ -99,7 +101,9 @@ class Palace:
             raise PalaceError(problems)
         placed = self._with_id(piece)
         if placed.id in self._pieces:
-            raise PalaceError([Violation("overlap", (placed.id,), f"id {placed.id} is already used")])
+            raise PalaceError(
+                [Violation("overlap", (placed.id,), f"id {placed.id} is already used")]
+            )
         self._insert(placed)
         return placed
 
@@ -193,7 +197,8 @@ class Palace:
         found: dict[str, Piece] = {}
         for x, y in piece.knobs():
             pid = self._space.get((x, y, piece.top))
-            if pid and pid != piece.id:
+            # An arch's opening may pass over a knob without resting on it.
+            if pid and pid != piece.id and (x, y) in self._pieces[pid].legs():
                 found[pid] = self._pieces[pid]
         return tuple(found.values())
 
@@ -228,12 +233,16 @@ class Palace:
 def _placement_violations(
     piece: Piece,
     ground: GroundMap,
-    space: dict[Voxel, str],
-    knobs: dict[Voxel, str],
-    forbidden: dict[Voxel, str],
-    pieces: dict[str, Piece],
+    space: Mapping[Voxel, str],
+    knobs: Mapping[Voxel, str],
+    forbidden: Mapping[Voxel, str],
+    pieces: Mapping[str, Piece],
 ) -> list[Violation]:
-    """Physical checks for one piece against already indexed space."""
+    """Physical checks for one piece against already indexed space.
+
+    Takes mappings rather than a Palace so that the staircase analysis can judge a
+    turn's pieces against a layered view of the board without copying it.
+    """
     who = piece.label
     ids = (piece.id,) if piece.id else ()
     out: list[Violation] = []
@@ -245,8 +254,9 @@ def _placement_violations(
     for v in piece.voxels():
         other = space.get(v)
         if other is not None and other != piece.id:
+            where = f"stud {v[0]},{v[1]} level {v[2]}"
             out.append(Violation("overlap", (*ids, other),
-                                 f"{who} overlaps {pieces[other].label} at stud {v[0]},{v[1]} level {v[2]}"))
+                                 f"{who} overlaps {pieces[other].label} at {where}"))
             break
     if piece.kind is Kind.CORNER:
         return out
@@ -310,4 +320,31 @@ def physics_violations(pieces: Iterable[Piece], ground: GroundMap) -> list[Viola
             knobs.setdefault((x, y, named.top), key)
         for x, y in named.forbidden_top():
             forbidden.setdefault((x, y, named.top), key)
+    return out
+
+
+IMPOSSIBLE_RULES = frozenset({"off-plate", "overlap", "floating"})
+"""Problems that no real table can show, so a scene holding them is bad input."""
+
+
+def impossible_violations(pieces: Iterable[Piece], ground: GroundMap) -> list[Violation]:
+    """Off-plate pieces, pieces sharing space, and pieces with nothing at all under them.
+
+    These separate a scene that is wrong (a misread photo, a typo in a file) from one
+    that is only against the rules: a brick on an arch's centre studs or an arch with
+    one leg in the air can stand on a real table, a brick hovering in mid-air cannot.
+    """
+    listed = list(pieces)
+    out = [v for v in physics_violations(listed, ground) if v.rule in IMPOSSIBLE_RULES]
+    filled: set[Voxel] = set()
+    for piece in listed:
+        filled.update(piece.voxels())
+    for index, piece in enumerate(listed):
+        if piece.z <= 0 or piece.kind is Kind.CORNER:
+            continue
+        if not any((x, y, piece.z - 1) in filled for x, y in piece.legs()):
+            key = piece.id or f"#{index}"
+            who = piece.label if piece.id else f"{piece.label} (piece #{index})"
+            out.append(Violation("floating", (key,),
+                                 f"{who} floats in the air: nothing under it at level {piece.z}"))
     return out

@@ -141,7 +141,8 @@ class Piece:
         The arch's opening lies inside its own one-brick volume, so counting the
         whole volume as filled is exactly the rule "no bricks inside arches".
         """
-        return tuple((cx, cy, lvl) for lvl in range(self.z, self.top) for cx, cy in self.footprint())
+        cells = self.footprint()
+        return tuple((cx, cy, lvl) for lvl in range(self.z, self.top) for cx, cy in cells)
 
     def legs(self) -> tuple[Cell, ...]:
         """Footprint cells that must each stand on a knob (or the ground map)."""

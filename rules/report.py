@@ -24,10 +24,15 @@ RULE_TEXT: dict[str, str] = {
     "decoration": "Place the decoration of the starting point's colour at the end.",
     "overlap": "Two pieces cannot fill the same space.",
     "off-plate": "Every piece must lie on the 32x32 baseplate.",
+    "floating": "Every piece stands on something: a piece with nothing under it is a misreading.",
     "blocked": "Nothing may be built on a blocked area of the Ground Map.",
     "corner": "The corner bricks hold the board and are not built on.",
     "removed": "Pieces already on the board stay where they are.",
     "pieces": "A staircase uses only the pieces the player has.",
+    "staircase": "Build one staircase: every piece placed this turn belongs to it.",
+    "monkey": "Whoever places a gold decoration puts the Monkey on an open end knob of an arch.",
+    "butterfly": "The Butterfly sits on the tallest decoration, placed this turn.",
+    "frog": "The Frog goes on the lowest open end knob of the staircase just built.",
 }
 
 
@@ -58,6 +63,13 @@ class TurnReport:
 
     ``credits`` already includes the highest-decoration credit. ``path`` lists the
     ids of the staircase's direct path from its starting piece to its last arch.
+    Credits, bonus and the Monkey and Butterfly are only ever earned by a legal
+    staircase; ``arches`` and ``path`` are filled in for illegal ones too, to explain.
+
+    ``passed`` marks a turn where nothing was built (the player could not attach a
+    staircase and only takes the recurring delivery); it is never ``legal``.
+    ``decoration_tied`` says the new decoration is exactly as high as the highest other
+    one of its colour (whether that earns the credit is a setting).
     """
 
     legal: bool
@@ -73,6 +85,8 @@ class TurnReport:
     trophies: Trophies = field(default_factory=Trophies)
     path: tuple[str, ...] = ()
     new_pieces: tuple[str, ...] = ()
+    passed: bool = False
+    decoration_tied: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -35,7 +35,11 @@ class Scene:
     def to_json(self) -> dict[str, Any]:
         out = dict(self.extra)
         out.update(
-            {"format": SCENE_FORMAT, "map": self.map, "pieces": [piece_to_json(p) for p in self.pieces]}
+            {
+                "format": SCENE_FORMAT,
+                "map": self.map,
+                "pieces": [piece_to_json(p) for p in self.pieces],
+            }
         )
         return out
 
@@ -80,7 +84,10 @@ def piece_from_json(item: Any, where: str) -> Piece:
         try:
             axis = Axis(item.get("axis", "x"))
         except ValueError:
-            raise SceneError(f"{where}: arch 'axis' must be \"x\" or \"y\", found {item.get('axis')!r}") from None
+            found = item.get("axis")
+            raise SceneError(
+                f"{where}: arch 'axis' must be \"x\" or \"y\", found {found!r}"
+            ) from None
     turn = 0
     if kind is Kind.CORNER:
         turn = _int(item, "turn", where, 0)
@@ -94,7 +101,8 @@ def piece_from_json(item: Any, where: str) -> Piece:
             color = DecorationColor(color).value
         except ValueError:
             raise SceneError(
-                f"{where}: decoration 'color' must be light_green, dark_green or gold, found {color!r}"
+                f"{where}: decoration 'color' must be light_green, dark_green or gold, "
+                f"found {color!r}"
             ) from None
     piece_id = item.get("id") or ""
     return Piece(
@@ -107,7 +115,8 @@ def scene_from_json(data: Any, where: str = "scene") -> Scene:
     if not isinstance(data, dict):
         raise SceneError(f"{where}: a scene must be a JSON object")
     if data.get("format") != SCENE_FORMAT:
-        raise SceneError(f"{where}: 'format' must be {SCENE_FORMAT!r}, found {data.get('format')!r}")
+        found = data.get("format")
+        raise SceneError(f"{where}: 'format' must be {SCENE_FORMAT!r}, found {found!r}")
     raw = data.get("pieces", [])
     if not isinstance(raw, list):
         raise SceneError(f"{where}: 'pieces' must be a list")
@@ -137,5 +146,6 @@ def load_scene(path: str | Path) -> Scene:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SceneError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise SceneError(f"{path}: not valid JSON ({where})") from None
     return scene_from_json(data, str(path))

@@ -1,0 +1,79 @@
+"""`palace locate IMAGE [--camera camera.json] [--profile P.json] [--json]`: where is the board?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from calibration.camera import Camera
+from calibration.pose import locate_board
+from calibration.profile import DEFAULT_TABLE, Profile, TablePose
+from palace.cli import UsageError
+from rules.maps import load_map
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "locate",
+        help="find the board's pose in a photo",
+        description=(
+            "Find the board from its corner bricks and print the pose mapping board "
+            "coordinates (mm) into the camera, in OpenCV terms (rvec, tvec). Exit code 1 "
+            "when the board is not found."
+        ),
+    )
+    parser.add_argument("image", help="photo of the table")
+    parser.add_argument("--camera", help="camera file from `palace calibrate camera`")
+    parser.add_argument(
+        "--profile", help="profile file: camera to use if --camera is not given; the pose is saved"
+    )
+    parser.add_argument("--table", default=DEFAULT_TABLE, help="table name in the profile")
+    parser.add_argument("--map", default="1", help="ground map: 1..4 or a map file (default 1)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        why = "no such file" if not Path(args.image).exists() else "not a readable image"
+        raise UsageError(f"{args.image}: {why}")
+    ground = load_map(args.map)
+    profile = Profile.load(args.profile) if args.profile else None
+    h, w = image.shape[:2]
+    if args.camera:
+        camera, source = Camera.load(args.camera), args.camera
+    elif profile is not None and profile.camera is not None:
+        camera, source = profile.camera, f"profile {args.profile}"
+    else:
+        camera, source = Camera.default_for(w, h), None
+    result = locate_board(image, camera, ground, refine_focal=source is None)
+    if result.found and profile is not None and result.pose is not None:
+        profile.tables[args.table] = TablePose(result.pose, int(result.rotation or 0))
+        if profile.camera is None and result.camera is not None:
+            profile.camera = result.camera
+        profile.save(args.profile)
+    if args.json:
+        print(json.dumps(result.to_json()))
+        return 0 if result.found else 1
+    if not result.found or result.pose is None:
+        print(f"board not found: {result.reason}")
+        return 1
+    if source is None and result.camera is not None:
+        print(
+            f"no camera file: assumed a {w}x{h} webcam and refined its focal length from the "
+            f"board to {result.camera.fx:.1f} px"
+        )
+    else:
+        print(f"camera: {source}")
+    rv, tv = result.pose.rvec, result.pose.tvec
+    print(f"rvec {rv[0]:.6f} {rv[1]:.6f} {rv[2]:.6f}")
+    print(f"tvec {tv[0]:.2f} {tv[1]:.2f} {tv[2]:.2f} (mm)")
+    print(f"rotation {result.rotation} (edge of the map facing the camera: see docs)")
+    print(f"reprojection error {result.reprojection_error_px:.3f} px, quality {result.quality:.2f}")
+    print(f"corner bricks seen: {', '.join(map(str, result.corner_bricks)) or 'none'}")
+    return 0

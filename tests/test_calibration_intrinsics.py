@@ -1,0 +1,128 @@
+"""Intrinsics from chessboard photos, checked on views synthesised through a known camera."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import Camera, Pose
+from calibration.intrinsics import (
+    CalibrationError,
+    ChessboardPattern,
+    calibrate_chessboard,
+    focal_from_homography,
+)
+from palace.cli import main
+
+PATTERN = ChessboardPattern(8, 6, 20.0)
+TRUE_CAMERA = Camera(
+    640, 480, np.array([[560.0, 0, 322.0], [0, 560.0, 236.0], [0, 0, 1]]), np.zeros(5)
+)
+
+
+def render_chessboard(camera: Camera, pose: Pose, pattern: ChessboardPattern) -> np.ndarray:
+    """A photo of the printed chessboard (white margin, grey table) through ``camera``."""
+    ppm = 8.0  # texture pixels per mm
+    margin = 1.6 * pattern.square_mm
+    width = (pattern.cols - 1) * pattern.square_mm + 2 * pattern.square_mm + 2 * margin
+    height = (pattern.rows - 1) * pattern.square_mm + 2 * pattern.square_mm + 2 * margin
+    tex = np.full((int(height * ppm), int(width * ppm)), 240, np.uint8)
+    origin = margin + pattern.square_mm  # texture mm of the first inner corner
+    for i in range(-1, pattern.cols):
+        for j in range(-1, pattern.rows):
+            if (i + j) % 2 == 0:
+                x0, y0 = origin + i * pattern.square_mm, origin + j * pattern.square_mm
+                cv2.rectangle(
+                    tex,
+                    (round(x0 * ppm), round(y0 * ppm)),
+                    (round((x0 + pattern.square_mm) * ppm) - 1, round((y0 + pattern.square_mm) * ppm) - 1),
+                    20,
+                    -1,
+                )
+    # texture px -> board mm -> image px
+    to_mm = np.array([[1 / ppm, 0, -origin], [0, 1 / ppm, -origin], [0, 0, 1]])
+    r = pose.rotation
+    h = camera.camera_matrix @ np.column_stack([r[:, 0], r[:, 1], pose.tvec]) @ to_mm
+    image = cv2.warpPerspective(
+        tex, h, (camera.width, camera.height), flags=cv2.INTER_AREA, borderValue=90
+    )
+    return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+
+
+def random_views(n: int, seed: int) -> list[Pose]:
+    rng = np.random.default_rng(seed)
+    centre = np.array([70.0, 50.0, 0.0])
+    poses = []
+    for _ in range(n):
+        dist = rng.uniform(330, 420)
+        tilt = math.radians(rng.uniform(15, 40))
+        azimuth = rng.uniform(0, 2 * math.pi)
+        eye = centre + dist * np.array(
+            [math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), -math.cos(tilt)]
+        )
+        poses.append(Pose.look_at(eye, centre + rng.normal(0, 8, 3), up=np.array([0.0, -1.0, 0.0])))
+    return poses
+
+
+def test_pattern_parsing_names_the_problem():
+    assert ChessboardPattern.parse("chessboard:9x6:25") == ChessboardPattern(9, 6, 25.0)
+    with pytest.raises(CalibrationError, match="COLSxROWS"):
+        ChessboardPattern.parse("checker:9x6")
+    with pytest.raises(CalibrationError, match="3x3"):
+        ChessboardPattern.parse("chessboard:2x6:25")
+
+
+def test_chessboard_calibration_recovers_focal_length():
+    views = [(f"v{i}", render_chessboard(TRUE_CAMERA, p, PATTERN)) for i, p in enumerate(random_views(8, 1))]
+    blank = ("blank", np.full((480, 640, 3), 128, np.uint8))
+    result = calibrate_chessboard([*views, blank], PATTERN)
+    assert abs(result.camera.fx / TRUE_CAMERA.fx - 1) < 0.01
+    assert result.rms_px < 0.5
+    assert [name for name, _ in result.rejected] == ["blank"]
+    assert "chessboard" in result.rejected[0][1]
+
+
+def test_too_few_views_is_an_error_listing_the_rejected():
+    blank = ("blank.png", np.full((480, 640, 3), 128, np.uint8))
+    with pytest.raises(CalibrationError, match=r"blank\.png"):
+        calibrate_chessboard([blank], PATTERN)
+
+
+def test_focal_from_plane_homography():
+    pose = random_views(1, 5)[0]
+    r = pose.rotation
+    h = TRUE_CAMERA.camera_matrix @ np.column_stack([r[:, 0], r[:, 1], pose.tvec])
+    f = focal_from_homography(h, Camera.default_for(640, 480).with_focal(500))
+    assert f is not None
+    # The guess's principal point is the image centre, a few pixels off the true one.
+    assert abs(f / TRUE_CAMERA.fx - 1) < 0.03
+
+
+def test_calibrate_command_writes_camera_and_reports(tmp_path, capsys):
+    paths = []
+    for i, pose in enumerate(random_views(5, 2)):
+        path = tmp_path / f"view{i}.png"
+        cv2.imwrite(str(path), render_chessboard(TRUE_CAMERA, pose, PATTERN))
+        paths.append(str(path))
+    (tmp_path / "junk.png").write_bytes(b"not an image")
+    out = tmp_path / "camera.json"
+    code = main(
+        ["calibrate", "camera", *paths, str(tmp_path / "junk.png"), "--pattern",
+         "chessboard:8x6:20", "--out", str(out)]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "RMS reprojection error" in captured.out
+    assert "junk.png: not a readable image" in captured.err
+    data = json.loads(out.read_text())
+    assert abs(data["camera_matrix"][0][0] / TRUE_CAMERA.fx - 1) < 0.02
+
+
+def test_calibrate_command_bad_pattern_exits_2(tmp_path, capsys):
+    code = main(["calibrate", "camera", "x.png", "--pattern", "chess", "--out", str(tmp_path / "c.json")])
+    assert code == 2
+    assert "COLSxROWS" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""Board pose from twin frames with known ground truth."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board_model import stud_centres, turned_pose, view_rotation
+from calibration.camera import Camera, Pose, project, rotation_angle_deg
+from calibration.pose import locate_board
+from calibration.profile import Profile
+from calibration.tracking import BoardTracker
+from palace.cli import main
+from rules.maps import load_map
+from rules.palace import Palace
+from rules.pieces import Kind, Piece
+
+twin = pytest.importorskip("vision.twin")
+
+GROUND = load_map("1")
+CENTRE = np.array([128.0, 128.0, 0.0])
+
+
+@pytest.fixture(scope="module")
+def palace() -> Palace:
+    extra = [
+        Piece(Kind.COLUMN, 14, 10, 0, color="tan", id="c1"),
+        Piece(Kind.COLUMN, 17, 20, 0, color="dark_tan", id="c2"),
+        Piece(Kind.BRICK, 14, 10, 3, color="dark_orange", id="b1"),
+    ]
+    return Palace(GROUND, [*GROUND.setup, *extra])
+
+
+def camera_from_side(side: int, elevation_deg: float = 50.0, distance: float = 520.0) -> tuple[Camera, Pose]:
+    """A camera looking at the board centre from side 0 (y < 0), 1 (x < 0), 2 (y > 256), 3 (x > 256)."""
+    azimuth = math.radians(-90 - 90 * side)
+    el = math.radians(elevation_deg)
+    eye = CENTRE + distance * np.array(
+        [math.cos(el) * math.cos(azimuth), math.cos(el) * math.sin(azimuth), math.sin(el)]
+    )
+    return Camera.default_for(1280, 720, 62.0), Pose.look_at(eye, CENTRE)
+
+
+def grid_error_px(camera: Camera, truth: Pose, got: Pose) -> float:
+    studs = stud_centres()
+    return float(np.median(np.linalg.norm(project(camera, truth, studs) - project(camera, got, studs), axis=1)))
+
+
+def test_clean_frames_give_millimetre_poses(palace):
+    for seed in range(3):
+        camera, pose = twin.random_camera(np.random.default_rng(seed))
+        frame = twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=seed)
+        result = locate_board(frame.image, frame.camera, GROUND)
+        assert result.found, (seed, result.reason)
+        assert np.linalg.norm(result.pose.tvec - frame.pose.tvec) < 2.0, seed
+        assert rotation_angle_deg(result.pose.rotation, frame.pose.rotation) < 0.3, seed
+        assert sorted(result.corner_bricks) == [0, 1, 2, 3]
+
+
+def test_rotation_resolved_for_all_four_board_turns(palace):
+    for side in range(4):
+        camera, pose = camera_from_side(side)
+        frame = twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=side)
+        result = locate_board(frame.image, camera, GROUND)
+        assert result.found, (side, result.reason)
+        assert result.rotation == side
+        assert grid_error_px(camera, pose, result.pose) < 1.0
+
+
+def test_found_with_one_corner_brick_covered(palace):
+    found = 0
+    for seed in range(20):
+        rng = np.random.default_rng(100 + seed)
+        camera, pose = twin.random_camera(rng)
+        options = twin.RenderOptions(cover_corners=(seed % 4,))
+        frame = twin.render(palace, camera, pose, options, seed=seed)
+        result = locate_board(frame.image, frame.camera, GROUND)
+        if result.found:
+            # Found means right: a wrong pose must never be reported.
+            assert grid_error_px(frame.camera, frame.pose, result.pose) < 2.0, seed
+            assert result.rotation == view_rotation(frame.camera, frame.pose), seed
+            found += 1
+    assert found >= 19
+
+
+def test_no_board_no_pose():
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.normal(0, 12, (720, 1280, 3)) + (70, 110, 150), 0, 255).astype(np.uint8)
+    table = cv2.GaussianBlur(table, (0, 0), 3)
+    # A green card on the table: board-coloured, board-sized, but no corner bricks or map.
+    card = table.copy()
+    cv2.fillConvexPoly(card, np.array([[400, 200], [900, 210], [960, 600], [350, 590]]), (65, 120, 35))
+    camera = Camera.default_for(1280, 720)
+    for image in (table, card):
+        result = locate_board(image, camera, GROUND)
+        assert not result.found
+        assert result.reason
+
+
+def test_tracker_follows_and_notices_a_turn(palace):
+    camera, pose = camera_from_side(0)
+    frames = [
+        twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=1),
+        twin.render(
+            palace, camera, Pose(pose.rvec + 0.004, pose.tvec + 2.0), twin.RenderOptions(clean=True), seed=2
+        ),
+        # The board turned a quarter: the camera now sees it from side 1.
+        twin.render(palace, camera, turned_pose(pose, 1), twin.RenderOptions(clean=True), seed=3),
+    ]
+    tracker = BoardTracker(camera, GROUND)
+    first = tracker.update(frames[0].image)
+    second = tracker.update(frames[1].image)
+    assert first.found and second.found
+    assert tracker.stats.tracked == 1
+    assert grid_error_px(camera, frames[1].pose, second.pose) < 1.0
+    third = tracker.update(frames[2].image)
+    assert third.found and tracker.turned
+    assert first.rotation == 0 and third.rotation == 1
+    assert grid_error_px(camera, frames[2].pose, third.pose) < 1.0
+
+
+def test_locate_command(palace, tmp_path, capsys):
+    camera, pose = camera_from_side(2, elevation_deg=55)
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=4)
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), frame.image)
+    cam_file = tmp_path / "camera.json"
+    camera.save(cam_file)
+    profile = tmp_path / "profile.json"
+    code = main(["locate", str(image), "--camera", str(cam_file), "--json", "--profile", str(profile)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["found"] is True
+    assert out["rotation"] == 2
+    got = Pose(np.array(out["rvec"]), np.array(out["tvec"]))
+    assert grid_error_px(camera, pose, got) < 1.0
+    saved = Profile.load(profile)
+    assert saved.tables["default"].rotation == 2
+
+    # Without a camera file the focal length is refined from the board view.
+    code = main(["locate", str(image)])
+    text = capsys.readouterr().out
+    assert code == 0 and "refined its focal length" in text
+
+
+def test_locate_command_errors(tmp_path, capsys):
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), (60, 90, 140), np.uint8))
+    assert main(["locate", str(blank), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["found"] is False and out["reason"]
+    assert main(["locate", str(tmp_path / "nope.png")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["locate", str(blank), "--camera", str(tmp_path / "cam.json")]) == 2
+    assert "no such camera file" in capsys.readouterr().err

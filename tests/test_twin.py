@@ -1,0 +1,189 @@
+"""The digital twin: exact projection, z-buffer occlusion, labels and determinism."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import Camera, Pose, project
+from rules.maps import MapError
+from rules.pieces import BRICK_MM, STUD_HEIGHT_MM, STUD_MM, Axis, Kind, Piece
+from rules.scene import Scene
+from vision.twin import KIND_LABELS, PART_LABELS, RenderOptions, orbit_pose, random_camera, render
+
+STUD_TOP = PART_LABELS["stud_top"]
+
+
+def _camera(width: int, height: int, hfov: float, dist: list[float] | None = None) -> Camera:
+    base = Camera.default_for(width, height, hfov)
+    k = base.camera_matrix.copy()
+    k[0, 2] += 7.3  # an off-centre principal point catches half-pixel slips
+    k[1, 2] -= 4.1
+    return Camera(width, height, k, np.array(dist or [0, 0, 0, 0, 0], float))
+
+
+def _stud_centre(frame, piece_index: int, expected: np.ndarray) -> np.ndarray | None:
+    """Centroid of the stud-top pixels of one piece around ``expected``; None if cut off."""
+    mask = ((frame.piece_ids == piece_index) & (frame.parts == STUD_TOP)).astype(np.uint8)
+    x, y = int(round(expected[0])), int(round(expected[1]))
+    h, w = mask.shape
+    if not (2 <= x < w - 2 and 2 <= y < h - 2):
+        return None
+    count, labels = cv2.connectedComponents(mask, connectivity=4)
+    label = labels[y, x]
+    assert label != 0, f"piece {piece_index}: no stud top at its projected centre {x},{y}"
+    ys, xs = np.nonzero(labels == label)
+    if xs.min() == 0 or ys.min() == 0 or xs.max() == w - 1 or ys.max() == h - 1:
+        return None
+    return np.array([xs.mean(), ys.mean()])
+
+
+KNOBS_SCENE = Scene.of([
+    Piece(Kind.ARCH, 10, 12, 0, axis=Axis.X, color="tan", id="a1"),
+    Piece(Kind.ARCH, 20, 8, 0, axis=Axis.Y, color="reddish_brown", id="a2"),
+])
+
+
+@pytest.mark.parametrize("dist", [None, [-0.22, 0.07, 0.0012, -0.0008, 0.0]])
+@pytest.mark.parametrize(("elevation", "azimuth"), [(88.0, 20.0), (55.0, 130.0), (32.0, 250.0)])
+def test_stud_tops_land_where_opencv_projects_them(elevation, azimuth, dist):
+    camera = _camera(1280, 720, 62, dist)
+    pose = orbit_pose(elevation, azimuth, 330.0)
+    frame = render(KNOBS_SCENE, camera, pose, RenderOptions(clean=True))
+    checked = 0
+    for index, piece in enumerate(frame.pieces):
+        if piece.kind not in (Kind.CORNER, Kind.ARCH):
+            continue
+        for cx, cy in piece.knobs():
+            centre = np.array([(cx + 0.5) * STUD_MM, (cy + 0.5) * STUD_MM,
+                               piece.top * BRICK_MM + STUD_HEIGHT_MM])
+            expected = project(camera, pose, centre)[0]
+            found = _stud_centre(frame, index, expected)
+            if found is None:
+                continue
+            checked += 1
+            error = np.linalg.norm(found - expected)
+            assert error < 0.5, f"{piece.label} stud {cx},{cy}: {error:.2f} px off"
+    assert checked >= 8
+
+
+def _low_view(azimuth: float, target: tuple[float, float, float], elevation: float = 14.0):
+    camera = _camera(960, 540, 40)
+    pose = orbit_pose(elevation, azimuth, 260.0, np.array(target))
+    return camera, pose
+
+
+def _id_at(frame, point: tuple[float, float, float]) -> int:
+    u, v = project(frame.camera, frame.pose, np.array(point))[0]
+    return int(frame.piece_ids[int(round(v)), int(round(u))])
+
+
+def test_column_seen_through_an_arch_opening():
+    arch = Piece(Kind.ARCH, 10, 10, 0, axis=Axis.X, color="tan", id="arch")
+    column = Piece(Kind.COLUMN, 11, 11, 0, color="dark_tan", id="column")
+    scene = Scene.of([arch, column])
+    # Camera on the -y side, low, looking through the opening at the column.
+    camera, pose = _low_view(270.0, (92.0, 88.0, 6.0))
+    frame = render(scene, camera, pose, RenderOptions(clean=True))
+    # Through the opening (x 88..104, under ~5.5 mm there): the column's front face.
+    assert _id_at(frame, (92.0, 88.1, 1.5)) == 1
+    # Above the opening the arch's front wall hides the column.
+    assert _id_at(frame, (92.0, 80.0, 8.5)) == 0
+    # The column rises above the arch.
+    assert _id_at(frame, (92.0, 88.1, 20.0)) == 1
+
+
+def test_arch_bridging_over_a_brick():
+    legs = [Piece(Kind.BRICK, 10, 10, 0, color="tan", id="l1"),
+            Piece(Kind.BRICK, 13, 10, 0, color="tan", id="l2")]
+    under = Piece(Kind.BRICK, 11, 10, 0, color="dark_orange", id="under")
+    arch = Piece(Kind.ARCH, 10, 10, 1, axis=Axis.X, color="reddish_brown", id="arch")
+    # Listed with the arch first so that drawing order cannot be what gets it right.
+    scene = Scene.of([arch, *legs, under])
+    camera, pose = _low_view(270.0, (96.0, 84.0, 10.0), elevation=20.0)
+    frame = render(scene, camera, pose, RenderOptions(clean=True))
+    assert _id_at(frame, (92.0, 80.1, 4.0)) == 3  # the brick under the span
+    assert _id_at(frame, (92.0, 80.1, 17.0)) == 0  # the arch's wall above it
+    assert _id_at(frame, (84.0, 80.1, 4.0)) == 1  # a leg brick
+    # From straight above, the arch's top hides the brick under it.
+    top_camera = _camera(640, 360, 50)
+    top_pose = orbit_pose(89.0, 0.0, 300.0, np.array([96.0, 84.0, 0.0]))
+    top = render(scene, top_camera, top_pose, RenderOptions(clean=True))
+    assert _id_at(top, (92.0, 84.0, 2 * BRICK_MM)) == 0
+
+
+def test_staircase_arch_on_arch_keeps_its_opening():
+    low = Piece(Kind.ARCH, 12, 15, 0, axis=Axis.X, color="tan", id="s1")
+    high = Piece(Kind.ARCH, 15, 15, 1, axis=Axis.X, color="reddish_brown", id="s3")
+    brick = Piece(Kind.BRICK, 18, 15, 0, color="dark_tan", id="s2")
+    scene = Scene.of([high, brick, low])
+    camera, pose = _low_view(270.0, (128.0, 124.0, 10.0), elevation=12.0)
+    frame = render(scene, camera, pose, RenderOptions(clean=True))
+    assert _id_at(frame, (124.0, 120.1, 4.0)) == 2  # the low arch's end leg
+    assert _id_at(frame, (140.0, 120.1, 17.0)) == 0  # the high arch's wall
+    assert _id_at(frame, (148.0, 120.1, 4.0)) == 1  # the brick under the high arch's end
+    # Under the high arch's opening, at ground level, nothing of the palace stands.
+    assert _id_at(frame, (136.0, 120.1, 2.0)) not in (0, 1, 2)
+
+
+def test_labels_agree_with_each_other():
+    camera, pose = random_camera(np.random.default_rng(3), 480, 270)
+    scene = Scene.of([Piece(Kind.BRICK, 5, 5, 0, color="tan"),
+                      Piece(Kind.DECORATION, 5, 5, 1, color="gold")])
+    frame = render(scene, camera, pose, seed=3)
+    pieces = frame.piece_ids >= 0
+    assert pieces.any()
+    assert np.all(frame.kinds[pieces] >= 2)
+    assert np.all(frame.kinds[~pieces] <= 1)
+    assert np.all(np.isfinite(frame.depth[frame.kinds >= 1]))
+    assert np.all(np.isinf(frame.depth[frame.kinds == 0]))
+    kinds = {frame.pieces[i].kind for i in np.unique(frame.piece_ids[pieces])}
+    for kind in kinds:
+        assert np.any(frame.kinds == KIND_LABELS[kind.value])
+    assert frame.image.shape == (270, 480, 3) and frame.image.dtype == np.uint8
+
+
+def test_same_seed_same_frame_and_seeds_differ():
+    camera, pose = random_camera(np.random.default_rng(8), 320, 180)
+    scene = Scene.of([Piece(Kind.COLUMN, 9, 9, 0, color="tan")])
+    a = render(scene, camera, pose, seed=11)
+    b = render(scene, camera, pose, seed=11)
+    c = render(scene, camera, pose, seed=12)
+    assert np.array_equal(a.image, b.image)
+    assert np.array_equal(a.piece_ids, b.piece_ids)
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_covered_corner_is_hidden_and_marked_occluded():
+    camera = _camera(640, 360, 60)
+    pose = orbit_pose(60.0, 45.0, 520.0)
+    scene = Scene.of([])
+    open_frame = render(scene, camera, pose, RenderOptions(clean=True))
+    corner = next(i for i, p in enumerate(open_frame.pieces) if p.id == "corner0")
+    assert np.count_nonzero(open_frame.piece_ids == corner) > 100
+    covered = render(scene, camera, pose, RenderOptions(clean=True, cover_corners=(0,)), seed=4)
+    assert np.count_nonzero(covered.piece_ids == corner) < 5
+    assert covered.occluded is not None and covered.occluded.sum() > 500
+
+
+def test_default_corners_are_added_and_indexed_after_the_scene():
+    scene = Scene.of([Piece(Kind.BRICK, 16, 16, 0, color="tan")])
+    camera, pose = random_camera(np.random.default_rng(0), 320, 180)
+    frame = render(scene, camera, pose, RenderOptions(clean=True))
+    assert [p.kind for p in frame.pieces] == [Kind.BRICK, *[Kind.CORNER] * 4]
+
+
+def test_unknown_map_is_an_error():
+    with pytest.raises(MapError):
+        camera, pose = random_camera(np.random.default_rng(0), 64, 36)
+        render(Scene(map="no-such-map"), camera, pose)
+
+
+def test_pose_round_trip_through_json_renders_the_same():
+    camera, pose = random_camera(np.random.default_rng(5), 320, 180)
+    again = Pose.from_json(pose.to_json())
+    scene = Scene.of([])
+    a = render(scene, camera, pose, RenderOptions(clean=True))
+    b = render(scene, Camera.from_json(camera.to_json()), again, RenderOptions(clean=True))
+    assert np.array_equal(a.image, b.image)

@@ -1,0 +1,100 @@
+"""Random webcam placements around the board, in the ranges players really use.
+
+A webcam on a stand or a phone held over the table sees the board from straight above
+down to about 30 degrees over the table, from any side (players turn the board), with a
+55-80 degree lens and a little barrel distortion.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from calibration.camera import Camera, Pose
+from rules.pieces import BOARD_MM
+
+BOARD_CENTER = np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
+
+
+def orbit_pose(
+    elevation_deg: float,
+    azimuth_deg: float,
+    distance_mm: float,
+    target: np.ndarray = BOARD_CENTER,
+    roll_deg: float = 0.0,
+) -> Pose:
+    """A camera on a sphere around ``target``, looking at it, image-up pointing away.
+
+    Defined without a singularity at the top: at 90 degrees the image's up is still the
+    direction away from the azimuth, so yaw stays meaningful in a top-down view.
+    """
+    el, az = math.radians(elevation_deg), math.radians(azimuth_deg)
+    back = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+    eye = np.asarray(target, float) + distance_mm * back
+    forward = -back
+    up = np.array([-math.sin(el) * math.cos(az), -math.sin(el) * math.sin(az), math.cos(el)])
+    right = np.cross(forward, up)
+    down = -up
+    roll = math.radians(roll_deg)
+    right, down = (math.cos(roll) * right + math.sin(roll) * down,
+                   -math.sin(roll) * right + math.cos(roll) * down)
+    rotation = np.stack([right, down, forward])
+    return Pose.from_matrix(rotation, -rotation @ eye)
+
+
+def random_camera(
+    rng: np.random.Generator,
+    width: int = 1280,
+    height: int = 720,
+    *,
+    elevation_deg: tuple[float, float] = (30.0, 90.0),
+    azimuth_deg: tuple[float, float] = (0.0, 360.0),
+    hfov_deg: tuple[float, float] = (55.0, 80.0),
+    fill: tuple[float, float] = (0.7, 1.05),
+    distortion: float = 1.0,
+    roll_deg: float = 6.0,
+) -> tuple[Camera, Pose]:
+    """A webcam and where it stands; the board is (mostly) in view.
+
+    ``fill`` is how much of the image's shorter side the board spans (above 1 crops its
+    edges a little); ``distortion`` scales the random lens distortion (0 = none).
+    """
+    hfov = rng.uniform(*hfov_deg)
+    camera = Camera.default_for(width, height, hfov)
+    k = camera.camera_matrix.copy()
+    k[0, 2] += rng.normal(0, width * 0.01)
+    k[1, 2] += rng.normal(0, height * 0.01)
+    k[1, 1] *= 1 + rng.normal(0, 0.003)
+    dist = np.zeros(5)
+    if distortion > 0:
+        dist[0] = rng.uniform(-0.22, 0.05) * distortion
+        dist[1] = rng.uniform(-0.03, 0.08) * distortion
+        dist[2:4] = rng.normal(0, 0.001, 2) * distortion
+    camera = Camera(width, height, k, dist)
+    pose = random_pose(rng, camera, elevation_deg=elevation_deg, azimuth_deg=azimuth_deg,
+                       fill=fill, roll_deg=roll_deg)
+    return camera, pose
+
+
+def random_pose(
+    rng: np.random.Generator,
+    camera: Camera,
+    *,
+    elevation_deg: tuple[float, float] = (30.0, 90.0),
+    azimuth_deg: tuple[float, float] = (0.0, 360.0),
+    fill: tuple[float, float] = (0.7, 1.05),
+    roll_deg: float = 6.0,
+) -> Pose:
+    """Where a given webcam might stand so that the board (mostly) fills its view."""
+    k = camera.camera_matrix
+    elevation = rng.uniform(*elevation_deg)
+    azimuth = rng.uniform(*azimuth_deg)
+    # Distance so that the board's half-diagonal spans `fill` of the half short side;
+    # seen obliquely the board is foreshortened and can come closer.
+    f = min(k[0, 0], k[1, 1])
+    short = min(camera.width, camera.height) / 2
+    radius = BOARD_MM / math.sqrt(2) * (0.75 + 0.25 * math.sin(math.radians(elevation)))
+    distance = f * radius / (short * rng.uniform(*fill))
+    target = BOARD_CENTER + np.array([rng.normal(0, 8), rng.normal(0, 8), 0.0])
+    return orbit_pose(elevation, azimuth, distance, target, rng.normal(0, roll_deg / 2))

@@ -1,0 +1,167 @@
+"""Things on and over the table that are not the palace: cards, loose bricks, mugs, hands.
+
+They are ordinary polygons in the z-buffer (so a hand over a corner brick hides it and
+a loose brick behind the board is hidden by it) and carry piece index ``CLUTTER`` so the
+renderer can tell which pixels of the board they cover.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules.pieces import BOARD_MM, BUILDING_COLORS, STUD_MM, Axis, Kind, Piece
+from vision.twin.mesh import (
+    KIND_BACKGROUND,
+    PART_DETAIL,
+    UP,
+    Mesh,
+    add_box,
+    add_faceted_cylinder,
+    piece_mesh,
+)
+from vision.twin.shading import piece_color
+
+CLUTTER = -2
+TABLE_Z = -1.6  # the baseplate's thickness: the table lies this far below the board frame
+
+SKIN_RGB = ((224, 172, 140), (198, 134, 96), (141, 85, 36), (241, 194, 160), (110, 70, 45))
+
+
+def _bgr(rgb: tuple[int, int, int]) -> np.ndarray:
+    return np.array(rgb[::-1], np.float32) / 255.0
+
+
+def _ellipse(center: np.ndarray, ax: np.ndarray, ay: np.ndarray, n: int = 12) -> np.ndarray:
+    a = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    return center[None, :] + np.cos(a)[:, None] * ax[None, :] + np.sin(a)[:, None] * ay[None, :]
+
+
+def _flat(mesh: Mesh, verts: np.ndarray, color: np.ndarray, gloss: float = 0.2) -> None:
+    normal = np.cross(verts[1] - verts[0], verts[2] - verts[0])
+    normal /= np.linalg.norm(normal) + 1e-12
+    mesh.add(verts, normal, color, CLUTTER, KIND_BACKGROUND, PART_DETAIL, gloss, two_sided=True)
+
+
+def add_card(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+             z: float, tilt: float = 0.0) -> None:
+    """A playing card (63 x 88 mm): white border, coloured face."""
+    u = np.array([math.cos(angle), math.sin(angle), 0.0])
+    v = np.array([-math.sin(angle) * math.cos(tilt), math.cos(angle) * math.cos(tilt),
+                  math.sin(tilt)])
+    c = np.array([center[0], center[1], z])
+
+    def rect(hw: float, hh: float, lift: float) -> np.ndarray:
+        up = np.cross(u, v) * lift
+        return np.array([c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v,
+                         c - hw * u + hh * v]) + up
+
+    _flat(mesh, rect(31.5, 44, 0.0), np.array(rng.uniform(0.8, 1.0, 3), np.float32))
+    face = np.array(rng.uniform(0.1, 0.9, 3), np.float32)
+    _flat(mesh, rect(27, 39, 0.05), face)
+    _flat(mesh, rect(20, 14, 0.1), np.clip(face * rng.uniform(0.4, 1.4), 0, 1))
+
+
+def add_hand(mesh: Mesh, rng: np.random.Generator, palm: np.ndarray, heading: float,
+             scale: float = 1.0) -> None:
+    """A flat stylised hand: palm, four fingers and a thumb, held nearly level."""
+    skin = _bgr(SKIN_RGB[int(rng.integers(len(SKIN_RGB)))]) * np.float32(rng.uniform(0.9, 1.1))
+    skin = np.clip(skin, 0, 1)
+    tilt = rng.uniform(-0.25, 0.25)
+    fwd = np.array([math.cos(heading), math.sin(heading), tilt])
+    fwd /= np.linalg.norm(fwd)
+    side = np.array([-math.sin(heading), math.cos(heading), rng.uniform(-0.2, 0.2)])
+    side -= fwd * (side @ fwd)
+    side /= np.linalg.norm(side)
+    _flat(mesh, _ellipse(palm, fwd * 45 * scale, side * 40 * scale, 14), skin)
+    for k in range(4):
+        offset = (k - 1.5) * 17 * scale
+        base = palm + side * offset + fwd * 35 * scale
+        length = (62 - abs(k - 1.5) * 10) * scale
+        tip = base + fwd * length
+        w = side * 7.5 * scale
+        _flat(mesh, np.array([base - w, base + w, tip + w * 0.8, tip - w * 0.8]), skin * 0.97)
+    thumb_base = palm - side * 35 * scale
+    thumb_dir = (fwd * 0.6 - side * 0.8) * 50 * scale
+    w = fwd * 9 * scale
+    _flat(mesh, np.array([thumb_base - w, thumb_base + w, thumb_base + thumb_dir + w * 0.7,
+                          thumb_base + thumb_dir - w * 0.7]), skin * 0.95)
+    # The forearm leaves the picture backwards.
+    arm0 = palm - fwd * 40 * scale
+    arm1 = palm - fwd * 260 * scale + np.array([0, 0, 120.0])
+    w = side * 38 * scale
+    _flat(mesh, np.array([arm0 - w, arm0 + w, arm1 + w * 1.2, arm1 - w * 1.2]),
+          np.clip(np.array(rng.uniform(0.1, 0.9, 3), np.float32), 0, 1))
+
+
+def _outside_point(rng: np.random.Generator, near: float, far: float) -> np.ndarray:
+    """A table point between ``near`` and ``far`` mm outside the board's edge."""
+    while True:
+        p = rng.uniform(-far, BOARD_MM + far, 2)
+        gap = max(-p[0], p[0] - BOARD_MM, -p[1], p[1] - BOARD_MM)
+        if near <= gap <= far:
+            return p
+
+
+def table_clutter(rng: np.random.Generator) -> Mesh:
+    """Cards, spare pieces and a mug around the board; some cards overlap its edge."""
+    mesh = Mesh()
+    for _ in range(int(rng.integers(0, 7))):
+        p = _outside_point(rng, -12, 160)
+        gap = max(-p[0], p[0] - BOARD_MM, -p[1], p[1] - BOARD_MM)
+        z = TABLE_Z + 0.3 if gap > 45 else 2.2 + rng.uniform(0, 1)
+        add_card(mesh, rng, p, rng.uniform(0, math.pi), z, rng.uniform(-0.05, 0.05))
+    for _ in range(int(rng.integers(0, 14))):
+        p = _outside_point(rng, 15, 200)
+        kind = Kind.ARCH if rng.uniform() < 0.4 else rng.choice([Kind.BRICK, Kind.COLUMN])
+        piece = Piece(Kind(kind), 0, 0, 0, axis=Axis.X if rng.uniform() < 0.5 else Axis.Y,
+                      color=str(rng.choice(BUILDING_COLORS)))
+        loose = piece_mesh(piece, CLUTTER, piece_color(piece))
+        angle = rng.uniform(0, 2 * math.pi)
+        rot = np.array([[math.cos(angle), -math.sin(angle), 0],
+                        [math.sin(angle), math.cos(angle), 0], [0, 0, 1]])
+        shift = np.array([p[0], p[1], TABLE_Z]) - rot @ np.array([STUD_MM / 2, STUD_MM / 2, 0])
+        loose.polys = [v @ rot.T + shift for v in loose.polys]
+        loose.normals = [n @ rot.T for n in loose.normals]
+        for cyl in loose.cylinders:
+            b = rot @ np.array(cyl.base) + shift
+            cyl.base = (float(b[0]), float(b[1]), float(b[2]))
+        loose.kind = [KIND_BACKGROUND] * len(loose.kind)
+        for cyl in loose.cylinders:
+            cyl.kind = KIND_BACKGROUND
+        mesh.extend(loose)
+    if rng.uniform() < 0.3:
+        p = _outside_point(rng, 60, 220)
+        color = np.array(rng.uniform(0.1, 0.95, 3), np.float32)
+        add_faceted_cylinder(mesh, p[0], p[1], TABLE_Z, TABLE_Z + rng.uniform(80, 110),
+                             rng.uniform(36, 45), color, CLUTTER, KIND_BACKGROUND, 16, 0.8)
+        inner = _ellipse(np.array([p[0], p[1], TABLE_Z + 100.5]), np.array([30.0, 0, 0]),
+                         np.array([0, 30.0, 0]), 14)
+        mesh.add(inner, UP, color * 0.3, CLUTTER, KIND_BACKGROUND, PART_DETAIL, 0.1)
+    if rng.uniform() < 0.35:
+        edge = _outside_point(rng, -20, 10)
+        center = np.array([BOARD_MM / 2, BOARD_MM / 2])
+        heading = math.atan2(*(center - edge)[::-1])
+        add_hand(mesh, rng, np.array([edge[0], edge[1], rng.uniform(25, 80)]), heading,
+                 rng.uniform(0.85, 1.1))
+    return mesh
+
+
+def corner_cover(mesh: Mesh, rng: np.random.Generator, target: np.ndarray, eye: np.ndarray,
+                 use_card: bool) -> None:
+    """A hand or a held card between the camera and a corner brick, hiding it."""
+    height = rng.uniform(35.0, 55.0)
+    t = (height - target[2]) / max(eye[2] - target[2], 1e-6)
+    spot = target + t * (eye - target)
+    heading = math.atan2(spot[1] - BOARD_MM / 2, spot[0] - BOARD_MM / 2) + math.pi
+    if use_card:
+        add_card(mesh, rng, spot[:2], rng.uniform(0, math.pi), spot[2], rng.uniform(-0.3, 0.3))
+    else:
+        palm = spot - np.array([math.cos(heading), math.sin(heading), 0.0]) * 10
+        add_hand(mesh, rng, palm, heading, rng.uniform(0.95, 1.1))
+
+
+# Kept near the clutter so boxes of other shapes can be added in one place.
+__all__ = ["CLUTTER", "TABLE_Z", "add_box", "add_card", "add_hand", "corner_cover",
+           "table_clutter"]

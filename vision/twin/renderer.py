@@ -1,0 +1,294 @@
+"""``render``: a scene as a webcam would see it, with exact labels beside the picture.
+
+Order of work: the pieces (and clutter) go into a z-buffer as polygons; the board is
+shaded per pixel and wins wherever it is nearer; the table fills the rest; then the
+lens distorts the pinhole image and the webcam pipeline develops it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.camera import Camera, Pose
+from rules.maps import GroundMap, load_map
+from rules.palace import Palace
+from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, corner_setup
+from rules.scene import Scene
+from vision.twin import board as board_layer
+from vision.twin import raster
+from vision.twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
+from vision.twin.frame import Frame, RenderOptions
+from vision.twin.lens import canvas_for, distort
+from vision.twin.mesh import (
+    KIND_BACKGROUND,
+    KIND_BOARD,
+    PART_BODY,
+    Geometry,
+    Mesh,
+    piece_geometry,
+)
+from vision.twin.realism import (
+    TABLE_MM_PER_PX,
+    TABLE_PX,
+    Camera8Bit,
+    auto_gain,
+    finish,
+    random_pipeline,
+    table_texture,
+)
+from vision.twin.shading import Light, piece_color, shade_polygons
+
+CLEAN_LIGHT = Light(azimuth_deg=35.0, elevation_deg=60.0, ambient=0.5, diffuse=0.55,
+                    specular=0.2, shininess=40.0, shadow=0.5, softness_mm=1.5)
+
+
+def _resolve(scene: Scene | Palace) -> tuple[Scene, tuple[Piece, ...], GroundMap]:
+    if isinstance(scene, Palace):
+        pieces = scene.pieces
+        ground = scene.ground
+        as_scene = Scene(map=ground.name, pieces=pieces)
+    else:
+        as_scene = scene
+        pieces = scene.pieces
+        ground = load_map(scene.map)
+    if not any(p.kind is Kind.CORNER for p in pieces):
+        pieces = (*pieces, *corner_setup())
+    return as_scene, tuple(pieces), ground
+
+
+def _plate_edges(mesh: Mesh, color: np.ndarray) -> None:
+    """The baseplate's rim between the table and the board frame's z = 0."""
+    b, z0 = BOARD_MM, TABLE_Z
+    sides = (
+        ([(0, 0, z0), (b, 0, z0), (b, 0, 0), (0, 0, 0)], (0, -1, 0)),
+        ([(b, 0, z0), (b, b, z0), (b, b, 0), (b, 0, 0)], (1, 0, 0)),
+        ([(b, b, z0), (0, b, z0), (0, b, 0), (b, b, 0)], (0, 1, 0)),
+        ([(0, b, z0), (0, 0, z0), (0, 0, 0), (0, b, 0)], (-1, 0, 0)),
+    )
+    for verts, normal in sides:
+        mesh.add(np.array(verts, float), np.array(normal, float), color, -1, KIND_BOARD,
+                 PART_BODY, 0.5)
+
+
+def _table_layer(k: np.ndarray, rotation: np.ndarray, tvec: np.ndarray, size: tuple[int, int],
+                 texture: np.ndarray) -> np.ndarray:
+    """The table plane through its homography (texture pixel -> canvas pixel)."""
+    half = TABLE_PX * TABLE_MM_PER_PX / 2
+    # texture pixel (i, j) -> table point (x, y, TABLE_Z)
+    tex_to_board = np.array([
+        [TABLE_MM_PER_PX, 0, BOARD_MM / 2 - half],
+        [0, TABLE_MM_PER_PX, BOARD_MM / 2 - half],
+        [0, 0, 1],
+    ])
+    board_to_img = k @ np.column_stack([rotation[:, 0], rotation[:, 1],
+                                        rotation[:, 2] * TABLE_Z + tvec])
+    h = board_to_img @ tex_to_board
+    return cv2.warpPerspective(texture, h, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REFLECT_101)
+
+
+def render(
+    scene: Scene | Palace,
+    camera: Camera,
+    pose: Pose,
+    options: RenderOptions | None = None,
+    seed: int = 0,
+) -> Frame:
+    """The picture ``camera`` at ``pose`` takes of ``scene``, with its ground truth.
+
+    Everything random (light, colours, table, clutter, noise) is drawn from ``seed``;
+    the same inputs always give the same frame.
+    """
+    options = options or RenderOptions()
+    rng = np.random.default_rng(seed)
+    clean = options.clean
+    as_scene, pieces, ground = _resolve(scene)
+    light = options.light or (CLEAN_LIGHT if clean else Light.random(rng))
+    jitter = options.color_jitter if options.color_jitter is not None else (0 if clean else 0.05)
+    rotation = pose.rotation
+    tvec = np.asarray(pose.tvec, float).reshape(3)
+    eye = -rotation.T @ tvec
+
+    parts: list[Geometry] = []
+    for i, piece in enumerate(pieces):
+        tint = None
+        if jitter:
+            tint = np.clip(1 + rng.normal(0, jitter, 3) * 0.5 + rng.normal(0, jitter), 0.7, 1.3)
+            tint = tint.astype(np.float32)
+        parts.append(piece_geometry(piece, piece_color(piece)).recolored(i, tint))
+    plate = board_layer.plate_color()
+    if not clean:
+        plate = np.clip(plate * rng.uniform(0.9, 1.1, 3), 0, 1).astype(np.float32)
+    rim = Mesh()
+    _plate_edges(rim, plate)
+    parts.append(Geometry.from_mesh(rim))
+    geometry = Geometry.concat(parts)
+    clutter_on = options.clutter if options.clutter is not None else not clean
+    cover_mesh = Mesh()
+    if clutter_on:
+        cover_mesh.extend(table_clutter(rng))
+    if options.cover_corners:
+        corners = [p for p in pieces if p.kind is Kind.CORNER]
+        for index in options.cover_corners:
+            if not 0 <= index < len(corners):
+                raise ValueError(f"cover_corners: no corner brick {index} (have {len(corners)})")
+            cells = np.array(corners[index].footprint(), float)
+            target = np.array([*((cells.mean(axis=0) + 0.5) * STUD_MM),
+                               corners[index].top * BRICK_MM])
+            corner_cover(cover_mesh, rng, target, eye, use_card=bool(rng.uniform() < 0.3))
+
+    canvas = canvas_for(camera, options.distortion)
+    k = canvas.camera_matrix
+    size = (canvas.width, canvas.height)
+    zb = raster.ZBuffer(*size)
+    scene_polys = raster.prepare(geometry, k, rotation, tvec)
+    raster.draw(zb, scene_polys)
+    n_scene = len(scene_polys.outlines)
+    extra = raster.prepare(Geometry.from_mesh(cover_mesh), k, rotation, tvec)
+    covered_before = zb.poly >= 0 if extra.outlines else None
+    raster.draw(zb, extra, n_scene)
+
+    texture = board_layer.card_texture(ground, None if clean else rng)
+    table_tex = table_texture(None if clean else rng, options.table)
+    pipeline = _override(random_pipeline(None if clean else rng), options)
+    flat_level = light.ambient + light.diffuse * max(float(light.direction[2]), 0.0)
+    tint = np.array(light.color, np.float32)
+    expected = (0.6 * texture[::16, ::16].reshape(-1, 3).mean(0)
+                + 0.4 * table_tex[::16, ::16].reshape(-1, 3).mean(0)) * flat_level * tint
+    gain = auto_gain(pipeline, expected, auto=not clean)
+
+    shadow, contact = board_layer.shadow_maps(
+        list(pieces), [g.verts for g in parts[: len(pieces)]], light, light.softness_mm
+    )
+    board = board_layer.render_board(k, rotation, tvec, size, texture, shadow, contact, light,
+                                     plate, gain)
+    table_u8 = cv2.convertScaleAbs(table_tex * (tint * np.float32(flat_level) * gain))
+    image = _table_layer(k, rotation, tvec, size, table_u8)
+
+    polys = _concat_prepared(scene_polys, extra)
+    lut = cv2.convertScaleAbs(
+        shade_polygons(polys.normals, polys.centroids, polys.colors, polys.gloss, light, eye)
+        * gain[None, :]
+    ).reshape(-1, 3)
+    labels = _composite(image, zb, board, polys, lut)
+    piece_ids, kinds, parts_map, depth = labels
+    clutter_px = piece_ids == CLUTTER
+    occluded = None
+    if covered_before is not None:
+        # What the clutter hides: board or pieces that would be seen without it.
+        x0, y0, x1, y1 = board.box
+        behind = covered_before
+        behind[y0:y1, x0:x1] |= board.invz > 0
+        occluded = clutter_px & behind
+    piece_ids[clutter_px] = -1
+    kinds[clutter_px] = KIND_BACKGROUND
+    depth[clutter_px] = np.inf
+
+    if canvas.map_x is not None:
+        image = distort(canvas, image)
+        packed = kinds.astype(np.uint16) << 8 | parts_map
+        if occluded is not None:
+            packed |= occluded.astype(np.uint16) << 15
+        packed = distort(canvas, packed, nearest=True)
+        kinds = ((packed >> 8) & 0x7F).astype(np.uint8)
+        parts_map = (packed & 0xFF).astype(np.uint8)
+        if occluded is not None:
+            occluded = (packed >> 15).astype(bool)
+        piece_ids = distort(canvas, piece_ids.astype(np.float32), nearest=True).astype(np.int32)
+        depth = distort(canvas, depth, nearest=True)
+    picture = finish(image, pipeline, None if clean else rng)
+    return Frame(
+        image=picture,
+        piece_ids=piece_ids,
+        kinds=kinds,
+        parts=parts_map,
+        depth=depth,
+        camera=camera,
+        pose=pose,
+        scene=as_scene,
+        pieces=pieces,
+        occluded=occluded,
+        settings={
+            "seed": seed,
+            "clean": clean,
+            "light": {
+                "azimuth_deg": light.azimuth_deg,
+                "elevation_deg": light.elevation_deg,
+                "color": list(light.color),
+            },
+            "exposure": pipeline.exposure,
+            "noise": pipeline.noise,
+            "blur": pipeline.blur,
+            "jpeg_quality": pipeline.jpeg_quality,
+            "clutter": bool(clutter_on),
+            "cover_corners": list(options.cover_corners),
+        },
+    )
+
+
+def _concat_prepared(a: raster.Prepared, b: raster.Prepared) -> raster.Prepared:
+    return raster.Prepared(
+        outlines=a.outlines + b.outlines,
+        **{
+            name: np.concatenate([getattr(a, name), getattr(b, name)])
+            for name in ("planes", "normals", "centroids", "colors", "gloss", "piece", "kind",
+                         "part", "convex")
+        },
+    )
+
+
+def _composite(
+    image: np.ndarray,
+    zb: raster.ZBuffer,
+    board: board_layer.BoardLayer,
+    polys: raster.Prepared,
+    lut: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pieces over the table, the board wherever it is nearer; labels to match.
+
+    Works in place on ``image`` (the table) and returns piece ids, kinds, parts, depth.
+    """
+    height, width = zb.invz.shape
+    piece_ids = np.full((height, width), -1, np.int32)
+    kinds = np.zeros((height, width), np.uint8)
+    parts = np.zeros((height, width), np.uint8)
+    invz = zb.invz
+    if len(lut):
+        # Pieces cover a small part of the frame: work on the covered pixels only.
+        covered = np.flatnonzero(zb.poly.ravel() >= 0)
+        idx = zb.poly.ravel()[covered]
+        image.reshape(-1, 3)[covered] = lut[idx]
+        piece_ids.ravel()[covered] = polys.piece[idx]
+        kinds.ravel()[covered] = polys.kind[idx]
+        parts.ravel()[covered] = polys.part[idx]
+    x0, y0, x1, y1 = board.box
+    if x1 > x0:
+        wins = board.invz > invz[y0:y1, x0:x1]
+        np.copyto(image[y0:y1, x0:x1], board.color, where=wins[:, :, None])
+        np.copyto(piece_ids[y0:y1, x0:x1], -1, where=wins)
+        np.copyto(kinds[y0:y1, x0:x1], KIND_BOARD, where=wins)
+        np.copyto(parts[y0:y1, x0:x1], board.part, where=wins)
+        invz = invz.copy()
+        np.maximum(invz[y0:y1, x0:x1], board.invz, out=invz[y0:y1, x0:x1])
+    with np.errstate(divide="ignore"):
+        depth = np.float32(1.0) / invz
+    return piece_ids, kinds, parts, depth
+
+
+def _override(p: Camera8Bit, o: RenderOptions) -> Camera8Bit:
+    return Camera8Bit(
+        exposure=p.exposure if o.exposure is None else o.exposure,
+        white_balance=p.white_balance if o.white_balance is None else o.white_balance,
+        blur=p.blur if o.blur is None else o.blur,
+        noise=p.noise if o.noise is None else o.noise,
+        jpeg_quality=p.jpeg_quality if o.jpeg_quality is None else o.jpeg_quality,
+        vignette=p.vignette,
+    )
+
+
+def board_corners_mm() -> np.ndarray:
+    """The four outer corners of the plate, board frame (handy for checks and crops)."""
+    b = BOARD_MM
+    return np.array([[0, 0, 0], [b, 0, 0], [b, b, 0], [0, b, 0]], float)
+

@@ -1,0 +1,125 @@
+"""Colours and light: LEGO's palette and a directional-plus-ambient plastic model.
+
+Shading works on sRGB values directly (no linearisation): it is not physically exact,
+but it keeps a frame within budget and the recogniser is trained on widely varied
+light anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rules.pieces import Kind, Piece
+
+
+def _bgr(rgb: tuple[int, int, int]) -> np.ndarray:
+    return np.array(rgb[::-1], dtype=np.float32) / 255.0
+
+
+# LEGO's published RGB values (Rebrickable colour table).
+LEGO_RGB: dict[str, tuple[int, int, int]] = {
+    "dark_orange": (169, 85, 0),
+    "tan": (228, 205, 158),
+    "dark_tan": (149, 138, 115),
+    "reddish_brown": (88, 42, 18),
+    "light_green": (187, 233, 11),  # lime: the light-green plant
+    "dark_green": (35, 120, 65),  # green: the dark-green plant
+    "gold": (170, 127, 46),  # pearl gold
+    "green": (35, 120, 65),  # corner bricks and the baseplate
+    "monkey": (149, 138, 115),  # dark tan
+    "butterfly": (254, 138, 24),  # orange
+    "frog": (146, 57, 120),  # magenta
+}
+
+# The printed ground map (a cardboard print, duller than plastic).
+GROUND_RGB: dict[str, tuple[int, int, int]] = {
+    "L": (132, 178, 74),
+    "D": (48, 104, 52),
+    "G": (214, 178, 96),
+    "X": (118, 110, 98),
+    "start": (232, 230, 222),
+}
+BASEPLATE_RGB = (35, 120, 65)
+
+
+def piece_color(piece: Piece) -> np.ndarray:
+    """The piece's plastic colour; unknown building colours fall back to tan."""
+    if piece.kind in (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG):
+        return _bgr(LEGO_RGB[piece.kind.value])
+    if piece.kind is Kind.CORNER:
+        return _bgr(LEGO_RGB["green"])
+    return _bgr(LEGO_RGB.get(piece.color, LEGO_RGB["tan"]))
+
+
+@dataclass(frozen=True)
+class Light:
+    """A directional light (sun or lamp) plus ambient fill.
+
+    ``azimuth_deg``/``elevation_deg`` say where the light comes from in the board frame;
+    ``color`` is the light's BGR tint (warm indoor light is blue-poor).
+    """
+
+    azimuth_deg: float = 35.0
+    elevation_deg: float = 60.0
+    ambient: float = 0.5
+    diffuse: float = 0.6
+    specular: float = 0.25
+    shininess: float = 40.0
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    shadow: float = 0.55
+    softness_mm: float = 1.5
+    extra: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def direction(self) -> np.ndarray:
+        """Unit vector from the board towards the light."""
+        az, el = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
+        return np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> Light:
+        """Anything from a desk lamp low over the table to flat overhead office light."""
+        kelvin_tint = rng.choice(["warm", "neutral", "cool", "neutral"])
+        if kelvin_tint == "warm":
+            color = (rng.uniform(0.55, 0.8), rng.uniform(0.8, 0.92), 1.0)
+        elif kelvin_tint == "cool":
+            color = (1.0, rng.uniform(0.93, 1.0), rng.uniform(0.82, 0.95))
+        else:
+            color = tuple(rng.uniform(0.92, 1.0, 3))
+        hard = rng.uniform()
+        return cls(
+            azimuth_deg=rng.uniform(0, 360),
+            elevation_deg=rng.uniform(25, 85),
+            ambient=rng.uniform(0.3, 0.65),
+            diffuse=rng.uniform(0.35, 0.8),
+            specular=rng.uniform(0.05, 0.45),
+            shininess=rng.uniform(15, 80),
+            color=(float(color[0]), float(color[1]), float(color[2])),
+            shadow=rng.uniform(0.25, 0.75) * hard + 0.1,
+            softness_mm=rng.uniform(0.8, 4.0) * (1.5 - hard),
+        )
+
+
+def shade_polygons(
+    normals: np.ndarray,
+    centroids: np.ndarray,
+    albedo: np.ndarray,
+    gloss: np.ndarray,
+    light: Light,
+    eye: np.ndarray,
+) -> np.ndarray:
+    """Flat Blinn-Phong colour per polygon (N x 3 BGR, 0..1+)."""
+    to_light = light.direction
+    view = eye[None, :] - centroids
+    view /= np.linalg.norm(view, axis=1, keepdims=True) + 1e-9
+    half = view + to_light[None, :]
+    half /= np.linalg.norm(half, axis=1, keepdims=True) + 1e-9
+    diffuse = np.clip(normals @ to_light, 0.0, None)
+    spec = np.clip(np.sum(normals * half, axis=1), 0.0, None) ** light.shininess
+    spec *= (diffuse > 0) * light.specular * gloss
+    tint = np.array(light.color, dtype=np.float32)
+    lit = albedo * (light.ambient + light.diffuse * diffuse)[:, None] + spec[:, None]
+    return (lit * tint[None, :]).astype(np.float32)
