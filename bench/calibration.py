@@ -5,9 +5,10 @@
 
 Every frame is rendered by the twin with a random camera, light, noise and clutter
 (seeded, so figures are reproducible). A pose reported as found is *wrong* when its
-stud-grid error exceeds 2 px at the median or its rotation is not the true one. The
-stud-grid error is the distance between all 32 x 32 stud centres projected with the
-found pose and with the true one. Timing is single-threaded (cv2.setNumThreads(1)).
+stud-grid error exceeds 2 px at the median (a wrong quarter turn gives tens of pixels,
+so this also catches a wrongly resolved rotation). The stud-grid error is the distance
+between all 32 x 32 stud centres projected with the found pose and with the true one.
+Timing is single-threaded (cv2.setNumThreads(1)).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.board_model import stud_centres, view_rotation  # noqa: E402
+from calibration.board_model import stud_centres  # noqa: E402
 from calibration.camera import project, rotation_angle_deg  # noqa: E402
 from calibration.pose import locate_board  # noqa: E402
 from calibration.tracking import BoardTracker  # noqa: E402
@@ -74,8 +75,7 @@ def score(tally: Tally, frame, result) -> None:  # noqa: ANN001
     got = project(result.camera or frame.camera, result.pose, studs)
     err = np.linalg.norm(truth - got, axis=1)
     med = float(np.median(err))
-    right_turn = result.rotation == view_rotation(frame.camera, frame.pose)
-    if med > WRONG_PX or not right_turn:
+    if med > WRONG_PX:
         tally.wrong += 1
         return
     tally.grid_px.append(med)
@@ -154,12 +154,15 @@ def main() -> None:
     run_set("in range (random camera, light, noise, clutter, 25% one corner covered)", n, 1000,
             lambda rng: random_camera(rng), options_for, ground, track=True)
     m = max(n // 5, 6)
+    run_set("clean frames (neutral light, plain table, no clutter)", m, 3000,
+            lambda rng: random_camera(rng), lambda rng, s: RenderOptions(clean=True), ground,
+            track=False)
     run_set("outside: elevation 15-30 degrees", m, 5000,
             lambda rng: random_camera(rng, elevation_deg=(15, 30)), options_for, ground, track=False)
     run_set("outside: heavy blur", m, 6000, lambda rng: random_camera(rng),
-            lambda rng, s: RenderOptions(blur_px=(4.0, 6.0)), ground, track=False)
+            lambda rng, s: RenderOptions(blur=float(rng.uniform(3.0, 5.0))), ground, track=False)
     run_set("outside: strong colour cast", m, 7000, lambda rng: random_camera(rng),
-            lambda rng, s: RenderOptions(white_balance=(0.6, 1.6)), ground, track=False)
+            lambda rng, s: RenderOptions(white_balance=(0.55, 0.9, 1.6)), ground, track=False)
 
 
 if __name__ == "__main__":

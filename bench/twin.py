@@ -43,7 +43,7 @@ def random_palace(count: int, seed: int = 0) -> Palace:
         x, y = int(rng.integers(0, 32)), int(rng.integers(0, 32))
         z = int(rng.integers(0, 4))
         color = str(rng.choice(BUILDING_COLORS))
-        if kind is Kind.DECORATION:
+        if kind == Kind.DECORATION:
             color = str(rng.choice([c.value for c in DecorationColor]))
         axis = Axis.X if rng.uniform() < 0.5 else Axis.Y
         try:
@@ -70,7 +70,8 @@ def main() -> None:
                 render(palace, camera, pose, RenderOptions(clean=clean), seed=i)
                 times.append(time.perf_counter() - start)
             label = "clean" if clean else "realistic"
-            print(f"{len(palace):4d} pieces  {label:9s}  median {statistics.median(times) * 1000:6.1f} ms"
+            median = statistics.median(times) * 1000
+            print(f"{len(palace):4d} pieces  {label:9s}  median {median:6.1f} ms"
                   f"  (min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}, n={len(times)})")
 
 

@@ -9,6 +9,8 @@ intersections restore the hidden corner.
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -18,8 +20,23 @@ from calibration.camera import FloatArray
 COARSE_WIDTH = 320
 
 
-def board_mask(small_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Pixels where green dominates both red and blue, as 0/255, cleaned up.
+def stud_texture(image_bgr: NDArray[np.uint8], size: tuple[int, int]) -> NDArray[np.float32]:
+    """Band-pass energy at the studs' scale, averaged down to ``size``.
+
+    A plain or green table may match the board's colours, never its thousand studs.
+    """
+    h, w = image_bgr.shape[:2]
+    half = cv2.resize(image_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    band = cv2.GaussianBlur(gray, (0, 0), 1.0) - cv2.GaussianBlur(gray, (0, 0), 3.0)
+    energy = cv2.resize(np.abs(band), size, interpolation=cv2.INTER_AREA)
+    return cv2.blur(energy, (5, 5))
+
+
+def board_mask(
+    small_bgr: NDArray[np.uint8], texture: NDArray[np.float32] | None = None
+) -> NDArray[np.uint8]:
+    """Pixels where green dominates both red and blue and studs show, as 0/255, cleaned up.
 
     The plate's green studs poke through every region of the ground map, so even the
     sand-coloured regions stay green on average at a quarter of the resolution, and the
@@ -28,7 +45,13 @@ def board_mask(small_bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """
     img = small_bgr.astype(np.int16)
     b, g, r = img[..., 0], img[..., 1], img[..., 2]
-    mask = ((g - r > 6) & (g - b > 4)).astype(np.uint8) * 255
+    colour = (g - r > 6) & (g - b > 4)
+    if texture is not None and colour.any():
+        # Relative to the texture inside the colour mask: the board's own darkest region
+        # still has its card holes, a plain table has nothing.
+        level = float(np.percentile(texture[colour], 75))
+        colour &= texture > 0.25 * level
+    mask = colour.astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
 
@@ -53,25 +76,8 @@ def _intersect(p1: FloatArray, p2: FloatArray, q1: FloatArray, q2: FloatArray) -
     return p1 + t * d1
 
 
-def quad_from_contour(contour: NDArray[np.int32]) -> FloatArray | None:
-    """Four corners of the quadrilateral the contour outlines, in contour order, or None.
-
-    The convex hull is simplified to a polygon; its four longest sides (kept in order)
-    are taken as the plate's sides and neighbouring sides are intersected.
-    """
-    hull = cv2.convexHull(contour)
-    perimeter = cv2.arcLength(hull, True)
-    poly = None
-    for eps in (0.01, 0.015, 0.02, 0.03, 0.04):
-        approx = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2).astype(np.float64)
-        if 4 <= len(approx) <= 8:
-            poly = approx
-            break
-    if poly is None:
-        return None
+def _quad_from_sides(poly: FloatArray, keep: tuple[int, ...]) -> FloatArray | None:
     n = len(poly)
-    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
-    keep = sorted(np.argsort(lengths)[-4:])
     sides = [(poly[i], poly[(i + 1) % n]) for i in keep]
     corners = []
     for k in range(4):
@@ -81,28 +87,180 @@ def quad_from_contour(contour: NDArray[np.int32]) -> FloatArray | None:
             return None
         corners.append(point)
     quad = np.array(corners)
-    # The restored corners must stay near the hull: a wild intersection means the four
-    # "sides" were not the plate's.
-    x, y, w, h = cv2.boundingRect(hull)
-    span = max(w, h)
-    if np.any(quad[:, 0] < x - span) or np.any(quad[:, 0] > x + w + span):
-        return None
-    if np.any(quad[:, 1] < y - span) or np.any(quad[:, 1] > y + h + span):
-        return None
     if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
         return None
     return quad
 
 
-def find_plate_quad(image_bgr: NDArray[np.uint8]) -> tuple[FloatArray, float] | None:
-    """The plate's outline corners in full-size pixels and the coarse scale used."""
+def candidate_quads(
+    contour: NDArray[np.int32], size: tuple[int, int], limit: int = 3
+) -> list[FloatArray]:
+    """Quadrilaterals the outline may be, best first.
+
+    The hull is simplified to a polygon; every choice of four of its sides (in order)
+    whose neighbours are intersected is a candidate: a hand over a corner cuts it off,
+    and the two sides around the cut meet again where the corner is. Candidates are
+    ranked by how well they overlap the hull, which also rejects a card lying against
+    the board's side (its edges enclose too much or too little).
+    """
+    hull = cv2.convexHull(contour)
+    hull_f = hull.reshape(-1, 2).astype(np.float32)
+    hull_area = float(cv2.contourArea(hull_f))
+    if hull_area <= 0:
+        return []
+    perimeter = cv2.arcLength(hull, True)
+    poly = None
+    for eps in (0.01, 0.015, 0.02, 0.03, 0.04):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True).reshape(-1, 2).astype(np.float64)
+        if 4 <= len(approx) <= 10:
+            poly = approx
+            break
+    if poly is None:
+        return []
+    n = len(poly)
+    # Sides along the image border are where the picture ends, not where the board does.
+    w, h = size
+    ends = np.stack([poly, np.roll(poly, -1, axis=0)], axis=1)
+    on_border = (
+        np.all(ends[:, :, 0] <= 1.5, axis=1)
+        | np.all(ends[:, :, 0] >= w - 2.5, axis=1)
+        | np.all(ends[:, :, 1] <= 1.5, axis=1)
+        | np.all(ends[:, :, 1] >= h - 2.5, axis=1)
+    )
+    usable = [i for i in range(n) if not on_border[i]]
+    cropped = bool(on_border.any())
+    reach = 0.3 * np.sqrt(hull_area)
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    scored: list[tuple[float, FloatArray]] = []
+    for keep in itertools.combinations(usable, 4):
+        quad = _quad_from_sides(poly, keep)
+        if quad is None:
+            continue
+        qf = quad.astype(np.float32)
+        area = float(cv2.contourArea(qf))
+        if area <= 0 or area > 4 * hull_area:
+            continue
+        # A corner restored behind a hand lies a little beyond the outline, never far;
+        # one outside the picture cannot be checked that way.
+        far = [
+            -cv2.pointPolygonTest(hull_f, (float(x), float(y)), True) > reach
+            for x, y in quad
+            if 0 <= x < w and 0 <= y < h
+        ]
+        if any(far):
+            continue
+        inter, _ = cv2.intersectConvexConvex(qf, hull_f)
+        if cropped:
+            # Overlap within the picture: a board running off the image is not
+            # penalised for the part of it the camera cannot see.
+            area, _ = cv2.intersectConvexConvex(qf, frame)
+        iou = inter / (area + hull_area - inter)
+        scored.append((iou, quad))
+    scored.sort(key=lambda item: -item[0])
+    out: list[FloatArray] = []
+    for _, quad in scored:
+        if all(np.abs(quad - q).max() > 2.0 for q in out):
+            out.append(quad)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _segment_distance(points: FloatArray, a: FloatArray, b: FloatArray) -> FloatArray:
+    """Distance of each point to the segment a-b."""
+    d = b - a
+    t = np.clip(((points - a) @ d) / max(float(d @ d), 1e-9), 0.0, 1.0)
+    return np.linalg.norm(points - (a + t[:, None] * d), axis=1)
+
+
+def line_quads(
+    mask: NDArray[np.uint8], contour: NDArray[np.int32], limit: int = 3, max_lines: int = 10
+) -> list[FloatArray]:
+    """Quadrilaterals whose four sides the outline follows for the longest stretches.
+
+    Straight runs of the outline are found as Hough lines; every four of them that close
+    a convex quadrilateral is scored by how many outline points lie on its sides. A card
+    pushed against the board or a hand over its rim adds or removes a short stretch of
+    outline, but the plate's own sides stay the longest straight runs there are.
+    """
+    edge = np.zeros_like(mask)
+    cv2.drawContours(edge, [contour], -1, 255, 1)
+    lines = cv2.HoughLines(edge, 1, np.pi / 180, threshold=max(15, mask.shape[0] // 10))
+    if lines is None:
+        return []
+    picked: list[tuple[float, float]] = []
+    for rho, theta in lines.reshape(-1, 2):
+        if all(abs(rho - r) > 6 or min(abs(theta - t), np.pi - abs(theta - t)) > 0.12
+               for r, t in picked):
+            picked.append((float(rho), float(theta)))
+        if len(picked) == max_lines:
+            break
+    if len(picked) < 4:
+        return []
+    pts = contour.reshape(-1, 2).astype(np.float64)
+    if len(pts) > 800:
+        pts = pts[:: len(pts) // 800 + 1]
+    h, w = mask.shape
+    scored: list[tuple[float, FloatArray]] = []
+    for combo in itertools.combinations(picked, 4):
+        thetas = [t for _, t in combo]
+        # Pair the four lines into two pairs of opposite sides: the most parallel pairing.
+        best_pair = None
+        for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
+            spread = _angle_gap(thetas[i], thetas[j]) + _angle_gap(thetas[k], thetas[m])
+            if best_pair is None or spread < best_pair[0]:
+                best_pair = (spread, (i, j), (k, m))
+        assert best_pair is not None
+        _, (i, j), (k, m) = best_pair
+        if min(_angle_gap(thetas[i], thetas[k]), _angle_gap(thetas[j], thetas[m])) < 0.35:
+            continue  # the "opposite" pairs must cross at a real corner
+        corners = [_cross(combo[a], combo[b]) for a, b in ((i, k), (k, j), (j, m), (m, i))]
+        if any(c is None for c in corners):
+            continue
+        quad = np.array(corners, dtype=np.float64)
+        if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+            continue
+        if np.any(np.abs(quad) > 4 * max(w, h)):
+            continue
+        near = np.zeros(len(pts), bool)
+        for q in range(4):
+            near |= _segment_distance(pts, quad[q], quad[(q + 1) % 4]) < 1.5
+        scored.append((float(near.sum()), quad))
+    scored.sort(key=lambda item: -item[0])
+    out: list[FloatArray] = []
+    for _, quad in scored:
+        if all(np.abs(quad - q).max() > 2.0 for q in out):
+            out.append(quad)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _angle_gap(a: float, b: float) -> float:
+    d = abs(a - b) % np.pi
+    return min(d, np.pi - d)
+
+
+def _cross(l1: tuple[float, float], l2: tuple[float, float]) -> FloatArray | None:
+    (r1, t1), (r2, t2) = l1, l2
+    m = np.array([[np.cos(t1), np.sin(t1)], [np.cos(t2), np.sin(t2)]])
+    if abs(np.linalg.det(m)) < 1e-6:
+        return None
+    return np.linalg.solve(m, np.array([r1, r2]))
+
+
+def find_plate_quads(image_bgr: NDArray[np.uint8], limit: int = 4) -> list[FloatArray]:
+    """Candidate outlines of the plate, full-size pixels, best first."""
     h, w = image_bgr.shape[:2]
     scale = COARSE_WIDTH / w
     small = cv2.resize(image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
-    contour = largest_blob(board_mask(small))
+    texture = stud_texture(image_bgr, (small.shape[1], small.shape[0]))
+    mask = board_mask(small, texture)
+    contour = largest_blob(mask)
     if contour is None:
-        return None
-    quad = quad_from_contour(contour)
-    if quad is None:
-        return None
-    return (quad + 0.5) / scale - 0.5, scale
+        return []
+    quads = line_quads(mask, contour, limit)
+    for quad in candidate_quads(contour, (small.shape[1], small.shape[0]), limit):
+        if all(np.abs(quad - q).max() > 2.0 for q in quads):
+            quads.append(quad)
+    return [(quad + 0.5) / scale - 0.5 for quad in quads]

@@ -17,6 +17,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray, Pose, project
+from rules.pieces import STUD_DIAMETER_MM, STUD_HEIGHT_MM, STUD_MM
+
+MAX_EDGE_PX = 5000.0
+BASEPLATE_THICKNESS_MM = 1.6
+RIM_PROFILES = (
+    (0.0, -BASEPLATE_THICKNESS_MM),
+    (STUD_MM / 2 - STUD_DIAMETER_MM / 2, STUD_HEIGHT_MM),
+)
+"""Rims that may stand out beyond the card's edge: (mm inwards, mm up)."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +35,13 @@ class EdgeModel:
     starts: FloatArray  # S x 3
     ends: FloatArray  # S x 3
     groups: NDArray[np.int32]  # S
+    outermost: NDArray[np.bool_]  # S: take the outermost strong step, not the strongest
+
+    def outward(self) -> FloatArray:
+        """Unit vectors pointing out of each segment's polygon (polygons run CCW from above)."""
+        d = self.ends - self.starts
+        out = np.stack([d[:, 1], -d[:, 0], np.zeros(len(d))], axis=1)
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
 
 @dataclass
@@ -41,8 +57,8 @@ class EdgeFit:
 
 def sample_edges(
     camera: Camera, pose: Pose, model: EdgeModel, spacing_px: float
-) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int32]]:
-    """3-D sample points along the model edges, their projections, normals and groups.
+) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int32], NDArray[np.bool_]]:
+    """3-D sample points along the model edges, projections, normals, segment, rim flag.
 
     Samples are spaced evenly in the image, and the last 12% of each end is skipped
     because corners are where neighbouring edges pull the search off course.
@@ -50,9 +66,14 @@ def sample_edges(
     a = project(camera, pose, model.starts)
     b = project(camera, pose, model.ends)
     lengths = np.linalg.norm(b - a, axis=1)
+    # A wild pose can throw an edge across thousands of pixels: it has no edge to find.
+    lengths = np.where(np.isfinite(lengths) & (lengths < MAX_EDGE_PX), lengths, 0.0)
     pts3: list[FloatArray] = []
     dirs: list[FloatArray] = []
+    outs: list[FloatArray] = []
+    flags: list[NDArray[np.bool_]] = []
     groups: list[NDArray[np.int32]] = []
+    outward = model.outward()
     for i in range(len(a)):
         n = int(lengths[i] * 0.76 / spacing_px)
         if n < 1:
@@ -60,10 +81,12 @@ def sample_edges(
         t = np.linspace(0.12, 0.88, n)[:, None]
         pts3.append(model.starts[i] * (1 - t) + model.ends[i] * t)
         dirs.append(np.repeat((model.ends[i] - model.starts[i])[None], n, 0))
-        groups.append(np.full(n, model.groups[i], dtype=np.int32))
+        outs.append(np.repeat(outward[i][None], n, 0))
+        flags.append(np.full(n, model.outermost[i]))
+        groups.append(np.full(n, i, dtype=np.int32))
     if not pts3:
         empty = np.zeros((0, 3))
-        return empty, np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int32)
+        return empty, np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros(0, bool)
     p3 = np.concatenate(pts3)
     g = np.concatenate(groups)
     # Normals from a tiny step along each sample's own segment, so distortion is respected.
@@ -73,7 +96,28 @@ def sample_edges(
     tangent = px2 - px
     tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
     normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
-    return p3, px, normal, g
+    # Point every normal outwards so that "outermost" means away from the polygon.
+    out3 = np.concatenate(outs)
+    px3 = project(camera, pose, p3 + 0.5 * out3)
+    flip = np.sum((px3 - px) * normal, axis=1) < 0
+    normal[flip] *= -1
+    outer = np.concatenate(flags)
+    if outer.any():
+        # The board's silhouette against the table is whichever of three rims lies
+        # furthest out in the image: the plate's bottom edge (its side faces the camera
+        # on the near side), the card's edge, or, seen from the far side, the rim row
+        # of studs whose tops stand 1.7 mm up and only 1.6 mm in.
+        sel = np.flatnonzero(outer)
+        best = np.zeros(len(sel))
+        for inset, dz in RIM_PROFILES:
+            cand = p3[sel] - inset * out3[sel] + np.array([0.0, 0.0, dz])
+            cand_px = project(camera, pose, cand)
+            reach = np.sum((cand_px - px[sel]) * normal[sel], axis=1)
+            better = reach > best
+            p3[sel[better]] = cand[better]
+            px[sel[better]] = cand_px[better]
+            best = np.where(better, reach, best)
+    return p3, px, normal, g, outer
 
 
 def profiles(
@@ -94,7 +138,12 @@ def profiles(
 
 
 def search_edges(
-    gray: NDArray[np.float32], px: FloatArray, normal: FloatArray, radius: int, min_step: float
+    gray: NDArray[np.float32],
+    px: FloatArray,
+    normal: FloatArray,
+    radius: int,
+    min_step: float,
+    outermost: NDArray[np.bool_] | None = None,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:
     """Sub-pixel offset along each normal to the strongest step, and whether it is trusted.
 
@@ -107,6 +156,16 @@ def search_edges(
     step = np.abs(profile[:, 2:] - profile[:, :-2]) / 2  # centred derivative at offsets[1:-1]
     best = np.argmax(step, axis=1)
     rows = np.arange(len(step))
+    if outermost is not None and outermost.any():
+        # The rim is the board's outermost edge: inside it lie rows of studs whose own
+        # steps can be as strong, outside it only the table.
+        strong = step >= 0.5 * step[rows, best][:, None]
+        local = np.zeros_like(strong)
+        local[:, 1:-1] = (step[:, 1:-1] >= step[:, :-2]) & (step[:, 1:-1] >= step[:, 2:])
+        cand = strong & local
+        last = step.shape[1] - 1 - np.argmax(cand[:, ::-1], axis=1)
+        use = outermost & cand.any(axis=1)
+        best = np.where(use, last, best)
     peak = step[rows, best]
     masked = step.copy()
     for d in (-2, -1, 0, 1, 2):
@@ -120,7 +179,10 @@ def search_edges(
     sub = np.clip(sub, -0.5, 0.5)
     offset = offsets[1:-1][best] + sub
     interior = (best > 0) & (best < step.shape[1] - 1)
-    ok = interior & (peak >= min_step) & (second < 0.85 * peak)
+    ambiguous = second >= 0.85 * peak
+    if outermost is not None:
+        ambiguous &= ~outermost
+    ok = interior & (peak >= min_step) & ~ambiguous
     return offset.astype(np.float64), ok
 
 
@@ -141,24 +203,26 @@ def refine_pose(
     n = 0
     support: dict[int, float] = {}
     for radius in radii:
-        p3, px, normal, groups = sample_edges(camera, current, model, spacing_px)
+        p3, px, normal, segments, outer = sample_edges(camera, current, model, spacing_px)
         inside = (
             (px[:, 0] > radius + 2)
             & (px[:, 0] < w - radius - 3)
             & (px[:, 1] > radius + 2)
             & (px[:, 1] < h - radius - 3)
         )
-        p3, px, normal, groups = p3[inside], px[inside], normal[inside], groups[inside]
+        p3, px, normal, segments, outer = (
+            p3[inside], px[inside], normal[inside], segments[inside], outer[inside]
+        )
         n = len(p3)
         if n < 12:
             break
-        offset, ok = search_edges(gray, px, normal, radius, min_step)
+        offset, ok = search_edges(gray, px, normal, radius, min_step, outer)
         if ok.sum() < 12:
             break
         # Robust trim: drop found offsets far from the bulk (occluders, clutter edges).
-        med = np.median(offset[ok])
-        mad = np.median(np.abs(offset[ok] - med)) + 0.3
-        ok &= np.abs(offset - med) < max(3.0 * 1.4826 * mad, 1.0) + abs(med)
+        ok &= _straight_inliers(offset, ok, segments)
+        if ok.sum() < 12:
+            break
         found = px + normal * offset[:, None]
         obj = p3[ok].reshape(-1, 1, 3)
         img = found[ok].reshape(-1, 1, 2)
@@ -175,6 +239,35 @@ def refine_pose(
     return EdgeFit(current, rms, inliers, n, support)
 
 
+def _straight_inliers(
+    offset: FloatArray, ok: NDArray[np.bool_], segments: NDArray[np.int32], tol: float = 1.5
+) -> NDArray[np.bool_]:
+    """Samples whose offsets lie on a straight line along their own model edge.
+
+    A pose error moves each projected edge by a shift and a slight turn, so the true
+    offsets along one edge are linear in the position; a hand or a card lying over the
+    rim breaks off a run of samples that this robust line fit leaves out.
+    """
+    keep = np.zeros(len(offset), bool)
+    for seg in np.unique(segments[ok]):
+        idx = np.flatnonzero((segments == seg) & ok)
+        if len(idx) < 4:
+            keep[idx] = True
+            continue
+        t = np.linspace(-1.0, 1.0, len(idx))
+        y = offset[idx]
+        inl = np.ones(len(idx), bool)
+        for _ in range(3):
+            if inl.sum() < 2:
+                break
+            coef = np.polyfit(t[inl], y[inl], 1)
+            resid = np.abs(np.polyval(coef, t) - y)
+            scale = max(1.4826 * float(np.median(resid[inl])), 0.5)
+            inl = resid < max(tol, 2.5 * scale) if _ < 2 else resid < tol
+        keep[idx[inl]] = True
+    return keep
+
+
 def edge_support(
     gray: NDArray[np.float32], camera: Camera, pose: Pose, model: EdgeModel, spacing_px: float,
     min_step: float,
@@ -185,7 +278,8 @@ def edge_support(
     same as seen and absent.
     """
     h, w = gray.shape
-    p3, px, normal, groups = sample_edges(camera, pose, model, spacing_px)
+    _, px, normal, segments, _ = sample_edges(camera, pose, model, spacing_px)
+    groups = model.groups[segments]
     inside = (px[:, 0] > 6) & (px[:, 0] < w - 7) & (px[:, 1] > 6) & (px[:, 1] < h - 7)
     px, normal, groups = px[inside], normal[inside], groups[inside]
     if len(px) == 0:

@@ -24,18 +24,21 @@ from calibration.board_model import (
     view_rotation,
 )
 from calibration.camera import Camera, FloatArray, Pose, project
-from calibration.corners import find_plate_quad
-from calibration.edges import EdgeFit, EdgeModel, refine_pose
+from calibration.corners import find_plate_quads
+from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose
+from calibration.grid import GridFit, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
 
 PLATE_GROUP = 4
-MAX_RMS_PX = 1.2
+MAX_RMS_PX = 1.5
 MIN_PLATE_SUPPORT = 0.3
 MIN_CORNER_SUPPORT = 0.3
 MIN_CORNERS_SEEN = 2
 MIN_MAP_MARGIN = 1.25
+MIN_GRID_BLOCKS = 5
+MAX_CANDIDATES = 5
 
 
 @dataclass
@@ -72,25 +75,35 @@ class BoardLocation:
 
 def board_edge_model() -> EdgeModel:
     """The plate's top rim and each corner brick's top outline, grouped for support."""
-    starts, ends, groups = [], [], []
+    starts, ends, groups, outer = [], [], [], []
     for a, b in polygon_edges(PLATE_CORNERS):
         starts.append(a)
         ends.append(b)
         groups.append(PLATE_GROUP)
+        outer.append(True)
     for brick in corner_bricks():
         for a, b in polygon_edges(brick.outline):
             starts.append(a)
             ends.append(b)
             groups.append(brick.index)
-    return EdgeModel(np.array(starts), np.array(ends), np.array(groups, dtype=np.int32))
+            outer.append(False)
+    return EdgeModel(
+        np.array(starts), np.array(ends), np.array(groups, dtype=np.int32), np.array(outer)
+    )
 
 
 EDGE_MODEL = board_edge_model()
+RIM_MODEL = EdgeModel(
+    EDGE_MODEL.starts[EDGE_MODEL.groups == PLATE_GROUP],
+    EDGE_MODEL.ends[EDGE_MODEL.groups == PLATE_GROUP],
+    EDGE_MODEL.groups[EDGE_MODEL.groups == PLATE_GROUP],
+    EDGE_MODEL.outermost[EDGE_MODEL.groups == PLATE_GROUP],
+)
 
 
 def map_sample_points() -> tuple[FloatArray, NDArray[np.int32]]:
-    """Four points on the card around each stud (clear of the stud) and their cell index."""
-    offsets = np.array([[3.0, 3.0], [-3.0, 3.0], [3.0, -3.0], [-3.0, -3.0]])
+    """Two points on the card beside each stud (clear of it, opposite corners) per cell."""
+    offsets = np.array([[3.0, 3.0], [-3.0, -3.0]])
     idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
     xs, ys = np.meshgrid(idx, idx)
     centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
@@ -117,7 +130,7 @@ def map_fisher_score(
     bgr = cv2.remap(image, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
     samples = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     samples[~inside] = np.nan
-    per_cell = np.median(samples.reshape(-1, 4, 3), axis=1)
+    per_cell = np.mean(samples.reshape(-1, len(MAP_POINTS) // len(labels), 3), axis=1)
     valid = np.all(np.isfinite(per_cell), axis=1)
     colours, lab_ids = per_cell[valid], labels[valid]
     if len(colours) < 50:
@@ -185,24 +198,31 @@ def gray_float(image: NDArray[np.uint8]) -> NDArray[np.float32]:
     return gray.astype(np.float32)
 
 
-def judge(fit: EdgeFit, margin: float) -> tuple[str, list[int], float]:
+def judge(grid: GridFit, support: dict[int, float], margin: float) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
-    seen = sorted(g for g, s in fit.group_support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
-    plate = fit.group_support.get(PLATE_GROUP, 0.0)
+    seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+    rim = support.get(PLATE_GROUP, 0.0)
     quality = float(
-        np.clip(plate, 0, 1)
-        * np.clip(1.5 - fit.rms_px / MAX_RMS_PX, 0, 1)
+        np.clip(rim / MIN_PLATE_SUPPORT, 0, 1)
+        * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
+        * min(1.0, grid.blocks / 8)
         * min(1.0, len(seen) / 3)
         * np.clip((margin - 1) / (MIN_MAP_MARGIN - 1) / 2, 0, 1)
     )
-    if fit.rms_px > MAX_RMS_PX:
-        return f"board edges do not fit (residual {fit.rms_px:.2f} px)", seen, quality
-    if plate < MIN_PLATE_SUPPORT:
-        return f"only {plate:.0%} of the plate's rim was found", seen, quality
+    if grid.residual_px > MAX_RMS_PX:
+        return f"the stud grid does not fit (residual {grid.residual_px:.2f} px)", seen, quality
+    if grid.blocks < MIN_GRID_BLOCKS:
+        return f"the stud grid was seen in only {grid.blocks} of 16 blocks", seen, quality
+    if rim < MIN_PLATE_SUPPORT:
+        return f"only {rim:.0%} of the plate's rim was found", seen, quality
     if len(seen) < MIN_CORNERS_SEEN:
         return f"only {len(seen)} corner brick(s) seen", seen, quality
     if margin < MIN_MAP_MARGIN:
-        return f"the ground map does not tell which way round the board is (margin {margin:.2f})", seen, quality
+        return (
+            f"the ground map does not tell which way round the board is (margin {margin:.2f})",
+            seen,
+            quality,
+        )
     return "", seen, quality
 
 
@@ -216,36 +236,62 @@ def locate_board(
     """The board's pose in one BGR frame, searched from scratch."""
     if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
         camera = camera.scaled_to(image.shape[1], image.shape[0])
-    found = find_plate_quad(image)
-    if found is None:
-        return BoardLocation(False, "no board-coloured quadrilateral in the image")
-    quad, _ = found
-    if refine_focal:
-        camera = focal_guess(quad, camera)
-    pose = initial_pose(quad, camera)
-    if pose is None:
-        return BoardLocation(False, "the board outline gives no pose with the camera above it")
+    quads = find_plate_quads(image)
+    if not quads:
+        return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     gray = gray_float(image)
-    fit = refine_pose(gray, camera, pose, EDGE_MODEL, radii=(8, 5, 3, 2))
-    if refine_focal:
-        camera, fit = _refine_focal(gray, camera, fit)
-    return finish(image, camera, fit, ground, refine_focal)
+    h, w = gray.shape
+    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    first: BoardLocation | None = None
+    for quad in quads[:MAX_CANDIDATES]:
+        cam = focal_guess(quad, camera) if refine_focal else camera
+        pose = initial_pose(quad, cam)
+        if pose is None:
+            continue
+        # Half resolution first: the studs blur away there and the rim is the strongest
+        # step around, so the search can reach twice as far without locking onto them.
+        coarse = refine_pose(
+            half, cam.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
+        )
+        rim = refine_pose(gray, cam, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
+        if refine_focal:
+            cam, rim = _refine_focal(gray, cam, rim)
+        result = finish(image, gray, cam, rim.pose, ground, refine_focal)
+        if result.found:
+            return result
+        first = first or result
+    return first or BoardLocation(False, "the board outline gives no pose with the camera above it")
 
 
 def finish(
-    image: NDArray[np.uint8], camera: Camera, fit: EdgeFit, ground: GroundMap, focal_refined: bool
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    focal_refined: bool,
 ) -> BoardLocation:
-    """Resolve the quarter turn and judge the fit."""
-    pose, margin = resolve_turn(image, camera, fit.pose, ground)
-    reason, seen, quality = judge(fit, margin)
+    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
+    grid = refine_on_grid(gray, camera, pose)
+    if grid is None or not _in_front(grid.pose):
+        return BoardLocation(False, "the stud grid was not found where the board outline puts it")
+    support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
+    pose, margin = resolve_turn(image, camera, grid.pose, ground)
+    reason, seen, quality = judge(grid, support, margin)
     # Corner bricks are reported in the resolved board frame's numbering.
-    seen = sorted(_renumber(seen, fit.pose, pose))
+    seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
         return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
     return BoardLocation(
-        True, "", pose, view_rotation(camera, pose), fit.rms_px, seen, quality, camera,
+        True, "", pose, view_rotation(camera, pose), grid.residual_px, seen, quality, camera,
         focal_refined, margin,
     )
+
+
+def _in_front(pose: Pose) -> bool:
+    """Whether the whole board lies in front of the camera, below it."""
+    depth = pose.to_camera(PLATE_CORNERS)[:, 2]
+    return bool(np.all(depth > 10.0) and pose.camera_center[2] > 0)
 
 
 def _renumber(seen: list[int], before: Pose, after: Pose) -> list[int]:
@@ -265,10 +311,10 @@ def _refine_focal(gray: NDArray[np.float32], camera: Camera, fit: EdgeFit) -> tu
     from calibration.intrinsics import refine_focal
 
     def residual(candidate: Camera) -> float:
-        trial = refine_pose(gray, candidate, fit.pose, EDGE_MODEL, radii=(3, 2))
+        trial = refine_pose(gray, candidate, fit.pose, RIM_MODEL, radii=(3, 2))
         if trial.inliers < 20:
             return float("inf")
         return trial.rms_px
 
     best = refine_focal(camera, residual, low=0.8, high=1.25, iterations=12)
-    return best, refine_pose(gray, best, fit.pose, EDGE_MODEL, radii=(3, 2, 2))
+    return best, refine_pose(gray, best, fit.pose, RIM_MODEL, radii=(3, 2, 2))

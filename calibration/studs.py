@@ -102,7 +102,7 @@ def _dog(
     sigma = max(0.8, 0.55 * radius_px)
     narrow = cv2.GaussianBlur(roi, (0, 0), sigma)
     wide = cv2.GaussianBlur(roi, (0, 0), 1.8 * sigma)
-    return narrow - wide, (float(x0), float(y0))
+    return np.abs(narrow - wide), (float(x0), float(y0))
 
 
 def _peaks(

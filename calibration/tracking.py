@@ -19,7 +19,7 @@ from calibration.board_model import turned_pose
 from calibration.camera import Camera
 from calibration.edges import refine_pose
 from calibration.pose import (
-    EDGE_MODEL,
+    RIM_MODEL,
     BoardLocation,
     finish,
     gray_float,
@@ -69,8 +69,8 @@ class BoardTracker:
         assert self.last is not None and self.last.pose is not None
         camera = self.last.camera or self.camera
         gray = gray_float(image)
-        fit = refine_pose(gray, camera, self.last.pose, EDGE_MODEL, radii=(6, 3, 2))
-        result = finish(image, camera, fit, self.ground, self.last.focal_refined)
+        fit = refine_pose(gray, camera, self.last.pose, RIM_MODEL, radii=(6, 4))
+        result = finish(image, gray, camera, fit.pose, self.ground, self.last.focal_refined)
         if not result.found or result.pose is None:
             return None
         # The map picking another quarter turn than before means the board was turned:

@@ -55,6 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
     return code
 
 

@@ -4,26 +4,46 @@ Nothing here knows about cameras or files beyond the scene and map formats; ever
 other package builds on these names.
 """
 
+from rules.bot import Bot, GameRecord, simulate_game
+from rules.cards import Card, Market, PurchaseError, load_cards
+from rules.game import Game, GameError, IllegalTurnError, TurnResult
 from rules.maps import GroundMap, MapError, load_map
 from rules.palace import Palace, PalaceError, physics_violations
 from rules.pieces import Axis, DecorationColor, Kind, Piece
-from rules.report import TurnReport, Violation
+from rules.report import Trophies, TurnReport, Violation
 from rules.scene import Scene, SceneError, load_scene
+from rules.settings import RuleSettings
+from rules.staircase import analyse_added, analyse_turn
 
 __all__ = [
     "Axis",
+    "Bot",
+    "Card",
     "DecorationColor",
+    "Game",
+    "GameError",
+    "GameRecord",
     "GroundMap",
+    "IllegalTurnError",
     "Kind",
     "MapError",
+    "Market",
     "Palace",
     "PalaceError",
     "Piece",
+    "PurchaseError",
+    "RuleSettings",
     "Scene",
     "SceneError",
+    "Trophies",
     "TurnReport",
+    "TurnResult",
     "Violation",
+    "analyse_added",
+    "analyse_turn",
+    "load_cards",
     "load_map",
     "load_scene",
     "physics_violations",
+    "simulate_game",
 ]

@@ -115,6 +115,7 @@ class Game:
         self.history: list[TurnResult] = []
         self._counters: Counter[str] = Counter()
         self._pending_counters: Counter[str] = Counter()
+        self._last_judged: tuple[Any, TurnReport, tuple[Piece, ...], Counter[str]] | None = None
         for piece in self.palace:
             self._spend(piece, self.tray)
         self.players = [Player(seat, board) for seat, board in enumerate(boards[:players])]
@@ -173,14 +174,23 @@ class Game:
         return self._judge(added, frog)[0]
 
     def _judge(self, added: Sequence[Piece], frog: bool) -> tuple[TurnReport, list[Piece]]:
+        """Judges a turn; the last verdict is kept so that checking a turn and then
+        playing it (what a bot does) analyses it once."""
         self._require_running()
         if frog:
             self._check_frog()
+        player = self.player
+        key = (tuple(added), frog, len(self.history), len(self.palace), player.arches,
+               player.bricks, player.columns, self.tray.columns,
+               tuple(self.tray.decorations.values()))
+        if self._last_judged is not None and self._last_judged[0] == key:
+            return self._last_judged[1], list(self._last_judged[2])
         named = self._name(added)
         report = analyse_added(self.palace, named, self.settings, frog_taken=frog)
         extra = self._inventory_violations(named, frog)
         if extra:
             report = replace(report, legal=False, violations=(*report.violations, *extra))
+        self._last_judged = (key, report, tuple(named), self._pending_counters)
         return report, named
 
     def _name(self, added: Sequence[Piece]) -> list[Piece]:
@@ -269,7 +279,8 @@ class Game:
                 animals.check_monkey_spot(self.palace, named, monkey_at)
             except animals.AnimalError as exc:
                 raise GameError(str(exc)) from None
-        self._counters = self._pending_counters
+        self._counters = self._last_judged[3] if self._last_judged else self._counters
+        self._last_judged = None
 
         player = self.player
         if frog:

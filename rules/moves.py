@@ -1,15 +1,19 @@
 """A legal-move generator: staircases a player can build with the pieces in hand.
 
 Trying every placement of every piece is hopeless, so candidates are grown the way a
-player builds: start on an open ground knob beside the palace (so the staircase
-attaches), lay an arch, then keep stepping up one level per arch, each new arch with
-one leg on the previous arch's end knob and the other on an existing open knob of the
-right height or on a stack of bricks and columns built for it. Steps may go straight
-on or turn 90 degrees, and a brick on the end knob lifts the next step by one level to
-reach a higher knob. Every piece is placed on a scratch copy of the palace as it is
-chosen, so each candidate is physically sound by construction; the staircase rules
-(path, colours, credits) are then judged by :func:`rules.staircase.analyse_added`,
-which stays the only authority.
+player builds. Starts are aimed: for the palace's highest open knobs, the ground studs
+from which one arch (on a stack) or two arches reach that knob, plus a few studs right
+beside the palace. From a start an arch is laid, then the staircase keeps stepping up
+one level per arch, each new arch with one leg on the previous arch's end knob and the
+other on an existing open knob of the right height or on a stack of bricks and columns
+built for it. Steps may go straight on or turn 90 degrees, and a brick on the end knob
+lifts the next step by one level to reach a higher knob. Every piece is placed on a
+scratch copy of the palace as it is chosen, so each candidate is physically sound by
+construction; the staircase rules (path, attachment, colours, credits) are then judged
+by :func:`rules.staircase.analyse_added`, which stays the only authority.
+
+The search is bounded (starts, support heights, candidates), so it can miss staircases a
+player would find; it is built to keep simulated games fast, not to play well.
 """
 
 from __future__ import annotations
@@ -284,22 +288,32 @@ def seeds(palace: Palace, colors: Mapping[str, int], hand: Hand, limit: int = 64
     return out[:limit]
 
 
-def start_knobs(palace: Palace, colors: Mapping[str, int]) -> list[tuple[int, int]]:
-    """Open ground studs beside a piece on the ground, of a colour with decorations left."""
+def start_knobs(palace: Palace, colors: Mapping[str, int], rng: random.Random,
+                count: int) -> list[tuple[int, int]]:
+    """Up to ``count`` open ground studs beside pieces standing on the ground, of a
+    colour with decorations left; a staircase starting there attaches at once.
+
+    Pieces are visited in random order and the search stops early, because only a few
+    such starts are wanted and a large palace has hundreds of them.
+    """
     ground = palace.ground
-    taken = {(x, y) for p in palace for (x, y, lvl) in p.voxels() if lvl == 0}
-    out = []
-    for x, y in taken:
-        for dx, dy in DIRECTIONS:
-            nx, ny = x + dx, y + dy
-            if (nx, ny) in taken or not (0 <= nx < BOARD_STUDS and 0 <= ny < BOARD_STUDS):
-                continue
-            color = ground.color(nx, ny)
-            if color is None or colors.get(color.value, 0) < 1:
-                continue
-            if palace.is_open_knob(nx, ny, 0):
+    low = [p for p in palace if p.z == 0 and p.kind is not Kind.CORNER]
+    rng.shuffle(low)
+    out: list[tuple[int, int]] = []
+    for piece in low:
+        for x, y in piece.footprint():
+            for dx, dy in DIRECTIONS:
+                nx, ny = x + dx, y + dy
+                if not (0 <= nx < BOARD_STUDS and 0 <= ny < BOARD_STUDS):
+                    continue
+                color = ground.color(nx, ny)
+                if (color is None or colors.get(color.value, 0) < 1
+                        or not palace.is_open_knob(nx, ny, 0) or (nx, ny) in out):
+                    continue
                 out.append((nx, ny))
-    return sorted(set(out))
+        if len(out) >= count:
+            break
+    return out[:count]
 
 
 def staircases(
@@ -324,11 +338,10 @@ def staircases(
     aimed = seeds(palace, decorations, hand, limit=2 * max_starts)
     rng.shuffle(aimed)
     starts = aimed[:max_starts]
-    if len(starts) < max_starts:
-        # Few knobs to aim at: also start beside whatever stands on the ground.
-        near = start_knobs(palace, decorations)
-        rng.shuffle(near)
-        starts += [Seed(x, y, 0, ()) for x, y in near[: max_starts - len(starts)]]
+    # A few plain starts beside the palace too: they need no lift, so a short hand
+    # can still attach something.
+    near = start_knobs(palace, decorations, rng, max(2, max_starts - len(starts)))
+    starts += [Seed(x, y, 0, ()) for x, y in near]
     scratch = palace.copy()
     ids = _Ids()
     found: list[Candidate] = []

@@ -2,6 +2,7 @@
 
 import json
 from collections import Counter
+from itertools import combinations_with_replacement
 
 import pytest
 
@@ -48,7 +49,17 @@ def test_boards_match_the_rulebook_examples():
     assert len(boards) == 4
     assert boards[0].start == Delivery(arches=2)
     assert boards[1].start == Delivery(arches=2, bricks=1)
-    assert any(b.recurring == Delivery(arches=5, bricks=4) for b in boards)
+
+
+def test_player_1s_example_recurring_delivery_can_happen():
+    # "Player 1 may take 5 arches and 4 bricks": the board plus up to four top cards.
+    board = load_boards()[0]
+    kinds = {c.recurring for c in load_cards()}
+    totals = {
+        sum(combo, board.recurring)
+        for n in range(5) for combo in combinations_with_replacement(kinds, n)
+    }
+    assert Delivery(arches=5, bricks=4) in totals
 
 
 def test_some_card_delivers_two_free_choices_and_a_column():

@@ -55,6 +55,14 @@ def column_staircase(color="light_green"):
     return [Piece(Kind.COLUMN, 18, 12, 0), arch(18, 12, 3, "y"), deco(18, 15, 4, color)]
 
 
+def tall_staircase():
+    """A column and two bricks (5 bricks tall) lift an arch onto two bricks on the
+    starting staircase's decoration: worth a bonus card."""
+    return [Piece(Kind.COLUMN, 18, 12, 0), Piece(Kind.BRICK, 18, 12, 3),
+            Piece(Kind.BRICK, 18, 12, 4), Piece(Kind.BRICK, 18, 15, 3),
+            Piece(Kind.BRICK, 18, 15, 4), arch(18, 12, 5, "y"), deco(18, 15, 6)]
+
+
 def snapshot(game: Game):
     return (len(game.palace), game.current, game.round, game.market.counts(),
             [p.pieces() for p in game.players], dict(game.trophies), game.tray.snapshot())
@@ -112,6 +120,15 @@ def test_a_turn_can_be_played_from_the_scene_after_it():
     assert len(game.palace) == len(after) + 1  # and the Monkey
 
 
+def test_a_scene_may_show_where_the_player_put_the_monkey():
+    game = make_game(colors={(9, 12): "G"})
+    monkey = Piece(Kind.MONKEY, 15, 15, 2)
+    game.play_scene([*game.palace.pieces, *first_staircase("gold"), monkey])
+    (placed,) = [p for p in game.palace if p.kind is Kind.MONKEY]
+    assert (placed.x, placed.y, placed.z) == (15, 15, 2)
+    assert game.trophies["monkey"] == 0
+
+
 def test_a_scene_with_a_piece_taken_away_is_refused():
     game = make_game()
     after = [p for p in game.palace.pieces if p.id != "s4"] + first_staircase()
@@ -162,6 +179,32 @@ def test_several_new_cards_may_go_on_one_stack():
     player.stacks = [[Card(f"f{i}", 1, CardColor.MULTI, 0)] for i in range(4)]
     game.play_turn(first_staircase(), ["multi-1", "multi-2"], stacks=[2, 2])
     assert [c.id for c in player.stacks[2]] == ["f2", "m1", "m2"]
+
+
+def test_a_colour_without_decorations_left_cannot_be_built():
+    game = make_game()
+    game.tray.decorations["light_green"] = 0
+    report = game.check_turn(first_staircase())
+    assert not report.legal
+    assert any("no light_green decoration left" in v.message for v in report.violations)
+
+
+def test_free_choices_are_the_players_to_make():
+    game = make_game()
+    result = game.play_turn(first_staircase(), ["multi-1"], free_arches=0)
+    # m1's two free choices taken as bricks, its column, then the board's arch and brick
+    # and m1's recurring brick.
+    assert result.received == Delivery(arches=1, bricks=2 + 1 + 1, columns=1)
+
+
+def test_no_bonus_card_when_the_pile_is_empty():
+    game = make_game()
+    game.bonus_pile = 0
+    player = game.players[0]
+    player.columns, player.bricks = 1, 4
+    result = game.play_turn(tall_staircase())
+    assert result.report.bonus_card and not result.bonus_card
+    assert player.bonus_cards == 0
 
 
 # -- trophies ------------------------------------------------------------------------------
@@ -237,10 +280,7 @@ def test_a_tall_stack_takes_a_bonus_card():
     game = make_game()
     player = game.players[0]
     player.columns, player.bricks = 1, 4
-    tall = [Piece(Kind.COLUMN, 18, 12, 0), Piece(Kind.BRICK, 18, 12, 3),
-            Piece(Kind.BRICK, 18, 12, 4), Piece(Kind.BRICK, 18, 15, 3),
-            Piece(Kind.BRICK, 18, 15, 4), arch(18, 12, 5, "y"), deco(18, 15, 6)]
-    result = game.play_turn(tall)
+    result = game.play_turn(tall_staircase())
     assert result.bonus_card
     assert (player.bonus_cards, game.bonus_pile) == (1, BONUS_CARDS - 1)
 

@@ -26,11 +26,11 @@ def _camera(width: int, height: int, hfov: float, dist: list[float] | None = Non
 def _stud_centre(frame, piece_index: int, expected: np.ndarray) -> np.ndarray | None:
     """Centroid of the stud-top pixels of one piece around ``expected``; None if cut off."""
     mask = ((frame.piece_ids == piece_index) & (frame.parts == STUD_TOP)).astype(np.uint8)
-    x, y = int(round(expected[0])), int(round(expected[1]))
+    x, y = round(float(expected[0])), round(float(expected[1]))
     h, w = mask.shape
     if not (2 <= x < w - 2 and 2 <= y < h - 2):
         return None
-    count, labels = cv2.connectedComponents(mask, connectivity=4)
+    _, labels = cv2.connectedComponents(mask, connectivity=4)
     label = labels[y, x]
     assert label != 0, f"piece {piece_index}: no stud top at its projected centre {x},{y}"
     ys, xs = np.nonzero(labels == label)
@@ -76,7 +76,7 @@ def _low_view(azimuth: float, target: tuple[float, float, float], elevation: flo
 
 def _id_at(frame, point: tuple[float, float, float]) -> int:
     u, v = project(frame.camera, frame.pose, np.array(point))[0]
-    return int(frame.piece_ids[int(round(v)), int(round(u))])
+    return int(frame.piece_ids[round(float(v)), round(float(u))])
 
 
 def test_column_seen_through_an_arch_opening():
@@ -187,3 +187,49 @@ def test_pose_round_trip_through_json_renders_the_same():
     a = render(scene, camera, pose, RenderOptions(clean=True))
     b = render(scene, Camera.from_json(camera.to_json()), again, RenderOptions(clean=True))
     assert np.array_equal(a.image, b.image)
+
+
+def test_a_palace_renders_with_its_own_pieces_and_map():
+    from rules.maps import load_map
+    from rules.palace import Palace
+
+    palace = Palace.setup(load_map("2"))
+    camera, pose = random_camera(np.random.default_rng(1), 320, 180, distortion=0.0)
+    frame = render(palace, camera, pose, RenderOptions(clean=True))
+    assert frame.pieces == palace.pieces
+    assert frame.scene.map == "2"
+    seen = set(np.unique(frame.piece_ids[frame.piece_ids >= 0]).tolist())
+    assert {i for i, p in enumerate(palace.pieces) if p.kind is Kind.CORNER} <= seen
+
+
+def test_odd_cameras_and_poses_still_give_a_frame():
+    """Tiny pictures, wide and narrow lenses, 8-term distortion, cameras under the table."""
+    rng = np.random.default_rng(0)
+    scene = Scene.of([Piece(Kind.ARCH, 12, 15, 0, axis=Axis.X, color="tan")])
+    for i in range(12):
+        width, height = [(16, 16), (64, 48), (120, 90)][i % 3]
+        base = Camera.default_for(width, height, rng.uniform(20, 120))
+        dist = rng.normal(0, 0.05, 8 if i % 4 == 0 else 5)
+        camera = Camera(width, height, base.camera_matrix, dist)
+        if i % 2:
+            pose = Pose(rng.normal(0, 2, 3), rng.normal(0, 300, 3))
+        else:
+            pose = orbit_pose(rng.uniform(-10, 90), rng.uniform(0, 360), rng.uniform(5, 900))
+        frame = render(scene, camera, pose, RenderOptions(clean=bool(i % 2)), seed=i)
+        assert frame.image.shape == (height, width, 3)
+        assert frame.piece_ids.shape == frame.depth.shape == (height, width)
+
+
+def test_uncoloured_building_pieces_get_a_steady_building_colour():
+    from rules.pieces import BUILDING_COLORS
+    from vision.twin.shading import LEGO_RGB, piece_color
+
+    allowed = {tuple(np.array(LEGO_RGB[c][::-1], np.float32) / 255) for c in BUILDING_COLORS}
+    colours = set()
+    for i in range(40):
+        piece = Piece(Kind.BRICK, i % 32, i // 32, 0, id=f"p{i}")
+        colour = tuple(piece_color(piece))
+        assert colour == tuple(piece_color(piece))  # the same piece, the same colour
+        assert colour in allowed
+        colours.add(colour)
+    assert len(colours) == 4

@@ -18,6 +18,7 @@ import numpy as np
 
 from rules.maps import GroundMap
 from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM, Piece
+from vision.twin.lens import Lens
 from vision.twin.mesh import PART_CARD, PART_HOLE, PART_STUD_SIDE, PART_STUD_TOP, STUD_R
 from vision.twin.shading import BASEPLATE_RGB, GROUND_RGB, Light
 
@@ -77,7 +78,18 @@ def card_texture(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarr
         speckle = np.empty((size, size), np.float32)
         cv2.setRNGSeed(int(rng.integers(1 << 30)))
         cv2.randn(speckle, 1.0, 0.03)
-        texture *= (blotch * speckle)[:, :, None]
+        # Illustration: leaves, tufts and pebbles printed a shade lighter or darker.
+        strokes = np.ones((size, size), np.float32)
+        count = int(rng.integers(150, 500))
+        centres = rng.uniform(0, size, (count, 2)).astype(int)
+        axes = rng.uniform(2, 12, (count, 2)).astype(int)
+        angles = rng.uniform(0, 180, count)
+        shades = rng.uniform(0.8, 1.18, count)
+        for (x, y), (a, b), angle, shade in zip(centres, axes, angles, shades, strict=True):
+            cv2.ellipse(strokes, (int(x), int(y)), (int(a), int(b)), float(angle), 0, 360,
+                        float(shade), -1, cv2.LINE_AA)
+        strokes = cv2.GaussianBlur(strokes, (0, 0), 0.8)
+        texture *= (blotch * speckle * strokes)[:, :, None]
     return texture
 
 
@@ -110,11 +122,28 @@ def shadow_maps(pieces: list[Piece], meshes_pts: list[np.ndarray], light: Light,
     return s, c
 
 
+def _board_box(lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> tuple[int, int, int, int]:
+    """The picture rectangle holding the board (its rim bows under distortion)."""
+    t = np.linspace(0.0, BOARD_MM, 17)
+    zeros, full = np.zeros_like(t), np.full_like(t, BOARD_MM)
+    rim = np.concatenate([np.c_[t, zeros], np.c_[full, t], np.c_[t, full], np.c_[zeros, t]])
+    pts = np.concatenate([np.c_[rim, np.zeros(len(rim))], np.c_[rim, np.full(len(rim),
+                                                                           STUD_HEIGHT_MM)]])
+    cam = pts @ rotation.T + tvec
+    inside = ((cam[:, 2] > 1.0) & (np.abs(cam[:, 0]) < lens.half_x * cam[:, 2])
+              & (np.abs(cam[:, 1]) < lens.half_y * cam[:, 2]))
+    if not inside.all():
+        return 0, 0, lens.width, lens.height
+    img = lens.project(cam)
+    x0, y0 = np.floor(img.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(img.max(axis=0)).astype(int) + 3
+    return max(int(x0), 0), max(int(y0), 0), min(int(x1), lens.width), min(int(y1), lens.height)
+
+
 def render_board(
-    k: np.ndarray,
+    lens: Lens,
     rotation: np.ndarray,
     tvec: np.ndarray,
-    size: tuple[int, int],
     texture: np.ndarray,
     shadow: np.ndarray,
     contact: np.ndarray,
@@ -123,26 +152,20 @@ def render_board(
     gain: np.ndarray,
 ) -> BoardLayer:
     """The board's pixels as 8-bit colour (``gain`` maps light to 0..255 per channel)."""
-    width, height = size
     eye = -rotation.T @ tvec
     if eye[2] <= STUD_HEIGHT_MM:
         return BoardLayer.empty()
-    corners = np.array([[0, 0], [BOARD_MM, 0], [BOARD_MM, BOARD_MM], [0, BOARD_MM]], float)
-    pts = np.concatenate([np.c_[corners, np.zeros(4)], np.c_[corners, np.full(4, STUD_HEIGHT_MM)]])
-    cam = pts @ rotation.T + tvec
-    if cam[:, 2].min() > 1.0:
-        img = cam[:, :2] / cam[:, 2:3] * [k[0, 0], k[1, 1]] + [k[0, 2], k[1, 2]]
-        x0, y0 = np.floor(img.min(axis=0)).astype(int) - 1
-        x1, y1 = np.ceil(img.max(axis=0)).astype(int) + 2
-        x0, y0 = max(int(x0), 0), max(int(y0), 0)
-        x1, y1 = min(int(x1), width), min(int(y1), height)
-    else:
-        x0, y0, x1, y1 = 0, 0, width, height
+    x0, y0, x1, y1 = _board_box(lens, rotation, tvec)
     if x1 <= x0 or y1 <= y0:
         return BoardLayer.empty()
+    k = lens.camera_matrix
     fx, fy, cx, cy = float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2])
-    u = ((np.arange(x0, x1, dtype=np.float32) - cx) / fx)[None, :]
-    v = ((np.arange(y0, y1, dtype=np.float32) - cy) / fy)[:, None]
+    if lens.und_x is None or lens.und_y is None:
+        u = ((np.arange(x0, x1, dtype=np.float32) - cx) / fx)[None, :]
+        v = ((np.arange(y0, y1, dtype=np.float32) - cy) / fy)[:, None]
+    else:
+        u = (lens.und_x[y0:y1, x0:x1] - np.float32(cx)) * np.float32(1 / fx)
+        v = (lens.und_y[y0:y1, x0:x1] - np.float32(cy)) * np.float32(1 / fy)
     rt = [[float(c) for c in row] for row in rotation.T]
     ex, ey, ez = (float(c) for c in eye)
     # Board-frame ray direction for the camera ray (u, v, 1), scaled so that its z step
@@ -160,8 +183,9 @@ def render_board(
         x = x0m + height * px
         y = y0m + height * py
         # x mod 8 - 4, written with floor (np.fmod is ten times slower).
-        ox = x - np.float32(STUD_MM) * np.floor(x * np.float32(1 / STUD_MM)) - np.float32(STUD_MM / 2)
-        oy = y - np.float32(STUD_MM) * np.floor(y * np.float32(1 / STUD_MM)) - np.float32(STUD_MM / 2)
+        pitch, inv, centre = np.float32(STUD_MM), np.float32(1 / STUD_MM), np.float32(STUD_MM / 2)
+        ox = x - pitch * np.floor(x * inv) - centre
+        oy = y - pitch * np.floor(y * inv) - centre
         return ox, oy, ox * ox + oy * oy
 
     half = np.float32(BOARD_MM / 2)

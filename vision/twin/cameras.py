@@ -51,14 +51,14 @@ def random_camera(
     elevation_deg: tuple[float, float] = (30.0, 90.0),
     azimuth_deg: tuple[float, float] = (0.0, 360.0),
     hfov_deg: tuple[float, float] = (55.0, 80.0),
-    fill: tuple[float, float] = (0.7, 1.05),
+    fill: tuple[float, float] = (0.7, 0.97),
     distortion: float = 1.0,
     roll_deg: float = 6.0,
 ) -> tuple[Camera, Pose]:
     """A webcam and where it stands; the board is (mostly) in view.
 
-    ``fill`` is how much of the image's shorter side the board spans (above 1 crops its
-    edges a little); ``distortion`` scales the random lens distortion (0 = none).
+    ``fill`` is how far towards the picture's edge the board's outermost corner reaches
+    (above 1 crops it); ``distortion`` scales the random lens distortion (0 = none).
     """
     hfov = rng.uniform(*hfov_deg)
     camera = Camera.default_for(width, height, hfov)
@@ -83,18 +83,30 @@ def random_pose(
     *,
     elevation_deg: tuple[float, float] = (30.0, 90.0),
     azimuth_deg: tuple[float, float] = (0.0, 360.0),
-    fill: tuple[float, float] = (0.7, 1.05),
+    fill: tuple[float, float] = (0.7, 0.97),
     roll_deg: float = 6.0,
 ) -> Pose:
-    """Where a given webcam might stand so that the board (mostly) fills its view."""
-    k = camera.camera_matrix
+    """Where a given webcam might stand, the board (mostly) in its view.
+
+    ``fill`` is how far towards the picture's edge the board's outermost corner reaches
+    (1 = touching it), measured in the perspective view itself: seen obliquely, the near
+    corners are much larger than the far ones.
+    """
     elevation = rng.uniform(*elevation_deg)
     azimuth = rng.uniform(*azimuth_deg)
-    # Distance so that the board's half-diagonal spans `fill` of the half short side;
-    # seen obliquely the board is foreshortened and can come closer.
-    f = min(k[0, 0], k[1, 1])
-    short = min(camera.width, camera.height) / 2
-    radius = BOARD_MM / math.sqrt(2) * (0.75 + 0.25 * math.sin(math.radians(elevation)))
-    distance = f * radius / (short * rng.uniform(*fill))
+    roll = rng.normal(0, roll_deg / 2)
     target = BOARD_CENTER + np.array([rng.normal(0, 8), rng.normal(0, 8), 0.0])
-    return orbit_pose(elevation, azimuth, distance, target, rng.normal(0, roll_deg / 2))
+    reach = rng.uniform(*fill)
+    k = camera.camera_matrix
+    corners = np.array([[x, y, z] for x in (0.0, BOARD_MM) for y in (0.0, BOARD_MM)
+                        for z in (0.0, 12.0)])
+    f = min(k[0, 0], k[1, 1])
+    distance = f * BOARD_MM / min(camera.width, camera.height)
+    for _ in range(6):
+        pose = orbit_pose(elevation, azimuth, distance, target, roll)
+        cam = pose.to_camera(corners)
+        u = (k[0, 0] * cam[:, 0] / cam[:, 2] + k[0, 2] - camera.width / 2) / (camera.width / 2)
+        v = (k[1, 1] * cam[:, 1] / cam[:, 2] + k[1, 2] - camera.height / 2) / (camera.height / 2)
+        extent = float(np.max(np.maximum(np.abs(u), np.abs(v))))
+        distance *= (extent / reach) ** 0.9
+    return orbit_pose(elevation, azimuth, distance, target, roll)

@@ -17,7 +17,6 @@ from vision.twin.mesh import (
     PART_DETAIL,
     UP,
     Mesh,
-    add_box,
     add_faceted_cylinder,
     piece_mesh,
 )
@@ -26,6 +25,7 @@ from vision.twin.shading import piece_color
 CLUTTER = -2
 TABLE_Z = -1.6  # the baseplate's thickness: the table lies this far below the board frame
 
+OTHER_LEGO = ("red", "blue", "yellow", "white", "black", "light_gray")
 SKIN_RGB = ((224, 172, 140), (198, 134, 96), (141, 85, 36), (241, 194, 160), (110, 70, 45))
 
 
@@ -45,8 +45,8 @@ def _flat(mesh: Mesh, verts: np.ndarray, color: np.ndarray, gloss: float = 0.2) 
 
 
 def add_card(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
-             z: float, tilt: float = 0.0) -> None:
-    """A playing card (63 x 88 mm): white border, coloured face."""
+             z: float, tilt: float = 0.0, size: tuple[float, float] = (63.0, 88.0)) -> None:
+    """A card (a playing card is 63 x 88 mm, a player board larger): border, face, art."""
     u = np.array([math.cos(angle), math.sin(angle), 0.0])
     v = np.array([-math.sin(angle) * math.cos(tilt), math.cos(angle) * math.cos(tilt),
                   math.sin(tilt)])
@@ -57,14 +57,15 @@ def add_card(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: fl
         return np.array([c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v,
                          c - hw * u + hh * v]) + up
 
-    _flat(mesh, rect(31.5, 44, 0.0), np.array(rng.uniform(0.8, 1.0, 3), np.float32))
+    hw, hh = size[0] / 2, size[1] / 2
+    _flat(mesh, rect(hw, hh, 0.0), np.array(rng.uniform(0.8, 1.0, 3), np.float32))
     face = np.array(rng.uniform(0.1, 0.9, 3), np.float32)
-    _flat(mesh, rect(27, 39, 0.05), face)
-    _flat(mesh, rect(20, 14, 0.1), np.clip(face * rng.uniform(0.4, 1.4), 0, 1))
+    _flat(mesh, rect(hw - 4.5, hh - 5, 0.05), face)
+    _flat(mesh, rect(hw * 0.63, hh * 0.32, 0.1), np.clip(face * rng.uniform(0.4, 1.4), 0, 1))
 
 
 def add_hand(mesh: Mesh, rng: np.random.Generator, palm: np.ndarray, heading: float,
-             scale: float = 1.0) -> None:
+             scale: float = 1.0, reach: float = 260.0, rise: float = 120.0) -> None:
     """A flat stylised hand: palm, four fingers and a thumb, held nearly level."""
     skin = _bgr(SKIN_RGB[int(rng.integers(len(SKIN_RGB)))]) * np.float32(rng.uniform(0.9, 1.1))
     skin = np.clip(skin, 0, 1)
@@ -89,7 +90,7 @@ def add_hand(mesh: Mesh, rng: np.random.Generator, palm: np.ndarray, heading: fl
                           thumb_base + thumb_dir - w * 0.7]), skin * 0.95)
     # The forearm leaves the picture backwards.
     arm0 = palm - fwd * 40 * scale
-    arm1 = palm - fwd * 260 * scale + np.array([0, 0, 120.0])
+    arm1 = palm - fwd * reach * scale + np.array([0, 0, rise])
     w = side * 38 * scale
     _flat(mesh, np.array([arm0 - w, arm0 + w, arm1 + w * 1.2, arm1 - w * 1.2]),
           np.clip(np.array(rng.uniform(0.1, 0.9, 3), np.float32), 0, 1))
@@ -110,13 +111,28 @@ def table_clutter(rng: np.random.Generator) -> Mesh:
     for _ in range(int(rng.integers(0, 7))):
         p = _outside_point(rng, -12, 160)
         gap = max(-p[0], p[0] - BOARD_MM, -p[1], p[1] - BOARD_MM)
+        # Over the board's edge a card rests on the studs; players keep the corner
+        # bricks clear (cover_corners is how a test hides one on purpose).
+        near_corner = min(np.hypot(p[0] - cx, p[1] - cy) for cx in (0, BOARD_MM)
+                          for cy in (0, BOARD_MM)) < 90
+        if gap <= 45 and near_corner:
+            continue
         z = TABLE_Z + 0.3 if gap > 45 else 2.2 + rng.uniform(0, 1)
         add_card(mesh, rng, p, rng.uniform(0, math.pi), z, rng.uniform(-0.05, 0.05))
-    for _ in range(int(rng.integers(0, 14))):
+    if rng.uniform() < 0.4:  # a player board beside the plate
+        p = _outside_point(rng, 70, 200)
+        add_card(mesh, rng, p, rng.uniform(0, math.pi), TABLE_Z + 1.0, 0.0, (150.0, 100.0))
+    for _ in range(int(rng.integers(0, 16))):
         p = _outside_point(rng, 15, 200)
-        kind = Kind.ARCH if rng.uniform() < 0.4 else rng.choice([Kind.BRICK, Kind.COLUMN])
-        piece = Piece(Kind(kind), 0, 0, 0, axis=Axis.X if rng.uniform() < 0.5 else Axis.Y,
-                      color=str(rng.choice(BUILDING_COLORS)))
+        kind = Kind(rng.choice([Kind.ARCH, Kind.ARCH, Kind.BRICK, Kind.COLUMN, Kind.DECORATION]))
+        if kind is Kind.DECORATION:
+            color = str(rng.choice(["light_green", "dark_green", "gold"]))
+        elif rng.uniform() < 0.25:  # bricks from other sets lying about
+            color = str(rng.choice(OTHER_LEGO))
+        else:
+            color = str(rng.choice(BUILDING_COLORS))
+        piece = Piece(kind, 0, 0, 0, axis=Axis.X if rng.uniform() < 0.5 else Axis.Y,
+                      color=color)
         loose = piece_mesh(piece, CLUTTER, piece_color(piece))
         angle = rng.uniform(0, 2 * math.pi)
         rot = np.array([[math.cos(angle), -math.sin(angle), 0],
@@ -145,6 +161,13 @@ def table_clutter(rng: np.random.Generator) -> Mesh:
         heading = math.atan2(*(center - edge)[::-1])
         add_hand(mesh, rng, np.array([edge[0], edge[1], rng.uniform(25, 80)]), heading,
                  rng.uniform(0.85, 1.1))
+    elif rng.uniform() < 0.2:  # a player reaching over the palace to place a piece
+        spot = rng.uniform(40, BOARD_MM - 40, 2)
+        side = int(rng.integers(4))  # the player's side of the table
+        heading = side * math.pi / 2 + rng.normal(0, 0.3)
+        to_edge = (spot[0], spot[1], BOARD_MM - spot[0], BOARD_MM - spot[1])[side]
+        add_hand(mesh, rng, np.array([spot[0], spot[1], rng.uniform(45, 90)]), heading,
+                 rng.uniform(0.85, 1.1), reach=to_edge + 200, rise=rng.uniform(40, 90))
     return mesh
 
 
@@ -161,7 +184,3 @@ def corner_cover(mesh: Mesh, rng: np.random.Generator, target: np.ndarray, eye: 
         palm = spot - np.array([math.cos(heading), math.sin(heading), 0.0]) * 10
         add_hand(mesh, rng, palm, heading, rng.uniform(0.95, 1.1))
 
-
-# Kept near the clutter so boxes of other shapes can be added in one place.
-__all__ = ["CLUTTER", "TABLE_Z", "add_box", "add_card", "add_hand", "corner_cover",
-           "table_clutter"]

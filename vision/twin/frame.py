@@ -33,6 +33,7 @@ class RenderOptions:
     white_balance: tuple[float, float, float] | None = None  # BGR gains
     clutter: bool | None = None  # cards, loose bricks, hands, mugs on the table
     cover_corners: tuple[int, ...] = ()
+    cover_with: str | None = None  # "hand" or "card" over covered corners; None = random
     distortion: bool = True  # apply the camera's lens distortion
     color_jitter: float | None = None  # per-piece colour variation (fraction)
     table: str | None = None  # "wood", "cloth", "plain", "pattern"; None = random

@@ -1,13 +1,16 @@
-"""A z-buffer rasteriser for convex planar polygons, built on ``cv2.fillConvexPoly``.
+"""A z-buffer rasteriser for planar polygons, built on OpenCV's polygon fill.
 
 Coverage comes from OpenCV (sub-pixel vertices, 4 fractional bits); depth is exact
-because on a plane ``1/z`` is an affine function of the pixel position, so each polygon
-writes ``a*u + b*v + c`` into its bounding box and keeps the pixels where it is nearer
-than what is there. That gives correct occlusion for interlocking pieces (an arch over a
-brick, a column seen through an arch's opening) with no depth sorting at all.
+because on a plane ``1/z`` is an affine function of the *pinhole* pixel position, so
+each polygon writes ``a*u + b*v + c`` (u, v: the undistorted position of each picture
+pixel, see :mod:`vision.twin.lens`) into its bounding box and keeps the pixels where it
+is nearer than what is there. That gives correct occlusion for interlocking pieces (an
+arch over a brick, a column seen through an arch's opening) with no depth sorting.
 
-The buffer holds ``1/z`` (0 = nothing, larger = nearer) and the index of the winning
-polygon; colours and labels are looked up from that index once at the end.
+Polygons are drawn straight into the distorted picture: vertices go through the full
+lens model, and edges long enough to bow visibly are split so that they follow the
+curve. The buffer holds ``1/z`` (0 = nothing, larger = nearer) and the index of the
+winning polygon; colours and labels are looked up from that index once at the end.
 """
 
 from __future__ import annotations
@@ -17,31 +20,34 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.twin.mesh import Geometry
+from vision.twin.geometry import Geometry
+from vision.twin.lens import Lens
 
 NEAR_MM = 1.0
 CYL_SEGMENTS = 16
 SHIFT = 4
 ONE = 1 << SHIFT
+BOW_SPLIT_PX = 40.0  # with distortion, edges longer than this are split into pieces
 
 
 class ZBuffer:
-    """Inverse depth and polygon index per pixel of an undistorted pinhole image."""
+    """Inverse depth and polygon index per pixel of the picture."""
 
-    def __init__(self, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.invz = np.zeros((height, width), np.float32)
-        self.poly = np.full((height, width), -1, np.int32)
-        self.u = np.arange(width, dtype=np.float32)
-        self.v = np.arange(height, dtype=np.float32)
+    def __init__(self, lens: Lens) -> None:
+        self.width, self.height = lens.width, lens.height
+        self.invz = np.zeros((self.height, self.width), np.float32)
+        self.poly = np.full((self.height, self.width), -1, np.int32)
+        self.lens = lens
+        self.u = np.arange(self.width, dtype=np.float32)
+        self.v = np.arange(self.height, dtype=np.float32)
 
 
 @dataclass
 class Prepared:
-    """Polygons that survived culling, in image space, with what they belong to."""
+    """Polygons that survived culling, in picture space, with what they belong to."""
 
-    outlines: list[np.ndarray]  # fixed-point image points, one int32 array per polygon
-    planes: np.ndarray  # (M, 3) 1/z = a*u + b*v + c
+    outlines: list[np.ndarray]  # fixed-point picture points, one int32 array per polygon
+    planes: np.ndarray  # (M, 3): 1/z = a*u + b*v + c in pinhole pixels
     normals: np.ndarray  # (M, 3) board frame, facing the camera
     centroids: np.ndarray  # (M, 3) board frame
     colors: np.ndarray  # (M, 3) albedo
@@ -49,7 +55,7 @@ class Prepared:
     piece: np.ndarray
     kind: np.ndarray
     part: np.ndarray
-    convex: np.ndarray  # False for cylinder side bands, which need cv2.fillPoly
+    convex: np.ndarray  # False where cv2.fillPoly is needed (bands, bowed outlines)
 
 
 def _planes(normals_cam: np.ndarray, points_cam: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -64,28 +70,59 @@ def _planes(normals_cam: np.ndarray, points_cam: np.ndarray, k: np.ndarray) -> n
     return np.stack([a, b, c], axis=1)
 
 
-def _clip_near(points: np.ndarray) -> np.ndarray:
-    """Sutherland-Hodgman against the plane z = NEAR_MM (camera frame)."""
-    out = []
-    n = len(points)
-    for i in range(n):
-        p, q = points[i], points[(i + 1) % n]
-        p_in, q_in = p[2] >= NEAR_MM, q[2] >= NEAR_MM
-        if p_in:
-            out.append(p)
-        if p_in != q_in:
-            t = (NEAR_MM - p[2]) / (q[2] - p[2])
-            out.append(p + t * (q - p))
-    return np.array(out) if out else np.zeros((0, 3))
+def _frustum_planes(lens: Lens) -> np.ndarray:
+    """Half-spaces n . p >= offset (camera frame) that keep what the picture can show."""
+    hx, hy = lens.half_x, lens.half_y
+    return np.array([
+        [0.0, 0.0, 1.0, NEAR_MM],
+        [-1.0, 0.0, hx, 0.0],
+        [1.0, 0.0, hx, 0.0],
+        [0.0, -1.0, hy, 0.0],
+        [0.0, 1.0, hy, 0.0],
+    ])
 
 
-def _to_image(cam: np.ndarray, k: np.ndarray) -> np.ndarray:
-    z = cam[:, 2]
+def _clip(points: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """Sutherland-Hodgman of a convex polygon against half-spaces."""
+    for plane in planes:
+        if len(points) == 0:
+            break
+        side = points @ plane[:3] - plane[3]
+        if np.all(side >= 0):
+            continue
+        out = []
+        n = len(points)
+        for i in range(n):
+            j = (i + 1) % n
+            if side[i] >= 0:
+                out.append(points[i])
+            if (side[i] >= 0) != (side[j] >= 0):
+                t = side[i] / (side[i] - side[j])
+                out.append(points[i] + t * (points[j] - points[i]))
+        points = np.array(out) if out else np.zeros((0, 3))
+    return points
+
+
+def _bow(points: np.ndarray, pinhole: np.ndarray) -> np.ndarray:
+    """Splits a polygon's long edges so that their distorted images can bend."""
+    ahead = np.roll(points, -1, axis=0)
+    step = np.roll(pinhole, -1, axis=0) - pinhole
+    counts = (np.hypot(step[:, 0], step[:, 1]) // BOW_SPLIT_PX).astype(np.int64) + 1
+    if np.all(counts == 1):
+        return points
+    edge = np.repeat(np.arange(len(points)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    t = ((np.arange(len(edge)) - first) / np.repeat(counts, counts))[:, None]
+    return points[edge] + t * (ahead[edge] - points[edge])
+
+
+def _pinhole(cam: np.ndarray, k: np.ndarray) -> np.ndarray:
+    z = np.maximum(cam[:, 2], NEAR_MM)
     return np.stack([k[0, 0] * cam[:, 0] / z + k[0, 2], k[1, 1] * cam[:, 1] / z + k[1, 2]], axis=1)
 
 
 def _cylinder_bands(
-    g: Geometry, eye: np.ndarray, k: np.ndarray, rotation: np.ndarray, tvec: np.ndarray
+    g: Geometry, eye: np.ndarray, lens: Lens, rotation: np.ndarray, tvec: np.ndarray
 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """The visible side of each vertical cylinder as one (non-convex) band polygon.
 
@@ -96,8 +133,8 @@ def _cylinder_bands(
     stud pitch away and keep their order. The one cost: the band can lose a pixel row
     at its foot to the face it stands on.
 
-    Returns the outlines, the index of the cylinder each belongs to, and the unit
-    horizontal normal towards the eye per cylinder.
+    Returns the outlines, the cylinder each belongs to, and per cylinder the unit
+    horizontal normal towards the eye.
     """
     count = len(g.cyl_radius)
     toward = eye[None, :2] - g.cyl_base[:, :2]
@@ -113,33 +150,41 @@ def _cylinder_bands(
     pts = np.stack([np.concatenate([xs, xs], 1), np.concatenate([ys, ys], 1),
                     np.concatenate([z0, z1], 1)], axis=2).reshape(-1, 3)
     cam = pts @ rotation.T + tvec
-    ok = (cam[:, 2].reshape(count, -1).min(axis=1) > NEAR_MM) & facing.any(axis=1)
-    cam[:, 2] = np.maximum(cam[:, 2], NEAR_MM)
-    img = np.round(_to_image(cam, k) * ONE).astype(np.int32).reshape(count, 2, CYL_SEGMENTS, 2)
+    per = cam.reshape(count, -1, 3)
+    inside = (
+        (per[:, :, 2].min(axis=1) > NEAR_MM)
+        & (np.abs(per[:, :, 0] / per[:, :, 2]).max(axis=1) < lens.half_x)
+        & (np.abs(per[:, :, 1] / per[:, :, 2]).max(axis=1) < lens.half_y)
+    )
+    ok = inside & facing.any(axis=1)
+    img = np.zeros((len(cam), 2))
+    keep_pts = np.repeat(ok, 2 * CYL_SEGMENTS)
+    if keep_pts.any():
+        img[keep_pts] = lens.project(cam[keep_pts])
+    fixed = np.round(img * ONE).astype(np.int32).reshape(count, 2, CYL_SEGMENTS, 2)
     starts = np.argmax(facing & ~np.roll(facing, 1, axis=1), axis=1)
     starts[facing.all(axis=1)] = 0
     runs = facing.sum(axis=1)
     outlines: list[np.ndarray] = []
     owners: list[int] = []
     steps = np.arange(CYL_SEGMENTS + 2)
-    for c in np.flatnonzero(ok):
+    for c in np.flatnonzero(ok).tolist():
         idx = (starts[c] - 1 + steps[: runs[c] + 2]) % CYL_SEGMENTS
-        outlines.append(np.concatenate([img[c, 0, idx], img[c, 1, idx[::-1]]]))
-        owners.append(int(c))
+        outlines.append(np.concatenate([fixed[c, 0, idx], fixed[c, 1, idx[::-1]]]))
+        owners.append(c)
     normals = np.column_stack([h, np.zeros(count)])
     return outlines, np.array(owners, np.int64), normals
 
 
-def prepare(g: Geometry, k: np.ndarray, rotation: np.ndarray, tvec: np.ndarray) -> Prepared:
-    """Culls back faces, projects, and turns silhouette cylinders into band polygons."""
+def prepare(g: Geometry, lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> Prepared:
+    """Culls back faces and off-view polygons, clips, projects; cylinders become bands."""
+    k = lens.camera_matrix
     eye = -rotation.T @ tvec
     outlines: list[np.ndarray] = []
+    convex: list[bool] = []
     n_polys = len(g.sizes)
     keep = np.zeros(0, np.int64)
-    normals = np.zeros((0, 3))
-    cam_normals = np.zeros((0, 3))
-    cam_points = np.zeros((0, 3))
-    centroids = np.zeros((0, 3))
+    normals = cam_normals = cam_points = centroids = np.zeros((0, 3))
     if n_polys:
         starts = np.concatenate([[0], np.cumsum(g.sizes)[:-1]])
         cam = g.verts @ rotation.T + tvec
@@ -148,33 +193,57 @@ def prepare(g: Geometry, k: np.ndarray, rotation: np.ndarray, tvec: np.ndarray) 
         facing = np.sum(n_cam * first, axis=1)
         visible = (facing < 0) | g.two_sided
         sign = np.where(facing > 0, -1.0, 1.0)
-        zmin = np.minimum.reduceat(cam[:, 2], starts)
-        safe_z = np.maximum(cam[:, 2], NEAR_MM)
-        image = np.stack([k[0, 0] * cam[:, 0] / safe_z + k[0, 2],
-                          k[1, 1] * cam[:, 1] / safe_z + k[1, 2]], axis=1)
+        frustum = _frustum_planes(lens)
+        side = cam @ frustum[:, :3].T - frustum[:, 3]  # (V, 5)
+        inside = side >= 0
+        all_out = np.logical_and.reduceat(~inside, starts, axis=0).any(axis=1)
+        all_in = np.logical_and.reduceat(inside, starts, axis=0).all(axis=1)
+        visible &= ~all_out
+        pinhole = _pinhole(cam, k)
+        extent = np.maximum.reduceat(pinhole, starts, axis=0) - np.minimum.reduceat(
+            pinhole, starts, axis=0)
+        bowed = lens.distorted & (extent.max(axis=1) > BOW_SPLIT_PX)
+        simple = visible & all_in & ~bowed
+        image = np.zeros_like(pinhole)
+        simple_pts = np.repeat(simple, g.sizes)
+        if simple_pts.any():
+            image[simple_pts] = lens.project(cam[simple_pts])
         fixed = np.round(image * ONE).astype(np.int32)
-        kept: list[int] = []
         ends = starts + g.sizes
+        kept: list[int] = []
+        # Clipped or bowed outlines are projected together at the end (one call).
+        pending: list[tuple[int, np.ndarray]] = []
         for i in np.flatnonzero(visible).tolist():
             s, e = starts[i], ends[i]
-            if zmin[i] < NEAR_MM:
-                clipped = _clip_near(cam[s:e])
-                if len(clipped) < 3:
-                    continue
-                outlines.append(np.round(_to_image(clipped, k) * ONE).astype(np.int32))
-            else:
+            if simple[i]:
                 outlines.append(fixed[s:e])
+                convex.append(True)
+            else:
+                pts = cam[s:e] if all_in[i] else _clip(cam[s:e], frustum)
+                if len(pts) < 3:
+                    continue
+                if lens.distorted:
+                    pts = _bow(pts, _pinhole(pts, k))
+                pending.append((len(outlines), pts))
+                outlines.append(fixed[s:s])
+                convex.append(not lens.distorted)
             kept.append(i)
+        if pending:
+            projected = np.round(lens.project(np.concatenate([p for _, p in pending])) * ONE)
+            projected = projected.astype(np.int32)
+            offset = 0
+            for slot, pts in pending:
+                outlines[slot] = projected[offset:offset + len(pts)]
+                offset += len(pts)
         keep = np.array(kept, np.int64)
         normals = g.normals[keep] * sign[keep, None]
         cam_normals = n_cam[keep] * sign[keep, None]
         cam_points = first[keep]
         centroids = (np.add.reduceat(g.verts, starts, axis=0) / g.sizes[:, None])[keep]
-    convex = [True] * len(outlines)
     colors, gloss = g.colors[keep], g.gloss[keep]
     piece, kind, part = g.piece[keep], g.kind[keep], g.part[keep]
     if len(g.cyl_radius):
-        bands, owners, horizontal = _cylinder_bands(g, eye, k, rotation, tvec)
+        bands, owners, horizontal = _cylinder_bands(g, eye, lens, rotation, tvec)
         outlines.extend(bands)
         convex.extend([False] * len(bands))
         n_b = horizontal[owners]
@@ -216,23 +285,31 @@ def draw(zb: ZBuffer, prepared: Prepared, first_index: int = 0) -> None:
     every = np.concatenate(prepared.outlines)
     lo = np.minimum.reduceat(every, starts, axis=0) >> SHIFT
     hi = (np.maximum.reduceat(every, starts, axis=0) >> SHIFT) + 2
-    x0s, y0s = np.maximum(lo[:, 0], 0).tolist(), np.maximum(lo[:, 1], 0).tolist()
+    origin = np.maximum(lo, 0)
+    # Every outline shifted to its own bounding box, in one operation.
+    local_all = every - np.repeat(origin << SHIFT, lengths, axis=0).astype(np.int32)
+    x0s, y0s = origin[:, 0].tolist(), origin[:, 1].tolist()
     x1s, y1s = np.minimum(hi[:, 0], w).tolist(), np.minimum(hi[:, 1], h).tolist()
+    starts_l, ends_l = starts.tolist(), (starts + lengths).tolist()
     planes = prepared.planes.tolist()
     convex = prepared.convex.tolist()
     u, v = zb.u, zb.v
-    for i, pts in enumerate(prepared.outlines):
+    und_x, und_y = zb.lens.und_x, zb.lens.und_y
+    for i in range(len(prepared.outlines)):
         x0, x1, y0, y1 = x0s[i], x1s[i], y0s[i], y1s[i]
         if x1 <= x0 or y1 <= y0:
             continue
         mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        local = pts - np.array([x0 << SHIFT, y0 << SHIFT], np.int32)
+        local = local_all[starts_l[i]:ends_l[i]]
         if convex[i]:
             cv2.fillConvexPoly(mask, local, 1, cv2.LINE_8, SHIFT)
         else:
             cv2.fillPoly(mask, [local], 1, cv2.LINE_8, SHIFT)
         a, b, c = planes[i]
-        invz = (a * u[x0:x1])[None, :] + (b * v[y0:y1] + c)[:, None]
+        if und_x is None:
+            invz = (a * u[x0:x1])[None, :] + (b * v[y0:y1] + c)[:, None]
+        else:
+            invz = a * und_x[y0:y1, x0:x1] + b * und_y[y0:y1, x0:x1] + c
         zsub = zb.invz[y0:y1, x0:x1]
         win = mask.view(bool) & (invz > zsub)
         np.copyto(zsub, invz, where=win)

@@ -19,21 +19,16 @@ from vision.twin import board as board_layer
 from vision.twin import raster
 from vision.twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
 from vision.twin.frame import Frame, RenderOptions
-from vision.twin.lens import canvas_for, distort
-from vision.twin.mesh import (
-    KIND_BACKGROUND,
-    KIND_BOARD,
-    PART_BODY,
-    Geometry,
-    Mesh,
-    piece_geometry,
-)
+from vision.twin.geometry import Geometry, piece_geometry
+from vision.twin.lens import Lens, lens_for
+from vision.twin.mesh import KIND_BACKGROUND, KIND_BOARD, PART_BODY, Mesh
 from vision.twin.realism import (
     TABLE_MM_PER_PX,
     TABLE_PX,
     Camera8Bit,
     auto_gain,
     finish,
+    meter,
     random_pipeline,
     table_texture,
 )
@@ -71,21 +66,28 @@ def _plate_edges(mesh: Mesh, color: np.ndarray) -> None:
                  PART_BODY, 0.5)
 
 
-def _table_layer(k: np.ndarray, rotation: np.ndarray, tvec: np.ndarray, size: tuple[int, int],
+def _table_layer(lens: Lens, rotation: np.ndarray, tvec: np.ndarray,
                  texture: np.ndarray) -> np.ndarray:
-    """The table plane through its homography (texture pixel -> canvas pixel)."""
+    """The table plane through its homography (texture pixel -> pinhole pixel)."""
     half = TABLE_PX * TABLE_MM_PER_PX / 2
-    # texture pixel (i, j) -> table point (x, y, TABLE_Z)
     tex_to_board = np.array([
         [TABLE_MM_PER_PX, 0, BOARD_MM / 2 - half],
         [0, TABLE_MM_PER_PX, BOARD_MM / 2 - half],
         [0, 0, 1],
     ])
-    board_to_img = k @ np.column_stack([rotation[:, 0], rotation[:, 1],
-                                        rotation[:, 2] * TABLE_Z + tvec])
+    board_to_img = lens.camera_matrix @ np.column_stack(
+        [rotation[:, 0], rotation[:, 1], rotation[:, 2] * TABLE_Z + tvec])
     h = board_to_img @ tex_to_board
-    return cv2.warpPerspective(texture, h, size, flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REFLECT_101)
+    size = (lens.width, lens.height)
+    if lens.und_x is None or lens.und_y is None:
+        return cv2.warpPerspective(texture, h, size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REFLECT_101)
+    inv = np.linalg.inv(h)
+    ux, uy = lens.und_x, lens.und_y
+    w = np.float32(inv[2, 0]) * ux + (np.float32(inv[2, 1]) * uy + np.float32(inv[2, 2]))
+    tx = (np.float32(inv[0, 0]) * ux + (np.float32(inv[0, 1]) * uy + np.float32(inv[0, 2]))) / w
+    ty = (np.float32(inv[1, 0]) * ux + (np.float32(inv[1, 1]) * uy + np.float32(inv[1, 2]))) / w
+    return cv2.remap(texture, tx, ty, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
 
 
 def render(
@@ -128,6 +130,8 @@ def render(
     cover_mesh = Mesh()
     if clutter_on:
         cover_mesh.extend(table_clutter(rng))
+    if options.cover_with not in (None, "hand", "card"):
+        raise ValueError(f"cover_with: {options.cover_with!r} is not 'hand' or 'card'")
     if options.cover_corners:
         corners = [p for p in pieces if p.kind is Kind.CORNER]
         for index in options.cover_corners:
@@ -136,16 +140,16 @@ def render(
             cells = np.array(corners[index].footprint(), float)
             target = np.array([*((cells.mean(axis=0) + 0.5) * STUD_MM),
                                corners[index].top * BRICK_MM])
-            corner_cover(cover_mesh, rng, target, eye, use_card=bool(rng.uniform() < 0.3))
+            use_card = rng.uniform() < 0.3 if options.cover_with is None else (
+                options.cover_with == "card")
+            corner_cover(cover_mesh, rng, target, eye, use_card=bool(use_card))
 
-    canvas = canvas_for(camera, options.distortion)
-    k = canvas.camera_matrix
-    size = (canvas.width, canvas.height)
-    zb = raster.ZBuffer(*size)
-    scene_polys = raster.prepare(geometry, k, rotation, tvec)
+    lens = lens_for(camera, options.distortion)
+    zb = raster.ZBuffer(lens)
+    scene_polys = raster.prepare(geometry, lens, rotation, tvec)
     raster.draw(zb, scene_polys)
     n_scene = len(scene_polys.outlines)
-    extra = raster.prepare(Geometry.from_mesh(cover_mesh), k, rotation, tvec)
+    extra = raster.prepare(Geometry.from_mesh(cover_mesh), lens, rotation, tvec)
     covered_before = zb.poly >= 0 if extra.outlines else None
     raster.draw(zb, extra, n_scene)
 
@@ -161,16 +165,17 @@ def render(
     shadow, contact = board_layer.shadow_maps(
         list(pieces), [g.verts for g in parts[: len(pieces)]], light, light.softness_mm
     )
-    board = board_layer.render_board(k, rotation, tvec, size, texture, shadow, contact, light,
+    board = board_layer.render_board(lens, rotation, tvec, texture, shadow, contact, light,
                                      plate, gain)
     table_u8 = cv2.convertScaleAbs(table_tex * (tint * np.float32(flat_level) * gain))
-    image = _table_layer(k, rotation, tvec, size, table_u8)
+    image = _table_layer(lens, rotation, tvec, table_u8)
 
     polys = _concat_prepared(scene_polys, extra)
-    lut = cv2.convertScaleAbs(
-        shade_polygons(polys.normals, polys.centroids, polys.colors, polys.gloss, light, eye)
-        * gain[None, :]
-    ).reshape(-1, 3)
+    lut = np.zeros((0, 3), np.uint8)
+    if len(polys.piece):
+        shaded = shade_polygons(polys.normals, polys.centroids, polys.colors, polys.gloss,
+                                light, eye)
+        lut = cv2.convertScaleAbs(shaded * gain[None, :]).reshape(-1, 3)
     labels = _composite(image, zb, board, polys, lut)
     piece_ids, kinds, parts_map, depth = labels
     clutter_px = piece_ids == CLUTTER
@@ -185,19 +190,9 @@ def render(
     kinds[clutter_px] = KIND_BACKGROUND
     depth[clutter_px] = np.inf
 
-    if canvas.map_x is not None:
-        image = distort(canvas, image)
-        packed = kinds.astype(np.uint16) << 8 | parts_map
-        if occluded is not None:
-            packed |= occluded.astype(np.uint16) << 15
-        packed = distort(canvas, packed, nearest=True)
-        kinds = ((packed >> 8) & 0x7F).astype(np.uint8)
-        parts_map = (packed & 0xFF).astype(np.uint8)
-        if occluded is not None:
-            occluded = (packed >> 15).astype(bool)
-        piece_ids = distort(canvas, piece_ids.astype(np.float32), nearest=True).astype(np.int32)
-        depth = distort(canvas, depth, nearest=True)
-    picture = finish(image, pipeline, None if clean else rng)
+    if not clean:
+        image = meter(image, pipeline)
+    picture = finish(image, pipeline, rng)
     return Frame(
         image=picture,
         piece_ids=piece_ids,
@@ -284,11 +279,9 @@ def _override(p: Camera8Bit, o: RenderOptions) -> Camera8Bit:
         noise=p.noise if o.noise is None else o.noise,
         jpeg_quality=p.jpeg_quality if o.jpeg_quality is None else o.jpeg_quality,
         vignette=p.vignette,
+        soften=p.soften,
+        motion=p.motion,
+        motion_angle=p.motion_angle,
+        uneven=p.uneven,
     )
-
-
-def board_corners_mm() -> np.ndarray:
-    """The four outer corners of the plate, board frame (handy for checks and crops)."""
-    b = BOARD_MM
-    return np.array([[0, 0, 0], [b, 0, 0], [b, b, 0], [0, b, 0]], float)
 

@@ -8,11 +8,12 @@ light anyway.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
-from rules.pieces import Kind, Piece
+from rules.pieces import BUILDING_COLORS, Kind, Piece
 
 
 def _bgr(rgb: tuple[int, int, int]) -> np.ndarray:
@@ -32,6 +33,13 @@ LEGO_RGB: dict[str, tuple[int, int, int]] = {
     "monkey": (149, 138, 115),  # dark tan
     "butterfly": (254, 138, 24),  # orange
     "frog": (146, 57, 120),  # magenta
+    # Other common colours, for stray bricks on the table.
+    "red": (201, 26, 9),
+    "blue": (0, 85, 191),
+    "yellow": (242, 205, 55),
+    "white": (244, 244, 244),
+    "black": (27, 42, 52),
+    "light_gray": (160, 165, 169),
 }
 
 # The printed ground map (a cardboard print, duller than plastic).
@@ -46,12 +54,21 @@ BASEPLATE_RGB = (35, 120, 65)
 
 
 def piece_color(piece: Piece) -> np.ndarray:
-    """The piece's plastic colour; unknown building colours fall back to tan."""
+    """The piece's plastic colour.
+
+    A building piece without a known colour (scenes from the rules engine leave it
+    empty: it never matters to the rules) gets one of the four building colours, picked
+    from its id and place so that it keeps that colour from turn to turn, as a real
+    piece does.
+    """
     if piece.kind in (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG):
         return _bgr(LEGO_RGB[piece.kind.value])
     if piece.kind is Kind.CORNER:
         return _bgr(LEGO_RGB["green"])
-    return _bgr(LEGO_RGB.get(piece.color, LEGO_RGB["tan"]))
+    if piece.color in LEGO_RGB:
+        return _bgr(LEGO_RGB[piece.color])
+    key = f"{piece.id}|{piece.kind.value}|{piece.x},{piece.y},{piece.z}".encode()
+    return _bgr(LEGO_RGB[BUILDING_COLORS[zlib.crc32(key) % len(BUILDING_COLORS)]])
 
 
 @dataclass(frozen=True)
@@ -71,7 +88,6 @@ class Light:
     color: tuple[float, float, float] = (1.0, 1.0, 1.0)
     shadow: float = 0.55
     softness_mm: float = 1.5
-    extra: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def direction(self) -> np.ndarray:
@@ -90,11 +106,15 @@ class Light:
         else:
             color = tuple(rng.uniform(0.92, 1.0, 3))
         hard = rng.uniform()
+        # Ambient plus direct light stays near 1 so that white plastic reaches white
+        # without clipping whole faces; the share of direct light sets the contrast.
+        total = rng.uniform(0.85, 1.05)
+        ambient = total * rng.uniform(0.3, 0.65)
         return cls(
             azimuth_deg=rng.uniform(0, 360),
             elevation_deg=rng.uniform(25, 85),
-            ambient=rng.uniform(0.3, 0.65),
-            diffuse=rng.uniform(0.35, 0.8),
+            ambient=ambient,
+            diffuse=total - ambient,
             specular=rng.uniform(0.05, 0.45),
             shininess=rng.uniform(15, 80),
             color=(float(color[0]), float(color[1]), float(color[2])),

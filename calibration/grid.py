@@ -1,0 +1,233 @@
+"""Sub-pixel alignment on the stud lattice, by folding the board onto one stud cell.
+
+Edges pin the board to within a pixel or two, but a textured board offers a step to
+every edge search and the fit can settle a little off. The stud lattice itself is the
+most exact thing the board shows: a thousand stud tops at known places. With the pose
+already close, the image is resampled onto the plane of the stud tops (z = 1.7 mm),
+where every stud top is a circle of 2.4 mm radius on an 8 mm lattice. Averaging the
+edge strength of all cells of a block onto a single cell cancels noise, shadows and
+whatever covers part of the board, and a circular correlation with the stud's outline
+says how far the lattice sits from where the pose put it, block by block. Those
+offsets, turned into point pairs, correct the pose.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera, FloatArray, Pose, project
+from rules.pieces import BOARD_STUDS, STUD_DIAMETER_MM, STUD_HEIGHT_MM, STUD_MM
+
+PX_PER_MM = 2
+CELL_PX = int(STUD_MM * PX_PER_MM)
+BLOCKS = 4
+CELLS_PER_BLOCK = BOARD_STUDS // BLOCKS
+MIN_BLOCKS = 4
+HOLE_RADIUS_MM = 2.95
+"""The ground map card's holes are a little wider than the studs."""
+
+
+@dataclass
+class GridFit:
+    """Pose after lattice alignment, blocks that agreed and their residual (px)."""
+
+    pose: Pose
+    blocks: int
+    residual_px: float
+
+
+def _ring(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
+    """A thin ring on the cell's torus (the cell wraps around), origin at pixel (0, 0)."""
+    yy, xx = np.mgrid[0:CELL_PX, 0:CELL_PX].astype(np.float64)
+    size = CELL_PX / PX_PER_MM
+    dx = (xx / PX_PER_MM - centre_mm[0] + size / 2) % size - size / 2
+    dy = (yy / PX_PER_MM - centre_mm[1] + size / 2) % size - size / 2
+    r = np.hypot(dx, dy)
+    return np.exp(-0.5 * ((r - radius_mm) / 0.35) ** 2)
+
+
+def _disc(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
+    """A soft-edged disc on the cell's torus."""
+    yy, xx = np.mgrid[0:CELL_PX, 0:CELL_PX].astype(np.float64)
+    size = CELL_PX / PX_PER_MM
+    dx = (xx / PX_PER_MM - centre_mm[0] + size / 2) % size - size / 2
+    dy = (yy / PX_PER_MM - centre_mm[1] + size / 2) % size - size / 2
+    return np.clip((radius_mm - np.hypot(dx, dy)) * PX_PER_MM + 0.5, 0.0, 1.0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _spectra(px10: int, py10: int) -> tuple[NDArray[np.complex128], NDArray[np.complex128]]:
+    """Both templates' spectra for a parallax rounded to a tenth of a millimetre."""
+    parallax = np.array([px10 / 10, py10 / 10])
+    return stud_spectrum(parallax), shade_spectrum(parallax)
+
+
+def shade_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
+    """Conjugate spectrum of a stud's brightness: a top ringed by a dark hole in the card.
+
+    Whatever colour the card is, the shadowed plate showing through the card's hole is
+    darker than both the plastic top inside it and the card outside it; this is what
+    tells a stud's centre from the gap between four studs, where edges look alike.
+    """
+    top = _disc(np.zeros(2), STUD_DIAMETER_MM / 2)
+    hole = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
+    card = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM + 0.9) - _disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
+    # The hole is a dark valley between the top and the card, whichever of them is
+    # brighter; between four studs there is no such valley.
+    template = 0.5 * top / top.sum() + 0.5 * card / card.sum() - hole / max(hole.sum(), 1e-6)
+    template -= template.mean()
+    return np.conj(np.fft.fft2(template))
+
+
+def stud_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
+    """Conjugate spectrum of what a stud's edges look like on the stud-top plane.
+
+    The top's rim is a circle at the origin; the stud's foot and the card's hole around
+    it lie 1.7 mm lower, so on this plane they appear shifted by the parallax of that
+    height as the camera sees it. Modelling them keeps them from pulling the match.
+    """
+    template = (
+        _ring(np.zeros(2), STUD_DIAMETER_MM / 2)
+        + 0.5 * _ring(parallax_mm, STUD_DIAMETER_MM / 2)
+        + 0.5 * _ring(parallax_mm, HOLE_RADIUS_MM)
+    )
+    template -= template.mean()
+    return np.conj(np.fft.fft2(template))
+
+
+def parallax_at(pose: Pose, xy: FloatArray) -> FloatArray:
+    """Where a point of the plate (z = 0) appears on the stud-top plane, minus where it is."""
+    eye = pose.camera_center
+    p = np.array([xy[0], xy[1], 0.0])
+    t = (STUD_HEIGHT_MM - eye[2]) / (0.0 - eye[2])
+    seen = eye + t * (p - eye)
+    return seen[:2] - p[:2]
+
+
+def rectify_maps(camera: Camera, pose: Pose) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Image coordinates of every rectified pixel of the stud-top plane (lens included).
+
+    Projected on a 4 mm grid and interpolated: the lens is smooth at that scale, and
+    projecting every pixel would cost ten times as much.
+    """
+    size = BOARD_STUDS * CELL_PX
+    coarse = np.arange(0, BOARD_STUDS * STUD_MM + 4.0, 4.0)
+    gx, gy = np.meshgrid(coarse, coarse)
+    pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, STUD_HEIGHT_MM)], axis=1)
+    px = project(camera, pose, pts).reshape(len(coarse), len(coarse), 2).astype(np.float32)
+    # Rectified pixel i lies at i / PX_PER_MM mm, so stud centres fall on whole pixels.
+    fine = (np.arange(size) / PX_PER_MM / 4.0).astype(np.float32)
+    fx, fy = np.meshgrid(fine, fine)
+    map_x = cv2.remap(px[..., 0], fx, fy, cv2.INTER_LINEAR)
+    map_y = cv2.remap(px[..., 1], fx, fy, cv2.INTER_LINEAR)
+    return map_x, map_y
+
+
+def _subpixel_peak(corr: NDArray[np.float64]) -> tuple[float, float, float]:
+    """Peak of a circular correlation as a signed shift (px) in x and y, and its height."""
+    n = corr.shape[0]
+    iy, ix = np.unravel_index(int(np.argmax(corr)), corr.shape)
+    peak = float(corr[iy, ix])
+    shifts = []
+    for lo, hi, i in (
+        (corr[iy, (ix - 1) % n], corr[iy, (ix + 1) % n], ix),
+        (corr[(iy - 1) % n, ix], corr[(iy + 1) % n, ix], iy),
+    ):
+        den = lo - 2 * peak + hi
+        frac = 0.5 * (lo - hi) / den if den < 0 else 0.0
+        shifts.append((i + frac + n / 2) % n - n / 2)
+    return shifts[0], shifts[1], peak
+
+
+def lattice_offsets(
+    gray: NDArray[np.float32], camera: Camera, pose: Pose
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per block: its centre (mm), the lattice offset seen there (mm) and peak clarity."""
+    map_x, map_y = rectify_maps(camera, pose)
+    h, w = gray.shape
+    valid = (map_x >= 1) & (map_x < w - 2) & (map_y >= 1) & (map_y < h - 2)
+    rect = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gx = cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    mag[~valid] = 0.0
+    rect[~valid] = 0.0
+    shape = (BLOCKS, CELLS_PER_BLOCK, CELL_PX, BLOCKS, CELLS_PER_BLOCK, CELL_PX)
+    sums = mag.reshape(shape).sum(axis=(1, 4))
+    shade = rect.reshape(shape).sum(axis=(1, 4))
+    counts = valid.reshape(shape).sum(axis=(1, 4))
+    centres, offsets, clarity = [], [], []
+    for by in range(BLOCKS):
+        for bx in range(BLOCKS):
+            count = counts[by, :, bx, :]
+            if count.min() < CELLS_PER_BLOCK * CELLS_PER_BLOCK // 4:
+                continue
+            # The stud top's centre sits at the cell's centre when the pose is right.
+            half = (-(CELL_PX // 2), -(CELL_PX // 2))
+            edges = np.roll(sums[by, :, bx, :] / count, half, axis=(0, 1))
+            bright = np.roll(shade[by, :, bx, :] / count, half, axis=(0, 1))
+            centre = np.array([bx + 0.5, by + 0.5]) * CELLS_PER_BLOCK * STUD_MM
+            parallax = parallax_at(pose, centre)
+            edge_t, shade_t = _spectra(round(parallax[0] * 10), round(parallax[1] * 10))
+            corr_e = np.real(np.fft.ifft2(np.fft.fft2(edges - edges.mean()) * edge_t))
+            corr_s = np.real(np.fft.ifft2(np.fft.fft2(bright - bright.mean()) * shade_t))
+            corr = corr_e / (np.std(corr_e) + 1e-9) + corr_s / (np.std(corr_s) + 1e-9)
+            sx, sy, peak = _subpixel_peak(corr)
+            spread = float(np.std(corr)) / 2
+            centres.append(centre)
+            offsets.append((sx / PX_PER_MM, sy / PX_PER_MM))
+            clarity.append(peak / spread if spread > 0 else 0.0)
+    return np.array(centres).reshape(-1, 2), np.array(offsets).reshape(-1, 2), np.array(clarity)
+
+
+def refine_on_grid(
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    rounds: int = 2,
+    min_clarity: float = 2.5,
+) -> GridFit | None:
+    """The pose moved so that the stud lattice sits where it is seen, or None if unseen."""
+    current = pose
+    fit: GridFit | None = None
+    span = (CELLS_PER_BLOCK / 2 - 0.5) * STUD_MM
+    corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
+    for _ in range(rounds):
+        centres, offsets, clarity = lattice_offsets(gray, camera, current)
+        good = clarity >= min_clarity
+        if good.sum() < MIN_BLOCKS:
+            return fit
+        # Several studs per block keep the solve well conditioned; all share its offset.
+        board = (centres[good][:, None, :] + corners[None]).reshape(-1, 2)
+        seen = board + np.repeat(offsets[good], len(corners), axis=0)
+        z = np.full((len(board), 1), STUD_HEIGHT_MM)
+        obj = np.hstack([board, z])
+        img = project(camera, current, np.hstack([seen, z]))
+        keep = np.ones(len(obj), bool)
+        trial = current
+        err = np.zeros(len(obj))
+        for _ in range(2):
+            rvec, tvec = cv2.solvePnPRefineLM(
+                obj[keep].reshape(-1, 1, 3), img[keep].reshape(-1, 1, 2),
+                camera.camera_matrix, camera.dist_coeffs,
+                current.rvec.reshape(3, 1).copy(), current.tvec.reshape(3, 1).copy(),
+            )
+            trial = Pose(rvec.reshape(3), tvec.reshape(3))
+            err = np.linalg.norm(project(camera, trial, obj) - img, axis=1)
+            # A block whose offset the others do not share is seeing something else
+            # (a hand, a piece's studs): drop it and solve again.
+            block_err = err.reshape(-1, len(corners)).max(axis=1)
+            limit = max(3.0 * float(np.median(block_err)), 0.5)
+            keep = np.repeat(block_err < limit, len(corners))
+            if keep.sum() < len(corners) * MIN_BLOCKS:
+                return fit
+        current = trial
+        used = keep.reshape(-1, len(corners))[:, 0]
+        residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
+        fit = GridFit(current, int(used.sum()), residual)
+    return fit
