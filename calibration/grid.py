@@ -28,6 +28,7 @@ CELL_PX = int(STUD_MM * PX_PER_MM)
 BLOCKS = 4
 CELLS_PER_BLOCK = BOARD_STUDS // BLOCKS
 MIN_BLOCKS = 4
+MAX_OFFSET_MM = 2.5
 HOLE_RADIUS_MM = 2.95
 """The ground map card's holes are a little wider than the studs."""
 
@@ -199,7 +200,9 @@ def refine_on_grid(
     corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
     for _ in range(rounds):
         centres, offsets, clarity = lattice_offsets(gray, camera, current)
-        good = clarity >= min_clarity
+        # An offset near half a cell means the gap between four studs matched better than
+        # a stud: ambiguous, and further than the edge fit ever leaves the pose.
+        good = (clarity >= min_clarity) & (np.abs(offsets).max(axis=1) < MAX_OFFSET_MM)
         if good.sum() < MIN_BLOCKS:
             return fit
         # Several studs per block keep the solve well conditioned; all share its offset.

@@ -25,20 +25,21 @@ from calibration.board_model import (
 )
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.corners import find_plate_quads
-from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose
+from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose, rim_side_support
 from calibration.grid import GridFit, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
 
 PLATE_GROUP = 4
-MAX_RMS_PX = 1.5
+MAX_RMS_PX = 1.0
 MIN_PLATE_SUPPORT = 0.3
 MIN_CORNER_SUPPORT = 0.3
 MIN_CORNERS_SEEN = 2
-MIN_MAP_MARGIN = 1.25
+MIN_MAP_MARGIN = 1.5
 MIN_GRID_BLOCKS = 5
 MAX_CANDIDATES = 5
+MIN_SIDE_SUPPORT = 0.3
 
 
 @dataclass
@@ -198,7 +199,15 @@ def gray_float(image: NDArray[np.uint8]) -> NDArray[np.float32]:
     return gray.astype(np.float32)
 
 
-def judge(grid: GridFit, support: dict[int, float], margin: float) -> tuple[str, list[int], float]:
+def _stud_pitch_px(camera: Camera, pose: Pose) -> float:
+    """The projected stud pitch at the board's centre."""
+    a = project(camera, pose, np.array([[124.0, 128.0, 0.0], [132.0, 128.0, 0.0], [128.0, 132.0, 0.0]]))
+    return float(min(np.linalg.norm(a[1] - a[0]), np.linalg.norm(a[2] - a[0]) * 2))
+
+
+def judge(
+    grid: GridFit, support: dict[int, float], margin: float, sides: list[tuple[int, float]]
+) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
     seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
     rim = support.get(PLATE_GROUP, 0.0)
@@ -215,6 +224,9 @@ def judge(grid: GridFit, support: dict[int, float], margin: float) -> tuple[str,
         return f"the stud grid was seen in only {grid.blocks} of 16 blocks", seen, quality
     if rim < MIN_PLATE_SUPPORT:
         return f"only {rim:.0%} of the plate's rim was found", seen, quality
+    weak = [frac for n, frac in sides if n >= 6 and frac < MIN_SIDE_SUPPORT]
+    if weak or sum(n for n, _ in sides) < 12:
+        return "the plate's rim is not where the stud grid puts it", seen, quality
     if len(seen) < MIN_CORNERS_SEEN:
         return f"only {len(seen)} corner brick(s) seen", seen, quality
     if margin < MIN_MAP_MARGIN:
@@ -276,8 +288,9 @@ def finish(
     if grid is None or not _in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
+    sides = rim_side_support(gray, camera, grid.pose, RIM_MODEL, 0.45 * _stud_pitch_px(camera, grid.pose))
     pose, margin = resolve_turn(image, camera, grid.pose, ground)
-    reason, seen, quality = judge(grid, support, margin)
+    reason, seen, quality = judge(grid, support, margin, sides)
     # Corner bricks are reported in the resolved board frame's numbering.
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:

@@ -92,7 +92,7 @@ def piece_geometry(piece: Piece, color: np.ndarray) -> Geometry:
            tuple(np.round(color, 5)))
     geometry = _GEOMETRY_CACHE.get(key)
     if geometry is None:
-        if len(_GEOMETRY_CACHE) > 20000:
+        if len(_GEOMETRY_CACHE) > 5000:
             _GEOMETRY_CACHE.clear()
         geometry = Geometry.from_mesh(piece_mesh(piece, 0, color))
         _GEOMETRY_CACHE[key] = geometry

@@ -67,7 +67,7 @@ def lens_for(camera: Camera, distort: bool = True) -> Lens:
     return _lens(key)
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=8)  # each holds two float maps the size of the picture
 def _lens(key: tuple) -> Lens:
     width, height, k_flat, dist_t = key
     k = np.array(k_flat, float).reshape(3, 3)
