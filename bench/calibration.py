@@ -24,12 +24,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.board_model import stud_centres  # noqa: E402
-from calibration.camera import project, rotation_angle_deg  # noqa: E402
-from calibration.pose import locate_board  # noqa: E402
-from calibration.tracking import BoardTracker  # noqa: E402
-from rules.maps import load_map  # noqa: E402
-from vision.twin import RenderOptions, random_camera, render  # noqa: E402
+from calibration.board_model import stud_centres
+from calibration.camera import project, rotation_angle_deg
+from calibration.pose import locate_board
+from calibration.tracking import BoardTracker
+from rules.maps import load_map
+from vision.twin import RenderOptions, random_camera, render
 
 WRONG_PX = 2.0
 
@@ -58,12 +58,13 @@ class Tally:
         print(f"rotation error deg   median {pct(self.rot_deg, 50)}  p95 {pct(self.rot_deg, 95)}")
         print(f"first detection ms   median {pct(self.first_ms, 50)}  p95 {pct(self.first_ms, 95)}")
         if self.tracked_ms:
-            print(f"tracked frame ms     median {pct(self.tracked_ms, 50)}  p95 {pct(self.tracked_ms, 95)}")
+            med, p95 = pct(self.tracked_ms, 50), pct(self.tracked_ms, 95)
+            print(f"tracked frame ms     median {med}  p95 {p95}")
         for reason, count in sorted(self.reasons.items(), key=lambda kv: -kv[1])[:6]:
             print(f"  not found x{count}: {reason}")
 
 
-def score(tally: Tally, frame, result) -> None:  # noqa: ANN001
+def score(tally: Tally, frame, result) -> None:
     tally.frames += 1
     if not result.found:
         key = result.reason.split("(")[0].strip()
@@ -88,7 +89,9 @@ def options_for(rng: np.random.Generator, seed: int) -> RenderOptions:
     return RenderOptions(cover_corners=covered)
 
 
-def run_set(title: str, n: int, seed0: int, make_camera, make_options, ground, track: bool) -> Tally:  # noqa: ANN001
+def run_set(
+    title: str, n: int, seed0: int, make_camera, make_options, ground, track: bool
+) -> Tally:
     tally = Tally()
     for i in range(n):
         seed = seed0 + i
@@ -112,7 +115,7 @@ def run_set(title: str, n: int, seed0: int, make_camera, make_options, ground, t
     return tally
 
 
-def _nudge(pose, rng):  # noqa: ANN001, ANN202
+def _nudge(pose, rng):
     from calibration.camera import Pose
 
     return Pose(pose.rvec + rng.normal(0, 0.002, 3), pose.tvec + rng.normal(0, 1.0, 3))
@@ -121,14 +124,14 @@ def _nudge(pose, rng):  # noqa: ANN001, ANN202
 _SCENES: dict[str, object] = {}
 
 
-def _scene(ground):  # noqa: ANN001, ANN202
+def _scene(ground):
     """The board with its corner bricks and a small palace in the middle."""
     if ground.name not in _SCENES:
         _SCENES[ground.name] = palace_in_the_middle(ground)
     return _SCENES[ground.name]
 
 
-def palace_in_the_middle(ground):  # noqa: ANN001, ANN201
+def palace_in_the_middle(ground):
     """The starting staircase plus two columns with bricks on top: a mid-game palace."""
     from rules.palace import Palace
     from rules.pieces import Kind, Piece
@@ -151,18 +154,52 @@ def main() -> None:
     n = args.frames or (30 if args.quick else 200)
     ground = load_map("1")
 
-    run_set("in range (random camera, light, noise, clutter, 25% one corner covered)", n, 1000,
-            lambda rng: random_camera(rng), options_for, ground, track=True)
+    run_set(
+        "in range (random camera, light, noise, clutter, 25% one corner covered)",
+        n,
+        1000,
+        lambda rng: random_camera(rng),
+        options_for,
+        ground,
+        track=True,
+    )
     m = max(n // 5, 6)
-    run_set("clean frames (neutral light, plain table, no clutter)", m, 3000,
-            lambda rng: random_camera(rng), lambda rng, s: RenderOptions(clean=True), ground,
-            track=False)
-    run_set("outside: elevation 15-30 degrees", m, 5000,
-            lambda rng: random_camera(rng, elevation_deg=(15, 30)), options_for, ground, track=False)
-    run_set("outside: heavy blur", m, 6000, lambda rng: random_camera(rng),
-            lambda rng, s: RenderOptions(blur=float(rng.uniform(3.0, 5.0))), ground, track=False)
-    run_set("outside: strong colour cast", m, 7000, lambda rng: random_camera(rng),
-            lambda rng, s: RenderOptions(white_balance=(0.55, 0.9, 1.6)), ground, track=False)
+    run_set(
+        "clean frames (neutral light, plain table, no clutter)",
+        m,
+        3000,
+        lambda rng: random_camera(rng),
+        lambda rng, s: RenderOptions(clean=True),
+        ground,
+        track=False,
+    )
+    run_set(
+        "outside: elevation 15-30 degrees",
+        m,
+        5000,
+        lambda rng: random_camera(rng, elevation_deg=(15, 30)),
+        options_for,
+        ground,
+        track=False,
+    )
+    run_set(
+        "outside: heavy blur",
+        m,
+        6000,
+        lambda rng: random_camera(rng),
+        lambda rng, s: RenderOptions(blur=float(rng.uniform(3.0, 5.0))),
+        ground,
+        track=False,
+    )
+    run_set(
+        "outside: strong colour cast",
+        m,
+        7000,
+        lambda rng: random_camera(rng),
+        lambda rng, s: RenderOptions(white_balance=(0.55, 0.9, 1.6)),
+        ground,
+        track=False,
+    )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ needs a different setup, not different calibration code.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,12 +93,6 @@ class CornerBrick:
     outline: FloatArray  # 6 x 3, counter-clockwise seen from above
     studs: FloatArray  # 3 x 3
 
-    def foot(self) -> FloatArray:
-        """The same outline on the plate (z = 0): where it meets the plate and casts shadow."""
-        out = self.outline.copy()
-        out[:, 2] = 0.0
-        return out
-
 
 def corner_bricks(inset: int = 1) -> tuple[CornerBrick, ...]:
     """The four corner bricks, indexed as :func:`corner_setup` orders them."""
@@ -108,7 +101,10 @@ def corner_bricks(inset: int = 1) -> tuple[CornerBrick, ...]:
         cells = set(piece.footprint())
         outline = _l_outline(cells)
         studs = np.array(
-            [[(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, BRICK_MM + STUD_HEIGHT_MM] for x, y in sorted(cells)]
+            [
+                [(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, BRICK_MM + STUD_HEIGHT_MM]
+                for x, y in sorted(cells)
+            ]
         )
         bricks.append(CornerBrick(index, piece, outline, studs))
     return tuple(bricks)
@@ -118,7 +114,9 @@ def _l_outline(cells: set[tuple[int, int]]) -> FloatArray:
     """The outline of three cells of a 2x2 square as a hexagon at brick-top height."""
     x0 = min(x for x, _ in cells)
     y0 = min(y for _, y in cells)
-    missing = next((x0 + dx, y0 + dy) for dx in (0, 1) for dy in (0, 1) if (x0 + dx, y0 + dy) not in cells)
+    missing = next(
+        (x0 + dx, y0 + dy) for dx in (0, 1) for dy in (0, 1) if (x0 + dx, y0 + dy) not in cells
+    )
     # Walk the 2x2 square's corners counter-clockwise, replacing the missing cell's outer
     # corner by the three corners of the notch.
     square = [(0, 0), (2, 0), (2, 2), (0, 2)]
@@ -154,9 +152,3 @@ def inset_polygon(outline: FloatArray, distance: float) -> FloatArray:
 def polygon_edges(outline: FloatArray) -> list[tuple[FloatArray, FloatArray]]:
     """Consecutive vertex pairs of a closed polygon."""
     return [(outline[i], outline[(i + 1) % len(outline)]) for i in range(len(outline))]
-
-
-def turn_angle_deg(a: Pose, b: Pose) -> float:
-    """Angle between two poses' rotations (degrees)."""
-    cos = (np.trace(a.rotation.T @ b.rotation) - 1) / 2
-    return math.degrees(math.acos(float(np.clip(cos, -1.0, 1.0))))

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import FloatArray
+from calibration.camera import Camera, FloatArray
 
 COARSE_WIDTH = 320
 
@@ -190,8 +190,10 @@ def line_quads(
         return []
     picked: list[tuple[float, float]] = []
     for rho, theta in lines.reshape(-1, 2):
-        if all(abs(rho - r) > 6 or min(abs(theta - t), np.pi - abs(theta - t)) > 0.12
-               for r, t in picked):
+        if all(
+            abs(rho - r) > 6 or min(abs(theta - t), np.pi - abs(theta - t)) > 0.12
+            for r, t in picked
+        ):
             picked.append((float(rho), float(theta)))
         if len(picked) == max_lines:
             break
@@ -249,13 +251,27 @@ def _cross(l1: tuple[float, float], l2: tuple[float, float]) -> FloatArray | Non
     return np.linalg.solve(m, np.array([r1, r2]))
 
 
-def find_plate_quads(image_bgr: NDArray[np.uint8], limit: int = 4) -> list[FloatArray]:
-    """Candidate outlines of the plate, full-size pixels, best first."""
+def find_plate_quads(
+    image_bgr: NDArray[np.uint8], camera: Camera | None = None, limit: int = 4
+) -> list[FloatArray]:
+    """Candidate outlines of the plate, best first, in full-size *undistorted* pixels.
+
+    A wide webcam bends the plate's straight sides into arcs; fitting lines to those
+    puts the corners pixels off, so with a camera the mask is undistorted first and the
+    corners come back in the pinhole image of ``camera.camera_matrix``.
+    """
     h, w = image_bgr.shape[:2]
     scale = COARSE_WIDTH / w
     small = cv2.resize(image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
     texture = stud_texture(image_bgr, (small.shape[1], small.shape[0]))
     mask = board_mask(small, texture)
+    if camera is not None and np.any(camera.dist_coeffs != 0):
+        size = (small.shape[1], small.shape[0])
+        k = camera.scaled_to(*size).camera_matrix
+        map_x, map_y = cv2.initUndistortRectifyMap(
+            k, camera.dist_coeffs, None, k, size, cv2.CV_32FC1
+        )
+        mask = cv2.remap(mask, map_x, map_y, cv2.INTER_NEAREST)
     contour = largest_blob(mask)
     if contour is None:
         return []

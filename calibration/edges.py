@@ -1,11 +1,13 @@
-"""Pose refinement by pulling projected model edges onto the image's edges.
+"""Pose refinement by pulling projected model edges onto the image's edges, and edge evidence.
 
-A coarse pose from a downscaled image is a few pixels off. The board's long straight
-edges and the corner bricks' outlines are where the image knows the board to a fraction
-of a pixel, so each refinement round projects sample points along those model edges,
-looks along each edge's normal for the strongest intensity step, and re-solves the pose
-on the found points. Searching only along the normal makes every residual a distance
-to the edge (points may slide along it freely), the classic model-based tracker.
+A coarse pose from a downscaled image is many pixels off. The plate's rim is the one
+long edge that stands between board and table, so each refinement round projects
+sample points along it, looks along each edge's normal for the outermost strong
+intensity step (inside the rim lie rows of studs with steps as strong), and re-solves
+the pose on the found points. Searching only along the normal makes every residual a
+distance to the edge (points may slide along it freely), the classic model-based
+tracker. The same sampling tells how much of the rim and of each corner brick's outline
+the image shows at a given pose, which is evidence for or against that pose.
 """
 
 from __future__ import annotations
@@ -130,8 +132,13 @@ def profiles(
     chunk = 16000  # remap takes at most 32767 rows
     return np.concatenate(
         [
-            cv2.remap(gray, xs[i : i + chunk], ys[i : i + chunk], cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_REPLICATE)
+            cv2.remap(
+                gray,
+                xs[i : i + chunk],
+                ys[i : i + chunk],
+                cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
             for i in range(0, max(len(xs), 1), chunk)
         ]
     )
@@ -211,7 +218,11 @@ def refine_pose(
             & (px[:, 1] < h - radius - 3)
         )
         p3, px, normal, segments, outer = (
-            p3[inside], px[inside], normal[inside], segments[inside], outer[inside]
+            p3[inside],
+            px[inside],
+            normal[inside],
+            segments[inside],
+            outer[inside],
         )
         n = len(p3)
         if n < 12:
@@ -227,8 +238,12 @@ def refine_pose(
         obj = p3[ok].reshape(-1, 1, 3)
         img = found[ok].reshape(-1, 1, 2)
         rvec, tvec = cv2.solvePnPRefineLM(
-            obj, img, camera.camera_matrix, camera.dist_coeffs,
-            current.rvec.reshape(3, 1).copy(), current.tvec.reshape(3, 1).copy(),
+            obj,
+            img,
+            camera.camera_matrix,
+            camera.dist_coeffs,
+            current.rvec.reshape(3, 1).copy(),
+            current.tvec.reshape(3, 1).copy(),
         )
         current = Pose(rvec.reshape(3), tvec.reshape(3))
         reproj = project(camera, current, obj.reshape(-1, 3))
@@ -269,7 +284,11 @@ def _straight_inliers(
 
 
 def rim_side_support(
-    gray: NDArray[np.float32], camera: Camera, pose: Pose, model: EdgeModel, reach_px: float,
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    model: EdgeModel,
+    reach_px: float,
     min_step: float = 4.0,
 ) -> list[tuple[int, float]]:
     """Per rim side in view: (samples, fraction whose outermost step is on the model).
@@ -282,19 +301,28 @@ def rim_side_support(
     radius = max(4, int(reach_px))
     _, px, normal, segments, outer = sample_edges(camera, pose, model, 6.0)
     inside = (
-        (px[:, 0] > radius + 2) & (px[:, 0] < w - radius - 3)
-        & (px[:, 1] > radius + 2) & (px[:, 1] < h - radius - 3) & outer
+        (px[:, 0] > radius + 2)
+        & (px[:, 0] < w - radius - 3)
+        & (px[:, 1] > radius + 2)
+        & (px[:, 1] < h - radius - 3)
+        & outer
     )
     px, normal, segments = px[inside], normal[inside], segments[inside]
     if len(px) == 0:
         return []
     offset, ok = search_edges(gray, px, normal, radius, min_step, np.ones(len(px), bool))
     hit = ok & (np.abs(offset) <= 1.5)
-    return [(int((segments == s).sum()), float(hit[segments == s].mean())) for s in np.unique(segments)]
+    return [
+        (int((segments == s).sum()), float(hit[segments == s].mean())) for s in np.unique(segments)
+    ]
 
 
 def edge_support(
-    gray: NDArray[np.float32], camera: Camera, pose: Pose, model: EdgeModel, spacing_px: float,
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    model: EdgeModel,
+    spacing_px: float,
     min_step: float,
 ) -> dict[int, float]:
     """Per group, the fraction of in-image samples with an intensity step within 1.5 px.

@@ -77,7 +77,9 @@ def shade_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
     """
     top = _disc(np.zeros(2), STUD_DIAMETER_MM / 2)
     hole = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
-    card = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM + 0.9) - _disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
+    card = np.clip(
+        _disc(parallax_mm, HOLE_RADIUS_MM + 0.9) - _disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1
+    )
     # The hole is a dark valley between the top and the card, whichever of them is
     # brighter; between four studs there is no such valley.
     template = 0.5 * top / top.sum() + 0.5 * card / card.sum() - hole / max(hole.sum(), 1e-6)
@@ -216,9 +218,12 @@ def refine_on_grid(
         err = np.zeros(len(obj))
         for _ in range(2):
             rvec, tvec = cv2.solvePnPRefineLM(
-                obj[keep].reshape(-1, 1, 3), img[keep].reshape(-1, 1, 2),
-                camera.camera_matrix, camera.dist_coeffs,
-                current.rvec.reshape(3, 1).copy(), current.tvec.reshape(3, 1).copy(),
+                obj[keep].reshape(-1, 1, 3),
+                img[keep].reshape(-1, 1, 2),
+                camera.camera_matrix,
+                camera.dist_coeffs,
+                current.rvec.reshape(3, 1).copy(),
+                current.tvec.reshape(3, 1).copy(),
             )
             trial = Pose(rvec.reshape(3), tvec.reshape(3))
             err = np.linalg.norm(project(camera, trial, obj) - img, axis=1)

@@ -111,9 +111,7 @@ def calibrate_chessboard(
             continue
         corners = find_chessboard(image, pattern)
         if corners is None:
-            rejected.append(
-                (name, f"no complete {pattern.cols}x{pattern.rows} chessboard found")
-            )
+            rejected.append((name, f"no complete {pattern.cols}x{pattern.rows} chessboard found"))
             continue
         object_points.append(pattern.object_points())
         image_points.append(corners.astype(np.float32).reshape(-1, 1, 2))
@@ -124,7 +122,9 @@ def calibrate_chessboard(
             + "".join(f"; {n}: {why}" for n, why in rejected)
         )
     rms, matrix, dist, _, _ = cv2.calibrateCamera(object_points, image_points, size, None, None)
-    camera = Camera(size[0], size[1], np.asarray(matrix, float), np.asarray(dist, float).reshape(-1))
+    camera = Camera(
+        size[0], size[1], np.asarray(matrix, float), np.asarray(dist, float).reshape(-1)
+    )
     return IntrinsicsResult(camera, float(rms), used, rejected)
 
 
@@ -170,7 +170,10 @@ def refine_focal(
     a, b = math.log(camera.fx * low), math.log(camera.fx * high)
     ratio = (math.sqrt(5) - 1) / 2
     c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = residual_for(camera.with_focal(math.exp(c))), residual_for(camera.with_focal(math.exp(d)))
+    fc, fd = (
+        residual_for(camera.with_focal(math.exp(c))),
+        residual_for(camera.with_focal(math.exp(d))),
+    )
     for _ in range(iterations):
         if fc < fd:
             b, d, fd = d, c, fc
@@ -183,15 +186,19 @@ def refine_focal(
     return camera.with_focal(math.exp((a + b) / 2))
 
 
-def load_images(paths: Sequence[str | Path]) -> tuple[list[tuple[str, NDArray[np.uint8]]], list[tuple[str, str]]]:
+def load_images(
+    paths: Sequence[str | Path],
+) -> tuple[list[tuple[str, NDArray[np.uint8]]], list[tuple[str, str]]]:
     """Readable images by name, and the unreadable ones with the reason."""
     images: list[tuple[str, NDArray[np.uint8]]] = []
     unreadable: list[tuple[str, str]] = []
     for path in paths:
+        if not Path(path).is_file():
+            unreadable.append((str(path), "no such file"))
+            continue
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
-            why = "no such file" if not Path(path).exists() else "not a readable image"
-            unreadable.append((str(path), why))
+            unreadable.append((str(path), "not a readable image"))
         else:
             images.append((str(path), image))
     return images, unreadable

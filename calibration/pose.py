@@ -1,11 +1,15 @@
-"""The board's pose from one frame: coarse outline, edge refinement, ground-map symmetry.
+"""The board's pose from one frame: outline, rim, stud lattice, ground-map symmetry.
 
-The plate and its four corner bricks look the same after a quarter turn, so geometry
-alone gives four equally good poses; the ground map's colours pick one of them. Every
-answer carries the evidence behind it (edge residual, how many edge samples found
-their edge, which corner bricks showed their outline, how clearly the map chose the
-turn), and any weak link turns the answer into "not found" with the reason, because a
-wrong pose puts every piece in the wrong cell while a missing one only costs a frame.
+Coarse to fine: the plate's outline in a quarter-size image (:mod:`calibration.corners`)
+gives a pose within tens of pixels; the plate's rim pulls it within a pixel or two
+(:mod:`calibration.edges`); the stud lattice brings it to a tenth of a pixel
+(:mod:`calibration.grid`). The plate and its four corner bricks look the same after a
+quarter turn, so geometry alone gives four equally good poses; the ground map's colours
+pick one of them. Every answer carries the evidence behind it (lattice residual, rim
+and corner-brick outlines found, how clearly the rim rules out the lattice one stud
+over, how clearly the map chose the turn), and any weak link turns the answer into "not
+found" with the reason, because a wrong pose puts every piece in the wrong cell while a
+missing one only costs a frame.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from calibration.corners import find_plate_quads
 from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose, rim_side_support
 from calibration.grid import GridFit, refine_on_grid
 from calibration.intrinsics import focal_from_homography
+from calibration.intrinsics import refine_focal as search_focal
+from calibration.turn import resolve_turn
 from rules.maps import GroundMap
-from rules.pieces import BOARD_STUDS, STUD_MM
+from rules.pieces import STUD_MM
 
 PLATE_GROUP = 4
 MAX_RMS_PX = 1.0
@@ -39,7 +45,7 @@ MIN_CORNERS_SEEN = 2
 MIN_MAP_MARGIN = 1.5
 MIN_GRID_BLOCKS = 5
 MAX_CANDIDATES = 5
-MIN_SIDE_SUPPORT = 0.3
+MIN_ALIAS_RATIO = 1.2
 
 
 @dataclass
@@ -102,76 +108,16 @@ RIM_MODEL = EdgeModel(
 )
 
 
-def map_sample_points() -> tuple[FloatArray, NDArray[np.int32]]:
-    """Two points on the card beside each stud (clear of it, opposite corners) per cell."""
-    offsets = np.array([[3.0, 3.0], [-3.0, -3.0]])
-    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
-    xs, ys = np.meshgrid(idx, idx)
-    centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
-    pts = (centres[:, None, :] + offsets[None]).reshape(-1, 2)
-    cells = np.repeat(np.arange(len(centres)), len(offsets)).astype(np.int32)
-    return np.hstack([pts, np.zeros((len(pts), 1))]), cells
-
-
-MAP_POINTS, MAP_CELLS = map_sample_points()
-
-
-def map_fisher_score(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, labels: NDArray[np.int32]
-) -> float:
-    """How well the ground map's colour classes separate in the image under ``pose``.
-
-    Between-class over within-class scatter of per-cell colours: no colour calibration
-    is needed, so warm light or a colour cast does not matter, only that the map's
-    regions differ from each other.
-    """
-    px = project(camera, pose, MAP_POINTS).astype(np.float32)
-    h, w = image.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
-    bgr = cv2.remap(image, px[:, 0:1], px[:, 1:2], cv2.INTER_LINEAR)
-    samples = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    samples[~inside] = np.nan
-    per_cell = np.mean(samples.reshape(-1, len(MAP_POINTS) // len(labels), 3), axis=1)
-    valid = np.all(np.isfinite(per_cell), axis=1)
-    colours, lab_ids = per_cell[valid], labels[valid]
-    if len(colours) < 50:
-        return 0.0
-    mean = colours.mean(axis=0)
-    between = 0.0
-    within = 0.0
-    for c in np.unique(lab_ids):
-        group = colours[lab_ids == c]
-        if len(group) < 3:
-            continue
-        between += len(group) * float(np.sum((group.mean(axis=0) - mean) ** 2))
-        within += float(np.sum((group - group.mean(axis=0)) ** 2))
-    return between / max(within, 1e-6)
-
-
-def map_labels(ground: GroundMap) -> NDArray[np.int32]:
-    """The map's ground characters as class numbers, cell order y-major like the samples."""
-    codes = {"L": 0, "D": 1, "G": 2, "X": 3}
-    return np.array([codes[ground.char(x, y)] for y in range(BOARD_STUDS) for x in range(BOARD_STUDS)], dtype=np.int32)
-
-
-def resolve_turn(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap
-) -> tuple[Pose, float]:
-    """The quarter turn of ``pose`` the ground map agrees with, and by what margin."""
-    labels = map_labels(ground)
-    scores = [map_fisher_score(image, camera, turned_pose(pose, k), labels) for k in range(4)]
-    order = np.argsort(scores)[::-1]
-    best, second = scores[order[0]], scores[order[1]]
-    margin = best / max(second, 1e-6)
-    return turned_pose(pose, int(order[0])), margin
-
-
 def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
-    """The plate pose from its four outline corners, in whichever winding faces up."""
+    """The plate pose from its four outline corners (undistorted pixels), facing up."""
     best: tuple[float, Pose] | None = None
+    pinhole = Camera(camera.width, camera.height, camera.camera_matrix, np.zeros(5))
     for corners in (quad, quad[::-1].copy()):
         ok, rvec, tvec = cv2.solvePnP(
-            PLATE_CORNERS, corners.reshape(-1, 1, 2), camera.camera_matrix, camera.dist_coeffs,
+            PLATE_CORNERS,
+            corners.reshape(-1, 1, 2),
+            camera.camera_matrix,
+            None,
             flags=cv2.SOLVEPNP_IPPE,
         )
         if not ok:
@@ -179,7 +125,7 @@ def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
         pose = Pose(rvec.reshape(3), tvec.reshape(3))
         if pose.camera_center[2] <= 0:
             continue
-        err = float(np.abs(project(camera, pose, PLATE_CORNERS) - corners).max())
+        err = float(np.abs(project(pinhole, pose, PLATE_CORNERS) - corners).max())
         if best is None or err < best[0]:
             best = (err, pose)
     return None if best is None else best[1]
@@ -201,12 +147,41 @@ def gray_float(image: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 def _stud_pitch_px(camera: Camera, pose: Pose) -> float:
     """The projected stud pitch at the board's centre."""
-    a = project(camera, pose, np.array([[124.0, 128.0, 0.0], [132.0, 128.0, 0.0], [128.0, 132.0, 0.0]]))
+    a = project(
+        camera, pose, np.array([[124.0, 128.0, 0.0], [132.0, 128.0, 0.0], [128.0, 132.0, 0.0]])
+    )
     return float(min(np.linalg.norm(a[1] - a[0]), np.linalg.norm(a[2] - a[0]) * 2))
 
 
+def lattice_alias(
+    gray: NDArray[np.float32], camera: Camera, pose: Pose
+) -> tuple[float, Pose | None]:
+    """How much better the rim fits this pose than the same pose one stud off.
+
+    The stud grid repeats every 8 mm, so a lattice fit one stud off fits the studs as
+    well as the right one; only the rim tells them apart. Returns the rim hits of this
+    pose over the best of its four one-stud neighbours (above 1: this one is better),
+    and that neighbour when it is the better one.
+    """
+    reach = 0.45 * _stud_pitch_px(camera, pose)
+
+    def hits(candidate: Pose) -> float:
+        return sum(n * f for n, f in rim_side_support(gray, camera, candidate, RIM_MODEL, reach))
+
+    own = hits(pose)
+    rot = pose.rotation
+    neighbours = [
+        Pose(pose.rvec, pose.tvec + rot @ np.array([dx, dy, 0.0]))
+        for dx, dy in ((STUD_MM, 0), (-STUD_MM, 0), (0, STUD_MM), (0, -STUD_MM))
+    ]
+    scores = [hits(n) for n in neighbours]
+    best = int(np.argmax(scores))
+    ratio = own / max(scores[best], 1.0)
+    return ratio, neighbours[best] if scores[best] > own else None
+
+
 def judge(
-    grid: GridFit, support: dict[int, float], margin: float, sides: list[tuple[int, float]]
+    grid: GridFit, support: dict[int, float], margin: float, alias: float
 ) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
     seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
@@ -224,9 +199,12 @@ def judge(
         return f"the stud grid was seen in only {grid.blocks} of 16 blocks", seen, quality
     if rim < MIN_PLATE_SUPPORT:
         return f"only {rim:.0%} of the plate's rim was found", seen, quality
-    weak = [frac for n, frac in sides if n >= 6 and frac < MIN_SIDE_SUPPORT]
-    if weak or sum(n for n, _ in sides) < 12:
-        return "the plate's rim is not where the stud grid puts it", seen, quality
+    if alias < MIN_ALIAS_RATIO:
+        return (
+            f"the rim does not tell the stud grid from one stud over (ratio {alias:.2f})",
+            seen,
+            quality,
+        )
     if len(seen) < MIN_CORNERS_SEEN:
         return f"only {len(seen)} corner brick(s) seen", seen, quality
     if margin < MIN_MAP_MARGIN:
@@ -248,7 +226,7 @@ def locate_board(
     """The board's pose in one BGR frame, searched from scratch."""
     if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
         camera = camera.scaled_to(image.shape[1], image.shape[0])
-    quads = find_plate_quads(image)
+    quads = find_plate_quads(image, camera)
     if not quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     gray = gray_float(image)
@@ -263,7 +241,12 @@ def locate_board(
         # Half resolution first: the studs blur away there and the rim is the strongest
         # step around, so the search can reach twice as far without locking onto them.
         coarse = refine_pose(
-            half, cam.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
+            half,
+            cam.scaled_to(w // 2, h // 2),
+            pose,
+            RIM_MODEL,
+            radii=(12, 9, 6, 4),
+            spacing_px=4.0,
         )
         rim = refine_pose(gray, cam, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
         if refine_focal:
@@ -287,17 +270,34 @@ def finish(
     grid = refine_on_grid(gray, camera, pose)
     if grid is None or not _in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
+    alias, better = lattice_alias(gray, camera, grid.pose)
+    for _ in range(2):
+        if better is None:
+            break
+        # The grid locked one stud off: start again from the neighbour the rim prefers.
+        moved = refine_on_grid(gray, camera, better)
+        if moved is None or not _in_front(moved.pose):
+            break
+        grid = moved
+        alias, better = lattice_alias(gray, camera, grid.pose)
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    sides = rim_side_support(gray, camera, grid.pose, RIM_MODEL, 0.45 * _stud_pitch_px(camera, grid.pose))
     pose, margin = resolve_turn(image, camera, grid.pose, ground)
-    reason, seen, quality = judge(grid, support, margin, sides)
+    reason, seen, quality = judge(grid, support, margin, alias)
     # Corner bricks are reported in the resolved board frame's numbering.
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
         return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
     return BoardLocation(
-        True, "", pose, view_rotation(camera, pose), grid.residual_px, seen, quality, camera,
-        focal_refined, margin,
+        True,
+        "",
+        pose,
+        view_rotation(camera, pose),
+        grid.residual_px,
+        seen,
+        quality,
+        camera,
+        focal_refined,
+        margin,
     )
 
 
@@ -319,9 +319,10 @@ def _renumber(seen: list[int], before: Pose, after: Pose) -> list[int]:
     return seen
 
 
-def _refine_focal(gray: NDArray[np.float32], camera: Camera, fit: EdgeFit) -> tuple[Camera, EdgeFit]:
-    """Search the focal length that lets the edges fit best, re-fitting the pose for each."""
-    from calibration.intrinsics import refine_focal
+def _refine_focal(
+    gray: NDArray[np.float32], camera: Camera, fit: EdgeFit
+) -> tuple[Camera, EdgeFit]:
+    """Search the focal length that lets the rim fit best, re-fitting the pose for each."""
 
     def residual(candidate: Camera) -> float:
         trial = refine_pose(gray, candidate, fit.pose, RIM_MODEL, radii=(3, 2))
@@ -329,5 +330,5 @@ def _refine_focal(gray: NDArray[np.float32], camera: Camera, fit: EdgeFit) -> tu
             return float("inf")
         return trial.rms_px
 
-    best = refine_focal(camera, residual, low=0.8, high=1.25, iterations=12)
+    best = search_focal(camera, residual, low=0.8, high=1.25, iterations=12)
     return best, refine_pose(gray, best, fit.pose, RIM_MODEL, radii=(3, 2, 2))

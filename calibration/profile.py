@@ -44,7 +44,9 @@ class Profile:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CameraFileError(f"{path}: cannot read the profile ({exc})") from None
         if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
-            raise CameraFileError(f"{path}: not a profile file ('format' must be {PROFILE_FORMAT!r})")
+            raise CameraFileError(
+                f"{path}: not a profile file ('format' must be {PROFILE_FORMAT!r})"
+            )
         camera = None
         if data.get("camera") is not None:
             camera = Camera.from_json(data["camera"], f"{path}: camera")

@@ -15,17 +15,27 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import turned_pose
+from calibration.board_model import turned_pose, view_rotation
 from calibration.camera import Camera
-from calibration.edges import refine_pose
+from calibration.edges import edge_support, refine_pose
+from calibration.grid import refine_on_grid
 from calibration.pose import (
+    EDGE_MODEL,
+    MAX_RMS_PX,
+    MIN_CORNER_SUPPORT,
+    MIN_GRID_BLOCKS,
+    MIN_MAP_MARGIN,
+    PLATE_GROUP,
     RIM_MODEL,
     BoardLocation,
-    finish,
     gray_float,
     locate_board,
 )
+from calibration.turn import resolve_turn
 from rules.maps import GroundMap
+
+MAX_TRACK_SHIFT_MM = 4.0
+"""Beyond this the stud lattice could have slipped a stud; a full search decides."""
 
 
 @dataclass
@@ -40,7 +50,9 @@ class TrackStats:
 class BoardTracker:
     """Board pose per frame, reusing the last one; ``moved`` and ``turned`` say what changed."""
 
-    def __init__(self, camera: Camera, ground: GroundMap, last: BoardLocation | None = None) -> None:
+    def __init__(
+        self, camera: Camera, ground: GroundMap, last: BoardLocation | None = None
+    ) -> None:
         self.camera = camera
         self.ground = ground
         self.last = last if last is not None and last.found else None
@@ -66,15 +78,38 @@ class BoardTracker:
         return result
 
     def _track(self, image: NDArray[np.uint8]) -> BoardLocation | None:
+        """One short edge fit and one lattice round from the last pose, or None."""
         assert self.last is not None and self.last.pose is not None
         camera = self.last.camera or self.camera
         gray = gray_float(image)
-        fit = refine_pose(gray, camera, self.last.pose, RIM_MODEL, radii=(6, 4))
-        result = finish(image, gray, camera, fit.pose, self.ground, self.last.focal_refined)
-        if not result.found or result.pose is None:
+        fit = refine_pose(gray, camera, self.last.pose, RIM_MODEL, radii=(5, 3))
+        grid = refine_on_grid(gray, camera, fit.pose, rounds=1)
+        if grid is None or grid.residual_px > MAX_RMS_PX or grid.blocks < MIN_GRID_BLOCKS:
             return None
-        # The map picking another quarter turn than before means the board was turned:
-        # the geometry fit is still right, so the new answer stands, flagged as a turn.
+        centre = np.array([[128.0, 128.0, 0.0]])
+        shift = np.linalg.norm(grid.pose.to_camera(centre) - self.last.pose.to_camera(centre))
+        if shift > MAX_TRACK_SHIFT_MM:
+            return None  # moved further than the lattice fit can vouch for: search afresh
+        pose, margin = resolve_turn(image, camera, grid.pose, self.ground)
+        if margin < MIN_MAP_MARGIN:
+            return None
+        support = edge_support(gray, camera, pose, EDGE_MODEL, 6.0, 4.0)
+        seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+        quality = float(
+            min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
+        )
+        result = BoardLocation(
+            True,
+            "",
+            pose,
+            view_rotation(camera, pose),
+            grid.residual_px,
+            seen,
+            quality,
+            camera,
+            self.last.focal_refined,
+            margin,
+        )
         if not _same_turn(result, self.last):
             self.turned = True
         return result

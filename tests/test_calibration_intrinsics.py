@@ -39,7 +39,10 @@ def render_chessboard(camera: Camera, pose: Pose, pattern: ChessboardPattern) ->
                 cv2.rectangle(
                     tex,
                     (round(x0 * ppm), round(y0 * ppm)),
-                    (round((x0 + pattern.square_mm) * ppm) - 1, round((y0 + pattern.square_mm) * ppm) - 1),
+                    (
+                        round((x0 + pattern.square_mm) * ppm) - 1,
+                        round((y0 + pattern.square_mm) * ppm) - 1,
+                    ),
                     20,
                     -1,
                 )
@@ -62,7 +65,11 @@ def random_views(n: int, seed: int) -> list[Pose]:
         tilt = math.radians(rng.uniform(15, 40))
         azimuth = rng.uniform(0, 2 * math.pi)
         eye = centre + dist * np.array(
-            [math.sin(tilt) * math.cos(azimuth), math.sin(tilt) * math.sin(azimuth), -math.cos(tilt)]
+            [
+                math.sin(tilt) * math.cos(azimuth),
+                math.sin(tilt) * math.sin(azimuth),
+                -math.cos(tilt),
+            ]
         )
         poses.append(Pose.look_at(eye, centre + rng.normal(0, 8, 3), up=np.array([0.0, -1.0, 0.0])))
     return poses
@@ -77,7 +84,10 @@ def test_pattern_parsing_names_the_problem():
 
 
 def test_chessboard_calibration_recovers_focal_length():
-    views = [(f"v{i}", render_chessboard(TRUE_CAMERA, p, PATTERN)) for i, p in enumerate(random_views(8, 1))]
+    views = [
+        (f"v{i}", render_chessboard(TRUE_CAMERA, p, PATTERN))
+        for i, p in enumerate(random_views(8, 1))
+    ]
     blank = ("blank", np.full((480, 640, 3), 128, np.uint8))
     result = calibrate_chessboard([*views, blank], PATTERN)
     assert abs(result.camera.fx / TRUE_CAMERA.fx - 1) < 0.01
@@ -111,8 +121,16 @@ def test_calibrate_command_writes_camera_and_reports(tmp_path, capsys):
     (tmp_path / "junk.png").write_bytes(b"not an image")
     out = tmp_path / "camera.json"
     code = main(
-        ["calibrate", "camera", *paths, str(tmp_path / "junk.png"), "--pattern",
-         "chessboard:8x6:20", "--out", str(out)]
+        [
+            "calibrate",
+            "camera",
+            *paths,
+            str(tmp_path / "junk.png"),
+            "--pattern",
+            "chessboard:8x6:20",
+            "--out",
+            str(out),
+        ]
     )
     captured = capsys.readouterr()
     assert code == 0
@@ -123,6 +141,8 @@ def test_calibrate_command_writes_camera_and_reports(tmp_path, capsys):
 
 
 def test_calibrate_command_bad_pattern_exits_2(tmp_path, capsys):
-    code = main(["calibrate", "camera", "x.png", "--pattern", "chess", "--out", str(tmp_path / "c.json")])
+    code = main(
+        ["calibrate", "camera", "x.png", "--pattern", "chess", "--out", str(tmp_path / "c.json")]
+    )
     assert code == 2
     assert "COLSxROWS" in capsys.readouterr().err

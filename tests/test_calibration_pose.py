@@ -35,8 +35,10 @@ def palace() -> Palace:
     return Palace(GROUND, [*GROUND.setup, *extra])
 
 
-def camera_from_side(side: int, elevation_deg: float = 50.0, distance: float = 520.0) -> tuple[Camera, Pose]:
-    """A camera looking at the board centre from side 0 (y < 0), 1 (x < 0), 2 (y > 256), 3 (x > 256)."""
+def camera_from_side(
+    side: int, elevation_deg: float = 50.0, distance: float = 520.0
+) -> tuple[Camera, Pose]:
+    """A camera aimed at the board centre from side 0 (y<0), 1 (x<0), 2 (y>256), 3 (x>256)."""
     azimuth = math.radians(-90 - 90 * side)
     el = math.radians(elevation_deg)
     eye = CENTRE + distance * np.array(
@@ -47,7 +49,11 @@ def camera_from_side(side: int, elevation_deg: float = 50.0, distance: float = 5
 
 def grid_error_px(camera: Camera, truth: Pose, got: Pose) -> float:
     studs = stud_centres()
-    return float(np.median(np.linalg.norm(project(camera, truth, studs) - project(camera, got, studs), axis=1)))
+    return float(
+        np.median(
+            np.linalg.norm(project(camera, truth, studs) - project(camera, got, studs), axis=1)
+        )
+    )
 
 
 def test_clean_frames_give_millimetre_poses(palace):
@@ -74,9 +80,9 @@ def test_rotation_resolved_for_all_four_board_turns(palace):
 def test_one_corner_brick_covered_never_gives_a_wrong_pose(palace):
     """A hand or a card over one corner brick: found often, and never found wrong.
 
-    The issue's target is 19 of 20; the coarse outline search still loses the board
-    when a green card merges with a covered corner (see bench/calibration.py), so this
-    test holds the line at what the detector reliably does today.
+    The issue's target is 19 of 20. Clutter-free frames isolate the cover itself (the
+    bench measures cluttered ones); the bar sits one frame below the 19 measured so
+    that a change of the twin's random hands does not flip the suite.
     """
     found = 0
     for seed in range(20):
@@ -92,16 +98,19 @@ def test_one_corner_brick_covered_never_gives_a_wrong_pose(palace):
             found += 1
         else:
             assert result.reason
-    assert found >= 11
+    assert found >= 18
 
 
 def test_no_board_no_pose():
     rng = np.random.default_rng(3)
-    table = np.clip(rng.normal(0, 12, (720, 1280, 3)) + (70, 110, 150), 0, 255).astype(np.uint8)
+    noise = rng.normal(0, 12, (720, 1280, 3))
+    table = np.clip(noise + np.array([70, 110, 150]), 0, 255).astype(np.uint8)
     table = cv2.GaussianBlur(table, (0, 0), 3)
     # A green card on the table: board-coloured, board-sized, but no corner bricks or map.
     card = table.copy()
-    cv2.fillConvexPoly(card, np.array([[400, 200], [900, 210], [960, 600], [350, 590]]), (65, 120, 35))
+    cv2.fillConvexPoly(
+        card, np.array([[400, 200], [900, 210], [960, 600], [350, 590]]), (65, 120, 35)
+    )
     camera = Camera.default_for(1280, 720)
     for image in (table, card):
         result = locate_board(image, camera, GROUND)
@@ -114,7 +123,11 @@ def test_tracker_follows_and_notices_a_turn(palace):
     frames = [
         twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=1),
         twin.render(
-            palace, camera, Pose(pose.rvec + 0.004, pose.tvec + 2.0), twin.RenderOptions(clean=True), seed=2
+            palace,
+            camera,
+            Pose(pose.rvec + 0.001, pose.tvec + 1.0),
+            twin.RenderOptions(clean=True),
+            seed=2,
         ),
         # The board turned a quarter: the camera now sees it from side 1.
         twin.render(palace, camera, turned_pose(pose, 1), twin.RenderOptions(clean=True), seed=3),
@@ -139,7 +152,9 @@ def test_locate_command(palace, tmp_path, capsys):
     cam_file = tmp_path / "camera.json"
     camera.save(cam_file)
     profile = tmp_path / "profile.json"
-    code = main(["locate", str(image), "--camera", str(cam_file), "--json", "--profile", str(profile)])
+    code = main(
+        ["locate", str(image), "--camera", str(cam_file), "--json", "--profile", str(profile)]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["found"] is True
     assert out["rotation"] == 2
@@ -147,6 +162,12 @@ def test_locate_command(palace, tmp_path, capsys):
     assert grid_error_px(camera, pose, got) < 1.0
     saved = Profile.load(profile)
     assert saved.tables["default"].rotation == 2
+
+    # The profile alone now supplies the camera, and the last pose to start from.
+    code = main(["locate", str(image), "--json", "--profile", str(profile)])
+    again = json.loads(capsys.readouterr().out)
+    assert code == 0 and again["rotation"] == 2
+    assert grid_error_px(camera, pose, Pose(np.array(again["rvec"]), np.array(again["tvec"]))) < 1.0
 
     # Without a camera file the focal length is refined from the board view.
     code = main(["locate", str(image)])

@@ -1,4 +1,4 @@
-"""`palace calibrate camera IMAGES... --pattern chessboard:COLSxROWS:SQUARE_MM --out camera.json`."""
+"""`palace calibrate camera IMAGES... --pattern chessboard:COLSxROWS:SQUARE_MM --out CAM.json`."""
 
 from __future__ import annotations
 

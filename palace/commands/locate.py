@@ -10,10 +10,13 @@ from typing import Any
 import cv2
 
 from calibration.camera import Camera
-from calibration.pose import locate_board
+from calibration.pose import BoardLocation, locate_board
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
+from calibration.tracking import BoardTracker
 from palace.cli import UsageError
 from rules.maps import load_map
+
+FACING = ("the map's row y = 0", "its column x = 0", "its row y = 31", "its column x = 31")
 
 
 def add_parser(subparsers: Any) -> None:
@@ -38,10 +41,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not Path(args.image).is_file():
+        raise UsageError(f"{args.image}: no such file")
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
-        why = "no such file" if not Path(args.image).exists() else "not a readable image"
-        raise UsageError(f"{args.image}: {why}")
+        raise UsageError(f"{args.image}: not a readable image")
     ground = load_map(args.map)
     profile = Profile.load(args.profile) if args.profile else None
     h, w = image.shape[:2]
@@ -51,7 +55,14 @@ def run(args: argparse.Namespace) -> int:
         camera, source = profile.camera, f"profile {args.profile}"
     else:
         camera, source = Camera.default_for(w, h), None
-    result = locate_board(image, camera, ground, refine_focal=source is None)
+    last = profile.tables.get(args.table) if profile is not None else None
+    if source is not None and last is not None and (camera.width, camera.height) == (w, h):
+        # Start from where the board lay last time at this table: one short fit when it
+        # has not moved, a full search otherwise.
+        start = BoardLocation(True, pose=last.pose, rotation=last.rotation, camera=camera)
+        result = BoardTracker(camera, ground, start).update(image)
+    else:
+        result = locate_board(image, camera, ground, refine_focal=source is None)
     if result.found and profile is not None and result.pose is not None:
         profile.tables[args.table] = TablePose(result.pose, int(result.rotation or 0))
         if profile.camera is None and result.camera is not None:
@@ -73,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     rv, tv = result.pose.rvec, result.pose.tvec
     print(f"rvec {rv[0]:.6f} {rv[1]:.6f} {rv[2]:.6f}")
     print(f"tvec {tv[0]:.2f} {tv[1]:.2f} {tv[2]:.2f} (mm)")
-    print(f"rotation {result.rotation} (edge of the map facing the camera: see docs)")
+    print(f"rotation {result.rotation} ({FACING[result.rotation or 0]} faces the camera)")
     print(f"reprojection error {result.reprojection_error_px:.3f} px, quality {result.quality:.2f}")
     print(f"corner bricks seen: {', '.join(map(str, result.corner_bricks)) or 'none'}")
     return 0
