@@ -1,33 +1,24 @@
 """Rules engine speed: turn-report time by palace size, and bot games per second.
 
-Run: ``python3 bench/rules.py`` (``--quick`` for a smoke run). Everything runs in this
-one process, so the figures are for one core. Palaces of 50, 150 and 300 pieces are
-grown by bot turns (with a bottomless tray so the game never ends early); the turn
-report is then timed on the legal staircases the generator finds there.
+Run from the project root: ``python3 -m bench.rules`` (``--quick`` for a smoke run).
+Everything runs in one process, so the figures are for one core. Palaces of 50, 150
+and 300 pieces are grown by bot turns (with a bottomless tray so the game never ends
+early); the turn report is then timed on the legal staircases the generator finds there.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import random
+import statistics
+import time
 
-# Running this file puts bench/ first on sys.path, where this very file would shadow
-# the rules package; the project root is what the imports mean.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
-
-import argparse  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-
-from rules.bot import Bot, simulate_game  # noqa: E402
-from rules.game import Game  # noqa: E402
-from rules.moves import Hand, staircases  # noqa: E402
-from rules.palace import Palace  # noqa: E402
-from rules.pieces import Piece  # noqa: E402
-from rules.staircase import analyse_added, analyse_turn  # noqa: E402
+from rules.bot import Bot, simulate_game
+from rules.game import Game
+from rules.moves import Hand, staircases
+from rules.palace import Palace
+from rules.pieces import Piece
+from rules.staircase import analyse_added, analyse_turn
 
 REPORT_TARGET_MS = 1.0
 GAMES_TARGET = 20.0

@@ -19,6 +19,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from rules.jsonfile import read_json
+
 FloatArray = NDArray[np.float64]
 
 
@@ -93,14 +95,7 @@ class Camera:
 
     @classmethod
     def load(cls, path: str | Path) -> Camera:
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CameraFileError(f"{path}: no such camera file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CameraFileError(f"{path}: cannot read the camera file ({exc})") from None
-        return cls.from_json(data, str(path))
+        return cls.from_json(read_json(path, "camera file", CameraFileError), str(path))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")

@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rules.jsonfile import read_json
+
 CARDS_FORMAT = "palace-cards/1"
 BOARDS_FORMAT = "palace-boards/1"
 
@@ -132,19 +134,7 @@ def _read_json(path: str | Path | None, default_name: str) -> tuple[Any, str]:
     if path is None:
         ref = resources.files("rules") / "data" / default_name
         return json.loads(ref.read_text(encoding="utf-8")), default_name
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CardDataError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CardDataError(f"{path}: cannot read the file ({exc})") from None
-    try:
-        return json.loads(text), str(path)
-    except json.JSONDecodeError as exc:
-        raise CardDataError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno})"
-        ) from None
+    return read_json(path, "file", CardDataError), str(path)
 
 
 def cards_from_json(data: Any, where: str) -> tuple[Card, ...]:

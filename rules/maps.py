@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rules.jsonfile import read_json
 from rules.pieces import BOARD_STUDS, Axis, Cell, DecorationColor, Kind, Piece, corner_setup
 
 MAP_FORMAT = "palace-map/1"
@@ -156,13 +157,7 @@ def load_map(name_or_path: str | Path) -> GroundMap:
     path = Path(text)
     if not path.exists():
         raise MapError(f"{path}: no such map file (shipped maps are {', '.join(SHIPPED_MAPS)})")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MapError(f"{path}: cannot read the map file ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise MapError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
-    return map_from_json(data, str(path))
+    return map_from_json(read_json(path, "map file", MapError), str(path))
 
 
 # -- stand-in layouts -----------------------------------------------------------------

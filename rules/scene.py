@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rules.jsonfile import read_json
 from rules.maps import piece_to_json
 from rules.pieces import Axis, DecorationColor, Kind, Piece
 
@@ -136,16 +137,4 @@ def scene_from_json(data: Any, where: str = "scene") -> Scene:
 
 def load_scene(path: str | Path) -> Scene:
     """Reads a scene file; every problem is a :class:`SceneError` naming the file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SceneError(f"{path}: no such scene file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SceneError(f"{path}: cannot read the scene file ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        raise SceneError(f"{path}: not valid JSON ({where})") from None
-    return scene_from_json(data, str(path))
+    return scene_from_json(read_json(path, "scene file", SceneError), str(path))

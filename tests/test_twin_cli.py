@@ -70,7 +70,7 @@ def test_render_with_a_pose_file_is_reproducible(files):
 @pytest.mark.parametrize(
     ("what", "content", "message"),
     [
-        ("camera", "{not json", "cannot read the camera file"),
+        ("camera", "{not json", "camera.json: not valid JSON"),
         ("camera", json.dumps({"width": 10}), "missing 'height'"),
         ("camera", json.dumps({**CAMERA, "camera_matrix": [[1, 2], [3, 4]]}), "must be 3x3"),
         ("scene", json.dumps({"format": "palace-scene/1", "pieces": [{"kind": "dragon"}]}),
