@@ -56,8 +56,29 @@ class BoardLayer:
         return color, invz, part
 
 
+_CLEAN_CARDS: dict[tuple[tuple[str, ...], frozenset[tuple[int, int]]], np.ndarray] = {}
+
+
 def card_texture(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarray:
-    """The printed map in board space (BGR float, 2 px per mm, row = y)."""
+    """The printed map in board space (BGR float, 2 px per mm, row = y).
+
+    Without ``rng`` (clean frames) the print is the same every time, so it is made once
+    per map and handed out read-only.
+    """
+    if rng is None:
+        key = (ground.ground, frozenset(ground.start_area))
+        cached = _CLEAN_CARDS.get(key)
+        if cached is None:
+            if len(_CLEAN_CARDS) >= 8:  # 3 MB each
+                _CLEAN_CARDS.clear()
+            cached = _print_card(ground, None)
+            cached.flags.writeable = False
+            _CLEAN_CARDS[key] = cached
+        return cached
+    return _print_card(ground, rng)
+
+
+def _print_card(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarray:
     cells = np.zeros((BOARD_STUDS, BOARD_STUDS, 3), np.float32)
     tints = {
         key: np.array(rgb[::-1], np.float32) / 255.0 for key, rgb in GROUND_RGB.items()
@@ -65,9 +86,12 @@ def card_texture(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarr
     if rng is not None:
         for key in tints:
             tints[key] = np.clip(tints[key] * rng.uniform(0.88, 1.1, 3), 0, 1).astype(np.float32)
-    for y, row in enumerate(ground.ground):
-        for x, ch in enumerate(row):
-            cells[y, x] = tints["start" if (x, y) in ground.start_area else ch]
+    keys = list(tints)
+    which = np.array([[keys.index(ch) for ch in row] for row in ground.ground], np.int64)
+    for x, y in ground.start_area:
+        if 0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS:
+            which[y, x] = keys.index("start")
+    cells[:] = np.stack([tints[key] for key in keys])[which]
     size = BOARD_STUDS * int(STUD_MM) * TEXTURE_PX_PER_MM
     texture = cv2.resize(cells, (size, size), interpolation=cv2.INTER_NEAREST)
     texture = cv2.GaussianBlur(texture, (0, 0), 1.2)
@@ -105,12 +129,15 @@ def shadow_maps(pieces: list[Piece], meshes_pts: list[np.ndarray], light: Light,
     shadow = np.zeros((size, size), np.uint8)
     contact = np.zeros((size, size), np.uint8)
     d = light.direction
-    for piece, pts in zip(pieces, meshes_pts, strict=True):
+    # Every vertex swept to the ground in one pass; hulls are then taken per piece.
+    every = np.concatenate([np.zeros((0, 3)), *meshes_pts])
+    ground = every[:, :2] - every[:, 2:3] / max(d[2], 0.05) * d[None, :2]
+    swept = np.round((ground + SHADOW_MARGIN_MM) * SHADOW_PX_PER_MM * 16).astype(np.int32)
+    ends = np.cumsum([len(p) for p in meshes_pts], dtype=np.int64).tolist()
+    for piece, pts, end in zip(pieces, meshes_pts, ends, strict=True):
         if len(pts) == 0:
             continue
-        ground = pts[:, :2] - pts[:, 2:3] / max(d[2], 0.05) * d[None, :2]
-        img = (ground + SHADOW_MARGIN_MM) * SHADOW_PX_PER_MM * 16
-        hull = cv2.convexHull(np.round(img).astype(np.int32))
+        hull = cv2.convexHull(swept[end - len(pts):end])
         cv2.fillConvexPoly(shadow, hull, 255, cv2.LINE_AA, 4)
         if piece.z == 0:
             foot = (pts[pts[:, 2] < 0.5, :2] + SHADOW_MARGIN_MM) * SHADOW_PX_PER_MM * 16
@@ -140,6 +167,35 @@ def _board_box(lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> tuple[int,
     return max(int(x0), 0), max(int(y0), 0), min(int(x1), lens.width), min(int(y1), lens.height)
 
 
+def _within(x: np.ndarray, y: np.ndarray, half: np.float32) -> np.ndarray:
+    """Where (x, y) lies on the board: ``|x - half| < half`` and the same for y."""
+    t = x - half
+    inside = np.abs(t, out=t) < half
+    t = np.subtract(y, half, out=t)
+    inside &= np.abs(t, out=t) < half
+    return inside
+
+
+def _stud_offsets(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offset from the nearest stud axis and its square length, for board points.
+
+    ``x mod 8 - 4``, written with floor (np.fmod is ten times slower).
+    """
+    pitch, inv, centre = np.float32(STUD_MM), np.float32(1 / STUD_MM), np.float32(STUD_MM / 2)
+    offsets = []
+    for coord in (x, y):
+        t = coord * inv
+        np.floor(t, out=t)
+        t *= pitch
+        np.subtract(coord, t, out=t)
+        t -= centre
+        offsets.append(t)
+    ox, oy = offsets
+    r2 = ox * ox
+    r2 += oy * oy
+    return ox, oy, r2
+
+
 def render_board(
     lens: Lens,
     rotation: np.ndarray,
@@ -150,8 +206,15 @@ def render_board(
     light: Light,
     plate_tint: np.ndarray,
     gain: np.ndarray,
+    nearer: np.ndarray | None = None,
 ) -> BoardLayer:
-    """The board's pixels as 8-bit colour (``gain`` maps light to 0..255 per channel)."""
+    """The board's pixels as 8-bit colour (``gain`` maps light to 0..255 per channel).
+
+    ``nearer`` is the inverse depth of what is already drawn over the whole picture
+    (0 = nothing): colour is only worked out where the board is nearer than that, the
+    only pixels where it can show (a palace hides much of its board), and left black
+    elsewhere. Depth and parts are always complete.
+    """
     eye = -rotation.T @ tvec
     if eye[2] <= STUD_HEIGHT_MM:
         return BoardLayer.empty()
@@ -178,57 +241,131 @@ def render_board(
     x0m = ex - ez * px
     y0m = ey - ez * py
     r2 = np.float32(STUD_R * STUD_R)
-
-    def stud_r2(height: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        x = x0m + height * px
-        y = y0m + height * py
-        # x mod 8 - 4, written with floor (np.fmod is ten times slower).
-        pitch, inv, centre = np.float32(STUD_MM), np.float32(1 / STUD_MM), np.float32(STUD_MM / 2)
-        ox = x - pitch * np.floor(x * inv) - centre
-        oy = y - pitch * np.floor(y * inv) - centre
-        return ox, oy, ox * ox + oy * oy
-
+    # The arithmetic below works in place on a few frame-sized buffers: each step is
+    # the same float32 operation in the same order as the plain expressions it
+    # replaces (so pixels and labels do not move), with far less memory traffic.
     half = np.float32(BOARD_MM / 2)
-    valid = (np.abs(x0m - half) < half) & (np.abs(y0m - half) < half) & (inv_dz < 0)
+    ahead = inv_dz < 0
+    valid = _within(x0m, y0m, half)
+    valid &= ahead
     top_x, top_y = x0m + STUD_HEIGHT_MM * px, y0m + STUD_HEIGHT_MM * py
-    inside_top = (np.abs(top_x - half) < half) & (np.abs(top_y - half) < half)
-    _, _, rt2 = stud_r2(STUD_HEIGHT_MM)
-    top = inside_top & (rt2 < r2) & (inv_dz < 0)
-    oxm, oym, rm2 = stud_r2(STUD_HEIGHT_MM / 2)
-    _, _, r02 = stud_r2(0.0)
-    side = valid & ~top & ((rm2 < r2) | (r02 < r2))
-    hole = valid & ~top & ~side & (r02 < np.float32(HOLE_R * HOLE_R))
+    top = _within(top_x, top_y, half)
+    _, _, rt2 = _stud_offsets(top_x, top_y)
+    top &= rt2 < r2
+    top &= ahead
+    oxm, oym, rm2 = _stud_offsets(x0m + (STUD_HEIGHT_MM / 2) * px,
+                                  y0m + (STUD_HEIGHT_MM / 2) * py)
+    # At the card (height 0) the ray's crossing is (x0m, y0m) itself.
+    _, _, r02 = _stud_offsets(x0m, y0m)
+    side = (rm2 < r2) | (r02 < r2)
+    side &= valid
+    side &= ~top
+    hole = r02 < np.float32(HOLE_R * HOLE_R)
+    hole &= valid
+    hole &= ~top
+    hole &= ~side
     plate_px = top | side | hole
     board = top | valid
 
+    sub_inv = np.zeros(board.shape, np.float32)
+    np.copyto(sub_inv, np.float32(STUD_HEIGHT_MM / 2), where=side)
+    np.copyto(sub_inv, np.float32(STUD_HEIGHT_MM), where=top)
+    sub_inv -= ez
+    sub_inv *= inv_dz
+    with np.errstate(divide="ignore"):
+        np.divide(np.float32(1.0), sub_inv, out=sub_inv)
+    np.copyto(sub_inv, np.float32(0), where=~board)
+    # Later assignments win, as the first true condition does in a select.
+    sub_part = np.zeros(board.shape, np.uint8)
+    for mask, label in ((valid, PART_CARD), (hole, PART_HOLE), (side, PART_STUD_SIDE),
+                        (top, PART_STUD_TOP)):
+        np.copyto(sub_part, label, where=mask)
+
+    seen = board if nearer is None else board & (sub_inv > nearer[y0:y1, x0:x1])
+    where = np.flatnonzero(seen)
+    out = np.zeros((*board.shape, 3), np.uint8)
+    if len(where):
+        lit = _shade(
+            {"x": x0m, "y": y0m, "ox": oxm, "oy": oym, "r2": rm2},
+            {"side": side, "hole": hole, "top": top, "plate": plate_px},
+            where, texture, np.dstack([shadow, contact]), light, plate_tint, gain,
+        )
+        # Scattered as one 32-bit word per pixel: far faster than three bytes.
+        packed = np.zeros(board.size, np.uint32)
+        packed[where] = cv2.cvtColor(lit, cv2.COLOR_BGR2BGRA).view(np.uint32).reshape(-1)[
+            : len(where)]
+        out = cv2.cvtColor(packed.view(np.uint8).reshape(*board.shape, 4), cv2.COLOR_BGRA2BGR)
+    return BoardLayer((x0, y0, x1, y1), out, sub_inv, sub_part)
+
+
+_LANE = 1024  # compacted pixels are laid out in rows this long (OpenCV maps < 32767 wide)
+
+
+def _shade(
+    values: dict[str, np.ndarray],
+    masks: dict[str, np.ndarray],
+    where: np.ndarray,
+    texture: np.ndarray,
+    dark_maps: np.ndarray,
+    light: Light,
+    plate_tint: np.ndarray,
+    gain: np.ndarray,
+) -> np.ndarray:
+    """8-bit colour of the board pixels at flat indices ``where``, as ``(rows, _LANE, 3)``.
+
+    The pixels are gathered into a compact block (padded to whole rows); each result
+    depends on its own pixel only, so this gives exactly what shading the whole box
+    would give there.
+    """
+    count = len(where)
+    padded = -(-count // _LANE) * _LANE
+
+    def take(a: np.ndarray) -> np.ndarray:
+        block = np.zeros(padded, a.dtype)
+        block[:count] = a.reshape(-1)[where]
+        return block.reshape(-1, _LANE)
+
+    x0m, y0m = take(values["x"]), take(values["y"])
+    oxm, oym, rm2 = take(values["ox"]), take(values["oy"]), take(values["r2"])
+    side, hole, top, plate_px = (take(masks[k]) for k in ("side", "hole", "top", "plate"))
     # Light: shadow and contact darkening are sampled where the ray meets the card.
-    scale = SHADOW_PX_PER_MM
-    sx = (x0m + SHADOW_MARGIN_MM) * scale
-    sy = (y0m + SHADOW_MARGIN_MM) * scale
-    dark = cv2.remap(np.dstack([shadow, contact]), sx, sy, cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_CONSTANT)
+    sx = x0m + SHADOW_MARGIN_MM
+    sx *= SHADOW_PX_PER_MM
+    sy = y0m + SHADOW_MARGIN_MM
+    sy *= SHADOW_PX_PER_MM
+    dark = cv2.remap(dark_maps, sx, sy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     ld = light.direction.astype(np.float32)
     # Stud sides: the normal runs from the axis to where the ray crosses mid-height.
-    lam_side = (oxm * ld[0] + oym * ld[1]) / np.sqrt(np.maximum(rm2, np.float32(1e-6)))
-    lam = np.where(side, np.maximum(lam_side, 0) * np.float32(0.9), np.float32(ld[2]))
-    level = (light.ambient - 0.45 * light.ambient * dark[:, :, 1]) + (
-        light.diffuse - light.diffuse * light.shadow * dark[:, :, 0]) * lam
-    level[hole] *= np.float32(0.55)
+    lam = oxm * ld[0]
+    lam += np.multiply(oym, ld[1], out=oym)
+    norm = np.maximum(rm2, np.float32(1e-6), out=rm2)
+    lam /= np.sqrt(norm, out=norm)
+    np.maximum(lam, 0, out=lam)
+    lam *= np.float32(0.9)
+    np.copyto(lam, np.float32(ld[2]), where=~side)
+    level = dark[:, :, 1] * (0.45 * light.ambient)
+    np.subtract(light.ambient, level, out=level)
+    direct = dark[:, :, 0] * (light.diffuse * light.shadow)
+    np.subtract(light.diffuse, direct, out=direct)
+    direct *= lam
+    level += direct
+    np.multiply(level, np.float32(0.55), out=level, where=hole)
     # A soft highlight on stud tops: the plastic is glossier than the card.
-    level[top] += np.float32(light.specular * 0.35)
-    tx = np.clip(x0m * TEXTURE_PX_PER_MM, 0, texture.shape[1] - 1)
-    ty = np.clip(y0m * TEXTURE_PX_PER_MM, 0, texture.shape[0] - 1)
-    albedo = cv2.remap(texture, tx, ty, cv2.INTER_LINEAR)
-    np.copyto(albedo, plate_tint, where=plate_px[:, :, None])
+    np.add(level, np.float32(light.specular * 0.35), out=level, where=top)
+    tx = x0m * TEXTURE_PX_PER_MM
+    np.clip(tx, 0, texture.shape[1] - 1, out=tx)
+    ty = y0m * TEXTURE_PX_PER_MM
+    np.clip(ty, 0, texture.shape[0] - 1, out=ty)
+    # Plate pixels sample far outside the texture, where remap returns exactly its
+    # border value: the plate colour (cheaper than overwriting three channels after).
+    np.copyto(tx, np.float32(-16), where=plate_px)
+    plate = tuple(float(c) for c in np.asarray(plate_tint, np.float32).reshape(3))
+    albedo = cv2.remap(texture, tx, ty, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                       borderValue=plate)
     tint = (np.array(light.color, np.float32) * np.asarray(gain, np.float32))
-    out = cv2.convertScaleAbs(albedo * level[:, :, None] * tint[None, None, :])
-    z_hit = np.where(top, np.float32(STUD_HEIGHT_MM),
-                     np.where(side, np.float32(STUD_HEIGHT_MM / 2), np.float32(0)))
-    with np.errstate(divide="ignore"):
-        sub_inv = np.where(board, np.float32(1.0) / ((z_hit - ez) * inv_dz), np.float32(0))
-    sub_part = np.select([top, side, hole, valid], [PART_STUD_TOP, PART_STUD_SIDE, PART_HOLE,
-                                                    PART_CARD], 0).astype(np.uint8)
-    return BoardLayer((x0, y0, x1, y1), out, sub_inv, sub_part)
+    albedo *= level[:, :, None]
+    cv2.multiply(albedo, (*(float(c) for c in tint), 0.0), dst=albedo)
+    return cv2.convertScaleAbs(albedo)
 
 
 def plate_color() -> np.ndarray:

@@ -28,6 +28,7 @@ CYL_SEGMENTS = 16
 SHIFT = 4
 ONE = 1 << SHIFT
 BOW_SPLIT_PX = 40.0  # with distortion, edges longer than this are split into pieces
+SMALL_PX = 48  # polygons whose box is at most this wide and high are filled in one batch
 
 
 class ZBuffer:
@@ -103,17 +104,28 @@ def _clip(points: np.ndarray, planes: np.ndarray) -> np.ndarray:
     return points
 
 
-def _bow(points: np.ndarray, pinhole: np.ndarray) -> np.ndarray:
-    """Splits a polygon's long edges so that their distorted images can bend."""
-    ahead = np.roll(points, -1, axis=0)
-    step = np.roll(pinhole, -1, axis=0) - pinhole
+def _bow(polygons: list[np.ndarray], k: np.ndarray) -> list[np.ndarray]:
+    """Splits the polygons' long edges so that their distorted images can bend.
+
+    An edge is cut into ``1 + length // BOW_SPLIT_PX`` equal pieces, its length taken
+    between the pinhole images of its ends. All polygons are done in one pass.
+    """
+    sizes = np.array([len(p) for p in polygons])
+    points = np.concatenate(polygons)
+    first_vertex = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    following = first_vertex + (np.arange(len(points)) - first_vertex + 1) % np.repeat(
+        sizes, sizes)
+    pinhole = _pinhole(points, k)
+    step = pinhole[following] - pinhole
     counts = (np.hypot(step[:, 0], step[:, 1]) // BOW_SPLIT_PX).astype(np.int64) + 1
     if np.all(counts == 1):
-        return points
+        return polygons
     edge = np.repeat(np.arange(len(points)), counts)
     first = np.repeat(np.cumsum(counts) - counts, counts)
     t = ((np.arange(len(edge)) - first) / np.repeat(counts, counts))[:, None]
-    return points[edge] + t * (ahead[edge] - points[edge])
+    bowed = points[edge] + t * (points[following][edge] - points[edge])
+    new_sizes = np.add.reduceat(counts, np.cumsum(sizes) - sizes)
+    return np.split(bowed, np.cumsum(new_sizes)[:-1])
 
 
 def _pinhole(cam: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -165,15 +177,24 @@ def _cylinder_bands(
     starts = np.argmax(facing & ~np.roll(facing, 1, axis=1), axis=1)
     starts[facing.all(axis=1)] = 0
     runs = facing.sum(axis=1)
-    outlines: list[np.ndarray] = []
-    owners: list[int] = []
-    steps = np.arange(CYL_SEGMENTS + 2)
-    for c in np.flatnonzero(ok).tolist():
-        idx = (starts[c] - 1 + steps[: runs[c] + 2]) % CYL_SEGMENTS
-        outlines.append(np.concatenate([fixed[c, 0, idx], fixed[c, 1, idx[::-1]]]))
-        owners.append(c)
+    # Each band: the facing run of the bottom rim widened by one segment at each end,
+    # then the same run of the top rim backwards; gathered for all bands at once.
+    owners = np.flatnonzero(ok)
+    span = runs[owners] + 2
+    step = np.arange(int(span.sum())) - np.repeat(np.cumsum(span) - span, span)
+    first = np.repeat(starts[owners] - 1, span)
+    base = np.repeat(owners * (2 * CYL_SEGMENTS), span)
+    bottom = base + (first + step) % CYL_SEGMENTS
+    top = base + CYL_SEGMENTS + (first + np.repeat(span - 1, span) - step) % CYL_SEGMENTS
+    # Per band: its bottom run, then its top run (positions interleaved band by band).
+    band_first = np.repeat(np.cumsum(span) - span, span)
+    order = np.empty(2 * len(step), np.int64)
+    order[band_first + step + band_first] = bottom
+    order[band_first + step + band_first + np.repeat(span, span)] = top
+    flat = fixed.reshape(-1, 2)[order]
+    outlines = np.split(flat, np.cumsum(2 * span)[:-1]) if len(owners) else []
     normals = np.column_stack([h, np.zeros(count)])
-    return outlines, np.array(owners, np.int64), normals
+    return outlines, owners.astype(np.int64), normals
 
 
 def prepare(g: Geometry, lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> Prepared:
@@ -210,31 +231,35 @@ def prepare(g: Geometry, lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> 
             image[simple_pts] = lens.project(cam[simple_pts])
         fixed = np.round(image * ONE).astype(np.int32)
         ends = starts + g.sizes
-        kept: list[int] = []
+        shown = np.flatnonzero(visible)
+        starts_l, ends_l = starts[shown].tolist(), ends[shown].tolist()
+        outlines = [fixed[s:e] for s, e in zip(starts_l, ends_l, strict=True)]
+        convex_arr = np.ones(len(shown), bool)
+        kept_arr = np.ones(len(shown), bool)
         # Clipped or bowed outlines are projected together at the end (one call).
         pending: list[tuple[int, np.ndarray]] = []
-        for i in np.flatnonzero(visible).tolist():
-            s, e = starts[i], ends[i]
-            if simple[i]:
-                outlines.append(fixed[s:e])
-                convex.append(True)
-            else:
-                pts = cam[s:e] if all_in[i] else _clip(cam[s:e], frustum)
-                if len(pts) < 3:
-                    continue
-                if lens.distorted:
-                    pts = _bow(pts, _pinhole(pts, k))
-                pending.append((len(outlines), pts))
-                outlines.append(fixed[s:s])
-                convex.append(not lens.distorted)
-            kept.append(i)
+        for slot in np.flatnonzero(~simple[shown]).tolist():
+            i, s, e = shown[slot], starts_l[slot], ends_l[slot]
+            pts = cam[s:e] if all_in[i] else _clip(cam[s:e], frustum)
+            if len(pts) < 3:
+                kept_arr[slot] = False
+                continue
+            pending.append((slot, pts))
+            convex_arr[slot] = not lens.distorted
         if pending:
-            projected = np.round(lens.project(np.concatenate([p for _, p in pending])) * ONE)
+            chunks = [p for _, p in pending]
+            if lens.distorted:
+                chunks = _bow(chunks, k)
+            projected = np.round(lens.project(np.concatenate(chunks)) * ONE)
             projected = projected.astype(np.int32)
             offset = 0
-            for slot, pts in pending:
+            for (slot, _), pts in zip(pending, chunks, strict=True):
                 outlines[slot] = projected[offset:offset + len(pts)]
                 offset += len(pts)
+        if not kept_arr.all():
+            outlines = [o for o, ok in zip(outlines, kept_arr.tolist(), strict=True) if ok]
+        convex = convex_arr[kept_arr].tolist()
+        kept = shown[kept_arr]
         keep = np.array(kept, np.int64)
         normals = g.normals[keep] * sign[keep, None]
         cam_normals = n_cam[keep] * sign[keep, None]
@@ -276,7 +301,15 @@ def prepare(g: Geometry, lens: Lens, rotation: np.ndarray, tvec: np.ndarray) -> 
 
 
 def draw(zb: ZBuffer, prepared: Prepared, first_index: int = 0) -> None:
-    """Fills every prepared polygon into the buffer; polygon i gets id first_index + i."""
+    """Fills every prepared polygon into the buffer; polygon i gets id first_index + i.
+
+    The result is the same as filling the polygons one by one in index order and keeping
+    a pixel where a polygon is strictly nearer: per pixel, the nearest polygon wins and
+    of equally near ones the lowest index. That rule does not depend on the order of
+    work, so large polygons are filled one at a time while the many small ones (most
+    of a palace: studs, seams, arch facets) go through :func:`_draw_small` together,
+    where a per-polygon loop would cost far more than their few pixels.
+    """
     if not prepared.outlines:
         return
     w, h = zb.width, zb.height
@@ -288,6 +321,9 @@ def draw(zb: ZBuffer, prepared: Prepared, first_index: int = 0) -> None:
     origin = np.maximum(lo, 0)
     # Every outline shifted to its own bounding box, in one operation.
     local_all = every - np.repeat(origin << SHIFT, lengths, axis=0).astype(np.int32)
+    size = hi - lo
+    small = ((lo >= 0).all(axis=1) & (hi[:, 0] <= w) & (hi[:, 1] <= h)
+             & (size <= SMALL_PX).all(axis=1))
     x0s, y0s = origin[:, 0].tolist(), origin[:, 1].tolist()
     x1s, y1s = np.minimum(hi[:, 0], w).tolist(), np.minimum(hi[:, 1], h).tolist()
     starts_l, ends_l = starts.tolist(), (starts + lengths).tolist()
@@ -295,7 +331,7 @@ def draw(zb: ZBuffer, prepared: Prepared, first_index: int = 0) -> None:
     convex = prepared.convex.tolist()
     u, v = zb.u, zb.v
     und_x, und_y = zb.lens.und_x, zb.lens.und_y
-    for i in range(len(prepared.outlines)):
+    for i in np.flatnonzero(~small).tolist():
         x0, x1, y0, y1 = x0s[i], x1s[i], y0s[i], y1s[i]
         if x1 <= x0 or y1 <= y0:
             continue
@@ -314,3 +350,64 @@ def draw(zb: ZBuffer, prepared: Prepared, first_index: int = 0) -> None:
         win = mask.view(bool) & (invz > zsub)
         np.copyto(zsub, invz, where=win)
         np.copyto(zb.poly[y0:y1, x0:x1], first_index + i, where=win)
+    chosen = np.flatnonzero(small)
+    if len(chosen):
+        _draw_small(zb, prepared, chosen, first_index, local_all, starts, lengths, lo, size)
+
+
+def _draw_small(zb: ZBuffer, prepared: Prepared, chosen: np.ndarray, first_index: int,
+                local_all: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                lo: np.ndarray, size: np.ndarray) -> None:
+    """Small polygons wholly inside the picture, all at once.
+
+    Each is filled (with the same OpenCV call, so the same pixels) into its own tile
+    of a tall atlas: a view exactly the size of its box, so what a fill would paint
+    past the box is clipped as before. The covered pixels then become one list of
+    candidates whose depth is computed exactly as the one-by-one path does (same
+    float32 operations in the same order), and the z-test is resolved per pixel.
+    """
+    widths, heights = size[chosen, 0], size[chosen, 1]
+    tops = np.cumsum(heights) - heights
+    atlas = np.zeros((int(heights.sum()), int(widths.max())), np.uint8)
+    owner = np.repeat(np.arange(len(chosen)), heights)
+    convex = prepared.convex[chosen].tolist()
+    s_l, e_l = starts[chosen].tolist(), (starts[chosen] + lengths[chosen]).tolist()
+    t_l, b_l, w_l = tops.tolist(), (tops + heights).tolist(), widths.tolist()
+    fill_convex, fill = cv2.fillConvexPoly, cv2.fillPoly
+    for j, is_convex in enumerate(convex):
+        tile = atlas[t_l[j]:b_l[j], :w_l[j]]
+        if is_convex:
+            fill_convex(tile, local_all[s_l[j]:e_l[j]], 1, cv2.LINE_8, SHIFT)
+        else:
+            fill(tile, [local_all[s_l[j]:e_l[j]]], 1, cv2.LINE_8, SHIFT)
+    found = cv2.findNonZero(atlas)
+    if found is None:
+        return
+    found = found.reshape(-1, 2).astype(np.int64)
+    col, row = found[:, 0], found[:, 1]
+    tile = owner[row]
+    width = zb.width
+    x0, y0 = lo[chosen, 0], lo[chosen, 1]
+    # Picture pixel = (y0 + row - top) * width + x0 + col, folded per tile.
+    pix = ((y0 - tops) * width + x0)[tile]
+    pix += row * width
+    pix += col
+    plane = prepared.planes[chosen].astype(np.float32)
+    a, b, c = (np.take(np.ascontiguousarray(plane[:, j]), tile) for j in range(3))
+    und_x, und_y = zb.lens.und_x, zb.lens.und_y
+    if und_x is None or und_y is None:
+        x = x0[tile] + col
+        y = (y0 - tops)[tile] + row
+        invz = a * zb.u[x] + (b * zb.v[y] + c)
+    else:
+        invz = a * und_x.reshape(-1)[pix] + b * und_y.reshape(-1)[pix] + c
+    ids = (first_index + chosen).astype(np.int32)[tile]
+    zflat, pflat = zb.invz.reshape(-1), zb.poly.reshape(-1)
+    held = zflat[pix]
+    beats = (invz > held) | ((invz == held) & (ids < pflat[pix]))
+    pix, invz, ids = pix[beats], invz[beats], ids[beats]
+    np.maximum.at(zflat, pix, invz)
+    best = invz == zflat[pix]
+    pix, ids = pix[best], ids[best]
+    pflat[pix] = np.iinfo(np.int32).max
+    np.minimum.at(pflat, pix, ids)

@@ -59,11 +59,12 @@ def table_texture(rng: np.random.Generator | None, kind: str | None = None) -> n
     if rng is None:
         return np.full((n, n, 3), 0.52, np.float32)
     kind = kind or str(rng.choice(TABLE_KINDS, p=[0.45, 0.2, 0.2, 0.15]))
-    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    # Pixel coordinates as a row and a column: broadcasting builds the rotated ones.
+    coords = np.arange(n, dtype=np.float32)
+    xx, yy = coords[None, :], coords[:, None]
     angle = rng.uniform(0, np.pi)
-    along = np.cos(angle) * xx + np.sin(angle) * yy
-    across = -np.sin(angle) * xx + np.cos(angle) * yy
     if kind == "wood":
+        across = -np.sin(angle) * xx + np.cos(angle) * yy
         base = _hsv_color(rng, (18, 42), (0.25, 0.75), (0.25, 0.9))
         dark = base * np.float32(rng.uniform(0.55, 0.8))
         # Grain: stretched noise along the boards, a little wavy.
@@ -81,6 +82,8 @@ def table_texture(rng: np.random.Generator | None, kind: str | None = None) -> n
     elif kind == "cloth":
         base = _any_table_color(rng)
         period = rng.uniform(2.0, 3.0)
+        along = np.cos(angle) * xx + np.sin(angle) * yy
+        across = -np.sin(angle) * xx + np.cos(angle) * yy
         weave = (np.sin(along * np.pi / period) * np.sin(across * np.pi / period)) * 0.05
         folds = _smooth_noise(rng, 5, n) * 0.1
         texture = base[None, None, :] * (0.92 + weave + folds)[:, :, None]
@@ -88,9 +91,11 @@ def table_texture(rng: np.random.Generator | None, kind: str | None = None) -> n
         c1 = _any_table_color(rng)
         c2 = _any_table_color(rng)
         period = rng.uniform(5, 25)
+        along = np.cos(angle) * xx + np.sin(angle) * yy
         if rng.uniform() < 0.5:
             mask = (np.mod(along, period) < period / 2).astype(np.float32)
         else:
+            across = -np.sin(angle) * xx + np.cos(angle) * yy
             mask = ((np.mod(along, period) < period / 2) ^ (np.mod(across, period) < period / 2))
             mask = mask.astype(np.float32)
         mask = cv2.GaussianBlur(mask, (0, 0), 0.8)
@@ -99,7 +104,7 @@ def table_texture(rng: np.random.Generator | None, kind: str | None = None) -> n
         base = _any_table_color(rng)
         texture = base[None, None, :] * (1 + _smooth_noise(rng, 8, n) * 0.06
                                          + _smooth_noise(rng, 120, n) * 0.02)[:, :, None]
-    return np.clip(texture, 0, 1).astype(np.float32)
+    return np.clip(texture, 0, 1, out=texture).astype(np.float32, copy=False)
 
 
 def random_pipeline(rng: np.random.Generator | None) -> Camera8Bit:
@@ -171,7 +176,9 @@ def finish(
         # Uneven light over the scene (a lamp's falloff, a window on one side).
         field = 1 + settings.uneven * rng.standard_normal((4, 6)).astype(np.float32)
         field = cv2.resize(np.clip(field, 0.5, 1.5), (w, h), interpolation=cv2.INTER_CUBIC)
-        picture = cv2.multiply(picture, cv2.merge([field, field, field]), dtype=cv2.CV_8U)
+        # Channel by channel: the same products, without a three-channel float field.
+        picture = cv2.merge([cv2.multiply(plane, field, dtype=cv2.CV_8U)
+                             for plane in cv2.split(picture)])
     if settings.soften < 0.99:
         small = cv2.resize(picture, (max(int(w * settings.soften), 8),
                                      max(int(h * settings.soften), 8)),
@@ -195,7 +202,9 @@ def finish(
         chroma = np.empty(((h + 1) // 2, (w + 1) // 2, 3), np.int16)
         cv2.randn(chroma, 0, settings.noise * 0.6)
         chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_NEAREST)
-        noise = cv2.add(chroma, cv2.merge([luma, luma, luma]), dtype=cv2.CV_16S)
+        # Luma to three channels: a plain copy, done on the same bits as unsigned.
+        luma3 = cv2.cvtColor(luma.view(np.uint16), cv2.COLOR_GRAY2BGR).view(np.int16)
+        noise = cv2.add(chroma, luma3, dst=chroma, dtype=cv2.CV_16S)
         picture = cv2.add(picture, noise, dtype=cv2.CV_8U)
     if settings.jpeg_quality > 0:
         ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, settings.jpeg_quality])

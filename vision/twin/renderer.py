@@ -7,6 +7,8 @@ lens distorts the pinhole image and the webcam pipeline develops it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -82,11 +84,21 @@ def _table_layer(lens: Lens, rotation: np.ndarray, tvec: np.ndarray,
     if lens.und_x is None or lens.und_y is None:
         return cv2.warpPerspective(texture, h, size, flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REFLECT_101)
-    inv = np.linalg.inv(h)
+    inv = np.linalg.inv(h).astype(np.float32)
     ux, uy = lens.und_x, lens.und_y
-    w = np.float32(inv[2, 0]) * ux + (np.float32(inv[2, 1]) * uy + np.float32(inv[2, 2]))
-    tx = (np.float32(inv[0, 0]) * ux + (np.float32(inv[0, 1]) * uy + np.float32(inv[0, 2]))) / w
-    ty = (np.float32(inv[1, 0]) * ux + (np.float32(inv[1, 1]) * uy + np.float32(inv[1, 2]))) / w
+
+    def row(i: int) -> np.ndarray:
+        # inv[i, 0] * ux + (inv[i, 1] * uy + inv[i, 2]), in place, in that order.
+        out = np.multiply(uy, inv[i, 1])
+        out += inv[i, 2]
+        out += np.multiply(ux, inv[i, 0], out=np.empty_like(ux))
+        return out
+
+    w = row(2)
+    tx = row(0)
+    tx /= w
+    ty = row(1)
+    ty /= w
     return cv2.remap(texture, tx, ty, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
 
 
@@ -112,20 +124,18 @@ def render(
     tvec = np.asarray(pose.tvec, float).reshape(3)
     eye = -rotation.T @ tvec
 
-    parts: list[Geometry] = []
-    for i, piece in enumerate(pieces):
-        tint = None
-        if jitter:
-            tint = np.clip(1 + rng.normal(0, jitter, 3) * 0.5 + rng.normal(0, jitter), 0.7, 1.3)
-            tint = tint.astype(np.float32)
-        parts.append(piece_geometry(piece, piece_color(piece)).recolored(i, tint))
+    bases = [_piece_geometry(piece) for piece in pieces]
+    tints = np.zeros((0, 3), np.float32)
+    if jitter:
+        # Per piece: three channel draws, then one shared draw (one call, same stream).
+        draws = rng.normal(0, jitter, (len(pieces), 4))
+        tints = np.clip(1 + draws[:, :3] * 0.5 + draws[:, 3:], 0.7, 1.3).astype(np.float32)
     plate = board_layer.plate_color()
     if not clean:
         plate = np.clip(plate * rng.uniform(0.9, 1.1, 3), 0, 1).astype(np.float32)
     rim = Mesh()
     _plate_edges(rim, plate)
-    parts.append(Geometry.from_mesh(rim))
-    geometry = Geometry.concat(parts)
+    geometry = _palace_geometry(pieces, bases, tints, Geometry.from_mesh(rim))
     clutter_on = options.clutter if options.clutter is not None else not clean
     cover_mesh = Mesh()
     if clutter_on:
@@ -163,11 +173,13 @@ def render(
     gain = auto_gain(pipeline, expected, auto=not clean)
 
     shadow, contact = board_layer.shadow_maps(
-        list(pieces), [g.verts for g in parts[: len(pieces)]], light, light.softness_mm
+        list(pieces), [g.verts for g in bases], light, light.softness_mm
     )
     board = board_layer.render_board(lens, rotation, tvec, texture, shadow, contact, light,
-                                     plate, gain)
-    table_u8 = cv2.convertScaleAbs(table_tex * (tint * np.float32(flat_level) * gain))
+                                     plate, gain, nearer=zb.invz)
+    table_light = tint * np.float32(flat_level) * gain
+    table_u8 = cv2.convertScaleAbs(
+        cv2.multiply(table_tex, (*(float(c) for c in table_light), 0.0)))
     image = _table_layer(lens, rotation, tvec, table_u8)
 
     polys = _concat_prepared(scene_polys, extra)
@@ -222,6 +234,55 @@ def render(
     )
 
 
+_PIECE_GEOMETRY: dict[Piece, Geometry] = {}
+
+
+def _piece_geometry(piece: Piece) -> Geometry:
+    """A piece's polygons in its own colour; a palace changes little from frame to frame."""
+    geometry = _PIECE_GEOMETRY.get(piece)
+    if geometry is None:
+        if len(_PIECE_GEOMETRY) > 5000:
+            _PIECE_GEOMETRY.clear()
+        geometry = piece_geometry(piece, piece_color(piece))
+        _PIECE_GEOMETRY[piece] = geometry
+    return geometry
+
+
+_LAST_PALACE: dict[tuple[Piece, ...], tuple[Geometry, np.ndarray, np.ndarray]] = {}
+
+
+def _palace_geometry(pieces: tuple[Piece, ...], bases: list[Geometry], tints: np.ndarray,
+                     rim: Geometry) -> Geometry:
+    """The pieces (piece ``i`` labelled ``i``, its colours times ``tints[i]``) and the rim.
+
+    One concatenation, then labels and tints per polygon in bulk: the same values as
+    relabelling and tinting each piece before joining them. The joined pieces are kept
+    for the last palace seen, since it is usually rendered from several cameras.
+    """
+    cached = _LAST_PALACE.get(pieces)
+    if cached is None:
+        joined = Geometry.concat(bases)
+        index = np.arange(len(bases))
+        poly_counts = np.array([len(g.sizes) for g in bases], np.int64)
+        cyl_counts = np.array([len(g.cyl_radius) for g in bases], np.int64)
+        joined = replace(
+            joined,
+            piece=np.repeat(index, poly_counts).astype(np.int32),
+            cyl_piece=np.repeat(index, cyl_counts).astype(np.int32),
+        )
+        cached = (joined, poly_counts, cyl_counts)
+        _LAST_PALACE.clear()
+        _LAST_PALACE[pieces] = cached
+    joined, poly_counts, cyl_counts = cached
+    if len(tints):
+        joined = replace(
+            joined,
+            colors=joined.colors * np.repeat(tints, poly_counts, axis=0),
+            cyl_colors=joined.cyl_colors * np.repeat(tints, cyl_counts, axis=0),
+        )
+    return Geometry.concat([joined, rim])
+
+
 def _concat_prepared(a: raster.Prepared, b: raster.Prepared) -> raster.Prepared:
     return raster.Prepared(
         outlines=a.outlines + b.outlines,
@@ -243,24 +304,29 @@ def _composite(
     """Pieces over the table, the board wherever it is nearer; labels to match.
 
     Works in place on ``image`` (the table) and returns piece ids, kinds, parts, depth.
+    Labels and colours are looked up for the whole frame at once (slot 0 of each table
+    is "no polygon"), and pasted with OpenCV's masked copy, which is much faster than
+    scattering into the few covered pixels.
     """
     height, width = zb.invz.shape
-    piece_ids = np.full((height, width), -1, np.int32)
-    kinds = np.zeros((height, width), np.uint8)
-    parts = np.zeros((height, width), np.uint8)
+    slot = zb.poly.astype(np.intp)
+    slot += 1
+    piece_ids = np.concatenate([[-1], polys.piece]).astype(np.int32)[slot]
+    kinds = np.concatenate([[KIND_BACKGROUND], polys.kind]).astype(np.uint8)[slot]
+    parts = np.concatenate([[0], polys.part]).astype(np.uint8)[slot]
     invz = zb.invz
     if len(lut):
-        # Pieces cover a small part of the frame: work on the covered pixels only.
-        covered = np.flatnonzero(zb.poly.ravel() >= 0)
-        idx = zb.poly.ravel()[covered]
-        image.reshape(-1, 3)[covered] = lut[idx]
-        piece_ids.ravel()[covered] = polys.piece[idx]
-        kinds.ravel()[covered] = polys.kind[idx]
-        parts.ravel()[covered] = polys.part[idx]
+        # Colours as one 32-bit word per polygon: one gather, then back to 3 channels.
+        lut4 = np.zeros((len(lut) + 1, 4), np.uint8)
+        lut4[1:, :3] = lut
+        colors = lut4.view(np.uint32).reshape(-1)[slot]
+        colors = cv2.cvtColor(colors.view(np.uint8).reshape(height, width, 4),
+                              cv2.COLOR_BGRA2BGR)
+        _paste(colors, zb.poly >= 0, image)
     x0, y0, x1, y1 = board.box
     if x1 > x0:
         wins = board.invz > invz[y0:y1, x0:x1]
-        np.copyto(image[y0:y1, x0:x1], board.color, where=wins[:, :, None])
+        _paste(board.color, wins, image[y0:y1, x0:x1])
         np.copyto(piece_ids[y0:y1, x0:x1], -1, where=wins)
         np.copyto(kinds[y0:y1, x0:x1], KIND_BOARD, where=wins)
         np.copyto(parts[y0:y1, x0:x1], board.part, where=wins)
@@ -269,6 +335,13 @@ def _composite(
     with np.errstate(divide="ignore"):
         depth = np.float32(1.0) / invz
     return piece_ids, kinds, parts, depth
+
+
+def _paste(source: np.ndarray, where: np.ndarray, target: np.ndarray) -> None:
+    """``target[where] = source[where]`` for pictures, in place (``target`` may be a view)."""
+    out = cv2.copyTo(source, where.view(np.uint8), target)
+    if not np.shares_memory(out, target):
+        target[...] = out
 
 
 def _override(p: Camera8Bit, o: RenderOptions) -> Camera8Bit:
