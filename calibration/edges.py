@@ -283,40 +283,6 @@ def _straight_inliers(
     return keep
 
 
-def rim_side_support(
-    gray: NDArray[np.float32],
-    camera: Camera,
-    pose: Pose,
-    model: EdgeModel,
-    reach_px: float,
-    min_step: float = 4.0,
-) -> list[tuple[int, float]]:
-    """Per rim side in view: (samples, fraction whose outermost step is on the model).
-
-    The search reaches almost half a stud each way, so a pose one stud off (the stud
-    grid repeats every stud, and a shifted lattice fits the studs just as well) finds
-    the real rim out of reach or stud edges off the model, and the side fails.
-    """
-    h, w = gray.shape
-    radius = max(4, int(reach_px))
-    _, px, normal, segments, outer = sample_edges(camera, pose, model, 6.0)
-    inside = (
-        (px[:, 0] > radius + 2)
-        & (px[:, 0] < w - radius - 3)
-        & (px[:, 1] > radius + 2)
-        & (px[:, 1] < h - radius - 3)
-        & outer
-    )
-    px, normal, segments = px[inside], normal[inside], segments[inside]
-    if len(px) == 0:
-        return []
-    offset, ok = search_edges(gray, px, normal, radius, min_step, np.ones(len(px), bool))
-    hit = ok & (np.abs(offset) <= 1.5)
-    return [
-        (int((segments == s).sum()), float(hit[segments == s].mean())) for s in np.unique(segments)
-    ]
-
-
 def edge_support(
     gray: NDArray[np.float32],
     camera: Camera,

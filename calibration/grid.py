@@ -28,7 +28,8 @@ CELL_PX = int(STUD_MM * PX_PER_MM)
 BLOCKS = 4
 CELLS_PER_BLOCK = BOARD_STUDS // BLOCKS
 MIN_BLOCKS = 4
-MAX_OFFSET_MM = 2.5
+MAX_SEED_BLOCKS = 10
+BLOCK_MM = CELLS_PER_BLOCK * STUD_MM
 HOLE_RADIUS_MM = 2.95
 """The ground map card's holes are a little wider than the studs."""
 
@@ -40,6 +41,7 @@ class GridFit:
     pose: Pose
     blocks: int
     residual_px: float
+    clarity: float = 0.0  # median peak clarity of the blocks used
 
 
 def _ring(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
@@ -152,6 +154,7 @@ def lattice_offsets(
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Per block: its centre (mm), the lattice offset seen there (mm) and peak clarity."""
     map_x, map_y = rectify_maps(camera, pose)
+    per_block = CELLS_PER_BLOCK
     h, w = gray.shape
     valid = (map_x >= 1) & (map_x < w - 2) & (map_y >= 1) & (map_y < h - 2)
     rect = cv2.remap(gray, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -160,32 +163,95 @@ def lattice_offsets(
     mag = cv2.magnitude(gx, gy)
     mag[~valid] = 0.0
     rect[~valid] = 0.0
-    shape = (BLOCKS, CELLS_PER_BLOCK, CELL_PX, BLOCKS, CELLS_PER_BLOCK, CELL_PX)
+    shape = (BLOCKS, per_block, CELL_PX, BLOCKS, per_block, CELL_PX)
     sums = mag.reshape(shape).sum(axis=(1, 4))
     shade = rect.reshape(shape).sum(axis=(1, 4))
     counts = valid.reshape(shape).sum(axis=(1, 4))
-    centres, offsets, clarity = [], [], []
-    for by in range(BLOCKS):
-        for bx in range(BLOCKS):
-            count = counts[by, :, bx, :]
-            if count.min() < CELLS_PER_BLOCK * CELLS_PER_BLOCK // 4:
-                continue
-            # The stud top's centre sits at the cell's centre when the pose is right.
-            half = (-(CELL_PX // 2), -(CELL_PX // 2))
-            edges = np.roll(sums[by, :, bx, :] / count, half, axis=(0, 1))
-            bright = np.roll(shade[by, :, bx, :] / count, half, axis=(0, 1))
-            centre = np.array([bx + 0.5, by + 0.5]) * CELLS_PER_BLOCK * STUD_MM
-            parallax = parallax_at(pose, centre)
-            edge_t, shade_t = _spectra(round(parallax[0] * 10), round(parallax[1] * 10))
-            corr_e = np.real(np.fft.ifft2(np.fft.fft2(edges - edges.mean()) * edge_t))
-            corr_s = np.real(np.fft.ifft2(np.fft.fft2(bright - bright.mean()) * shade_t))
-            corr = corr_e / (np.std(corr_e) + 1e-9) + corr_s / (np.std(corr_s) + 1e-9)
-            sx, sy, peak = _subpixel_peak(corr)
-            spread = float(np.std(corr)) / 2
-            centres.append(centre)
-            offsets.append((sx / PX_PER_MM, sy / PX_PER_MM))
-            clarity.append(peak / spread if spread > 0 else 0.0)
-    return np.array(centres).reshape(-1, 2), np.array(offsets).reshape(-1, 2), np.array(clarity)
+    # All blocks at once: every block's cells folded onto one cell, then one batch of
+    # small circular correlations (the stud top's centre sits at the cell's centre when
+    # the pose is right).
+    count = counts.transpose(0, 2, 1, 3).reshape(BLOCKS * BLOCKS, CELL_PX, CELL_PX)
+    seen = count.min(axis=(1, 2)) >= per_block * per_block // 4
+    if not seen.any():
+        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
+    half = (-(CELL_PX // 2), -(CELL_PX // 2))
+    count = np.maximum(count[seen], 1)
+    edges = sums.transpose(0, 2, 1, 3).reshape(-1, CELL_PX, CELL_PX)[seen] / count
+    bright = shade.transpose(0, 2, 1, 3).reshape(-1, CELL_PX, CELL_PX)[seen] / count
+    edges = np.roll(edges, half, axis=(1, 2))
+    bright = np.roll(bright, half, axis=(1, 2))
+    by, bx = np.divmod(np.flatnonzero(seen), BLOCKS)
+    centres = np.stack([bx + 0.5, by + 0.5], axis=1) * CELLS_PER_BLOCK * STUD_MM
+    templates = [
+        _spectra(*(round(v * 10) for v in parallax_at(pose, centre))) for centre in centres
+    ]
+    edge_t = np.stack([t[0] for t in templates])
+    shade_t = np.stack([t[1] for t in templates])
+    edges -= edges.mean(axis=(1, 2), keepdims=True)
+    bright -= bright.mean(axis=(1, 2), keepdims=True)
+    corr_e = np.real(np.fft.ifft2(np.fft.fft2(edges) * edge_t))
+    corr_s = np.real(np.fft.ifft2(np.fft.fft2(bright) * shade_t))
+    corr = corr_e / (corr_e.std(axis=(1, 2), keepdims=True) + 1e-9) + corr_s / (
+        corr_s.std(axis=(1, 2), keepdims=True) + 1e-9
+    )
+    offsets, clarity = [], []
+    for block in corr:
+        sx, sy, peak = _subpixel_peak(block)
+        spread = float(np.std(block)) / 2
+        offsets.append((sx / PX_PER_MM, sy / PX_PER_MM))
+        clarity.append(peak / spread if spread > 0 else 0.0)
+    return centres, np.array(offsets).reshape(-1, 2), np.array(clarity)
+
+
+def consensus_offsets(
+    centres: FloatArray, offsets: FloatArray, usable: NDArray[np.bool_], tol_mm: float = 0.8
+) -> tuple[NDArray[np.bool_], FloatArray]:
+    """The blocks that agree on one smooth lattice shift, and their offsets unwrapped.
+
+    Each block only knows its offset modulo one stud. A start pose a few pixels off
+    shifts the lattice smoothly across the board (nearly an affine field), so three
+    blocks fix the field and the others either follow it, modulo a stud, or see
+    something else. The field with the most followers wins, and every follower's offset
+    is taken as the field predicts it, whole studs included: a start off by more than
+    half a stud at the far end still converges, where taking each offset as seen
+    would fold those blocks back by a stud.
+    """
+    idx = np.flatnonzero(usable)
+    if len(idx) > MAX_SEED_BLOCKS:
+        # Fields are proposed from well-spread blocks only (every block still votes):
+        # the four corners and the centre cover the board, and the count stays small.
+        spread = np.linalg.norm(centres[idx] - centres[idx].mean(axis=0), axis=1)
+        idx = np.sort(idx[np.argsort(-spread, kind="stable")[:MAX_SEED_BLOCKS]])
+    if len(idx) < 3:
+        return np.zeros(len(offsets), bool), offsets
+    triples = np.array(
+        [
+            (a, b, c)
+            for i, a in enumerate(idx)
+            for j, b in enumerate(idx[i + 1 :], i + 1)
+            for c in idx[j + 1 :]
+        ]
+    )
+    design = np.concatenate([centres[triples], np.ones((*triples.shape, 1))], axis=2)
+    ok = np.abs(np.linalg.det(design)) > 1e-6
+    triples, design = triples[ok], design[ok]
+    if len(triples) == 0:
+        return np.zeros(len(offsets), bool), offsets
+    coef = np.linalg.solve(design, offsets[triples])  # T x 3 x 2
+    full = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)
+    predicted = np.einsum("bk,tkd->tbd", full, coef)  # T x B x 2
+    wrapped = (offsets[None] - predicted + STUD_MM / 2) % STUD_MM - STUD_MM / 2
+    err = np.abs(wrapped).max(axis=2)
+    # Blocks lie a whole number of studs apart, so a field rising by a stud from one
+    # block to the next fits every block exactly as well as a flat one: only fields
+    # changing by less than half a stud between neighbouring blocks are candidates.
+    steep = np.abs(coef[:, :2, :]).max(axis=(1, 2)) * BLOCK_MM >= STUD_MM / 2
+    inliers = (err < tol_mm) & usable[None] & ~steep[:, None]
+    count = inliers.sum(axis=1)
+    cost = count - np.where(inliers, err, 0.0).sum(axis=1) / (tol_mm * len(offsets) + 1)
+    best = int(np.argmax(cost))
+    unwrapped = predicted[best] + wrapped[best]
+    return inliers[best], unwrapped
 
 
 def refine_on_grid(
@@ -202,9 +268,10 @@ def refine_on_grid(
     corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
     for _ in range(rounds):
         centres, offsets, clarity = lattice_offsets(gray, camera, current)
-        # An offset near half a cell means the gap between four studs matched better than
-        # a stud: ambiguous, and further than the edge fit ever leaves the pose.
-        good = (clarity >= min_clarity) & (np.abs(offsets).max(axis=1) < MAX_OFFSET_MM)
+        good = clarity >= min_clarity
+        if good.sum() < MIN_BLOCKS:
+            return fit
+        good, offsets = consensus_offsets(centres, offsets, good)
         if good.sum() < MIN_BLOCKS:
             return fit
         # Several studs per block keep the solve well conditioned; all share its offset.
@@ -237,5 +304,6 @@ def refine_on_grid(
         current = trial
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
-        fit = GridFit(current, int(used.sum()), residual)
+        block_clarity = clarity[np.flatnonzero(good)[used]]
+        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)))
     return fit

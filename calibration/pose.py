@@ -1,15 +1,22 @@
-"""The board's pose from one frame: outline, rim, stud lattice, ground-map symmetry.
+"""The board's pose from one frame: outline, rim, stud lattice, sides, ground map.
 
-Coarse to fine: the plate's outline in a quarter-size image (:mod:`calibration.corners`)
-gives a pose within tens of pixels; the plate's rim pulls it within a pixel or two
-(:mod:`calibration.edges`); the stud lattice brings it to a tenth of a pixel
-(:mod:`calibration.grid`). The plate and its four corner bricks look the same after a
-quarter turn, so geometry alone gives four equally good poses; the ground map's colours
-pick one of them. Every answer carries the evidence behind it (lattice residual, rim
-and corner-brick outlines found, how clearly the rim rules out the lattice one stud
-over, how clearly the map chose the turn), and any weak link turns the answer into "not
-found" with the reason, because a wrong pose puts every piece in the wrong cell while a
-missing one only costs a frame.
+Coarse to fine: outlines of the plate in a quarter-size image (:mod:`calibration.corners`)
+give poses within tens of pixels; the plate's rim at half size pulls one within a few
+pixels (:mod:`calibration.edges`); the stud lattice brings it to a tenth of a pixel
+(:mod:`calibration.grid`), and the board's four sides, each a step from board to table,
+say which stud of the lattice is the edge's (:mod:`calibration.alias`). The plate and
+its four corner bricks look the same after a quarter turn, so geometry alone gives four
+equally good poses; the ground map's colours pick one of them (:mod:`calibration.turn`).
+
+Most frames are found from the first outline of the stud-texture mask. Harder ones
+(a green table, an arm across the board, a card against its side) get the outlines of
+two more masks, and then the poses from every three corners of every outline, ranked by
+how much rim they explain and how well they cover the board-coloured region.
+
+Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
+outlines found, how clearly the map chose the turn), and any weak link turns the answer
+into "not found" with the reason, because a wrong pose puts every piece in the wrong
+cell while a missing one only costs a frame.
 """
 
 from __future__ import annotations
@@ -20,32 +27,45 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.alias import BoundaryCheck, best_stud_shift, check_boundary
 from calibration.board_model import (
+    CENTRE,
     PLATE_CORNERS,
     corner_bricks,
     polygon_edges,
+    stud_centres,
     turned_pose,
     view_rotation,
 )
 from calibration.camera import Camera, FloatArray, Pose, project
-from calibration.corners import find_plate_quads
-from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose, rim_side_support
+from calibration.corners import PlateSearch, search_plate
+from calibration.edges import EdgeFit, EdgeModel, edge_support, refine_pose
 from calibration.grid import GridFit, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
-from calibration.turn import resolve_turn
+from calibration.turn import resolve_turn_scored
 from rules.maps import GroundMap
-from rules.pieces import STUD_MM
 
 PLATE_GROUP = 4
 MAX_RMS_PX = 1.0
 MIN_PLATE_SUPPORT = 0.3
 MIN_CORNER_SUPPORT = 0.3
 MIN_CORNERS_SEEN = 2
-MIN_MAP_MARGIN = 1.5
+MIN_MAP_MARGIN = 3.0
 MIN_GRID_BLOCKS = 5
-MAX_CANDIDATES = 5
-MIN_ALIAS_RATIO = 1.2
+MAX_CANDIDATES = 8
+MIN_LATTICE_CLARITY = 4.5
+"""Median block clarity of a sharp lattice is 5 to 10; heavy blur brings it under 4.5,
+where the lattice still fits but no longer to the stud."""
+SOFT_LATTICE_CLARITY = 5.0
+MIN_SOFT_GRID_BLOCKS = 12
+"""A soft lattice seen in a few blocks only can settle a few pixels off: it needs most
+of the board to vouch for it."""
+FAST_CANDIDATES = 2
+SLOW_CANDIDATES = 4
+MIN_HYPOTHESIS_RIM = 0.3
+MIN_BOARD_IN_VIEW = 0.6
+MIN_ELEVATION_DEG = 12.0
 
 
 @dataclass
@@ -62,6 +82,7 @@ class BoardLocation:
     camera: Camera | None = None
     focal_refined: bool = False
     map_margin: float = 0.0
+    map_score: float = 0.0
 
     def to_json(self) -> dict[str, object]:
         if not self.found or self.pose is None:
@@ -131,6 +152,62 @@ def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
     return None if best is None else best[1]
 
 
+def outline_hypotheses(quads: list[FloatArray], camera: Camera) -> list[Pose]:
+    """Poses from each outline and from every three of its corners.
+
+    A hand, a card or a sleeve over one corner of the plate bends that corner of the
+    outline; the other three still fix the pose (P3P, the plate's size is known), so
+    each candidate outline stands for five poses, one of which skips the bad corner.
+    """
+    poses: list[Pose] = []
+    for quad in quads:
+        pose = initial_pose(quad, camera)
+        if pose is not None:
+            poses.append(pose)
+        for corners in (quad, quad[::-1].copy()):
+            for drop in range(4):
+                keep = [i for i in range(4) if i != drop]
+                try:
+                    _, rvecs, tvecs = cv2.solveP3P(
+                        PLATE_CORNERS[keep],
+                        corners[keep].reshape(-1, 1, 2),
+                        camera.camera_matrix,
+                        None,
+                        flags=cv2.SOLVEPNP_P3P,
+                    )
+                except cv2.error:
+                    continue
+                for rvec, tvec in zip(rvecs, tvecs, strict=True):
+                    candidate = Pose(rvec.reshape(3), tvec.reshape(3))
+                    if _in_front(candidate):
+                        poses.append(candidate)
+    return poses
+
+
+OUTLINE_POINTS = np.array(
+    [[x, y, 0.0] for x, y in ((0, 0), (256, 0), (256, 256), (0, 256))], dtype=np.float64
+)
+VIEW_GRID = np.array([[x, y, 0.0] for x in np.linspace(0, 256, 5) for y in np.linspace(0, 256, 5)])
+
+
+def rim_score(small: NDArray[np.float32], camera: Camera, pose: Pose) -> float:
+    """A cheap vote for a pose: rim found along its projected outline, times board in view."""
+    px = project(camera, pose, VIEW_GRID)
+    inside = (
+        (px[:, 0] >= 0) & (px[:, 0] < camera.width) & (px[:, 1] >= 0) & (px[:, 1] < camera.height)
+    )
+    if inside.mean() < MIN_BOARD_IN_VIEW:
+        return 0.0
+    support = edge_support(small, camera, pose, RIM_MODEL, 3.0, 3.0)
+    return support.get(PLATE_GROUP, 0.0) * float(inside.mean())
+
+
+def _same_outline(camera: Camera, a: Pose, b: Pose, tol_px: float) -> bool:
+    pa = project(camera, a, PLATE_CORNERS)
+    pb = project(camera, b, PLATE_CORNERS)
+    return any(np.abs(np.roll(pa, k, axis=0) - pb).max() < tol_px for k in range(4))
+
+
 def focal_guess(quad: FloatArray, camera: Camera) -> Camera:
     """The camera with the focal length the plate's perspective implies, if it says one."""
     homography, _ = cv2.findHomography(PLATE_CORNERS[:, :2], quad)
@@ -145,43 +222,32 @@ def gray_float(image: NDArray[np.uint8]) -> NDArray[np.float32]:
     return gray.astype(np.float32)
 
 
-def _stud_pitch_px(camera: Camera, pose: Pose) -> float:
-    """The projected stud pitch at the board's centre."""
-    a = project(
-        camera, pose, np.array([[124.0, 128.0, 0.0], [132.0, 128.0, 0.0], [128.0, 132.0, 0.0]])
-    )
-    return float(min(np.linalg.norm(a[1] - a[0]), np.linalg.norm(a[2] - a[0]) * 2))
+def implausible_view(camera: Camera, pose: Pose) -> str:
+    """Why no camera watching a game would see the board like this (empty if it would).
 
-
-def lattice_alias(
-    gray: NDArray[np.float32], camera: Camera, pose: Pose
-) -> tuple[float, Pose | None]:
-    """How much better the rim fits this pose than the same pose one stud off.
-
-    The stud grid repeats every 8 mm, so a lattice fit one stud off fits the studs as
-    well as the right one; only the rim tells them apart. Returns the rim hits of this
-    pose over the best of its four one-stud neighbours (above 1: this one is better),
-    and that neighbour when it is the better one.
+    A lattice can lock onto a sliver of studs at the picture's edge with the rest of the
+    board thrown far outside it, or onto a view grazing the table; a camera set up to
+    watch the game sees most of the board from above.
     """
-    reach = 0.45 * _stud_pitch_px(camera, pose)
-
-    def hits(candidate: Pose) -> float:
-        return sum(n * f for n, f in rim_side_support(gray, camera, candidate, RIM_MODEL, reach))
-
-    own = hits(pose)
-    rot = pose.rotation
-    neighbours = [
-        Pose(pose.rvec, pose.tvec + rot @ np.array([dx, dy, 0.0]))
-        for dx, dy in ((STUD_MM, 0), (-STUD_MM, 0), (0, STUD_MM), (0, -STUD_MM))
-    ]
-    scores = [hits(n) for n in neighbours]
-    best = int(np.argmax(scores))
-    ratio = own / max(scores[best], 1.0)
-    return ratio, neighbours[best] if scores[best] > own else None
+    studs = stud_centres()
+    px = project(camera, pose, studs)
+    inside = (
+        (px[:, 0] >= 0) & (px[:, 0] < camera.width) & (px[:, 1] >= 0) & (px[:, 1] < camera.height)
+    )
+    if inside.mean() < MIN_BOARD_IN_VIEW:
+        return f"the pose puts only {inside.mean():.0%} of the board in the picture"
+    eye = pose.camera_center - CENTRE
+    elevation = float(np.degrees(np.arcsin(eye[2] / max(float(np.linalg.norm(eye)), 1e-9))))
+    if elevation < MIN_ELEVATION_DEG:
+        return f"the pose looks at the board from {elevation:.0f} degrees above the table"
+    return ""
 
 
 def judge(
-    grid: GridFit, support: dict[int, float], margin: float, alias: float
+    grid: GridFit,
+    support: dict[int, float],
+    margin: float,
+    boundary: BoundaryCheck,
 ) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
     seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
@@ -195,13 +261,30 @@ def judge(
     )
     if grid.residual_px > MAX_RMS_PX:
         return f"the stud grid does not fit (residual {grid.residual_px:.2f} px)", seen, quality
+    if grid.clarity < MIN_LATTICE_CLARITY:
+        return (
+            f"the studs are too blurred or too small to pin the grid (clarity {grid.clarity:.1f})",
+            seen,
+            quality,
+        )
+    if grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS:
+        return (
+            f"the studs are soft (clarity {grid.clarity:.1f}) and seen in only"
+            f" {grid.blocks} of 16 blocks",
+            seen,
+            quality,
+        )
     if grid.blocks < MIN_GRID_BLOCKS:
         return f"the stud grid was seen in only {grid.blocks} of 16 blocks", seen, quality
     if rim < MIN_PLATE_SUPPORT:
         return f"only {rim:.0%} of the plate's rim was found", seen, quality
-    if alias < MIN_ALIAS_RATIO:
+    if boundary.bad:
+        sides = ", ".join(boundary.detail)
+        return f"the board's sides are not where the stud grid puts them ({sides})", seen, quality
+    if not boundary.passed:
+        sides = ", ".join(boundary.detail)
         return (
-            f"the rim does not tell the stud grid from one stud over (ratio {alias:.2f})",
+            f"too few of the board's sides are clear enough to pin the stud grid ({sides})",
             seen,
             quality,
         )
@@ -226,36 +309,121 @@ def locate_board(
     """The board's pose in one BGR frame, searched from scratch."""
     if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
         camera = camera.scaled_to(image.shape[1], image.shape[0])
-    quads = find_plate_quads(image, camera)
-    if not quads:
-        return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     gray = gray_float(image)
     h, w = gray.shape
     half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     first: BoardLocation | None = None
-    for quad in quads[:MAX_CANDIDATES]:
-        cam = focal_guess(quad, camera) if refine_focal else camera
-        pose = initial_pose(quad, cam)
-        if pose is None:
-            continue
-        # Half resolution first: the studs blur away there and the rim is the strongest
-        # step around, so the search can reach twice as far without locking onto them.
-        coarse = refine_pose(
-            half,
-            cam.scaled_to(w // 2, h // 2),
-            pose,
-            RIM_MODEL,
-            radii=(12, 9, 6, 4),
-            spacing_px=4.0,
-        )
-        rim = refine_pose(gray, cam, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
-        if refine_focal:
-            cam, rim = _refine_focal(gray, cam, rim)
-        result = finish(image, gray, cam, rim.pose, ground, refine_focal)
-        if result.found:
-            return result
-        first = first or result
+    tried: list[Pose] = []
+    if refine_focal:
+        for quad in search_plate(image, camera).quads[:MAX_CANDIDATES]:
+            cam = focal_guess(quad, camera)
+            pose = initial_pose(quad, cam)
+            if pose is None:
+                continue
+            result = _focal_from_outline(image, gray, half, cam, pose, ground)
+            if result.found:
+                return result
+            first = first or result
+        return first or BoardLocation(False, "no outline of the board gives a pose")
+    # Cheapest first: the quick search's outlines (stud texture alone) with the rim at
+    # half size, which finds most boards; then the full search's (three masks); then,
+    # for all of them, the rim at full size and the outline's own pose; last, poses
+    # from every three corners of every outline.
+    fitted: list[tuple[Pose, Pose]] = []
+    search = search_plate(image, camera, quick=True)
+    for quick in (True, False):
+        if not quick:
+            search = search_plate(image, camera)
+        budget = FAST_CANDIDATES if quick else MAX_CANDIDATES
+        for quad in search.quads[:budget]:
+            pose = initial_pose(quad, camera)
+            if pose is None or any(_same_outline(camera, pose, t, 6.0) for t in tried):
+                continue
+            tried.append(pose)
+            coarse = refine_pose(
+                half,
+                camera.scaled_to(w // 2, h // 2),
+                pose,
+                RIM_MODEL,
+                radii=(12, 9, 6, 4),
+                spacing_px=4.0,
+            )
+            fitted.append((pose, coarse.pose))
+            # The lattice takes over from the half-size rim fit: its blocks reach half
+            # a stud each and agree on one smooth shift, further than the rim is off.
+            result = finish(image, gray, camera, coarse.pose, ground, False)
+            if result.found:
+                return result
+            first = first or result
+    if not search.quads:
+        return BoardLocation(False, "no board-coloured, stud-textured region in the image")
+    for pose, coarse_pose in fitted:
+        # The rim at full size, for a board small in the picture; the outline's own
+        # pose, for a hand or a sleeve over the rim that pulled the rim fit off.
+        rim = refine_pose(gray, camera, coarse_pose, RIM_MODEL, radii=(6, 4, 4))
+        for start in (rim.pose, pose):
+            result = finish(image, gray, camera, start, ground, False)
+            if result.found:
+                return result
+    result = _search_hypotheses(image, gray, half, camera, ground, search, tried)
+    if result is not None:
+        return result
     return first or BoardLocation(False, "the board outline gives no pose with the camera above it")
+
+
+def _focal_from_outline(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    half: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+) -> BoardLocation:
+    """One outline's pose with the focal length searched on the rim at full size."""
+    h, w = gray.shape
+    coarse = refine_pose(
+        half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
+    )
+    rim = refine_pose(gray, camera, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
+    camera, rim = _refine_focal(gray, camera, rim)
+    return finish(image, gray, camera, rim.pose, ground, True)
+
+
+def _search_hypotheses(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    half: NDArray[np.float32],
+    camera: Camera,
+    ground: GroundMap,
+    search: PlateSearch,
+    tried: list[Pose],
+) -> BoardLocation | None:
+    """The slow path: every outline's poses ranked by the rim they explain, best few fitted."""
+    h, w = gray.shape
+    quarter = cv2.resize(half, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    cam_q = camera.scaled_to(w // 4, h // 4)
+    pinhole = Camera(camera.width, camera.height, camera.camera_matrix, np.zeros(5))
+    scored = [
+        (rim_score(quarter, cam_q, p) * search.overlap(project(pinhole, p, OUTLINE_POINTS)), p)
+        for p in outline_hypotheses(search.quads, camera)
+    ]
+    scored.sort(key=lambda item: -item[0])
+    fitted = 0
+    for score, pose in scored:
+        if fitted == SLOW_CANDIDATES or score < MIN_HYPOTHESIS_RIM:
+            break
+        if any(_same_outline(camera, pose, t, 6.0) for t in tried):
+            continue
+        tried.append(pose)
+        fitted += 1
+        coarse = refine_pose(
+            half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(6, 4), spacing_px=4.0
+        )
+        for start in (coarse.pose, pose):
+            result = finish(image, gray, camera, start, ground, False)
+            if result.found:
+                return result
+    return None
 
 
 def finish(
@@ -270,19 +438,18 @@ def finish(
     grid = refine_on_grid(gray, camera, pose)
     if grid is None or not _in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
-    alias, better = lattice_alias(gray, camera, grid.pose)
-    for _ in range(2):
-        if better is None:
-            break
-        # The grid locked one stud off: start again from the neighbour the rim prefers.
-        moved = refine_on_grid(gray, camera, better)
-        if moved is None or not _in_front(moved.pose):
-            break
-        grid = moved
-        alias, better = lattice_alias(gray, camera, grid.pose)
+    boundary = check_boundary(image, camera, grid.pose)
+    if not boundary.passed:
+        # Not clearly on the edge's stud: try where the board's boundary puts it.
+        moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))
+        if moved is not None and _in_front(moved.pose):
+            moved_check = check_boundary(image, camera, moved.pose)
+            if moved_check.passed:
+                grid, boundary = moved, moved_check
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    pose, margin = resolve_turn(image, camera, grid.pose, ground)
-    reason, seen, quality = judge(grid, support, margin, alias)
+    pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground)
+    reason, seen, quality = judge(grid, support, margin, boundary)
+    reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
@@ -298,6 +465,7 @@ def finish(
         camera,
         focal_refined,
         margin,
+        map_score,
     )
 
 

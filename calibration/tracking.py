@@ -1,8 +1,8 @@
 """Following the board from frame to frame without searching the whole image again.
 
 Between two frames of a game the board barely moves, so the last pose is already within
-a few pixels: one edge refinement from it (a few thousand pixel reads, no full-image
-pass) gives the new pose. When that refinement stops fitting (the camera was moved, the
+a few pixels: one stud-lattice round from it (one resampling of the board, no
+full-image pass) gives the new pose. When that fit fails (the camera was moved, the
 table bumped hard) or the ground map prefers another quarter turn (a player turned the
 board), the tracker falls back to a full search.
 """
@@ -15,25 +15,31 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.alias import check_boundary
 from calibration.board_model import turned_pose, view_rotation
 from calibration.camera import Camera
-from calibration.edges import edge_support, refine_pose
+from calibration.edges import edge_support
 from calibration.grid import refine_on_grid
 from calibration.pose import (
     EDGE_MODEL,
     MAX_RMS_PX,
     MIN_CORNER_SUPPORT,
     MIN_GRID_BLOCKS,
+    MIN_LATTICE_CLARITY,
     MIN_MAP_MARGIN,
+    MIN_SOFT_GRID_BLOCKS,
     PLATE_GROUP,
-    RIM_MODEL,
+    SOFT_LATTICE_CLARITY,
     BoardLocation,
     gray_float,
+    implausible_view,
     locate_board,
 )
-from calibration.turn import resolve_turn
+from calibration.turn import resolve_turn_scored, same_turn_score
 from rules.maps import GroundMap
 
+KEEP_TURN_SHARE = 0.6
+"""A tracked frame keeps the last turn while the map scores it at least this share as high."""
 MAX_TRACK_SHIFT_MM = 4.0
 """Beyond this the stud lattice could have slipped a stud; a full search decides."""
 
@@ -78,20 +84,36 @@ class BoardTracker:
         return result
 
     def _track(self, image: NDArray[np.uint8]) -> BoardLocation | None:
-        """One short edge fit and one lattice round from the last pose, or None."""
+        """One lattice round from the last pose and a look at the map, or None."""
         assert self.last is not None and self.last.pose is not None
         camera = self.last.camera or self.camera
         gray = gray_float(image)
-        fit = refine_pose(gray, camera, self.last.pose, RIM_MODEL, radii=(5, 3))
-        grid = refine_on_grid(gray, camera, fit.pose, rounds=1)
-        if grid is None or grid.residual_px > MAX_RMS_PX or grid.blocks < MIN_GRID_BLOCKS:
+        # The lattice fit reaches half a stud on its own, further than a board moves
+        # between two frames; the rim fit is only needed to find the board afresh.
+        grid = refine_on_grid(gray, camera, self.last.pose, rounds=1)
+        if (
+            grid is None
+            or grid.residual_px > MAX_RMS_PX
+            or grid.blocks < MIN_GRID_BLOCKS
+            or grid.clarity < MIN_LATTICE_CLARITY
+            or (grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS)
+        ):
             return None
         centre = np.array([[128.0, 128.0, 0.0]])
         shift = np.linalg.norm(grid.pose.to_camera(centre) - self.last.pose.to_camera(centre))
         if shift > MAX_TRACK_SHIFT_MM:
             return None  # moved further than the lattice fit can vouch for: search afresh
-        pose, margin = resolve_turn(image, camera, grid.pose, self.ground)
-        if margin < MIN_MAP_MARGIN:
+        if not check_boundary(image, camera, grid.pose).passed:
+            # A bump of a whole stud leaves every stud on a stud: only the sides see it.
+            return None
+        pose, margin, score = grid.pose, self.last.map_margin, 0.0
+        if self.last.map_score > 0:
+            # The board keeps its turn unless a player turned it, and then the map's
+            # score for the old turn collapses: only then are the other three tried.
+            score = same_turn_score(image, camera, grid.pose, self.ground)
+        if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
+            pose, margin, score = resolve_turn_scored(image, camera, grid.pose, self.ground)
+        if margin < MIN_MAP_MARGIN or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, EDGE_MODEL, 6.0, 4.0)
         seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
@@ -109,6 +131,7 @@ class BoardTracker:
             camera,
             self.last.focal_refined,
             margin,
+            score,
         )
         if not _same_turn(result, self.last):
             self.turned = True

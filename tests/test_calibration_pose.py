@@ -78,17 +78,17 @@ def test_rotation_resolved_for_all_four_board_turns(palace):
 
 
 def test_one_corner_brick_covered_never_gives_a_wrong_pose(palace):
-    """A hand or a card over one corner brick: found often, and never found wrong.
+    """A hand or a card over one corner brick: found in 19 of 20 frames, never found wrong.
 
-    The issue's target is 19 of 20. Clutter-free frames isolate the cover itself (the
-    bench measures cluttered ones); the bar sits one frame below the 19 measured so
-    that a change of the twin's random hands does not flip the suite.
+    The twin's default realism (random light, table, noise, blur, JPEG, lens), with its
+    clutter switched off: the random clutter adds arms lying across the board on top of
+    the covered corner, a different case that the bench measures on 200 frames.
     """
     found = 0
     for seed in range(20):
         rng = np.random.default_rng(100 + seed)
         camera, pose = twin.random_camera(rng)
-        options = twin.RenderOptions(clean=True, cover_corners=(seed % 4,))
+        options = twin.RenderOptions(clutter=False, cover_corners=(seed % 4,))
         frame = twin.render(palace, camera, pose, options, seed=seed)
         result = locate_board(frame.image, frame.camera, GROUND)
         if result.found:
@@ -98,7 +98,7 @@ def test_one_corner_brick_covered_never_gives_a_wrong_pose(palace):
             found += 1
         else:
             assert result.reason
-    assert found >= 18
+    assert found >= 19
 
 
 def test_no_board_no_pose():
@@ -142,6 +142,20 @@ def test_tracker_follows_and_notices_a_turn(palace):
     assert third.found and tracker.turned
     assert first.rotation == 0 and third.rotation == 1
     assert grid_error_px(camera, frames[2].pose, third.pose) < 1.0
+
+
+def test_tracker_is_not_fooled_by_a_bump_of_one_stud(palace):
+    """Shifted by exactly one stud, every stud lands on a stud: only the sides tell."""
+    camera, pose = camera_from_side(1, elevation_deg=60)
+    bumped = Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([8.0, 0.0, 0.0]))
+    options = twin.RenderOptions(clean=True)
+    first = twin.render(palace, camera, pose, options, seed=5)
+    second = twin.render(palace, camera, bumped, options, seed=6)
+    tracker = BoardTracker(camera, GROUND)
+    assert tracker.update(first.image).found
+    result = tracker.update(second.image)
+    assert result.found
+    assert grid_error_px(camera, second.pose, result.pose) < 1.0
 
 
 def test_locate_command(palace, tmp_path, capsys):

@@ -1,0 +1,217 @@
+"""Is the stud grid on the right stud? The board's sides as boundaries between two regions.
+
+The stud lattice repeats every 8 mm, so a lattice fit one stud off fits the studs as
+well as the right one, and an edge search finds stud rows as strong as the rim a stud
+further in. What the stud one over cannot mimic is the boundary itself: just inside the
+right rim lies the board, just outside it the table. One stud off outwards both bands
+lie on the table, one stud off inwards both lie on the board, and either way the colour
+step across the side vanishes. Each half of each side is compared with itself moved one
+and two studs in and out; a pose passes when no side is clearly better elsewhere and at
+least three sides are clearly right where the pose puts them. The test compares
+colours, never particular ones, so it holds for any table, light or colour cast that
+leaves the board distinguishable from the table at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import PLATE_CORNERS, polygon_edges
+from calibration.camera import Camera, FloatArray, Pose, project
+from rules.pieces import STUD_MM
+
+PLATE_THICKNESS_MM = 1.6
+INNER_MM = (-1.0, -2.0)
+"""Bands inside the rim: the card and the feet of the outermost stud row."""
+OUTER_MM = (2.5, 4.0)
+"""Bands outside the rim, on the table, clear of the plate's side face."""
+ALONG = np.linspace(0.08, 0.92, 32)
+MIN_SAMPLES = 6
+REACH = 2
+MIN_STEP = 10.0
+"""Lab units: a side stepping less than this is covered or lies against its own colour."""
+GOOD_RATIO = 1.5
+BAD_RATIO = 1.3
+MIN_GOOD_SIDES = 3
+ALIAS_SHARE = 0.6
+
+
+def _band(a: FloatArray, b: FloatArray, offsets: tuple[float, ...], z: float) -> FloatArray:
+    d = b - a
+    normal = np.array([d[1], -d[0], 0.0]) / np.linalg.norm(d)  # outwards: sides run CCW
+    return np.array(
+        [a + t * d + o * normal + np.array([0.0, 0.0, z]) for o in offsets for t in ALONG]
+    )
+
+
+SIDES = polygon_edges(PLATE_CORNERS)
+INNER = [_band(a, b, INNER_MM, 0.0) for a, b in SIDES]
+OUTER = [_band(a, b, OUTER_MM, -PLATE_THICKNESS_MM) for a, b in SIDES]
+
+
+def side_contrast(image: NDArray[np.uint8], camera: Camera, poses: list[Pose]) -> FloatArray:
+    """Per pose, plate side and half of it, the median Lab step between the two bands.
+
+    Halves, so that a pose turned by a stud over the length of a side (right at one
+    end, a stud off at the other) shows it. NaN for a half with too little of it in
+    the picture. All poses' samples go through one remap and one colour conversion.
+    """
+    h, w = image.shape[:2]
+    bands = np.vstack([*INNER, *OUTER])
+    pts = np.vstack([project(camera, pose, bands) for pose in poses]).astype(np.float32)
+    lab = cv2.cvtColor(
+        cv2.remap(image, pts[:, 0:1], pts[:, 1:2], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
+    )
+    # pose, inner/outer, side, band offset, position along the side
+    shape = (len(poses), 2, len(SIDES), len(INNER_MM), len(ALONG))
+    lab = lab.reshape(*shape, 3).astype(np.float32)
+    ok = np.all((pts >= 0) & (pts < np.array([w - 1, h - 1], np.float32)), axis=1)
+    ok = ok.reshape(shape).all(axis=(1, 3))  # pose, side, along
+    step = np.linalg.norm(lab[:, 0].mean(axis=2) - lab[:, 1].mean(axis=2), axis=3)
+    halves = (len(poses), len(SIDES), 2, len(ALONG) // 2)
+    ok = ok.reshape(halves)
+    step = step.reshape(halves)
+    seen = ok.sum(axis=3) >= MIN_SAMPLES
+    # Unseen halves are filled with zeros first so that no slice is all NaN.
+    step = np.where(ok, step, np.nan)
+    step[~seen] = 0.0
+    out = np.nanmedian(step, axis=3)
+    out[~seen] = np.nan
+    return out
+
+
+def _half(image: NDArray[np.uint8], camera: Camera) -> tuple[NDArray[np.uint8], Camera]:
+    """The picture halved and lightly smoothed, so single stud highlights are no step."""
+    h, w = image.shape[:2]
+    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(half, (3, 3), 0), camera.scaled_to(w // 2, h // 2)
+
+
+def _shifted(pose: Pose, dx: float, dy: float) -> Pose:
+    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx, dy, 0.0]))
+
+
+def side_profiles(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int = REACH
+) -> FloatArray:
+    """Per plate side and half of it, its colour step moved -reach..reach studs outwards.
+
+    Sides 0 and 2 run along x (y = 0 and y = 256 mm), 1 and 3 along y; a side moves
+    when the pose moves across it. Index ``reach`` of the last axis is the pose itself.
+    """
+    half, cam = _half(image, camera)
+    moves = range(-reach, reach + 1)
+    poses = [_shifted(pose, k * STUD_MM, 0.0) for k in moves]
+    poses += [_shifted(pose, 0.0, k * STUD_MM) for k in moves]
+    steps = side_contrast(half, cam, poses)  # pose, side, half
+    across_x, across_y = steps[: len(moves)], steps[len(moves) :]
+    out = np.full((len(SIDES), 2, len(moves)), np.nan)
+    out[[1, 3]] = across_x[:, [1, 3]].transpose(1, 2, 0)
+    out[[0, 2]] = across_y[:, [0, 2]].transpose(1, 2, 0)
+    # Moving the pose by +x moves side 1 outwards but side 3 inwards (+y: side 2 out,
+    # side 0 in): flip 0 and 3 so every row runs from inwards to outwards.
+    out[[0, 3]] = out[[0, 3], :, ::-1]
+    return out
+
+
+@dataclass(frozen=True)
+class BoundaryCheck:
+    """Sides whose boundary is where the pose puts it, and sides where it lies a stud off."""
+
+    good: int
+    bad: int
+    detail: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        """No side a stud off, and at least three sides right.
+
+        Two sides are not enough: a pair of opposite sides says nothing about a shift
+        along them, and a pair of neighbouring sides fixes one corner only, so that a
+        lattice with a stud too few between that corner and the far sides would pass.
+        Three sides pin both directions and the board's size.
+        """
+        return self.bad == 0 and self.good >= MIN_GOOD_SIDES
+
+
+def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> BoundaryCheck:
+    """Whether the board's four sides are each where the pose puts them, to the stud.
+
+    A side is good when its colour step is clearly stronger than with the side moved a
+    stud or two either way, bad when the step is clearly stronger somewhere else (the
+    lattice sits a stud off there, or the pose has one stud too many across the
+    board), and undecided when the side is covered or out of the picture. Every side
+    is judged on its own, so one sharp side cannot vouch for a pose that is wrong at
+    the other end of the board.
+    """
+    profiles = side_profiles(image, camera, pose)
+    good = bad = 0
+    detail = []
+    for side, halves in enumerate(profiles):
+        states = [_half_state(row) for row in halves]
+        if "good" in states and "off" in states:
+            # One half right and the other a stud off is what a pose turned by a stud
+            # along the side looks like, but also what an arm lying across half a side
+            # looks like. A turned pose finds the real boundary, as strong as the good
+            # half's, a stud over; an arm shows only a weaker step of its own.
+            sharp = max(
+                float(r[REACH]) for r, st in zip(halves, states, strict=True) if st == "good"
+            )
+            states = [
+                "unclear" if st == "off" and _other(r) < ALIAS_SHARE * sharp else st
+                for r, st in zip(halves, states, strict=True)
+            ]
+        if "off" in states:
+            bad += 1
+            state = "off"
+        elif "good" in states:
+            good += 1
+            state = "good"
+        elif all(s == "unseen" for s in states):
+            state = "unseen"
+        else:
+            state = "unclear"
+        detail.append(f"{side}:{state}")
+    return BoundaryCheck(good, bad, tuple(detail))
+
+
+def _other(row: FloatArray) -> float:
+    """The strongest step with the side moved by one or more studs."""
+    return float(np.delete(row, REACH).max())
+
+
+def _half_state(row: FloatArray) -> str:
+    """Good, off, unclear or unseen: one half side's step against its moved copies."""
+    if not np.isfinite(row).all():
+        return "unseen"
+    own = float(row[REACH])
+    other = _other(row)
+    if own >= MIN_STEP and own >= GOOD_RATIO * other:
+        return "good"
+    if other >= MIN_STEP and other >= BAD_RATIO * own:
+        return "off"
+    return "unclear"
+
+
+def best_stud_shift(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int = REACH
+) -> Pose:
+    """The pose moved by whole studs (up to ``reach`` each way) whose sides step most.
+
+    A lattice fit started a few pixels off can lock on a stud or two over, and every
+    stud of such a fit still sits on a stud; only the boundary tells which one is the
+    edge's. Whole-stud moves keep the lattice fit, so no refitting is needed after.
+    Each axis is settled by its own two sides.
+    """
+    profiles = side_profiles(image, camera, pose, reach)
+    filled = np.nan_to_num(profiles, nan=0.0).sum(axis=1)
+    # Rows 0 and 3 were flipped to run outwards: undo that to index them by the move.
+    along_x = filled[1] + filled[3, ::-1]
+    along_y = filled[2] + filled[0, ::-1]
+    dx = (int(np.argmax(along_x)) - reach) * STUD_MM
+    dy = (int(np.argmax(along_y)) - reach) * STUD_MM
+    return _shifted(pose, dx, dy)

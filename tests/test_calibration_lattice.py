@@ -1,0 +1,81 @@
+"""The pieces that keep the stud lattice on the right stud: block consensus, boundary test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.alias import best_stud_shift, check_boundary
+from calibration.board_model import stud_centres
+from calibration.camera import Pose, project
+from calibration.grid import consensus_offsets
+from rules.maps import load_map
+from rules.palace import Palace
+from rules.pieces import STUD_MM
+
+twin = pytest.importorskip("vision.twin")
+
+GROUND = load_map("1")
+
+
+def block_centres() -> np.ndarray:
+    idx = (np.arange(4) + 0.5) * 64.0
+    xs, ys = np.meshgrid(idx, idx)
+    return np.stack([xs.ravel(), ys.ravel()], axis=1)
+
+
+def test_consensus_unwraps_a_smooth_shift_and_drops_the_odd_block():
+    centres = block_centres()
+    # A start pose a little turned and shifted: the lattice offset grows across the
+    # board past half a stud, where a block alone would fold it back.
+    field = np.stack([3.0 + 0.012 * centres[:, 1], -3.5 + 0.01 * centres[:, 0]], axis=1)
+    seen = (field + STUD_MM / 2) % STUD_MM - STUD_MM / 2
+    seen[5] += np.array([2.5, -1.5])  # a hand over one block
+    usable = np.ones(len(centres), bool)
+    usable[9] = False  # a block whose peak was unclear
+    keep, unwrapped = consensus_offsets(centres, seen, usable)
+    expected = usable.copy()
+    expected[5] = False
+    assert np.array_equal(keep, expected)
+    # One smooth field with no block folded back; which whole stud the field starts on
+    # is the boundary's question, not the lattice's.
+    diff = unwrapped[keep] - field[keep]
+    assert np.abs(diff - diff[0]).max() < 1e-6
+    assert np.abs(diff[0] / STUD_MM - np.round(diff[0] / STUD_MM)).max() < 1e-6
+    assert np.ptp(field[:, 0]) > 0  # offsets cross the half-stud fold somewhere
+    assert np.any(np.abs(field) > STUD_MM / 2)
+
+
+def test_consensus_needs_three_blocks():
+    centres = block_centres()
+    usable = np.zeros(len(centres), bool)
+    usable[:2] = True
+    keep, _ = consensus_offsets(centres, np.zeros((len(centres), 2)), usable)
+    assert not keep.any()
+
+
+@pytest.fixture(scope="module")
+def frame():
+    camera, pose = twin.random_camera(np.random.default_rng(7))
+    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=7)
+
+
+def shifted(pose: Pose, dx: float, dy: float) -> Pose:
+    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx, dy, 0.0]))
+
+
+def test_the_boundary_tells_the_edge_stud_from_its_neighbours(frame):
+    assert check_boundary(frame.image, frame.camera, frame.pose).passed
+    for dx, dy in ((STUD_MM, 0), (0, -STUD_MM), (-2 * STUD_MM, STUD_MM)):
+        check = check_boundary(frame.image, frame.camera, shifted(frame.pose, dx, dy))
+        assert not check.passed and check.bad >= 2, (dx, dy, check.detail)
+
+
+def test_best_stud_shift_returns_to_the_edge_stud(frame):
+    off = shifted(frame.pose, STUD_MM, -2 * STUD_MM)
+    back = best_stud_shift(frame.image, frame.camera, off)
+    studs = stud_centres()
+    err = np.linalg.norm(
+        project(frame.camera, back, studs) - project(frame.camera, frame.pose, studs), axis=1
+    )
+    assert float(np.median(err)) < 0.01
