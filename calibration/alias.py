@@ -53,42 +53,112 @@ INNER = [_band(a, b, INNER_MM, 0.0) for a, b in SIDES]
 OUTER = [_band(a, b, OUTER_MM, -PLATE_THICKNESS_MM) for a, b in SIDES]
 
 
-def side_contrast(image: NDArray[np.uint8], camera: Camera, poses: list[Pose]) -> FloatArray:
-    """Per pose, plate side and half of it, the median Lab step between the two bands.
+def side_contrast(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, shifts: FloatArray
+) -> FloatArray:
+    """Per shift of the board (mm, N x 2), side and half of it, the median Lab step.
 
-    Halves, so that a pose turned by a stud over the length of a side (right at one
-    end, a stud off at the other) shows it. NaN for a half with too little of it in
-    the picture. All poses' samples go through one remap and one colour conversion.
+    The step is between the bands inside and outside the side. Halves, so that a pose
+    turned by a stud over the length of a side (right at one end, a stud off at the
+    other) shows it. NaN for a half with too little of it in the picture. Moving the
+    board by ``d`` under ``pose`` shows point ``p`` where ``pose`` shows ``p + d``, so all
+    shifts' samples go through one projection, one remap and one colour conversion.
     """
     h, w = image.shape[:2]
     bands = np.vstack([*INNER, *OUTER])
-    pts = np.vstack([project(camera, pose, bands) for pose in poses]).astype(np.float32)
+    moved = bands[None] + np.hstack([shifts, np.zeros((len(shifts), 1))])[:, None]
+    pts = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
     lab = cv2.cvtColor(
         cv2.remap(image, pts[:, 0:1], pts[:, 1:2], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
     )
-    # pose, inner/outer, side, band offset, position along the side
-    shape = (len(poses), 2, len(SIDES), len(INNER_MM), len(ALONG))
+    # shift, inner/outer, side, band offset, position along the side
+    shape = (len(shifts), 2, len(SIDES), len(INNER_MM), len(ALONG))
     lab = lab.reshape(*shape, 3).astype(np.float32)
     ok = np.all((pts >= 0) & (pts < np.array([w - 1, h - 1], np.float32)), axis=1)
-    ok = ok.reshape(shape).all(axis=(1, 3))  # pose, side, along
+    ok = ok.reshape(shape).all(axis=(1, 3))  # shift, side, along
     step = np.linalg.norm(lab[:, 0].mean(axis=2) - lab[:, 1].mean(axis=2), axis=3)
-    halves = (len(poses), len(SIDES), 2, len(ALONG) // 2)
+    halves = (len(shifts), len(SIDES), 2, len(ALONG) // 2)
     ok = ok.reshape(halves)
     step = step.reshape(halves)
     seen = ok.sum(axis=3) >= MIN_SAMPLES
     # Unseen halves are filled with zeros first so that no slice is all NaN.
     step = np.where(ok, step, np.nan)
     step[~seen] = 0.0
-    out = np.nanmedian(step, axis=3)
+    out = _nanmedian_last(step)
     out[~seen] = np.nan
     return out
 
 
-def _half(image: NDArray[np.uint8], camera: Camera) -> tuple[NDArray[np.uint8], Camera]:
-    """The picture halved and lightly smoothed, so single stud highlights are no step."""
+def _nanmedian_last(values: FloatArray) -> FloatArray:
+    """``np.nanmedian`` over the last axis, for rows with at least one number.
+
+    NaNs sort last, so each row's median sits at the middle of its finite prefix; this
+    is ten times faster than numpy's masked-array route on these small arrays.
+    """
+    ordered = np.sort(values, axis=-1)
+    count = np.isfinite(ordered).sum(axis=-1, keepdims=True)
+    low = np.take_along_axis(ordered, np.maximum(count - 1, 0) // 2, axis=-1)
+    high = np.take_along_axis(ordered, count // 2, axis=-1)
+    return ((low + high) / 2)[..., 0]
+
+
+def _half(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int
+) -> tuple[NDArray[np.uint8], Camera]:
+    """The board's part of the picture halved and lightly smoothed, with its camera.
+
+    Halved and smoothed so that single stud highlights are no step. Only the part that
+    the bands can reach (the plate and ``reach`` studs around it) is resized: on an even
+    pixel boundary a crop's half is exactly the same pixels as the whole picture's half.
+    """
     h, w = image.shape[:2]
-    half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(half, (3, 3), 0), camera.scaled_to(w // 2, h // 2)
+    half_camera = camera.scaled_to(w // 2, h // 2)
+    box = _board_box(camera, pose, reach, w, h) if w % 2 == 0 and h % 2 == 0 else None
+    if box is None:
+        half = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(half, (3, 3), 0), half_camera
+    x0, y0, x1, y1 = box
+    crop = image[y0:y1, x0:x1]
+    size = ((x1 - x0) // 2, (y1 - y0) // 2)
+    half = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    k = half_camera.camera_matrix.copy()
+    k[0, 2] -= x0 / 2
+    k[1, 2] -= y0 / 2
+    return cv2.GaussianBlur(half, (3, 3), 0), Camera(size[0], size[1], k, camera.dist_coeffs)
+
+
+def _board_box(
+    camera: Camera, pose: Pose, reach: int, w: int, h: int
+) -> tuple[int, int, int, int] | None:
+    """Even-aligned pixel box around everything the side bands sample, or None if unsure.
+
+    The plate's outline grown by the bands' reach is projected densely (the lens bends
+    straight sides) and padded by 8 pixels; a pose with the board behind the camera or
+    thrown far outside the picture gets the whole picture.
+    """
+    grow = reach * STUD_MM + OUTER_MM[1] + 2.0
+    t = np.linspace(-grow, PLATE_CORNERS[1, 0] + grow, 17)
+    lo, hi = np.full_like(t, -grow), np.full_like(t, PLATE_CORNERS[1, 0] + grow)
+    ring = np.vstack(
+        [np.stack([t, lo], 1), np.stack([t, hi], 1), np.stack([lo, t], 1), np.stack([hi, t], 1)]
+    )
+    pts = np.vstack(
+        [np.hstack([ring, np.full((len(ring), 1), z)]) for z in (0.0, -PLATE_THICKNESS_MM)]
+    )
+    if np.any(pose.to_camera(pts)[:, 2] <= 1.0):
+        return None
+    px = project(camera, pose, pts)
+    if not np.all(np.isfinite(px)) or np.abs(px).max() > 4 * (w + h):
+        return None
+    x0 = max(0, int(np.floor(px[:, 0].min())) - 8) // 2 * 2
+    y0 = max(0, int(np.floor(px[:, 1].min())) - 8) // 2 * 2
+    x1 = min(w, int(np.ceil(px[:, 0].max())) + 8)
+    y1 = min(h, int(np.ceil(px[:, 1].max())) + 8)
+    x1 += (x1 - x0) % 2  # w and h are even, so this stays inside the picture
+    y1 += (y1 - y0) % 2
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return None
+    return x0, y0, x1, y1
 
 
 def _shifted(pose: Pose, dx: float, dy: float) -> Pose:
@@ -103,11 +173,10 @@ def side_profiles(
     Sides 0 and 2 run along x (y = 0 and y = 256 mm), 1 and 3 along y; a side moves
     when the pose moves across it. Index ``reach`` of the last axis is the pose itself.
     """
-    half, cam = _half(image, camera)
+    half, cam = _half(image, camera, pose, reach)
     moves = range(-reach, reach + 1)
-    poses = [_shifted(pose, k * STUD_MM, 0.0) for k in moves]
-    poses += [_shifted(pose, 0.0, k * STUD_MM) for k in moves]
-    steps = side_contrast(half, cam, poses)  # pose, side, half
+    shifts = [(k * STUD_MM, 0.0) for k in moves] + [(0.0, k * STUD_MM) for k in moves]
+    steps = side_contrast(half, cam, pose, np.array(shifts))  # shift, side, half
     across_x, across_y = steps[: len(moves)], steps[len(moves) :]
     out = np.full((len(SIDES), 2, len(moves)), np.nan)
     out[[1, 3]] = across_x[:, [1, 3]].transpose(1, 2, 0)

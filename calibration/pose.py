@@ -11,7 +11,8 @@ equally good poses; the ground map's colours pick one of them (:mod:`calibration
 Most frames are found from the first outline of the stud-texture mask. Harder ones
 (a green table, an arm across the board, a card against its side) get the outlines of
 two more masks, and then the poses from every three corners of every outline, ranked by
-how much rim they explain and how well they cover the board-coloured region.
+how much rim they explain and how well they cover the board-coloured region. That slow
+path runs under a time budget, so a frame without a findable board costs under a second.
 
 Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
 outlines found, how clearly the map chose the turn), and any weak link turns the answer
@@ -21,6 +22,7 @@ cell while a missing one only costs a frame.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import cv2
@@ -66,6 +68,9 @@ SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
 MIN_BOARD_IN_VIEW = 0.6
 MIN_ELEVATION_DEG = 12.0
+SEARCH_BUDGET_S = 0.9
+"""Seconds a first detection may spend before the slow path gives up. Frames found on
+the slow path take 0.4 to 0.8 s; the ones that are not found there would take 1.2 s."""
 
 
 @dataclass
@@ -121,12 +126,20 @@ def board_edge_model() -> EdgeModel:
 
 
 EDGE_MODEL = board_edge_model()
-RIM_MODEL = EdgeModel(
-    EDGE_MODEL.starts[EDGE_MODEL.groups == PLATE_GROUP],
-    EDGE_MODEL.ends[EDGE_MODEL.groups == PLATE_GROUP],
-    EDGE_MODEL.groups[EDGE_MODEL.groups == PLATE_GROUP],
-    EDGE_MODEL.outermost[EDGE_MODEL.groups == PLATE_GROUP],
-)
+
+
+def _model_part(keep: NDArray[np.bool_]) -> EdgeModel:
+    return EdgeModel(
+        EDGE_MODEL.starts[keep],
+        EDGE_MODEL.ends[keep],
+        EDGE_MODEL.groups[keep],
+        EDGE_MODEL.outermost[keep],
+    )
+
+
+RIM_MODEL = _model_part(EDGE_MODEL.groups == PLATE_GROUP)
+BRICK_MODEL = _model_part(EDGE_MODEL.groups != PLATE_GROUP)
+"""The corner bricks' outlines alone: what a tracked frame reports as seen."""
 
 
 def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
@@ -305,8 +318,14 @@ def locate_board(
     ground: GroundMap,
     *,
     refine_focal: bool = False,
+    budget_s: float = SEARCH_BUDGET_S,
 ) -> BoardLocation:
-    """The board's pose in one BGR frame, searched from scratch."""
+    """The board's pose in one BGR frame, searched from scratch.
+
+    ``budget_s`` bounds the slow path (poses from every three corners of every outline,
+    the rim at full size); the outlines' own poses are always tried.
+    """
+    started = time.perf_counter()
     if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
         camera = camera.scaled_to(image.shape[1], image.shape[0])
     gray = gray_float(image)
@@ -327,8 +346,9 @@ def locate_board(
         return first or BoardLocation(False, "no outline of the board gives a pose")
     # Cheapest first: the quick search's outlines (stud texture alone) with the rim at
     # half size, which finds most boards; then the full search's (three masks); then,
-    # for all of them, the rim at full size and the outline's own pose; last, poses
-    # from every three corners of every outline.
+    # within the time budget, poses from every three corners of every outline, ranked
+    # by the rim they explain; last, for every outline, the rim at full size and the
+    # outline's own pose.
     fitted: list[tuple[Pose, Pose]] = []
     search = search_plate(image, camera, quick=True)
     for quick in (True, False):
@@ -357,7 +377,16 @@ def locate_board(
             first = first or result
     if not search.quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
+    # The slow path, under a time budget: a frame that none of the outlines explains
+    # is usually one where the board is not to be found (an arm across half of it),
+    # and a tracker is better served by a quick "not found" and the next frame.
+    deadline = started + budget_s
+    result = _search_hypotheses(image, gray, half, camera, ground, search, tried, deadline)
+    if result is not None:
+        return result
     for pose, coarse_pose in fitted:
+        if time.perf_counter() > deadline:
+            break
         # The rim at full size, for a board small in the picture; the outline's own
         # pose, for a hand or a sleeve over the rim that pulled the rim fit off.
         rim = refine_pose(gray, camera, coarse_pose, RIM_MODEL, radii=(6, 4, 4))
@@ -365,9 +394,6 @@ def locate_board(
             result = finish(image, gray, camera, start, ground, False)
             if result.found:
                 return result
-    result = _search_hypotheses(image, gray, half, camera, ground, search, tried)
-    if result is not None:
-        return result
     return first or BoardLocation(False, "the board outline gives no pose with the camera above it")
 
 
@@ -397,6 +423,7 @@ def _search_hypotheses(
     ground: GroundMap,
     search: PlateSearch,
     tried: list[Pose],
+    deadline: float,
 ) -> BoardLocation | None:
     """The slow path: every outline's poses ranked by the rim they explain, best few fitted."""
     h, w = gray.shape
@@ -411,6 +438,8 @@ def _search_hypotheses(
     fitted = 0
     for score, pose in scored:
         if fitted == SLOW_CANDIDATES or score < MIN_HYPOTHESIS_RIM:
+            break
+        if time.perf_counter() > deadline:
             break
         if any(_same_outline(camera, pose, t, 6.0) for t in tried):
             continue

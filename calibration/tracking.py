@@ -21,7 +21,7 @@ from calibration.camera import Camera
 from calibration.edges import edge_support
 from calibration.grid import refine_on_grid
 from calibration.pose import (
-    EDGE_MODEL,
+    BRICK_MODEL,
     MAX_RMS_PX,
     MIN_CORNER_SUPPORT,
     MIN_GRID_BLOCKS,
@@ -35,7 +35,7 @@ from calibration.pose import (
     implausible_view,
     locate_board,
 )
-from calibration.turn import resolve_turn_scored, same_turn_score
+from calibration.turn import best_turn, cell_colours, fisher_score, map_labels
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -106,16 +106,18 @@ class BoardTracker:
         if not check_boundary(image, camera, grid.pose).passed:
             # A bump of a whole stud leaves every stud on a stud: only the sides see it.
             return None
-        pose, margin, score = grid.pose, self.last.map_margin, 0.0
-        if self.last.map_score > 0:
-            # The board keeps its turn unless a player turned it, and then the map's
-            # score for the old turn collapses: only then are the other three tried.
-            score = same_turn_score(image, camera, grid.pose, self.ground)
+        pose, margin = grid.pose, self.last.map_margin
+        # The board keeps its turn unless a player turned it, and then the map's score
+        # for the old turn collapses: only then are the other three tried, on the same
+        # colour samples.
+        colours = cell_colours(image, camera, grid.pose)
+        labels = map_labels(self.ground)
+        score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
-            pose, margin, score = resolve_turn_scored(image, camera, grid.pose, self.ground)
+            pose, margin, score = best_turn(grid.pose, colours, labels)
         if margin < MIN_MAP_MARGIN or implausible_view(camera, pose):
             return None
-        support = edge_support(gray, camera, pose, EDGE_MODEL, 6.0, 4.0)
+        support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
         seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
         quality = float(
             min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)

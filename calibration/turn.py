@@ -9,6 +9,8 @@ light or a colour cast does not matter.
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -100,11 +102,16 @@ def fisher_score(per_cell: FloatArray, labels: NDArray[np.int32]) -> float:
 
 def map_labels(ground: GroundMap) -> NDArray[np.int32]:
     """The map's ground characters as class numbers, cell order y-major like the samples."""
+    return _labels(ground.ground)
+
+
+@functools.lru_cache(maxsize=16)
+def _labels(rows: tuple[str, ...]) -> NDArray[np.int32]:
+    """Computed once per map: a tracked frame should not spend time re-reading the map."""
     codes = {"L": 0, "D": 1, "G": 2, "X": 3}
-    return np.array(
-        [codes[ground.char(x, y)] for y in range(BOARD_STUDS) for x in range(BOARD_STUDS)],
-        dtype=np.int32,
-    )
+    labels = np.array([codes[c] for row in rows for c in row[:BOARD_STUDS]], dtype=np.int32)
+    labels.setflags(write=False)
+    return labels
 
 
 def resolve_turn(
@@ -119,8 +126,13 @@ def resolve_turn_scored(
     image: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap
 ) -> tuple[Pose, float, float]:
     """As :func:`resolve_turn`, with the winning turn's score for a tracker to compare."""
-    labels = map_labels(ground)
-    colours = cell_colours(image, camera, pose)
+    return best_turn(pose, cell_colours(image, camera, pose), map_labels(ground))
+
+
+def best_turn(
+    pose: Pose, colours: FloatArray, labels: NDArray[np.int32]
+) -> tuple[Pose, float, float]:
+    """As :func:`resolve_turn_scored`, from colours already sampled under ``pose``."""
     scores = [fisher_score(colours[TURNS[k]], labels) for k in range(4)]
     order = np.argsort(scores)[::-1]
     best, second = scores[order[0]], scores[order[1]]

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import Camera, Pose
+from calibration.camera import Camera, Pose, project
 from calibration.intrinsics import (
     CalibrationError,
     ChessboardPattern,
@@ -146,3 +146,20 @@ def test_calibrate_command_bad_pattern_exits_2(tmp_path, capsys):
     )
     assert code == 2
     assert "COLSxROWS" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n_coeffs", [4, 5, 8])
+def test_projection_agrees_with_opencv(n_coeffs):
+    """The written-out lens model must give OpenCV's pixels, whatever the coefficient count."""
+    rng = np.random.default_rng(n_coeffs)
+    camera = Camera.default_for(1280, 720, 60.0)
+    scales = np.array([0.2, 0.05, 0.002, 0.002, 0.01, 0.05, 0.05, 0.05])[:n_coeffs]
+    dist = rng.normal(0, scales)
+    camera = Camera(1280, 720, camera.camera_matrix, dist)
+    pose = Pose.look_at(np.array([128.0, -300.0, 420.0]), np.array([128.0, 128.0, 0.0]))
+    points = rng.uniform([-20, -20, -5], [280, 280, 40], (500, 3))
+    expected, _ = cv2.projectPoints(
+        points.reshape(-1, 1, 3), pose.rvec, pose.tvec, camera.camera_matrix, dist
+    )
+    got = project(camera, pose, points)
+    assert np.abs(got - expected.reshape(-1, 2)).max() < 1e-6

@@ -199,3 +199,22 @@ def test_locate_command_errors(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert main(["locate", str(blank), "--camera", str(tmp_path / "cam.json")]) == 2
     assert "no such camera file" in capsys.readouterr().err
+
+
+def test_search_budget_never_cuts_the_outline_poses(palace):
+    """With no time for the slow path at all, a clean board is still found from its outline."""
+    camera, pose = twin.random_camera(np.random.default_rng(7))
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clean=True), seed=7)
+    result = locate_board(frame.image, frame.camera, GROUND, budget_s=0.0)
+    assert result.found, result.reason
+    assert grid_error_px(frame.camera, frame.pose, result.pose) < 1.0
+
+
+def test_side_steps_median_ignores_unsampled_positions():
+    from calibration.alias import _nanmedian_last
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(20, 5, (10, 4, 2, 16))
+    values[rng.random(values.shape) < 0.4] = np.nan
+    values[..., 0] = np.nan_to_num(values[..., 0], nan=7.0)  # every row keeps a number
+    assert np.allclose(_nanmedian_last(values), np.nanmedian(values, axis=-1))
