@@ -227,6 +227,15 @@ def candidate_quads(
             area, _ = cv2.intersectConvexConvex(qf, frame)
         iou = inter / (area + hull_area - inter)
         scored.append((iou, quad))
+    return _best_distinct(scored, limit)
+
+
+def _best_distinct(scored: list[tuple[float, FloatArray]], limit: int) -> list[FloatArray]:
+    """The best-scoring quadrilaterals, skipping near-copies (within 2 px) of better ones.
+
+    Several masks and line sets often find the same outline; trying it twice would
+    spend the search budget without new evidence.
+    """
     scored.sort(key=lambda item: -item[0])
     out: list[FloatArray] = []
     for _, quad in scored:
@@ -299,14 +308,7 @@ def line_quads(
         for q in range(4):
             near |= _segment_distance(pts, quad[q], quad[(q + 1) % 4]) < 1.5
         scored.append((float(near.sum()), quad))
-    scored.sort(key=lambda item: -item[0])
-    out: list[FloatArray] = []
-    for _, quad in scored:
-        if all(np.abs(quad - q).max() > 2.0 for q in out):
-            out.append(quad)
-        if len(out) == limit:
-            break
-    return out
+    return _best_distinct(scored, limit)
 
 
 def _angle_gap(a: float, b: float) -> float:
