@@ -256,6 +256,34 @@ def implausible_view(camera: Camera, pose: Pose) -> str:
     return ""
 
 
+def corners_seen(support: dict[int, float]) -> list[int]:
+    """The corner bricks whose outlines the image shows well enough to count as seen."""
+    return sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+
+
+def lattice_problem(grid: GridFit) -> str:
+    """Why a stud-lattice fit cannot be trusted on its own (empty if it can).
+
+    First detection and tracking both stand on the lattice, so both must refuse the
+    same fits: a loose residual, blurred or soft studs, or too few blocks agreeing.
+    """
+    if grid.residual_px > MAX_RMS_PX:
+        return f"the stud grid does not fit (residual {grid.residual_px:.2f} px)"
+    if grid.clarity < MIN_LATTICE_CLARITY:
+        return (
+            "the studs are too blurred or too small to pin the grid"
+            f" (clarity {grid.clarity:.1f})"
+        )
+    if grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS:
+        return (
+            f"the studs are soft (clarity {grid.clarity:.1f}) and seen in only"
+            f" {grid.blocks} of 16 blocks"
+        )
+    if grid.blocks < MIN_GRID_BLOCKS:
+        return f"the stud grid was seen in only {grid.blocks} of 16 blocks"
+    return ""
+
+
 def judge(
     grid: GridFit,
     support: dict[int, float],
@@ -263,7 +291,7 @@ def judge(
     boundary: BoundaryCheck,
 ) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
-    seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+    seen = corners_seen(support)
     rim = support.get(PLATE_GROUP, 0.0)
     quality = float(
         np.clip(rim / MIN_PLATE_SUPPORT, 0, 1)
@@ -272,23 +300,9 @@ def judge(
         * min(1.0, len(seen) / 3)
         * np.clip((margin - 1) / (MIN_MAP_MARGIN - 1) / 2, 0, 1)
     )
-    if grid.residual_px > MAX_RMS_PX:
-        return f"the stud grid does not fit (residual {grid.residual_px:.2f} px)", seen, quality
-    if grid.clarity < MIN_LATTICE_CLARITY:
-        return (
-            f"the studs are too blurred or too small to pin the grid (clarity {grid.clarity:.1f})",
-            seen,
-            quality,
-        )
-    if grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS:
-        return (
-            f"the studs are soft (clarity {grid.clarity:.1f}) and seen in only"
-            f" {grid.blocks} of 16 blocks",
-            seen,
-            quality,
-        )
-    if grid.blocks < MIN_GRID_BLOCKS:
-        return f"the stud grid was seen in only {grid.blocks} of 16 blocks", seen, quality
+    problem = lattice_problem(grid)
+    if problem:
+        return problem, seen, quality
     if rim < MIN_PLATE_SUPPORT:
         return f"only {rim:.0%} of the plate's rim was found", seen, quality
     if boundary.bad:

@@ -23,16 +23,12 @@ from calibration.grid import refine_on_grid
 from calibration.pose import (
     BRICK_MODEL,
     MAX_RMS_PX,
-    MIN_CORNER_SUPPORT,
-    MIN_GRID_BLOCKS,
-    MIN_LATTICE_CLARITY,
     MIN_MAP_MARGIN,
-    MIN_SOFT_GRID_BLOCKS,
-    PLATE_GROUP,
-    SOFT_LATTICE_CLARITY,
     BoardLocation,
+    corners_seen,
     gray_float,
     implausible_view,
+    lattice_problem,
     locate_board,
 )
 from calibration.turn import best_turn, cell_colours, fisher_score, map_labels
@@ -91,13 +87,7 @@ class BoardTracker:
         # The lattice fit reaches half a stud on its own, further than a board moves
         # between two frames; the rim fit is only needed to find the board afresh.
         grid = refine_on_grid(gray, camera, self.last.pose, rounds=1)
-        if (
-            grid is None
-            or grid.residual_px > MAX_RMS_PX
-            or grid.blocks < MIN_GRID_BLOCKS
-            or grid.clarity < MIN_LATTICE_CLARITY
-            or (grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS)
-        ):
+        if grid is None or lattice_problem(grid):
             return None
         centre = np.array([[128.0, 128.0, 0.0]])
         shift = np.linalg.norm(grid.pose.to_camera(centre) - self.last.pose.to_camera(centre))
@@ -118,7 +108,7 @@ class BoardTracker:
         if margin < MIN_MAP_MARGIN or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
-        seen = sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+        seen = corners_seen(support)
         quality = float(
             min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
         )
