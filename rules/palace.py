@@ -17,7 +17,7 @@ from rules.pieces import (
     Kind,
     Piece,
     Voxel,
-    corner_setup,
+    missing_corners,
 )
 from rules.report import Violation
 
@@ -48,8 +48,8 @@ class Palace:
         self._forbidden: dict[Voxel, str] = {}
         self._next_id = 1
         listed = list(pieces)
-        if corners and not any(p.kind is Kind.CORNER for p in listed):
-            listed = [*corner_setup(), *listed]
+        if corners:
+            listed = [*missing_corners(listed), *listed]
         problems = physics_violations(listed, ground)
         if problems:
             raise PalaceError(problems)

@@ -13,7 +13,7 @@ rules on one set of numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -177,6 +177,17 @@ class Piece:
 
     def is_building(self) -> bool:
         return self.kind in BUILDING_KINDS
+
+
+def missing_corners(pieces: Iterable[Piece], inset: int = 1) -> tuple[Piece, ...]:
+    """The default corner bricks when ``pieces`` holds none, else nothing.
+
+    Corner bricks never move, so a scene may leave them out; everything that reads a
+    scene (the rules, the CLI, the renderer) puts the same four back.
+    """
+    if any(p.kind is Kind.CORNER for p in pieces):
+        return ()
+    return corner_setup(inset)
 
 
 def corner_setup(inset: int = 1) -> tuple[Piece, ...]:

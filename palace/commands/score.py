@@ -16,7 +16,7 @@ from typing import Any
 from palace.cli import UsageError
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace, PalaceError, impossible_violations
-from rules.pieces import Kind, Piece, corner_setup
+from rules.pieces import Piece, missing_corners
 from rules.report import TurnReport
 from rules.scene import Scene, load_scene
 from rules.settings import RuleSettings
@@ -89,9 +89,7 @@ def with_corners(pieces: Sequence[Piece], settings: RuleSettings = DEFAULT_SETTI
     in the file (counting from 0), and the corner bricks, which a scene may leave out
     because they never move, are put back."""
     named = [p if p.id else p.moved(id=f"#{i}") for i, p in enumerate(pieces)]
-    if any(p.kind is Kind.CORNER for p in named):
-        return named
-    return [*corner_setup(settings.corner_inset), *named]
+    return [*missing_corners(named, settings.corner_inset), *named]
 
 
 def sound_pieces(

@@ -15,7 +15,7 @@ import numpy as np
 from calibration.camera import Camera, Pose
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
-from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, corner_setup
+from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, missing_corners
 from rules.scene import Scene
 from vision.twin import board as board_layer
 from vision.twin import raster
@@ -49,9 +49,7 @@ def _resolve(scene: Scene | Palace) -> tuple[Scene, tuple[Piece, ...], GroundMap
         as_scene = scene
         pieces = scene.pieces
         ground = load_map(scene.map)
-    if not any(p.kind is Kind.CORNER for p in pieces):
-        pieces = (*pieces, *corner_setup())
-    return as_scene, tuple(pieces), ground
+    return as_scene, (*pieces, *missing_corners(pieces)), ground
 
 
 def _plate_edges(mesh: Mesh, color: np.ndarray) -> None:
