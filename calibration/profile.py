@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.camera import Camera, CameraFileError, Pose
+from rules.jsonfile import read_json
 
 PROFILE_FORMAT = "palace-profile/1"
 DEFAULT_TABLE = "default"
@@ -39,10 +40,7 @@ class Profile:
         path = Path(path)
         if not path.exists():
             return cls()
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CameraFileError(f"{path}: cannot read the profile ({exc})") from None
+        data = read_json(path, "profile", CameraFileError)
         if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
             raise CameraFileError(
                 f"{path}: not a profile file ('format' must be {PROFILE_FORMAT!r})"

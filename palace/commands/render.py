@@ -9,7 +9,6 @@ blue = kind, green = part, red = piece index + 1, 0 = none), ``<stem>.depth.png`
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from calibration.camera import Camera, CameraFileError, Pose
 from palace.cli import UsageError
+from rules.jsonfile import read_json
 from rules.maps import MapError, load_map
 from rules.scene import load_scene
 from vision.twin import RenderOptions, render
@@ -42,14 +42,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def load_pose(path: str) -> Pose:
-    file = Path(path)
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CameraFileError(f"{file}: no such pose file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CameraFileError(f"{file}: cannot read the pose file ({exc})") from None
-    return Pose.from_json(data, str(file))
+    return Pose.from_json(read_json(path, "pose file", CameraFileError), path)
 
 
 def run(args: argparse.Namespace) -> int:
