@@ -46,6 +46,7 @@ class Tally:
     tracked_found: int = 0
     tracked_wrong: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    methods: dict[str, list[float]] = field(default_factory=dict)
 
     def report(self, title: str) -> None:
         def pct(values: list[float], q: float) -> str:
@@ -64,6 +65,11 @@ class Tally:
             print(
                 f"tracked frames       {self.tracked_found} of {len(self.tracked_ms)} found,"
                 f" {self.tracked_wrong} wrong"
+            )
+        for method, errors in sorted(self.methods.items(), key=lambda kv: -len(kv[1])):
+            print(
+                f"  found by {method:8s} x{len(errors)}: stud grid error median"
+                f" {np.median(errors):.3f} px, max {max(errors):.3f} px"
             )
         for reason, count in sorted(self.reasons.items(), key=lambda kv: -kv[1])[:6]:
             print(f"  not found x{count}: {reason}")
@@ -85,6 +91,7 @@ def score(tally: Tally, frame, result) -> None:
         return
     tally.found += 1
     med = grid_error(frame, result)
+    tally.methods.setdefault(result.method or "?", []).append(med)
     if med > WRONG_PX:
         tally.wrong += 1
         return

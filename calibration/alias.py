@@ -36,6 +36,10 @@ MIN_STEP = 10.0
 """Lab units: a side stepping less than this is covered or lies against its own colour."""
 GOOD_RATIO = 1.5
 BAD_RATIO = 1.3
+TABLE_RATIO = 3.0
+MIN_EDGE_STEP = 6.0
+"""A step this small still marks an edge when the table further out is three times calmer."""
+"""How many times the table's own steps (further out) a side's step must be to be an edge."""
 MIN_GOOD_SIDES = 3
 ALIAS_SHARE = 0.6
 
@@ -227,11 +231,15 @@ def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Boun
             # along the side looks like, but also what an arm lying across half a side
             # looks like. A turned pose finds the real boundary, as strong as the good
             # half's, a stud over; an arm shows only a weaker step of its own.
+            # Two studs between the halves would be a turn of four studs along the side,
+            # which no lattice fit survives: that half sees something else.
             sharp = max(
                 float(r[REACH]) for r, st in zip(halves, states, strict=True) if st == "good"
             )
             states = [
-                "unclear" if st == "off" and _other(r) < ALIAS_SHARE * sharp else st
+                "unclear"
+                if st == "off" and (_other(r) < ALIAS_SHARE * sharp or _only_far(r))
+                else st
                 for r, st in zip(halves, states, strict=True)
             ]
         if "off" in states:
@@ -248,20 +256,50 @@ def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Boun
     return BoundaryCheck(good, bad, tuple(detail))
 
 
+def _only_far(row: FloatArray) -> bool:
+    """Whether the steps that beat the pose's own all lie two or more studs away."""
+    own = float(row[REACH])
+    near = max(float(row[REACH - 1]), float(row[REACH + 1]))
+    return near < BAD_RATIO * own or near < MIN_STEP
+
+
 def _other(row: FloatArray) -> float:
     """The strongest step with the side moved by one or more studs."""
     return float(np.delete(row, REACH).max())
 
 
 def _half_state(row: FloatArray) -> str:
-    """Good, off, unclear or unseen: one half side's step against its moved copies."""
+    """Good, off, unclear or unseen: one half side's step against its moved copies.
+
+    Two kinds of stronger step elsewhere do not count against the pose, because a pose
+    a stud or two off cannot show them:
+
+    - A step stronger only two studs away, while the pose's own stands clearly above
+      its neighbours one stud either way: a pose two studs off would find its own bands
+      both on the card or both on the table, with no step between them.
+    - A step stronger only inwards (a region of the ground map, an arm on the board),
+      while the pose's own is several times what the table shows further out: a pose
+      a stud too far out would have both its bands on the table too.
+
+    For the same reason a pose's own step that is the strongest of all and several times
+    the table's is good even where the map's regions inside come close to it.
+    """
     if not np.isfinite(row).all():
         return "unseen"
     own = float(row[REACH])
     other = _other(row)
+    table = float(row[REACH + 1 :].max())
+    clear_of_table = own >= MIN_EDGE_STEP and own >= TABLE_RATIO * table
     if own >= MIN_STEP and own >= GOOD_RATIO * other:
         return "good"
+    if clear_of_table and own >= other:
+        return "good"
     if other >= MIN_STEP and other >= BAD_RATIO * own:
+        near = max(float(row[REACH - 1]), float(row[REACH + 1]))
+        if own >= MIN_STEP and own >= GOOD_RATIO * near and near < BAD_RATIO * own:
+            return "unclear"
+        if clear_of_table:  # so whatever beats the pose's own step lies inwards
+            return "unclear"
         return "off"
     return "unclear"
 

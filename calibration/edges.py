@@ -65,8 +65,8 @@ def sample_edges(
     Samples are spaced evenly in the image, and the last 12% of each end is skipped
     because corners are where neighbouring edges pull the search off course.
     """
-    a = project(camera, pose, model.starts)
-    b = project(camera, pose, model.ends)
+    ends = project(camera, pose, np.concatenate([model.starts, model.ends]))
+    a, b = ends[: len(model.starts)], ends[len(model.starts) :]
     lengths = np.linalg.norm(b - a, axis=1)
     # A wild pose can throw an edge across thousands of pixels: it has no edge to find.
     lengths = np.where(np.isfinite(lengths) & (lengths < MAX_EDGE_PX), lengths, 0.0)
@@ -86,14 +86,15 @@ def sample_edges(
     direction3 = model.ends[g] - model.starts[g]
     out3 = model.outward()[g]
     outer = model.outermost[g]
-    # Normals from a tiny step along each sample's own segment, so distortion is respected.
-    px = project(camera, pose, p3)
-    px2 = project(camera, pose, p3 + 1e-2 * direction3)
+    # One projection for the samples, a tiny step along each sample's own segment (its
+    # normal then respects distortion) and half a millimetre outwards (to orient it).
+    m = len(p3)
+    both = project(camera, pose, np.concatenate([p3, p3 + 1e-2 * direction3, p3 + 0.5 * out3]))
+    px, px2, px3 = both[:m], both[m : 2 * m], both[2 * m :]
     tangent = px2 - px
     tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
     normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
     # Point every normal outwards so that "outermost" means away from the polygon.
-    px3 = project(camera, pose, p3 + 0.5 * out3)
     flip = np.sum((px3 - px) * normal, axis=1) < 0
     normal[flip] *= -1
     if outer.any():

@@ -14,7 +14,9 @@ offsets, turned into point pairs, correct the pose.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -43,9 +45,40 @@ class GridFit:
     blocks: int
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
+    studs: FloatArray | None = None  # per cell (y-major): how clearly its stud shows
+
+
+class LatticeView(NamedTuple):
+    """One look at the lattice from a pose: per block its centre (mm), offset (mm) and
+    peak clarity; per cell (y-major) how clearly a stud's rim shows where the pose puts it."""
+
+    centres: FloatArray
+    offsets: FloatArray
+    clarity: FloatArray
+    studs: FloatArray
+
+
+def _stud_weights() -> NDArray[np.float32]:
+    """Two cell-sized weightings: a stud top's rim, and the flat top inside it (each sums to 1).
+
+    A cell whose rim is several times as sharp as the top inside shows its stud; an arm,
+    a hand, a card or a piece standing on the cell shows no such ring there.
+    """
+    radius = np.hypot(_CELL_XX - CELL_PX / PX_PER_MM / 2, _CELL_YY - CELL_PX / PX_PER_MM / 2)
+    rim = np.abs(radius - STUD_DIAMETER_MM / 2) < 0.6
+    top = radius < STUD_DIAMETER_MM / 2 - 1.0
+    return np.stack([rim / rim.sum(), top / top.sum()]).astype(np.float32)
 
 
 _CELL_YY, _CELL_XX = np.mgrid[0:CELL_PX, 0:CELL_PX].astype(np.float64) / PX_PER_MM
+_STUD_WEIGHTS = _stud_weights()
+
+
+def stud_scores(mag: NDArray[np.float32]) -> FloatArray:
+    """Per cell of a rectified edge-strength image, its rim's edge strength over its top's."""
+    cells = mag.reshape(BOARD_STUDS, CELL_PX, BOARD_STUDS, CELL_PX)
+    rim, top = np.einsum("aibj,kij->kab", cells, _STUD_WEIGHTS, optimize=True)
+    return (rim / (top + 1.0)).ravel().astype(np.float64)
 
 
 def _torus_distance(centre_mm: FloatArray) -> NDArray[np.float64]:
@@ -71,6 +104,20 @@ def _spectra(px10: int, py10: int) -> tuple[NDArray[np.complex128], NDArray[np.c
     """Both templates' spectra for a parallax rounded to a tenth of a millimetre."""
     parallax = np.array([px10 / 10, py10 / 10])
     return stud_spectrum(parallax), shade_spectrum(parallax)
+
+
+@functools.lru_cache(maxsize=16)
+def _template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.complex128]:
+    """Edge spectra of all blocks, then their shade spectra, for parallaxes in tenths of a mm.
+
+    A tracked board barely moves, so from one frame to the next its blocks' parallaxes,
+    rounded this coarsely, repeat and the stack is built once. Each stack is 130 kB, so
+    only the last few are kept.
+    """
+    pairs = [_spectra(*p) for p in parallaxes]
+    stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
+    stack.setflags(write=False)
+    return stack
 
 
 def shade_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
@@ -127,16 +174,31 @@ def rectify_map(camera: Camera, pose: Pose) -> NDArray[np.float32]:
     ``i / PX_PER_MM`` mm (stud centres on whole pixels) and its clamped border falls
     outside the plate. One two-channel map, as ``cv2.remap`` takes it.
     """
-    size = BOARD_STUDS * CELL_PX
-    up = int(COARSE_MM * PX_PER_MM)
-    coarse = np.arange(BOARD_STUDS * STUD_MM / COARSE_MM + 2) * COARSE_MM - (
-        COARSE_MM / 2 + 0.25
-    )
+    return _stretch(_coarse_map(camera, pose))
+
+
+@functools.lru_cache(maxsize=1)
+def _coarse_points() -> FloatArray:
+    """The coarse grid's points on the stud-top plane (board mm), the same every frame."""
+    coarse = np.arange(BOARD_STUDS * STUD_MM / COARSE_MM + 2) * COARSE_MM - (COARSE_MM / 2 + 0.25)
     gx, gy = np.meshgrid(coarse, coarse)
     pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, STUD_HEIGHT_MM)], axis=1)
-    px = project(camera, pose, pts).reshape(len(coarse), len(coarse), 2).astype(np.float32)
+    pts.setflags(write=False)
+    return pts
+
+
+def _coarse_map(camera: Camera, pose: Pose) -> NDArray[np.float32]:
+    """The coarse grid's image coordinates, side x side x 2."""
+    side = int(BOARD_STUDS * STUD_MM / COARSE_MM) + 2
+    return project(camera, pose, _coarse_points()).reshape(side, side, 2).astype(np.float32)
+
+
+def _stretch(coarse: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The coarse map resized to one entry per rectified pixel (see :func:`rectify_map`)."""
+    size = BOARD_STUDS * CELL_PX
+    up = int(COARSE_MM * PX_PER_MM)
     n = len(coarse) * up
-    fine = cv2.resize(px, (n, n), interpolation=cv2.INTER_LINEAR)
+    fine = cv2.resize(coarse, (n, n), interpolation=cv2.INTER_LINEAR)
     return fine[up : up + size, up : up + size]
 
 
@@ -175,53 +237,89 @@ def _subpixel_peaks(corr: NDArray[np.float64]) -> tuple[FloatArray, FloatArray, 
     return shifts[0], shifts[1], peak
 
 
-def lattice_offsets(
-    gray: NDArray[np.float32], camera: Camera, pose: Pose
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Per block: its centre (mm), the lattice offset seen there (mm) and peak clarity."""
-    maps = rectify_map(camera, pose)
+def _parallaxes(pose: Pose, xy: FloatArray) -> list[tuple[float, float]]:
+    """:func:`parallax_at` for many points, the camera centre worked out once."""
+    eye = pose.camera_center
+    t = (STUD_HEIGHT_MM - eye[2]) / (0.0 - eye[2])
+    seen = eye[:2] + t * (xy - eye[:2])
+    return [(float(a), float(b)) for a, b in seen - xy]
+
+
+def _inside(coarse: NDArray[np.float32], w: int, h: int) -> bool:
+    """Whether every rectified pixel samples at least a pixel inside the picture's border.
+
+    Each pixel of the stretched map is a bilinear blend of its coarse neighbours, so the
+    fine map stays inside the box that holds the coarse one; a hundredth of a pixel
+    covers the blend's rounding.
+    """
+    # One channel at a time: numpy reduces a two-column array along its long axis slowly.
+    xs, ys = coarse[..., 0], coarse[..., 1]
+    margin = 0.01
+    return bool(
+        xs.min() >= 1.0 + margin
+        and ys.min() >= 1.0 + margin
+        and xs.max() <= w - 2.0 - margin
+        and ys.max() <= h - 2.0 - margin
+    )
+
+
+def lattice_offsets(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> LatticeView:
+    """The lattice as seen from ``pose``: block offsets for the fit, stud cells for the map."""
+    coarse = _coarse_map(camera, pose)
+    maps = _stretch(coarse)
     per_block = CELLS_PER_BLOCK
     h, w = gray.shape
-    # Inclusive bounds: x in [1, w - 2) and y in [1, h - 2), as remap's border allows.
-    upper = (float(np.nextafter(w - 2.0, 0.0)), float(np.nextafter(h - 2.0, 0.0)))
-    valid = cv2.inRange(maps, (1.0, 1.0), upper) > 0
     rect = cv2.remap(gray, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     gx = cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)
     mag = cv2.magnitude(gx, gy)
-    mag[~valid] = 0.0
-    rect[~valid] = 0.0
+    full = per_block * per_block
+    if _inside(coarse, w, h):
+        # The whole board is in the picture (the usual case): every rectified pixel is
+        # valid, which spares a mask over the whole map and its fold.
+        seen = np.ones(BLOCKS * BLOCKS, bool)
+        count: NDArray[np.float32] | np.float32 = np.float32(full)
+    else:
+        # Inclusive bounds: x in [1, w - 2) and y in [1, h - 2), as remap's border allows.
+        upper = (float(np.nextafter(w - 2.0, 0.0)), float(np.nextafter(h - 2.0, 0.0)))
+        valid = cv2.inRange(maps, (1.0, 1.0), upper) > 0
+        mag[~valid] = 0.0
+        rect[~valid] = 0.0
+        folded = _fold(valid.astype(np.float32)).reshape(BLOCKS * BLOCKS, CELL_PX, CELL_PX)
+        seen = folded.min(axis=(1, 2)) >= full // 4
+        if not seen.any():
+            return LatticeView(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+        count = np.maximum(folded[seen], 1)
     # All blocks at once: every block's cells folded onto one cell, then one batch of
     # small circular correlations (the stud top's centre sits at the cell's centre when
     # the pose is right).
-    count = _fold(valid.astype(np.float32)).reshape(BLOCKS * BLOCKS, CELL_PX, CELL_PX)
-    seen = count.min(axis=(1, 2)) >= per_block * per_block // 4
-    if not seen.any():
-        return np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0)
     half = (-(CELL_PX // 2), -(CELL_PX // 2))
-    count = np.maximum(count[seen], 1)
     edges = _fold(mag).reshape(-1, CELL_PX, CELL_PX)[seen] / count
     bright = _fold(rect).reshape(-1, CELL_PX, CELL_PX)[seen] / count
-    edges = np.roll(edges, half, axis=(1, 2))
-    bright = np.roll(bright, half, axis=(1, 2))
     by, bx = np.divmod(np.flatnonzero(seen), BLOCKS)
     centres = np.stack([bx + 0.5, by + 0.5], axis=1) * CELLS_PER_BLOCK * STUD_MM
-    templates = [
-        _spectra(*(round(v * 10) for v in parallax_at(pose, centre))) for centre in centres
-    ]
-    edge_t = np.stack([t[0] for t in templates])
-    shade_t = np.stack([t[1] for t in templates])
-    edges -= edges.mean(axis=(1, 2), keepdims=True)
-    bright -= bright.mean(axis=(1, 2), keepdims=True)
-    corr_e = np.real(np.fft.ifft2(np.fft.fft2(edges) * edge_t))
-    corr_s = np.real(np.fft.ifft2(np.fft.fft2(bright) * shade_t))
+    key = tuple((round(px * 10), round(py * 10)) for px, py in _parallaxes(pose, centres))
+    blocks = len(key)
+    # Edges and brightness of all blocks go through one batch of transforms.
+    folded = np.roll(np.concatenate([edges, bright]), half, axis=(1, 2))
+    folded -= folded.mean(axis=(1, 2), keepdims=True)
+    corr_both = np.real(np.fft.ifft2(np.fft.fft2(folded) * _template_stack(key)))
+    corr_e, corr_s = corr_both[:blocks], corr_both[blocks:]
     corr = corr_e / (corr_e.std(axis=(1, 2), keepdims=True) + 1e-9) + corr_s / (
         corr_s.std(axis=(1, 2), keepdims=True) + 1e-9
     )
     sx, sy, peak = _subpixel_peaks(corr)
     spread = corr.std(axis=(1, 2)) / 2
     clarity = np.where(spread > 0, peak / np.where(spread > 0, spread, 1.0), 0.0)
-    return centres, np.stack([sx, sy], axis=1) / PX_PER_MM, clarity
+    return LatticeView(centres, np.stack([sx, sy], axis=1) / PX_PER_MM, clarity, stud_scores(mag))
+
+
+@functools.lru_cache(maxsize=MAX_SEED_BLOCKS + 1)
+def _triples(n: int) -> NDArray[np.int64]:
+    """Every choice of three of ``n`` seeds in increasing order, worked out once per count."""
+    triples = np.array(list(itertools.combinations(range(n), 3)), dtype=np.int64)
+    triples.setflags(write=False)
+    return triples
 
 
 def consensus_offsets(
@@ -245,14 +343,7 @@ def consensus_offsets(
         idx = np.sort(idx[np.argsort(-spread, kind="stable")[:MAX_SEED_BLOCKS]])
     if len(idx) < 3:
         return np.zeros(len(offsets), bool), offsets
-    triples = np.array(
-        [
-            (a, b, c)
-            for i, a in enumerate(idx)
-            for j, b in enumerate(idx[i + 1 :], i + 1)
-            for c in idx[j + 1 :]
-        ]
-    )
+    triples = idx[_triples(len(idx))]
     design = np.concatenate([centres[triples], np.ones((*triples.shape, 1))], axis=2)
     ok = np.abs(np.linalg.det(design)) > 1e-6
     triples, design = triples[ok], design[ok]
@@ -260,9 +351,9 @@ def consensus_offsets(
         return np.zeros(len(offsets), bool), offsets
     coef = np.linalg.solve(design, offsets[triples])  # T x 3 x 2
     full = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)
-    predicted = np.einsum("bk,tkd->tbd", full, coef)  # T x B x 2
+    predicted = np.matmul(full[None], coef)  # T x B x 2
     wrapped = (offsets[None] - predicted + STUD_MM / 2) % STUD_MM - STUD_MM / 2
-    err = np.abs(wrapped).max(axis=2)
+    err = np.maximum(np.abs(wrapped[..., 0]), np.abs(wrapped[..., 1]))
     # Blocks lie a whole number of studs apart, so a field rising by a stud from one
     # block to the next fits every block exactly as well as a flat one: only fields
     # changing by less than half a stud between neighbouring blocks are candidates.
@@ -288,7 +379,7 @@ def refine_on_grid(
     span = (CELLS_PER_BLOCK / 2 - 0.5) * STUD_MM
     corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
     for _ in range(rounds):
-        centres, offsets, clarity = lattice_offsets(gray, camera, current)
+        centres, offsets, clarity, studs = lattice_offsets(gray, camera, current)
         good = clarity >= min_clarity
         if good.sum() < MIN_BLOCKS:
             return fit
@@ -319,12 +410,15 @@ def refine_on_grid(
             # (a hand, a piece's studs): drop it and solve again.
             block_err = err.reshape(-1, len(corners)).max(axis=1)
             limit = max(3.0 * float(np.median(block_err)), 0.5)
-            keep = np.repeat(block_err < limit, len(corners))
+            agree = block_err < limit
+            keep = np.repeat(agree, len(corners))
             if keep.sum() < len(corners) * MIN_BLOCKS:
                 return fit
+            if agree.all():
+                break  # nothing dropped: a second solve would repeat the first exactly
         current = trial
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
         block_clarity = clarity[np.flatnonzero(good)[used]]
-        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)))
+        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)), studs)
     return fit

@@ -11,27 +11,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import check_boundary
-from calibration.board_model import turned_pose, view_rotation
+from calibration.board_model import quarter_turn, view_rotation
 from calibration.camera import Camera
 from calibration.edges import edge_support
 from calibration.grid import refine_on_grid
 from calibration.pose import (
     BRICK_MODEL,
     MAX_RMS_PX,
-    MIN_MAP_MARGIN,
     BoardLocation,
     corners_seen,
     gray_float,
     implausible_view,
     lattice_problem,
     locate_board,
+    map_problem,
 )
-from calibration.turn import best_turn, cell_colours, fisher_score, map_labels
+from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -101,11 +100,13 @@ class BoardTracker:
         # for the old turn collapses: only then are the other three tried, on the same
         # colour samples.
         colours = cell_colours(image, camera, grid.pose)
+        if grid.studs is not None:
+            colours = hide_covered(colours, grid.studs)
         labels = map_labels(self.ground)
         score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
             pose, margin, score = best_turn(grid.pose, colours, labels)
-        if margin < MIN_MAP_MARGIN or implausible_view(camera, pose):
+        if map_problem(margin, score) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
         seen = corners_seen(support)
@@ -124,6 +125,7 @@ class BoardTracker:
             self.last.focal_refined,
             margin,
             score,
+            "tracked",
         )
         if not _same_turn(result, self.last):
             self.turned = True
@@ -131,11 +133,12 @@ class BoardTracker:
 
 
 def _same_turn(a: BoardLocation, b: BoardLocation) -> bool:
+    """Whether no quarter turn of ``a`` lies closer to ``b`` than ``a`` itself.
+
+    The turn nearest ``b`` is the one whose rotation relative to ``b`` has the largest
+    trace (the smallest angle), so one relative rotation serves all four turns.
+    """
     assert a.pose is not None and b.pose is not None
-    best = min(range(4), key=lambda k: _angle(turned_pose(a.pose, k).rotation, b.pose.rotation))  # type: ignore[union-attr]
-    return best == 0
-
-
-def _angle(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
-    rvec, _ = cv2.Rodrigues(a.T @ b)
-    return float(np.linalg.norm(rvec))
+    relative = a.pose.rotation.T @ b.pose.rotation
+    traces = [float(np.trace(quarter_turn(k)[:3, :3].T @ relative)) for k in range(4)]
+    return int(np.argmax(traces)) == 0

@@ -94,7 +94,8 @@ def test_one_corner_brick_covered_never_gives_a_wrong_pose(palace):
         if result.found:
             # Found means right: a wrong pose must never be reported.
             assert grid_error_px(frame.camera, frame.pose, result.pose) < 1.0, seed
-            assert len(result.corner_bricks) >= 2
+            # Two corner bricks seen, or one with all four sides where the lattice puts them.
+            assert len(result.corner_bricks) >= 1
             found += 1
         else:
             assert result.reason

@@ -1,0 +1,399 @@
+"""The board's pose from its stud lattice alone, for frames where no outline fits.
+
+An arm across two sides, a green sleeve that merges with the plate, a card pushed over a
+corner: each bends or breaks the plate's outline, and a pose started from a broken
+outline is too far off for the lattice fit to reach. The studs themselves are still
+there wherever the board shows. Every patch of studs is a small view of one known square
+lattice (8 mm), and how that lattice is squeezed and turned from patch to patch fixes
+the board's plane: its tilt, its turn and its distance. Only where the board lies in
+that plane is left open, and the lattice fit (to a stud) and the board's sides (which
+stud is the edge's) settle that afterwards, as they do for an outline's pose.
+
+Each patch's lattice comes from its autocorrelation: the two shortest repeats of the
+stud pattern are the lattice's steps as the image shows them there. One patch gives the
+plane up to the usual mirror ambiguity of a flat pattern seen from afar; all patches
+together, fitted with full perspective, give the one plane that squeezes the lattice
+right everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import CENTRE
+from calibration.camera import Camera, FloatArray, Pose, project
+from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+
+WINDOW_PX = 96
+STRIDE_PX = 80
+MIN_REPEAT_PX = 4.0
+MAX_REPEAT_PX = 40.0
+MIN_PEAK = 0.3
+"""Normalised autocorrelation a stud lattice reaches at its first repeat; wood grain,
+cloth and skin stay well under it."""
+MIN_TEXTURE_SHARE = 0.35
+"""Share of the most textured windows' stud-scale energy a window needs to be looked at."""
+MIN_PATCHES = 6
+MAX_SEEDS = 4
+MAX_REACH = 10
+INLIER_MISFIT = 0.08
+"""A patch fits a plane when its steps are within this share of a step of the predicted."""
+UNIMODULAR = [
+    np.array(m, dtype=np.float64)
+    for m in (
+        [[1, 0], [0, 1]],
+        [[1, 1], [0, 1]],
+        [[1, -1], [0, 1]],
+        [[1, 0], [1, 1]],
+        [[1, 0], [-1, 1]],
+    )
+]
+"""A patch's two shortest repeats are two rows of studs, or a row and a diagonal when the
+board is seen obliquely and turned: these are the bases to try."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One window's lattice: its centre and the image steps (columns) of two lattice repeats."""
+
+    centre: FloatArray
+    steps: FloatArray
+
+
+_HANN = np.outer(np.hanning(WINDOW_PX), np.hanning(WINDOW_PX)).astype(np.float32)
+
+
+def _window_taper() -> NDArray[np.float64]:
+    """The Hann window's own autocorrelation, centred: what tapering does to every lag.
+
+    A tapered patch's autocorrelation is the pattern's times this; dividing it out keeps
+    the taper from pulling every repeat a few per cent towards zero lag.
+    """
+    spectrum = np.fft.rfft2(_HANN.astype(np.float64))
+    auto = np.fft.fftshift(np.fft.irfft2(np.abs(spectrum) ** 2, s=_HANN.shape))
+    return auto / auto.max()
+
+
+_TAPER = _window_taper()
+
+
+def lattice_patches(gray: NDArray[np.float32]) -> list[Patch]:
+    """Windows across the picture whose texture repeats like a lattice, with its steps."""
+    h, w = gray.shape
+    xs = range(0, w - WINDOW_PX + 1, STRIDE_PX)
+    ys = range(0, h - WINDOW_PX + 1, STRIDE_PX)
+    corners = _textured_windows(gray, [(x, y) for y in ys for x in xs])
+    if not corners:
+        return []
+    stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
+    stack = stack - stack.mean(axis=(1, 2), keepdims=True)
+    stack *= _HANN
+    spectrum = np.fft.rfft2(stack)
+    auto = np.fft.irfft2(np.abs(spectrum) ** 2, s=(WINDOW_PX, WINDOW_PX))
+    zero = auto[:, 0, 0].copy()
+    auto = np.fft.fftshift(auto, axes=(1, 2)) / np.where(zero > 0, zero, 1.0)[:, None, None]
+    c = WINDOW_PX // 2
+    yy, xx = np.mgrid[-c : WINDOW_PX - c, -c : WINDOW_PX - c]
+    radius = np.hypot(xx, yy)
+    untapered = auto / np.maximum(_TAPER, 0.05)
+    peaks = auto.copy()
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dx or dy:
+                peaks[auto < np.roll(auto, (dy, dx), axis=(1, 2))] = 0
+    usable = (radius >= MIN_REPEAT_PX) & (radius <= MAX_REPEAT_PX) & (xx * 1000 + yy > 0)
+    peaks *= usable
+    out = []
+    for k, (x, y) in enumerate(corners):
+        steps = _two_steps(untapered[k], peaks[k], c)
+        if steps is not None:
+            out.append(Patch(np.array([x, y]) + (WINDOW_PX - 1) / 2, steps))
+    return out
+
+
+def _textured_windows(
+    gray: NDArray[np.float32], corners: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The windows with texture at the studs' scale: the only ones worth a Fourier transform.
+
+    Band-pass energy (a difference of Gaussians at half size) summed per window through an
+    integral image; a plain table, a sleeve or a hand has a fraction of the studs' energy.
+    """
+    h, w = gray.shape
+    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    band = np.abs(cv2.GaussianBlur(half, (0, 0), 1.0) - cv2.GaussianBlur(half, (0, 0), 3.0))
+    total = cv2.integral(band)
+    n = WINDOW_PX // 2
+    energy = np.array(
+        [
+            total[y // 2 + n, x // 2 + n]
+            - total[y // 2, x // 2 + n]
+            - total[y // 2 + n, x // 2]
+            + total[y // 2, x // 2]
+            for x, y in corners
+        ]
+    )
+    level = MIN_TEXTURE_SHARE * float(np.percentile(energy, 90)) if len(energy) else 0.0
+    return [c for c, e in zip(corners, energy, strict=True) if e >= level]
+
+
+def _two_steps(auto: NDArray[np.float64], peaks: NDArray[np.float64], c: int) -> FloatArray | None:
+    """The two strongest repeats in different directions, sub-pixel, reduced to a short basis."""
+    flat_peaks = peaks.ravel()
+    strong = np.flatnonzero(flat_peaks >= MIN_PEAK)
+    order = strong[np.argsort(-flat_peaks[strong])][:12]
+    found: list[tuple[FloatArray, float]] = []
+    for flat in order:
+        value = float(flat_peaks[flat])
+        iy, ix = divmod(int(flat), peaks.shape[1])
+        vec = _refine_peak(auto, iy, ix) - c
+        if found:
+            first = found[0][0]
+            cos = abs(float(vec @ first)) / (np.linalg.norm(vec) * np.linalg.norm(first))
+            if cos > 0.9:
+                continue
+        found.append((vec, value))
+        if len(found) == 2:
+            break
+    if len(found) < 2:
+        return None
+    a, b = found[0][0], found[1][0]
+    # Gauss reduction: the two shortest vectors spanning the same lattice.
+    for _ in range(4):
+        if np.linalg.norm(b) < np.linalg.norm(a):
+            a, b = b, a
+        k = round(float(a @ b) / float(a @ a))
+        if k == 0:
+            break
+        b = b - k * a
+    if np.linalg.norm(a) < MIN_REPEAT_PX:
+        return None
+    return np.stack([a, b], axis=1)
+
+
+def _refine_peak(auto: NDArray[np.float64], iy: int, ix: int) -> FloatArray:
+    n = auto.shape[0]
+    out = []
+    for lo, mid, hi, i in (
+        (auto[iy, (ix - 1) % n], auto[iy, ix], auto[iy, (ix + 1) % n], ix),
+        (auto[(iy - 1) % n, ix], auto[iy, ix], auto[(iy + 1) % n, ix], iy),
+    ):
+        den = lo - 2 * mid + hi
+        out.append(i + (0.5 * (lo - hi) / den if den < 0 else 0.0))
+    return np.array(out)
+
+
+def _rays(camera: Camera, px: FloatArray) -> FloatArray:
+    """Unit-depth camera rays through distorted pixels."""
+    und = cv2.undistortPoints(px.reshape(-1, 1, 2), camera.camera_matrix, camera.dist_coeffs)
+    return np.hstack([und.reshape(-1, 2), np.ones((len(px), 1))])
+
+
+def predicted_steps(camera: Camera, pose: Pose, rays: FloatArray) -> FloatArray:
+    """The image steps of one stud along x and y where each ray meets the stud tops (N x 2 x 2)."""
+    rot = pose.rotation
+    normal = rot[:, 2]
+    # The stud-top plane in camera coordinates: normal . X = normal . (R z_top + t).
+    offset = float(normal @ (rot @ np.array([0.0, 0.0, STUD_HEIGHT_MM]) + pose.tvec))
+    depth = offset / (rays @ normal)
+    points = pose.to_board(rays * depth[:, None])
+    half = STUD_MM / 2
+    dx, dy = np.array([half, 0.0, 0.0]), np.array([0.0, half, 0.0])
+    probes = np.concatenate([points + dx, points - dx, points + dy, points - dy])
+    px = project(camera, pose, probes).reshape(4, -1, 2)
+    return np.stack([px[0] - px[1], px[2] - px[3]], axis=2)
+
+
+def _misfit(measured: FloatArray, predicted: FloatArray) -> FloatArray:
+    """Per patch, how far its measured steps are from the nearest basis of the predicted lattice.
+
+    The measured pair is any short basis of the lattice, in any order and sign, so the
+    predicted rows are recombined with the integer matrix that matches best.
+    """
+    inv = np.linalg.inv(predicted)
+    coeffs = np.round(inv @ measured)
+    det = np.abs(np.linalg.det(coeffs))
+    matched = predicted @ coeffs
+    scale = np.linalg.norm(measured, axis=1).mean(axis=1)
+    err = np.linalg.norm(measured - matched, axis=1).max(axis=1) / scale
+    return np.where(np.abs(det - 1) < 0.5, err, 1.0)
+
+
+def _pose_from_steps(camera: Camera, patch: Patch, basis: FloatArray) -> list[Pose]:
+    """The two mirror-image planes whose lattice, seen at ``patch``, has steps ``basis``.
+
+    Locally the view is affine: the steps, over the focal length, are the first two
+    rows of the rotation's first two columns scaled by stud / depth. Both columns being
+    unit length and orthogonal leaves a quadratic in the squared scale.
+    """
+    f = camera.fx
+    m = basis / f
+    a, b, d = float(m[:, 0] @ m[:, 0]), float(m[:, 1] @ m[:, 1]), float(m[:, 0] @ m[:, 1])
+    disc = (a + b) ** 2 - 4 * (a * b - d * d)
+    if a * b - d * d <= 1e-12 or disc < 0:
+        return []
+    q = ((a + b) - np.sqrt(disc)) / (2 * (a * b - d * d))
+    if q * max(a, b) > 1:
+        return []
+    k = np.sqrt(q)
+    poses = []
+    for sign in (1.0, -1.0):
+        c1 = sign * np.sqrt(max(0.0, 1 - q * a))
+        c2 = -q * d / c1 if abs(c1) > 1e-6 else sign * np.sqrt(max(0.0, 1 - q * b))
+        r1 = np.array([k * m[0, 0], k * m[1, 0], c1])
+        r2 = np.array([k * m[0, 1], k * m[1, 1], c2])
+        u, _, vt = np.linalg.svd(np.stack([r1, r2], axis=1), full_matrices=False)
+        r12 = u @ vt
+        r3 = np.cross(r12[:, 0], r12[:, 1])
+        if r3[2] > 0:  # the plate's top must face the camera
+            r12 = r12[:, ::-1]
+            r3 = -r3
+        rot = np.column_stack([r12, r3])
+        depth = k * STUD_MM  # depth of the patch's stud tops
+        ray = _rays(camera, patch.centre[None])[0]
+        at = ray * depth
+        tvec = at - rot @ _MIDDLE
+        poses.append(Pose.from_matrix(rot, tvec))
+    return poses
+
+
+def _fit(
+    camera: Camera, pose: Pose, rays: FloatArray, steps: FloatArray, anchor: FloatArray
+) -> tuple[Pose, NDArray[np.bool_]]:
+    """Gauss-Newton on tilt, turn and distance over the patches that fit, centre on ``anchor``.
+
+    Patches that see something else (a checked tablecloth, a card's print, a patch
+    straddling the board's side) are left out at every step by their misfit, and which
+    integer recombination of the predicted rows each patch's pair matches is settled
+    before every step and held during it, so the residual stays smooth.
+    """
+    params = _params(pose)
+    inliers = np.zeros(len(rays), bool)
+    # A seed read off one patch is a few per cent off elsewhere: the tolerance starts
+    # wide and narrows as the plane settles.
+    for tolerance in (0.3, 0.2, 0.12, INLIER_MISFIT, INLIER_MISFIT, INLIER_MISFIT):
+        pred = predicted_steps(camera, _anchored(params, anchor), rays)
+        inliers = _misfit(steps, pred) < tolerance
+        if inliers.sum() < MIN_PATCHES:
+            return _anchored(params, anchor), inliers
+        coeffs = np.round(np.linalg.inv(pred[inliers]) @ steps[inliers])
+        fixed = (camera, anchor, rays[inliers], steps[inliers], coeffs)
+        r0 = _residual(params, *fixed)
+        jac = np.empty((len(r0), 4))
+        for j, eps in enumerate((1e-4, 1e-4, 1e-4, 0.5)):
+            dp = np.zeros(4)
+            dp[j] = eps
+            jac[:, j] = (_residual(params + dp, *fixed) - r0) / eps
+        step = np.linalg.lstsq(jac, -r0, rcond=None)[0]
+        params = params + step
+        if tolerance == INLIER_MISFIT and np.abs(step[:3]).max() < 1e-5:
+            break
+    final = _anchored(params, anchor)
+    return final, _misfit(steps, predicted_steps(camera, final, rays)) < INLIER_MISFIT
+
+
+def _residual(
+    params: FloatArray,
+    camera: Camera,
+    anchor: FloatArray,
+    rays: FloatArray,
+    steps: FloatArray,
+    coeffs: FloatArray,
+) -> FloatArray:
+    """Measured steps minus the predicted rows recombined as each patch's ``coeffs`` say."""
+    pred = predicted_steps(camera, _anchored(params, anchor), rays)
+    return (steps - pred @ coeffs).ravel()
+
+
+_MIDDLE = np.array([CENTRE[0], CENTRE[1], STUD_HEIGHT_MM])
+
+
+def _params(pose: Pose) -> FloatArray:
+    """Rotation vector and the distance from the camera to the board's middle."""
+    return np.concatenate([pose.rvec, [float(np.linalg.norm(pose.to_camera(_MIDDLE)))]])
+
+
+def _anchored(params: FloatArray, anchor: FloatArray) -> Pose:
+    """The pose turned by ``params[:3]`` with the board's middle ``params[3]`` along ``anchor``."""
+    rot, _ = cv2.Rodrigues(params[:3].reshape(3, 1))
+    centre = anchor / np.linalg.norm(anchor) * params[3]
+    return Pose(params[:3].copy(), centre - rot @ _MIDDLE)
+
+
+@dataclass(frozen=True)
+class LatticePose:
+    """A pose whose plane and turn the lattice fixed, and how many studs its place may be off."""
+
+    pose: Pose
+    reach: int
+
+
+def lattice_poses(gray: NDArray[np.float32], camera: Camera, limit: int = 2) -> list[LatticePose]:
+    """Board poses whose plane and turn fit the stud lattice seen across the picture.
+
+    The board is placed in the middle of where it can be: it must cover every patch
+    that fits, so the more of it shows, the fewer studs its place is open by. Best fit
+    (most patches) first; empty when too few patches show a lattice.
+    """
+    patches = lattice_patches(gray)
+    if len(patches) < MIN_PATCHES:
+        return []
+    centres = np.array([p.centre for p in patches])
+    steps = np.array([p.steps for p in patches])
+    rays = _rays(camera, centres)
+    # Seeds from the patches nearest the middle of all of them, strongest first.
+    middle = np.median(centres, axis=0)
+    near = np.argsort(np.linalg.norm(centres - middle, axis=1))[:3]
+    anchor = _rays(camera, middle[None])[0]
+    seeds: list[tuple[float, Pose]] = []
+    for i in near:
+        for u in UNIMODULAR:
+            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
+                moved = _anchored(_params(seed), anchor)
+                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
+                seeds.append((float(np.median(misfit)), moved))
+    seeds.sort(key=lambda item: item[0])
+    fits: list[tuple[int, LatticePose]] = []
+    for _, seed in seeds[:MAX_SEEDS]:
+        pose, inliers = _fit(camera, seed, rays, steps, anchor)
+        if inliers.sum() >= MIN_PATCHES:
+            fits.append((int(inliers.sum()), _placed(pose, rays[inliers])))
+    fits.sort(key=lambda item: -item[0])
+    out: list[LatticePose] = []
+    for _, fit in fits:
+        if len(out) == limit:
+            break
+        if all(_tilt_between(fit.pose, p.pose) > 2.0 for p in out):
+            out.append(fit)
+    return out
+
+
+def _placed(pose: Pose, rays: FloatArray) -> LatticePose:
+    """The pose slid in its plane to the middle of the places where the board covers the rays.
+
+    Patches are read where the rays meet the stud tops; the board spans 32 studs, so its
+    origin lies between the far patch minus the board and the near patch. Percentiles,
+    not extremes, so that one patch on a patterned table cannot empty the range.
+    """
+    rot = pose.rotation
+    normal = rot[:, 2]
+    offset = float(normal @ (rot @ _MIDDLE + pose.tvec))
+    on_plane = pose.to_board(rays * (offset / (rays @ normal))[:, None])[:, :2]
+    low = np.percentile(on_plane, 5, axis=0)
+    high = np.percentile(on_plane, 95, axis=0)
+    span = BOARD_STUDS * STUD_MM
+    slack = np.maximum(span - (high - low), 0.0)
+    middle = (low + high) / 2  # where the board's middle goes: the range's middle
+    reach = int(np.ceil(float(slack.max()) / 2 / STUD_MM)) + 1
+    shift = middle - CENTRE[:2]
+    moved = Pose(pose.rvec, pose.tvec + rot @ np.array([shift[0], shift[1], 0.0]))
+    return LatticePose(moved, min(reach, MAX_REACH))
+
+
+def _tilt_between(a: Pose, b: Pose) -> float:
+    """Degrees between two poses' board normals (quarter turns about it look alike)."""
+    return float(np.degrees(np.arccos(np.clip(a.rotation[:, 2] @ b.rotation[:, 2], -1, 1))))

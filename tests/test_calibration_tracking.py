@@ -1,0 +1,126 @@
+"""The tracked frame's shortcuts give what the plain computations they replace give."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import grid
+from calibration.board_model import turned_pose
+from calibration.camera import Pose, project
+from calibration.pose import BoardLocation, gray_float, locate_board
+from calibration.tracking import BoardTracker, _same_turn
+from calibration.turn import MAP_POINTS, cell_colours, fisher_score, map_labels
+from rules.maps import load_map
+from rules.palace import Palace
+from rules.pieces import BOARD_STUDS
+
+twin = pytest.importorskip("vision.twin")
+
+GROUND = load_map("1")
+
+
+@pytest.fixture(scope="module")
+def frame():
+    camera, pose = twin.random_camera(np.random.default_rng(11))
+    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=11)
+
+
+def test_whole_view_lattice_matches_the_masked_computation(frame, monkeypatch):
+    gray = gray_float(frame.image)
+    coarse = grid._coarse_map(frame.camera, frame.pose)
+    assert grid._inside(coarse, frame.camera.width, frame.camera.height)
+    fast = grid.lattice_offsets(gray, frame.camera, frame.pose)
+    monkeypatch.setattr(grid, "_inside", lambda *_: False)
+    masked = grid.lattice_offsets(gray, frame.camera, frame.pose)
+    assert len(fast[0]) == len(masked[0]) == 16
+    for a, b in zip(fast, masked, strict=True):
+        assert np.allclose(a, b, rtol=0, atol=1e-6)
+
+
+def test_whole_view_check_never_admits_a_pixel_outside_the_border():
+    # The check looks at the coarse grid only; the stretched map must then lie inside.
+    rng = np.random.default_rng(3)
+    admitted = refused = 0
+    for _ in range(40):
+        camera, pose = twin.random_camera(rng, fill=(0.7, 1.3))
+        coarse = grid._coarse_map(camera, pose)
+        fine = grid._stretch(coarse)
+        w, h = camera.width, camera.height
+        upper = (float(np.nextafter(w - 2.0, 0.0)), float(np.nextafter(h - 2.0, 0.0)))
+        all_valid = bool((cv2.inRange(fine, (1.0, 1.0), upper) > 0).all())
+        if grid._inside(coarse, camera.width, camera.height):
+            admitted += 1
+            assert all_valid
+        else:
+            refused += 1
+    assert admitted > 0 and refused > 0
+
+
+def test_rectify_map_is_the_stretched_coarse_projection(frame):
+    maps = grid.rectify_map(frame.camera, frame.pose)
+    # Rectified pixel i sits at i / PX_PER_MM mm on the stud-top plane.
+    i, j = 100, 300
+    point = np.array([[j / grid.PX_PER_MM, i / grid.PX_PER_MM, grid.STUD_HEIGHT_MM]])
+    expected = project(frame.camera, frame.pose, point)[0]
+    assert np.linalg.norm(maps[i, j] - expected) < 0.05
+
+
+def test_cell_colours_are_the_mean_lab_of_each_cells_samples(frame):
+    colours = cell_colours(frame.image, frame.camera, frame.pose)
+    px = project(frame.camera, frame.pose, MAP_POINTS)
+    lab = cv2.cvtColor(frame.image, cv2.COLOR_BGR2LAB).astype(np.float64)
+    per_cell = len(MAP_POINTS) // (BOARD_STUDS * BOARD_STUDS)
+    for cell in (0, 37, 500, 1023):
+        samples = []
+        for x, y in px[cell * per_cell : (cell + 1) * per_cell]:
+            # Bilinear Lab of the four neighbours; close to Lab of the bilinear colour.
+            x0, y0 = int(np.floor(x)), int(np.floor(y))
+            fx, fy = x - x0, y - y0
+            patch = lab[y0 : y0 + 2, x0 : x0 + 2]
+            w = np.array([[(1 - fx) * (1 - fy), fx * (1 - fy)], [(1 - fx) * fy, fx * fy]])
+            samples.append((patch * w[..., None]).sum(axis=(0, 1)))
+        assert np.abs(colours[cell] - np.mean(samples, axis=0)).max() < 6.0
+
+
+def test_fisher_score_matches_its_definition():
+    rng = np.random.default_rng(5)
+    labels = map_labels(GROUND)
+    colours = rng.normal(size=(len(labels), 3)) * 4 + labels[:, None] * np.array([9.0, 3.0, 1.0])
+    colours[rng.random(len(labels)) < 0.2] = np.nan
+    valid = np.all(np.isfinite(colours), axis=1)
+    c, ids = colours[valid], labels[valid]
+    centre = np.median(c, axis=0)
+    between = 0.0
+    residual = np.zeros(len(c))
+    for k in np.unique(ids):
+        median = np.median(c[ids == k], axis=0)
+        between += (ids == k).sum() * np.sum((median - centre) ** 2)
+        residual[ids == k] = np.sum((c[ids == k] - median) ** 2, axis=1)
+    within = np.minimum(residual, 4 * np.median(residual) + 1e-6).sum()
+    assert fisher_score(colours, labels) == pytest.approx(between / within, rel=1e-9)
+    shuffled = labels.copy()
+    rng.shuffle(shuffled)
+    assert fisher_score(colours, shuffled) < 0.2 * fisher_score(colours, labels)
+
+
+def test_same_turn_tells_a_quarter_turn_from_a_small_move(frame):
+    def located(pose: Pose) -> BoardLocation:
+        return BoardLocation(True, pose=pose)
+
+    nudged = Pose(frame.pose.rvec + np.array([0.01, -0.02, 0.015]), frame.pose.tvec + 3.0)
+    assert _same_turn(located(nudged), located(frame.pose))
+    for k in (1, 2, 3):
+        assert not _same_turn(located(turned_pose(nudged, k)), located(frame.pose))
+
+
+def test_tracking_a_nudged_frame_keeps_the_board(frame):
+    first = locate_board(frame.image, frame.camera, GROUND)
+    assert first.found
+    tracker = BoardTracker(frame.camera, GROUND, first)
+    again = tracker.update(frame.image)
+    assert again.found and tracker.stats.tracked == 1 and not tracker.turned
+    studs = np.array([[x, y, 1.7] for x in (4.0, 252.0) for y in (4.0, 252.0)])
+    err = project(frame.camera, again.pose, studs) - project(frame.camera, frame.pose, studs)
+    assert np.abs(err).max() < 1.0
