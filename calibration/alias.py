@@ -72,9 +72,9 @@ def side_contrast(
     bands = np.vstack([*INNER, *OUTER])
     moved = bands[None] + np.hstack([shifts, np.zeros((len(shifts), 1))])[:, None]
     pts = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
-    lab = cv2.cvtColor(
-        cv2.remap(image, pts[:, 0:1], pts[:, 1:2], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
-    )
+    # One image row, not one column: OpenCV pays per row, twenty times over here.
+    xs, ys = pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1)
+    lab = cv2.cvtColor(cv2.remap(image, xs, ys, cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB)
     # shift, inner/outer, side, band offset, position along the side
     shape = (len(shifts), 2, len(SIDES), len(INNER_MM), len(ALONG))
     lab = lab.reshape(*shape, 3).astype(np.float32)

@@ -18,8 +18,7 @@ from calibration.alias import check_boundary
 from calibration.board_model import quarter_turn, view_rotation
 from calibration.camera import Camera
 from calibration.edges import edge_support
-from calibration.grid import refine_on_grid
-from calibration.pose import (
+from calibration.evidence import (
     BRICK_MODEL,
     MAX_RMS_PX,
     BoardLocation,
@@ -27,9 +26,10 @@ from calibration.pose import (
     gray_float,
     implausible_view,
     lattice_problem,
-    locate_board,
     map_problem,
 )
+from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
 from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
+from calibration import grid
 from calibration.alias import best_stud_shift, check_boundary
 from calibration.board_model import stud_centres
 from calibration.camera import Pose, project
+from calibration.evidence import gray_float
 from calibration.grid import consensus_offsets
+from calibration.turn import MIN_SHOWN_CELLS, VISIBLE_STUD, cell_colours, hide_covered
 from rules.maps import load_map
 from rules.palace import Palace
-from rules.pieces import STUD_MM
+from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
 twin = pytest.importorskip("vision.twin")
 
@@ -98,3 +102,37 @@ def test_no_pose_a_stud_or_two_off_passes_the_sides_among_arms_and_cards():
             check = check_boundary(image, camera, shifted(pose, dx * STUD_MM, dy * STUD_MM))
             assert not check.passed, (seed, dx, dy, check.detail)
     assert right >= 5
+
+
+def test_cells_under_a_card_show_no_stud_and_leave_the_map_vote():
+    camera, pose = twin.random_camera(np.random.default_rng(21))
+    frame = twin.render(
+        Palace(GROUND, list(GROUND.setup)), camera, pose, twin.RenderOptions(clutter=False), seed=2
+    )
+    # A plain grey card over the cells x 4..13, y 4..13 (the board's corner bricks stay clear).
+    corners = np.array([[4, 4, 0], [14, 4, 0], [14, 14, 0], [4, 14, 0]]) * STUD_MM
+    corners[:, 2] = STUD_HEIGHT_MM + 0.5
+    image = frame.image.copy()
+    cv2.fillConvexPoly(
+        image, np.round(project(camera, pose, corners)).astype(np.int32), (128, 128, 128)
+    )
+    studs = grid.lattice_offsets(gray_float(image), camera, pose).studs
+    cells = np.arange(BOARD_STUDS * BOARD_STUDS)
+    x, y = cells % BOARD_STUDS, cells // BOARD_STUDS
+    under = (x >= 5) & (x <= 12) & (y >= 5) & (y <= 12)  # a stud inside the card's edge
+    clear = (x >= 16) & (y >= 16) & (x < 28) & (y < 28)  # away from bricks and the palace
+    assert (studs[under] < VISIBLE_STUD).mean() > 0.95
+    assert (studs[clear] >= VISIBLE_STUD).mean() > 0.9
+    colours = cell_colours(image, camera, pose)
+    hidden = hide_covered(colours, studs)
+    assert np.isnan(hidden[under]).all(axis=1).mean() > 0.95
+    assert np.isfinite(hidden[clear]).all(axis=1).mean() > 0.9
+
+
+def test_too_few_studs_showing_keeps_every_cell():
+    colours = np.random.default_rng(1).normal(size=(BOARD_STUDS * BOARD_STUDS, 3))
+    studs = np.full(len(colours), 0.9)
+    studs[:MIN_SHOWN_CELLS - 1] = 3.0
+    assert np.array_equal(hide_covered(colours, studs), colours)
+    studs[: MIN_SHOWN_CELLS + 1] = 3.0
+    assert np.isnan(hide_covered(colours, studs)).any()

@@ -9,7 +9,8 @@ import pytest
 from calibration import grid
 from calibration.board_model import turned_pose
 from calibration.camera import Pose, project
-from calibration.pose import BoardLocation, gray_float, locate_board
+from calibration.evidence import BoardLocation, gray_float
+from calibration.pose import locate_board
 from calibration.tracking import BoardTracker, _same_turn
 from calibration.turn import MAP_POINTS, cell_colours, fisher_score, map_labels
 from rules.maps import load_map

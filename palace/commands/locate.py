@@ -10,7 +10,8 @@ from typing import Any
 import cv2
 
 from calibration.camera import Camera
-from calibration.pose import BoardLocation, locate_board
+from calibration.evidence import BoardLocation
+from calibration.pose import locate_board
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from calibration.tracking import BoardTracker
 from palace.cli import UsageError

@@ -1,0 +1,239 @@
+"""What a located board rests on, and the checks that turn weak evidence into "not found".
+
+First detection (:mod:`calibration.pose`) and tracking (:mod:`calibration.tracking`)
+both answer with a :class:`BoardLocation` and both must refuse the same doubtful fits, so
+the evidence they gather (the lattice fit, the plate's rim and the corner bricks'
+outlines, the board's sides, the ground map's margin) is judged here, in one place.
+A wrong pose puts every piece in the wrong cell while a missing one only costs a frame:
+each check errs on the side of "not found", with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.alias import BoundaryCheck
+from calibration.board_model import (
+    CENTRE,
+    PLATE_CORNERS,
+    corner_bricks,
+    polygon_edges,
+    stud_centres,
+)
+from calibration.camera import Camera, Pose, project
+from calibration.edges import EdgeModel
+from calibration.grid import GridFit
+
+PLATE_GROUP = 4
+MAX_RMS_PX = 1.0
+MIN_PLATE_SUPPORT = 0.3
+MIN_CORNER_SUPPORT = 0.3
+MIN_CORNERS_SEEN = 2
+MIN_MAP_MARGIN = 3.0
+WEAK_MAP_SCORE = 1.5
+"""A winning turn's score (between over within scatter) under which the map barely shows."""
+WEAK_MAP_MARGIN = 4.0
+MIN_GRID_BLOCKS = 5
+TRUSTED_GRID_BLOCKS = 10
+"""Blocks from which on a lattice fit may use the whole residual allowance."""
+MIN_LATTICE_CLARITY = 4.5
+"""Median block clarity of a sharp lattice is 5 to 10; heavy blur brings it under 4.5,
+where the lattice still fits but no longer to the stud."""
+SOFT_LATTICE_CLARITY = 5.0
+MIN_SOFT_GRID_BLOCKS = 12
+"""A soft lattice seen in a few blocks only can settle a few pixels off: it needs most
+of the board to vouch for it."""
+MIN_BOARD_IN_VIEW = 0.6
+MIN_ELEVATION_DEG = 12.0
+
+
+@dataclass
+class BoardLocation:
+    """What one frame says about the board; ``pose`` is None when it was not found."""
+
+    found: bool
+    reason: str = ""
+    pose: Pose | None = None
+    rotation: int | None = None
+    reprojection_error_px: float = float("nan")
+    corner_bricks: list[int] = field(default_factory=list)
+    quality: float = 0.0
+    camera: Camera | None = None
+    focal_refined: bool = False
+    map_margin: float = 0.0
+    map_score: float = 0.0
+    method: str = ""
+    """Which stage found it: outline, lattice, corners, rim, focal or tracked."""
+
+    def to_json(self) -> dict[str, object]:
+        if not self.found or self.pose is None:
+            return {"found": False, "reason": self.reason}
+        out: dict[str, object] = {
+            "found": True,
+            "rvec": [round(v, 6) for v in self.pose.rvec.tolist()],
+            "tvec": [round(v, 4) for v in self.pose.tvec.tolist()],
+            "rotation": self.rotation,
+            "reprojection_error_px": round(self.reprojection_error_px, 4),
+            "corner_bricks": self.corner_bricks,
+            "quality": round(self.quality, 3),
+            "method": self.method,
+        }
+        if self.focal_refined and self.camera is not None:
+            out["focal_px"] = round(self.camera.fx, 2)
+        return out
+
+
+def board_edge_model() -> EdgeModel:
+    """The plate's top rim and each corner brick's top outline, grouped for support."""
+    starts, ends, groups, outer = [], [], [], []
+    for a, b in polygon_edges(PLATE_CORNERS):
+        starts.append(a)
+        ends.append(b)
+        groups.append(PLATE_GROUP)
+        outer.append(True)
+    for brick in corner_bricks():
+        for a, b in polygon_edges(brick.outline):
+            starts.append(a)
+            ends.append(b)
+            groups.append(brick.index)
+            outer.append(False)
+    return EdgeModel(
+        np.array(starts), np.array(ends), np.array(groups, dtype=np.int32), np.array(outer)
+    )
+
+
+EDGE_MODEL = board_edge_model()
+
+
+def _model_part(keep: NDArray[np.bool_]) -> EdgeModel:
+    return EdgeModel(
+        EDGE_MODEL.starts[keep],
+        EDGE_MODEL.ends[keep],
+        EDGE_MODEL.groups[keep],
+        EDGE_MODEL.outermost[keep],
+    )
+
+
+RIM_MODEL = _model_part(EDGE_MODEL.groups == PLATE_GROUP)
+BRICK_MODEL = _model_part(EDGE_MODEL.groups != PLATE_GROUP)
+"""The corner bricks' outlines alone: what a tracked frame reports as seen."""
+
+
+def gray_float(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return gray.astype(np.float32)
+
+
+def implausible_view(camera: Camera, pose: Pose) -> str:
+    """Why no camera watching a game would see the board like this (empty if it would).
+
+    A lattice can lock onto a sliver of studs at the picture's edge with the rest of the
+    board thrown far outside it, or onto a view grazing the table; a camera set up to
+    watch the game sees most of the board from above.
+    """
+    studs = stud_centres()
+    px = project(camera, pose, studs)
+    inside = (
+        (px[:, 0] >= 0) & (px[:, 0] < camera.width) & (px[:, 1] >= 0) & (px[:, 1] < camera.height)
+    )
+    if inside.mean() < MIN_BOARD_IN_VIEW:
+        return f"the pose puts only {inside.mean():.0%} of the board in the picture"
+    eye = pose.camera_center - CENTRE
+    elevation = float(np.degrees(np.arcsin(eye[2] / max(float(np.linalg.norm(eye)), 1e-9))))
+    if elevation < MIN_ELEVATION_DEG:
+        return f"the pose looks at the board from {elevation:.0f} degrees above the table"
+    return ""
+
+
+def corners_seen(support: dict[int, float]) -> list[int]:
+    """The corner bricks whose outlines the image shows well enough to count as seen."""
+    return sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
+
+
+def lattice_problem(grid: GridFit) -> str:
+    """Why a stud-lattice fit cannot be trusted on its own (empty if it can).
+
+    First detection and tracking both stand on the lattice, so both must refuse the
+    same fits: a loose residual, blurred or soft studs, or too few blocks agreeing.
+    """
+    # Few blocks pin the tilt loosely: a fit on six of them can lean a few degrees
+    # and still leave each of them within a pixel, so fewer blocks must fit tighter.
+    limit = MAX_RMS_PX * min(1.0, grid.blocks / TRUSTED_GRID_BLOCKS)
+    if grid.residual_px > limit:
+        return (
+            f"the stud grid does not fit (residual {grid.residual_px:.2f} px"
+            f" over {grid.blocks} blocks, {limit:.2f} allowed)"
+        )
+    if grid.clarity < MIN_LATTICE_CLARITY:
+        return (
+            "the studs are too blurred or too small to pin the grid"
+            f" (clarity {grid.clarity:.1f})"
+        )
+    if grid.clarity < SOFT_LATTICE_CLARITY and grid.blocks < MIN_SOFT_GRID_BLOCKS:
+        return (
+            f"the studs are soft (clarity {grid.clarity:.1f}) and seen in only"
+            f" {grid.blocks} of 16 blocks"
+        )
+    if grid.blocks < MIN_GRID_BLOCKS:
+        return f"the stud grid was seen in only {grid.blocks} of 16 blocks"
+    return ""
+
+
+def judge(
+    grid: GridFit,
+    support: dict[int, float],
+    margin: float,
+    boundary: BoundaryCheck,
+    map_score: float,
+) -> tuple[str, list[int], float]:
+    """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
+    seen = corners_seen(support)
+    rim = support.get(PLATE_GROUP, 0.0)
+    quality = float(
+        np.clip(rim / MIN_PLATE_SUPPORT, 0, 1)
+        * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
+        * min(1.0, grid.blocks / 8)
+        * min(1.0, len(seen) / 3)
+        * np.clip((margin - 1) / (MIN_MAP_MARGIN - 1) / 2, 0, 1)
+    )
+    problem = lattice_problem(grid)
+    if problem:
+        return problem, seen, quality
+    if rim < MIN_PLATE_SUPPORT:
+        return f"only {rim:.0%} of the plate's rim was found", seen, quality
+    if boundary.bad:
+        sides = ", ".join(boundary.detail)
+        return f"the board's sides are not where the stud grid puts them ({sides})", seen, quality
+    if not boundary.passed:
+        sides = ", ".join(boundary.detail)
+        return (
+            f"too few of the board's sides are clear enough to pin the stud grid ({sides})",
+            seen,
+            quality,
+        )
+    if len(seen) < MIN_CORNERS_SEEN and not (seen and boundary.good == 4):
+        # All four sides where the lattice puts them pin the board on their own; one
+        # corner brick then only has to confirm it.
+        return f"only {len(seen)} corner brick(s) seen", seen, quality
+    return map_problem(margin, map_score), seen, quality
+
+
+def map_problem(margin: float, score: float) -> str:
+    """Why the ground map's choice of quarter turn cannot be trusted (empty if it can).
+
+    A wrong turn wins only when little of the map shows: an arm across most of the
+    board leaves a few cells whose colours group about as well under any labelling, so
+    every turn scores low. There a wrong turn has been seen winning by 2.8 times, while
+    a clear map shows the right one winning by tens; a weak map must win by more.
+    """
+    needed = MIN_MAP_MARGIN if score >= WEAK_MAP_SCORE else WEAK_MAP_MARGIN
+    if margin < needed:
+        return (
+            f"the ground map does not tell which way round the board is (margin {margin:.2f}"
+            f" of {needed:.0f} needed)"
+        )
+    return ""
