@@ -250,25 +250,15 @@ def _fit_outlines(
 
     Returns the first found board, or the first outline's reason for not finding it.
     """
-    h, w = gray.shape
     first: BoardLocation | None = None
     for quad in search.quads[:budget]:
         pose = initial_pose(quad, camera)
         if pose is None or any(_same_outline(camera, pose, t, 6.0) for t in tried):
             continue
         tried.append(pose)
-        coarse = refine_pose(
-            half,
-            camera.scaled_to(w // 2, h // 2),
-            pose,
-            RIM_MODEL,
-            radii=(12, 9, 6, 4),
-            spacing_px=4.0,
-        )
-        fitted.append((pose, coarse.pose))
-        # The lattice takes over from the half-size rim fit: its blocks reach half a
-        # stud each and agree on one smooth shift, further than the rim is off.
-        result = finish(image, gray, camera, coarse.pose, ground, False)
+        coarse = rim_start(half, camera, pose)
+        fitted.append((pose, coarse))
+        result = finish(image, gray, camera, coarse, ground, False)
         if result.found:
             return result
         first = first or result
@@ -300,22 +290,42 @@ def _search_lattice(
     ground: GroundMap,
     tried: list[Pose],
 ) -> BoardLocation | None:
-    """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
-
-    The lattice gives the plane and the turn but leaves the board's place in it to a few
-    studs: the lattice fit puts every stud on a stud, and the sides, searched a few
-    studs each way, pick which stud is the edge's.
-    """
-    for start in lattice_poses(gray, camera):
-        grid = refine_on_grid(gray, camera, start.pose)
-        if grid is None or not _in_front(grid.pose):
-            continue
-        placed = best_stud_shift(image, camera, grid.pose, reach=start.reach)
+    """The first of the lattice's poses that :func:`finish` accepts, if any."""
+    for placed in lattice_starts(image, gray, camera):
         tried.append(placed)
         result = finish(image, gray, camera, placed, ground, False)
         if result.found:
             return result
     return None
+
+
+def lattice_starts(
+    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera
+) -> list[Pose]:
+    """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
+
+    The lattice gives the plane and the turn but leaves the board's place in it to a few
+    studs: the lattice fit puts every stud on a stud, and the sides, searched as many
+    studs each way as the lattice left open, pick which stud is the edge's.
+    """
+    starts = []
+    for start in lattice_poses(gray, camera):
+        grid = refine_on_grid(gray, camera, start.pose)
+        if grid is not None and _in_front(grid.pose):
+            starts.append(best_stud_shift(image, camera, grid.pose, reach=start.reach))
+    return starts
+
+
+def rim_start(half: NDArray[np.float32], camera: Camera, pose: Pose) -> Pose:
+    """An outline's pose pulled onto the plate's rim in the half-size picture.
+
+    The lattice takes over from here: its blocks reach half a stud each and agree on one
+    smooth shift, further than the rim fit is off.
+    """
+    h, w = half.shape
+    return refine_pose(
+        half, camera.scaled_to(w, h), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
+    ).pose
 
 
 def _search_hypotheses(
