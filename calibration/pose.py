@@ -60,6 +60,8 @@ MAX_CANDIDATES = 8
 FAST_CANDIDATES = 2
 SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
+SETTLE_ROUNDS = 5
+"""Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 SEARCH_BUDGET_S = 0.9
 """Seconds a first detection may spend before the slow path gives up. Frames found on
 the slow path take 0.4 to 0.8 s; the ones that are not found there would take 1.2 s."""
@@ -377,7 +379,7 @@ def finish(
     focal_refined: bool,
 ) -> BoardLocation:
     """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
-    grid = refine_on_grid(gray, camera, pose)
+    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not _in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
     boundary = check_boundary(image, camera, grid.pose)
