@@ -41,6 +41,8 @@ MIN_EDGE_STEP = 6.0
 """A step this small still marks an edge when the table further out is three times calmer."""
 """How many times the table's own steps (further out) a side's step must be to be an edge."""
 MIN_GOOD_SIDES = 3
+SIZE_PINNING_BLOCKS = 10
+"""Lattice blocks (of 16) from which on the lattice alone fixes the board's size."""
 ALIAS_SHARE = 0.6
 
 
@@ -198,17 +200,31 @@ class BoundaryCheck:
     good: int
     bad: int
     detail: tuple[str, ...]
+    both_axes: bool = False
+    """Whether each direction (x and y) has at least one good side."""
 
     @property
     def passed(self) -> bool:
         """No side a stud off, and at least three sides right.
 
-        Two sides are not enough: a pair of opposite sides says nothing about a shift
-        along them, and a pair of neighbouring sides fixes one corner only, so that a
-        lattice with a stud too few between that corner and the far sides would pass.
-        Three sides pin both directions and the board's size.
+        Two sides are not enough on their own: a pair of opposite sides says nothing
+        about a shift along them, and a pair of neighbouring sides fixes one corner
+        only, so that a lattice with a stud too few between that corner and the far
+        sides would pass. Three sides pin both directions and the board's size.
         """
         return self.bad == 0 and self.good >= MIN_GOOD_SIDES
+
+    def holds(self, lattice_blocks: int) -> bool:
+        """:attr:`passed`, or two neighbouring sides when the lattice pins the size.
+
+        A stud too few across the board puts the far studs half a stud off after 16
+        studs, which a lattice fit over most of the board cannot absorb: with
+        :data:`SIZE_PINNING_BLOCKS` blocks agreeing, the lattice fixes the board's size
+        and one good side per direction fixes its place.
+        """
+        if self.passed:
+            return True
+        return self.bad == 0 and self.both_axes and lattice_blocks >= SIZE_PINNING_BLOCKS
 
 
 def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> BoundaryCheck:
@@ -221,39 +237,67 @@ def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Boun
     is judged on its own, so one sharp side cannot vouch for a pose that is wrong at
     the other end of the board.
     """
-    profiles = side_profiles(image, camera, pose)
-    good = bad = 0
-    detail = []
-    for side, halves in enumerate(profiles):
-        states = [_half_state(row) for row in halves]
-        if "good" in states and "off" in states:
-            # One half right and the other a stud off is what a pose turned by a stud
-            # along the side looks like, but also what an arm lying across half a side
-            # looks like. A turned pose finds the real boundary, as strong as the good
-            # half's, a stud over; an arm shows only a weaker step of its own.
-            # Two studs between the halves would be a turn of four studs along the side,
-            # which no lattice fit survives: that half sees something else.
-            sharp = max(
-                float(r[REACH]) for r, st in zip(halves, states, strict=True) if st == "good"
-            )
-            states = [
-                "unclear"
-                if st == "off" and (_other(r) < ALIAS_SHARE * sharp or _only_far(r))
-                else st
-                for r, st in zip(halves, states, strict=True)
-            ]
-        if "off" in states:
-            bad += 1
-            state = "off"
-        elif "good" in states:
-            good += 1
-            state = "good"
-        elif all(s == "unseen" for s in states):
-            state = "unseen"
-        else:
-            state = "unclear"
-        detail.append(f"{side}:{state}")
-    return BoundaryCheck(good, bad, tuple(detail))
+    return judge_sides(side_profiles(image, camera, pose))
+
+
+def judge_sides(profiles: FloatArray) -> BoundaryCheck:
+    """The boundary check on side profiles already sampled (see :func:`side_profiles`)."""
+    halves_states = [_side_states(halves) for halves in profiles]
+    states = [_side_state(h) for h in halves_states]
+    for side, halves in enumerate(halves_states):
+        opposite = (side + 2) % 4
+        if (
+            states[side] == "off"
+            and halves.count("off") == 1
+            and states[opposite] == "good"
+            and _firm(profiles[opposite])
+        ):
+            # A pose a stud off across this side would be a stud off at the opposite
+            # side too, and that side steps firmly where the pose puts it: one half
+            # stepping a stud over is a hand or a sleeve across that half, not the rim.
+            states[side] = "unclear"
+    good, bad = states.count("good"), states.count("off")
+    both_axes = "good" in (states[0], states[2]) and "good" in (states[1], states[3])
+    detail = tuple(f"{side}:{state}" for side, state in enumerate(states))
+    return BoundaryCheck(good, bad, detail, both_axes)
+
+
+def _side_states(halves: FloatArray) -> list[str]:
+    """Each half side's state, an arm's step across one half told from a turned pose."""
+    states = [_half_state(row) for row in halves]
+    if "good" in states and "off" in states:
+        # One half right and the other a stud off is what a pose turned by a stud
+        # along the side looks like, but also what an arm lying across half a side
+        # looks like. A turned pose finds the real boundary, as strong as the good
+        # half's, a stud over; an arm shows only a weaker step of its own.
+        # Two studs between the halves would be a turn of four studs along the side,
+        # which no lattice fit survives: that half sees something else.
+        sharp = max(float(r[REACH]) for r, st in zip(halves, states, strict=True) if st == "good")
+        states = [
+            "unclear" if st == "off" and (_other(r) < ALIAS_SHARE * sharp or _only_far(r)) else st
+            for r, st in zip(halves, states, strict=True)
+        ]
+    return states
+
+
+def _side_state(states: list[str]) -> str:
+    if "off" in states:
+        return "off"
+    if "good" in states:
+        return "good"
+    if all(s == "unseen" for s in states):
+        return "unseen"
+    return "unclear"
+
+
+def _firm(halves: FloatArray) -> bool:
+    """Whether a half of the side steps clearly above every moved copy (not only the table)."""
+    return any(
+        bool(np.isfinite(row).all())
+        and float(row[REACH]) >= MIN_STEP
+        and float(row[REACH]) >= GOOD_RATIO * _other(row)
+        for row in halves
+    )
 
 
 def _only_far(row: FloatArray) -> bool:

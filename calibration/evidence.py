@@ -208,7 +208,7 @@ def judge(
     if boundary.bad:
         sides = ", ".join(boundary.detail)
         return f"the board's sides are not where the stud grid puts them ({sides})", seen, quality
-    if not boundary.passed:
+    if not boundary.holds(grid.blocks):
         sides = ", ".join(boundary.detail)
         return (
             f"too few of the board's sides are clear enough to pin the stud grid ({sides})",
@@ -219,17 +219,27 @@ def judge(
         # All four sides where the lattice puts them pin the board on their own; one
         # corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
-    return map_problem(margin, map_score), seen, quality
+    return map_problem(margin, map_score, grid.blocks), seen, quality
 
 
-def map_problem(margin: float, score: float) -> str:
+def map_problem(margin: float, score: float, blocks: int = TRUSTED_GRID_BLOCKS) -> str:
     """Why the ground map's choice of quarter turn cannot be trusted (empty if it can).
 
     A wrong turn wins only when little of the map shows: an arm across most of the
     board leaves a few cells whose colours group about as well under any labelling, so
     every turn scores low. There a wrong turn has been seen winning by 2.8 times, while
     a clear map shows the right one winning by tens; a weak map must win by more.
+    A pose resting on a thin lattice (fewer than :data:`TRUSTED_GRID_BLOCKS` blocks)
+    needs a clear map as well.
     """
+    if blocks < TRUSTED_GRID_BLOCKS and score < WEAK_MAP_SCORE:
+        # A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few
+        # degrees can fit them and throw the hidden part of the board studs off. The
+        # map's colours then group badly everywhere, so a thin lattice needs a clear map.
+        return (
+            f"the stud grid shows in only {blocks} blocks and the ground map barely shows"
+            f" (score {score:.2f} of {WEAK_MAP_SCORE} needed)"
+        )
     needed = MIN_MAP_MARGIN if score >= WEAK_MAP_SCORE else WEAK_MAP_MARGIN
     if margin < needed:
         return (

@@ -50,6 +50,8 @@ class GridFit:
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
     studs: FloatArray | None = None  # per cell (y-major): how clearly its stud shows
+    extent_mm: tuple[float, float] = (0.0, 0.0)
+    """How far apart the agreeing blocks' centres lie along x and along y."""
 
 
 class LatticeView(NamedTuple):
@@ -451,5 +453,14 @@ def _refine_rounds(
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
         block_clarity = clarity[np.flatnonzero(good)[used]]
-        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)), studs)
+        agreeing = centres[np.flatnonzero(good)[used]]
+        extent = np.ptp(agreeing, axis=0)
+        fit = GridFit(
+            current,
+            int(used.sum()),
+            residual,
+            float(np.median(block_clarity)),
+            studs,
+            (float(extent[0]), float(extent[1])),
+        )
     return fit

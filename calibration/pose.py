@@ -383,12 +383,12 @@ def finish(
     if grid is None or not _in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
     boundary = check_boundary(image, camera, grid.pose)
-    if not boundary.passed:
+    if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it.
         moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))
         if moved is not None and _in_front(moved.pose):
             moved_check = check_boundary(image, camera, moved.pose)
-            if moved_check.passed:
+            if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
     pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground, grid.studs)

@@ -92,7 +92,7 @@ class BoardTracker:
         shift = np.linalg.norm(grid.pose.to_camera(centre) - self.last.pose.to_camera(centre))
         if shift > MAX_TRACK_SHIFT_MM:
             return None  # moved further than the lattice fit can vouch for: search afresh
-        if not check_boundary(image, camera, grid.pose).passed:
+        if not check_boundary(image, camera, grid.pose).holds(grid.blocks):
             # A bump of a whole stud leaves every stud on a stud: only the sides see it.
             return None
         pose, margin = grid.pose, self.last.map_margin
@@ -106,7 +106,7 @@ class BoardTracker:
         score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
             pose, margin, score = best_turn(grid.pose, colours, labels)
-        if map_problem(margin, score) or implausible_view(camera, pose):
+        if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
         seen = corners_seen(support)
