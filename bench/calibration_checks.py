@@ -54,6 +54,8 @@ def main() -> None:
             result = finish(frame.image, gray, frame.camera, start, ground, False)
             if result.found:
                 accepted[kind].append(grid_error(frame, result))
+                if accepted[kind][-1] > WRONG_PX:
+                    print(f"  wrong {kind} start: seed {seed}, {accepted[kind][-1]:.1f} px")
             else:
                 refused[kind] += 1
     print(f"== every candidate start over {args.frames} in-range frames, judged on its own")

@@ -202,6 +202,8 @@ class BoundaryCheck:
     detail: tuple[str, ...]
     both_axes: bool = False
     """Whether each direction (x and y) has at least one good side."""
+    excused: int = 0
+    """Bad sides off in one half only, whose opposite side steps firmly where it should."""
 
     @property
     def passed(self) -> bool:
@@ -215,16 +217,24 @@ class BoundaryCheck:
         return self.bad == 0 and self.good >= MIN_GOOD_SIDES
 
     def holds(self, lattice_blocks: int) -> bool:
-        """:attr:`passed`, or two neighbouring sides when the lattice pins the size.
+        """:attr:`passed`, or as good as that when the lattice pins the board's size.
 
         A stud too few across the board puts the far studs half a stud off after 16
         studs, which a lattice fit over most of the board cannot absorb: with
         :data:`SIZE_PINNING_BLOCKS` blocks agreeing, the lattice fixes the board's size
-        and one good side per direction fixes its place.
+        and its tilt. Then one good side per direction fixes the board's place, and a
+        side off in one half only while its opposite side steps firmly is an arm over
+        that half: a pose a stud off across it would be off at the opposite side too.
         """
         if self.passed:
             return True
-        return self.bad == 0 and self.both_axes and lattice_blocks >= SIZE_PINNING_BLOCKS
+        if lattice_blocks < SIZE_PINNING_BLOCKS or self.off_sides(lattice_blocks):
+            return False
+        return self.good >= MIN_GOOD_SIDES or self.both_axes
+
+    def off_sides(self, lattice_blocks: int) -> int:
+        """Sides a stud off, less the excused ones where the lattice pins the size."""
+        return self.bad - (self.excused if lattice_blocks >= SIZE_PINNING_BLOCKS else 0)
 
 
 def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> BoundaryCheck:
@@ -244,22 +254,17 @@ def judge_sides(profiles: FloatArray) -> BoundaryCheck:
     """The boundary check on side profiles already sampled (see :func:`side_profiles`)."""
     halves_states = [_side_states(halves) for halves in profiles]
     states = [_side_state(h) for h in halves_states]
-    for side, halves in enumerate(halves_states):
-        opposite = (side + 2) % 4
-        if (
-            states[side] == "off"
-            and halves.count("off") == 1
-            and states[opposite] == "good"
-            and _firm(profiles[opposite])
-        ):
-            # A pose a stud off across this side would be a stud off at the opposite
-            # side too, and that side steps firmly where the pose puts it: one half
-            # stepping a stud over is a hand or a sleeve across that half, not the rim.
-            states[side] = "unclear"
+    excused = sum(
+        states[side] == "off"
+        and halves.count("off") == 1
+        and states[(side + 2) % 4] == "good"
+        and _firm(profiles[(side + 2) % 4])
+        for side, halves in enumerate(halves_states)
+    )
     good, bad = states.count("good"), states.count("off")
     both_axes = "good" in (states[0], states[2]) and "good" in (states[1], states[3])
     detail = tuple(f"{side}:{state}" for side, state in enumerate(states))
-    return BoundaryCheck(good, bad, detail, both_axes)
+    return BoundaryCheck(good, bad, detail, both_axes, excused)
 
 
 def _side_states(halves: FloatArray) -> list[str]:
@@ -356,7 +361,9 @@ def best_stud_shift(
     A lattice fit started a few pixels off can lock on a stud or two over, and every
     stud of such a fit still sits on a stud; only the boundary tells which one is the
     edge's. Whole-stud moves keep the lattice fit, so no refitting is needed after.
-    Each axis is settled by its own two sides.
+    Each axis is settled by its own two sides. Only the best move is worth a try: the
+    checks look a stud or two either way, and a runner-up several studs over can pass
+    them (three sides stepping well, the far one on the map's own regions).
     """
     profiles = side_profiles(image, camera, pose, reach)
     filled = np.nan_to_num(profiles, nan=0.0).sum(axis=1)

@@ -37,6 +37,8 @@ HOLE_RADIUS_MM = 2.95
 """The ground map card's holes are a little wider than the studs."""
 SETTLED_PX = 0.4
 """A fit with a residual under this has converged; above it, extra rounds may still help."""
+SETTLED_BLOCKS = 10
+"""Blocks a fit that took extra rounds must end with, or the extra rounds are undone."""
 SETTLE_GAIN = 0.8
 """An extra round is kept going only while each one cuts the residual to this share or less."""
 
@@ -388,7 +390,7 @@ def refine_on_grid(
     the allowance on the third or fourth round. Rounds stop as soon as one no longer cuts
     the residual clearly, so a fit locked onto something else does not wander further.
     """
-    fit = _refine_rounds(gray, camera, pose, rounds, min_clarity)
+    first = fit = _refine_rounds(gray, camera, pose, rounds, min_clarity)
     limit = rounds if max_rounds is None else max_rounds
     done = rounds
     while fit is not None and done < limit and fit.residual_px > SETTLED_PX:
@@ -397,6 +399,10 @@ def refine_on_grid(
         if more is None or more.residual_px > SETTLE_GAIN * fit.residual_px:
             break
         fit = more
+    if fit is not first and fit is not None and fit.blocks < SETTLED_BLOCKS:
+        # Settling on a few blocks only lets a pose leaning the wrong way fit them
+        # tightly: extra rounds must end with most of the board agreeing.
+        return first
     return fit
 
 

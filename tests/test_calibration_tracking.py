@@ -12,7 +12,13 @@ from calibration.camera import Pose, project
 from calibration.evidence import BoardLocation, gray_float
 from calibration.pose import locate_board
 from calibration.tracking import BoardTracker, _same_turn
-from calibration.turn import MAP_POINTS, cell_colours, fisher_score, map_labels
+from calibration.turn import (
+    LIGHTNESS_WEIGHT,
+    MAP_POINTS,
+    cell_colours,
+    fisher_score,
+    map_labels,
+)
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS
@@ -91,7 +97,7 @@ def test_fisher_score_matches_its_definition():
     colours = rng.normal(size=(len(labels), 3)) * 4 + labels[:, None] * np.array([9.0, 3.0, 1.0])
     colours[rng.random(len(labels)) < 0.2] = np.nan
     valid = np.all(np.isfinite(colours), axis=1)
-    c, ids = colours[valid], labels[valid]
+    c, ids = colours[valid] * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0]), labels[valid]
     centre = np.median(c, axis=0)
     between = 0.0
     residual = np.zeros(len(c))
