@@ -49,7 +49,7 @@ def main() -> None:
             outline = initial_pose(quad, frame.camera)
             if outline is not None:
                 starts.append(("outline", rim_start(half, frame.camera, outline)))
-        starts += [("lattice", p) for p in lattice_starts(frame.image, gray, frame.camera)]
+        starts += [("lattice", p) for p in lattice_starts(frame.image, gray, frame.camera, ground)]
         for kind, start in starts:
             result = finish(frame.image, gray, frame.camera, start, ground, False)
             if result.found:

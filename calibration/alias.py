@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import PLATE_CORNERS, polygon_edges
+from calibration.board_model import PLATE_CORNERS, moved_pose, polygon_edges
 from calibration.camera import Camera, FloatArray, Pose, project
 from rules.pieces import STUD_MM
 
@@ -165,10 +165,6 @@ def _board_box(
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
     return x0, y0, x1, y1
-
-
-def _shifted(pose: Pose, dx: float, dy: float) -> Pose:
-    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx, dy, 0.0]))
 
 
 def side_profiles(
@@ -361,15 +357,20 @@ def best_stud_shift(
     A lattice fit started a few pixels off can lock on a stud or two over, and every
     stud of such a fit still sits on a stud; only the boundary tells which one is the
     edge's. Whole-stud moves keep the lattice fit, so no refitting is needed after.
-    Each axis is settled by its own two sides. Only the best move is worth a try: the
-    checks look a stud or two either way, and a runner-up several studs over can pass
-    them (three sides stepping well, the far one on the map's own regions).
+    """
+    return moved_pose(pose, *best_stud_move(image, camera, pose, reach))
+
+
+def best_stud_move(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int = REACH
+) -> tuple[int, int]:
+    """The whole-stud move (``dx``, ``dy``) of :func:`best_stud_shift`.
+
+    Each axis is settled by its own two sides.
     """
     profiles = side_profiles(image, camera, pose, reach)
     filled = np.nan_to_num(profiles, nan=0.0).sum(axis=1)
     # Rows 0 and 3 were flipped to run outwards: undo that to index them by the move.
     along_x = filled[1] + filled[3, ::-1]
     along_y = filled[2] + filled[0, ::-1]
-    dx = (int(np.argmax(along_x)) - reach) * STUD_MM
-    dy = (int(np.argmax(along_y)) - reach) * STUD_MM
-    return _shifted(pose, dx, dy)
+    return int(np.argmax(along_x)) - reach, int(np.argmax(along_y)) - reach

@@ -53,6 +53,15 @@ def quarter_turn(k: int) -> FloatArray:
     return out
 
 
+def moved_pose(pose: Pose, dx: int, dy: int) -> Pose:
+    """The pose with the board moved ``dx``, ``dy`` whole studs along its own axes.
+
+    Every stud of the moved board lands on a stud of the old one: the lattice cannot
+    tell the two apart, only the board's sides and the ground map can.
+    """
+    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx, dy, 0.0]) * STUD_MM)
+
+
 def turned_pose(pose: Pose, k: int) -> Pose:
     """The pose that sees board point ``p`` where ``pose`` sees ``quarter_turn(k) p``."""
     t = quarter_turn(k)

@@ -84,7 +84,8 @@ _STUD_WEIGHTS = _stud_weights()
 
 def stud_scores(mag: NDArray[np.float32]) -> FloatArray:
     """Per cell of a rectified edge-strength image, its rim's edge strength over its top's."""
-    cells = mag.reshape(BOARD_STUDS, CELL_PX, BOARD_STUDS, CELL_PX)
+    span = mag.shape[0] // CELL_PX
+    cells = mag.reshape(span, CELL_PX, span, CELL_PX)
     rim, top = np.einsum("aibj,kij->kab", cells, _STUD_WEIGHTS, optimize=True)
     return (rim / (top + 1.0)).ravel().astype(np.float64)
 
@@ -172,7 +173,7 @@ def parallax_at(pose: Pose, xy: FloatArray) -> FloatArray:
     return seen[:2] - p[:2]
 
 
-def rectify_map(camera: Camera, pose: Pose) -> NDArray[np.float32]:
+def rectify_map(camera: Camera, pose: Pose, reach: int = 0) -> NDArray[np.float32]:
     """Image coordinates of every rectified pixel of the stud-top plane (lens included).
 
     Projected on a 4 mm grid and stretched by a bilinear resize: the lens is smooth at
@@ -180,30 +181,36 @@ def rectify_map(camera: Camera, pose: Pose) -> NDArray[np.float32]:
     cheaper than interpolating through a remap. The coarse grid starts 4.25 mm before
     the plate so that the resize's pixel-centre convention puts rectified pixel ``i`` at
     ``i / PX_PER_MM`` mm (stud centres on whole pixels) and its clamped border falls
-    outside the plate. One two-channel map, as ``cv2.remap`` takes it.
+    outside the plate. One two-channel map, as ``cv2.remap`` takes it. With ``reach``
+    the map covers that many studs beyond the plate all round.
     """
-    return _stretch(_coarse_map(camera, pose))
+    return _stretch(_coarse_map(camera, pose, reach), reach)
 
 
-@functools.lru_cache(maxsize=1)
-def _coarse_points() -> FloatArray:
+@functools.lru_cache(maxsize=4)
+def _coarse_points(reach: int = 0) -> FloatArray:
     """The coarse grid's points on the stud-top plane (board mm), the same every frame."""
-    coarse = np.arange(BOARD_STUDS * STUD_MM / COARSE_MM + 2) * COARSE_MM - (COARSE_MM / 2 + 0.25)
+    side = _coarse_side(reach)
+    coarse = np.arange(side) * COARSE_MM - (COARSE_MM / 2 + 0.25) - reach * STUD_MM
     gx, gy = np.meshgrid(coarse, coarse)
     pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, STUD_HEIGHT_MM)], axis=1)
     pts.setflags(write=False)
     return pts
 
 
-def _coarse_map(camera: Camera, pose: Pose) -> NDArray[np.float32]:
+def _coarse_side(reach: int) -> int:
+    return int((BOARD_STUDS + 2 * reach) * STUD_MM / COARSE_MM) + 2
+
+
+def _coarse_map(camera: Camera, pose: Pose, reach: int = 0) -> NDArray[np.float32]:
     """The coarse grid's image coordinates, side x side x 2."""
-    side = int(BOARD_STUDS * STUD_MM / COARSE_MM) + 2
-    return project(camera, pose, _coarse_points()).reshape(side, side, 2).astype(np.float32)
+    side = _coarse_side(reach)
+    return project(camera, pose, _coarse_points(reach)).reshape(side, side, 2).astype(np.float32)
 
 
-def _stretch(coarse: NDArray[np.float32]) -> NDArray[np.float32]:
+def _stretch(coarse: NDArray[np.float32], reach: int = 0) -> NDArray[np.float32]:
     """The coarse map resized to one entry per rectified pixel (see :func:`rectify_map`)."""
-    size = BOARD_STUDS * CELL_PX
+    size = (BOARD_STUDS + 2 * reach) * CELL_PX
     up = int(COARSE_MM * PX_PER_MM)
     n = len(coarse) * up
     fine = cv2.resize(coarse, (n, n), interpolation=cv2.INTER_LINEAR)

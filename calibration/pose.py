@@ -11,7 +11,8 @@ equally good poses; the ground map's colours pick one of them (:mod:`calibration
 Most frames are found from the first outline of the stud-texture mask. When no
 outline explains the board (a sleeve across two sides, a hand over a corner), the stud
 lattice alone gives the plane and the turn (:mod:`calibration.lattice_pose`), and the
-sides, searched a few studs each way, give its place. Harder frames still (a green
+sides, searched a few studs each way, give its place; where they are hidden, the ground
+map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames still (a green
 table, a card against the board's side) get the outlines of two more masks. Last come
 the poses from every three corners of every outline, ranked by how
 much rim they explain and how well they cover the board-coloured region. That slow path
@@ -30,9 +31,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_shift, check_boundary
+from calibration.alias import best_stud_move, best_stud_shift, check_boundary
 from calibration.board_model import (
     PLATE_CORNERS,
+    moved_pose,
     turned_pose,
     view_rotation,
 )
@@ -53,6 +55,7 @@ from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_pose import lattice_poses
+from calibration.map_place import place_by_map
 from calibration.turn import resolve_turn_scored
 from rules.maps import GroundMap
 
@@ -60,6 +63,9 @@ MAX_CANDIDATES = 8
 FAST_CANDIDATES = 2
 SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
+MAX_MAP_REACH = 10
+MAP_OVER_SIDES = 1.5
+"""How much better the map must fit its own place than the sides' place to be tried."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 SEARCH_BUDGET_S = 0.9
@@ -293,7 +299,7 @@ def _search_lattice(
     tried: list[Pose],
 ) -> BoardLocation | None:
     """The first of the lattice's poses that :func:`finish` accepts, if any."""
-    for placed in lattice_starts(image, gray, camera):
+    for placed in lattice_starts(image, gray, camera, ground):
         tried.append(placed)
         result = finish(image, gray, camera, placed, ground, False)
         if result.found:
@@ -302,7 +308,7 @@ def _search_lattice(
 
 
 def lattice_starts(
-    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera
+    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera, ground: GroundMap
 ) -> list[Pose]:
     """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
 
@@ -310,18 +316,27 @@ def lattice_starts(
     studs: the lattice fit puts every stud on a stud, and the sides, searched as many
     studs each way as the lattice left open, pick which stud is the edge's. The fit
     starts from the squeeze's pose slid onto the lattice first (which keeps its plane
-    from tilting when few blocks show), then from the squeeze's pose itself.
+    from tilting when few blocks show), then from the squeeze's pose itself. Last come
+    the places where the ground map fits clearly better than where the sides put it (an
+    arm over a side, a card against one).
     """
     starts: list[Pose] = []
+    by_map: list[Pose] = []
     for start in lattice_poses(gray, camera):
-        for begin in (align_on_grid(gray, camera, start.pose), start.pose):
+        for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not _in_front(grid.pose):
                 continue
-            placed = best_stud_shift(image, camera, grid.pose, reach=start.reach)
+            move = best_stud_move(image, camera, grid.pose, start.reach)
+            placed = moved_pose(grid.pose, *move)
             if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
                 starts.append(placed)
-    return starts
+            if i == 0:
+                reach = min(start.reach + 1, MAX_MAP_REACH)
+                found = place_by_map(image, gray, camera, grid.pose, ground, reach, move)
+                if found is not None and found.score >= MAP_OVER_SIDES * found.rival:
+                    by_map.append(found.apply(grid.pose))
+    return starts + [p for p in by_map if not any(_same_outline(camera, p, s, 2.0) for s in starts)]
 
 
 def rim_start(half: NDArray[np.float32], camera: Camera, pose: Pose) -> Pose:

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import check_boundary
-from calibration.board_model import quarter_turn, view_rotation
-from calibration.camera import Camera
+from calibration.board_model import CENTRE, quarter_turn, view_rotation
+from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
     BRICK_MODEL,
@@ -29,7 +29,7 @@ from calibration.evidence import (
     map_problem,
 )
 from calibration.grid import refine_on_grid
-from calibration.pose import locate_board
+from calibration.pose import finish, locate_board
 from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 
@@ -66,16 +66,37 @@ class BoardTracker:
         self.moved = self.turned = False
         previous = self.last
         result = self._track(image) if previous is not None else None
+        if result is None and previous is not None:
+            result = self._refit(image, previous)
         if result is None or not result.found:
             result = locate_board(image, self.camera, self.ground)
             self.stats.searched += 1
-            self.moved = previous is not None and result.found
         else:
             self.stats.tracked += 1
+        if result.found and previous is not None:
+            self.moved = _board_shift_mm(previous, result) > MAX_TRACK_SHIFT_MM
         if result.found and previous is not None and previous.rotation != result.rotation:
             self.turned = True
             self.stats.turns += 1
         self.last = result if result.found else None
+        return result
+
+    def _refit(self, image: NDArray[np.uint8], previous: BoardLocation) -> BoardLocation | None:
+        """The whole first-detection fit from the last pose, or None if it does not hold.
+
+        The fast path refuses a frame on one doubtful check (a hand over a side, the
+        lattice a little further off than one round reaches); the last pose is still a
+        far better start than any outline, and the fit from it (more lattice rounds,
+        the sides' whole-stud correction, the turn afresh) costs a fraction of a search.
+        """
+        assert previous.pose is not None
+        camera = previous.camera or self.camera
+        result = finish(
+            image, gray_float(image), camera, previous.pose, self.ground, previous.focal_refined
+        )
+        if not result.found:
+            return None
+        result.method = "tracked"
         return result
 
     def _track(self, image: NDArray[np.uint8]) -> BoardLocation | None:
@@ -88,8 +109,7 @@ class BoardTracker:
         grid = refine_on_grid(gray, camera, self.last.pose, rounds=1)
         if grid is None or lattice_problem(grid):
             return None
-        centre = np.array([[128.0, 128.0, 0.0]])
-        shift = np.linalg.norm(grid.pose.to_camera(centre) - self.last.pose.to_camera(centre))
+        shift = _centre_shift_mm(grid.pose, self.last.pose)
         if shift > MAX_TRACK_SHIFT_MM:
             return None  # moved further than the lattice fit can vouch for: search afresh
         if not check_boundary(image, camera, grid.pose).holds(grid.blocks):
@@ -130,6 +150,16 @@ class BoardTracker:
         if not _same_turn(result, self.last):
             self.turned = True
         return result
+
+
+def _centre_shift_mm(a: Pose, b: Pose) -> float:
+    """How far apart (mm, in the camera) two poses put the board's middle."""
+    return float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
+
+
+def _board_shift_mm(a: BoardLocation, b: BoardLocation) -> float:
+    assert a.pose is not None and b.pose is not None
+    return _centre_shift_mm(a.pose, b.pose)
 
 
 def _same_turn(a: BoardLocation, b: BoardLocation) -> bool:

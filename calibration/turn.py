@@ -27,11 +27,18 @@ def map_sample_points() -> tuple[FloatArray, NDArray[np.int32]]:
     The four diagonals make the point set the same after a quarter turn, so one set of
     samples serves all four candidate turns.
     """
-    offsets = np.array([[3.0, 3.0], [-3.0, 3.0], [-3.0, -3.0], [3.0, -3.0]])
     centres = _cell_centres()
-    pts = (centres[:, None, :] + offsets[None]).reshape(-1, 2)
-    cells = np.repeat(np.arange(len(centres)), len(offsets)).astype(np.int32)
-    return np.hstack([pts, np.zeros((len(pts), 1))]), cells
+    cells = np.repeat(np.arange(len(centres)), len(CARD_OFFSETS_MM)).astype(np.int32)
+    return card_points(centres), cells
+
+
+CARD_OFFSETS_MM = np.array([[3.0, 3.0], [-3.0, 3.0], [-3.0, -3.0], [3.0, -3.0]])
+
+
+def card_points(centres: FloatArray) -> FloatArray:
+    """The card points around each cell centre (N x 2 mm), cell by cell, on the plate."""
+    pts = (centres[:, None, :] + CARD_OFFSETS_MM[None]).reshape(-1, 2)
+    return np.hstack([pts, np.zeros((len(pts), 1))])
 
 
 def _cell_centres() -> FloatArray:
@@ -68,7 +75,21 @@ TURNS = turn_permutations()
 
 def cell_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
     """Mean Lab colour of the card around each cell's stud (NaN where out of the picture)."""
-    px = project(camera, pose, MAP_POINTS).astype(np.float32)
+    samples = lab_samples(image, camera, pose, MAP_POINTS)
+    per_cell = len(CARD_OFFSETS_MM)
+    grouped = samples.reshape(-1, per_cell, 3)
+    # Summed point by point in order, as np.mean would, without its slow strided reduction.
+    total = grouped[:, 0].copy()
+    for k in range(1, per_cell):
+        total += grouped[:, k]
+    return total / np.float32(per_cell)
+
+
+def lab_samples(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, points: FloatArray
+) -> NDArray[np.float32]:
+    """Lab colour at each board point (N x 3), NaN where it falls outside the picture."""
+    px = project(camera, pose, points).astype(np.float32)
     h, w = image.shape[:2]
     inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
     # The samples as one image row, not one column: OpenCV works row by row, and a
@@ -77,13 +98,7 @@ def cell_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatA
     bgr = cv2.remap(image, xs, ys, cv2.INTER_LINEAR)
     samples = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
     samples[~inside] = np.nan
-    per_cell = len(MAP_POINTS) // (BOARD_STUDS * BOARD_STUDS)
-    grouped = samples.reshape(-1, per_cell, 3)
-    # Summed point by point in order, as np.mean would, without its slow strided reduction.
-    total = grouped[:, 0].copy()
-    for k in range(1, per_cell):
-        total += grouped[:, k]
-    return total / np.float32(per_cell)
+    return samples
 
 
 def fisher_score(per_cell: FloatArray, labels: NDArray[np.int32]) -> float:

@@ -157,6 +157,9 @@ def test_tracker_is_not_fooled_by_a_bump_of_one_stud(palace):
     result = tracker.update(second.image)
     assert result.found
     assert grid_error_px(camera, second.pose, result.pose) < 1.0
+    # Refitted from the last pose (the sides move it back by the stud), no search.
+    assert tracker.moved and not tracker.turned
+    assert tracker.stats.searched == 1 and tracker.stats.tracked == 1
 
 
 def test_locate_command(palace, tmp_path, capsys):

@@ -1,0 +1,142 @@
+"""Where on its plane the board lies, from the ground map's colours alone.
+
+The stud lattice fixes the board's plane and leaves its place open by a few studs. The
+board's sides usually settle it, but an arm can hide them and a card against the board
+can outstep the real edge. The ground map is a second, independent witness: its regions
+are a few studs across and laid out differently under each quarter turn, so sliding the
+map's layout over the colours seen on the plane finds where (and which way round) the
+board lies, wherever enough of the map shows.
+
+Only cells that show a stud take part: the table, a card, a sleeve or a hand beside the
+board is often one flat colour, which a region of the map slid onto it would take for a
+perfect fit. Each place is scored as the turn is (:func:`calibration.turn.fisher_score`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import moved_pose, turned_pose
+from calibration.camera import Camera, FloatArray, Pose
+from calibration.grid import rectify_map, stud_scores
+from calibration.turn import (
+    CARD_OFFSETS_MM,
+    TURNS,
+    VISIBLE_STUD,
+    card_points,
+    fisher_score,
+    lab_samples,
+    map_labels,
+)
+from rules.maps import GroundMap
+from rules.pieces import BOARD_STUDS, STUD_MM
+
+COARSE_STEP = 2
+"""Studs between the places tried first: the map's regions are wider than that."""
+
+
+@dataclass(frozen=True)
+class MapPlace:
+    """The whole-stud move and quarter turn under which the map fits best, and its score."""
+
+    dx: int
+    dy: int
+    turn: int
+    score: float
+    rival: float = 0.0
+    """The best score (any turn) at the move it was asked to compare with."""
+
+    def apply(self, pose: Pose) -> Pose:
+        """The pose moved and turned to where the map puts the board."""
+        return turned_pose(moved_pose(pose, self.dx, self.dy), self.turn)
+
+
+def stud_cells(
+    gray: NDArray[np.float32], camera: Camera, pose: Pose, reach: int
+) -> NDArray[np.bool_]:
+    """Which cells of a grid reaching ``reach`` studs beyond the plate show a stud.
+
+    The pose must already sit on the lattice (to a fraction of a stud). Rows y, columns
+    x; a cell shows a stud when its rim's edges are clearly sharper than its top's.
+    """
+    rect = cv2.remap(gray, rectify_map(camera, pose, reach), None, cv2.INTER_LINEAR)
+    mag = cv2.magnitude(
+        cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)
+    )
+    span = BOARD_STUDS + 2 * reach
+    return (stud_scores(mag) >= VISIBLE_STUD).reshape(span, span)
+
+
+def plane_colours(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int
+) -> FloatArray:
+    """Mean Lab colour per cell of a grid reaching ``reach`` studs beyond the plate.
+
+    Rows y, columns x, 3 channels; NaN where a cell falls outside the picture.
+    """
+    span = BOARD_STUDS + 2 * reach
+    idx = (np.arange(-reach, BOARD_STUDS + reach) + 0.5) * STUD_MM
+    xs, ys = np.meshgrid(idx, idx)
+    centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    lab = lab_samples(image, camera, pose, card_points(centres))
+    return lab.reshape(span, span, len(CARD_OFFSETS_MM), 3).mean(axis=2)
+
+
+def map_scores(
+    colours: FloatArray,
+    labels: NDArray[np.int32],
+    moves: list[tuple[int, int]],
+    turns: tuple[int, ...],
+) -> FloatArray:
+    """The map score per move (``dx``, ``dy`` studs) and turn, from :func:`plane_colours`."""
+    reach = (colours.shape[0] - BOARD_STUDS) // 2
+    out = np.zeros((len(moves), len(turns)))
+    for i, (dx, dy) in enumerate(moves):
+        y0, x0 = reach + dy, reach + dx
+        window = colours[y0 : y0 + BOARD_STUDS, x0 : x0 + BOARD_STUDS].reshape(-1, 3)
+        for j, k in enumerate(turns):
+            out[i, j] = fisher_score(window[TURNS[k]], labels)
+    return out
+
+
+def place_by_map(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    reach: int,
+    rival: tuple[int, int] = (0, 0),
+) -> MapPlace | None:
+    """The move (up to ``reach`` studs each way) and turn that fit the map best, if any.
+
+    Places ``COARSE_STEP`` studs apart under all four turns first, then the
+    neighbours of the best under its turn. ``rival`` is a move found otherwise (by the
+    sides), scored too so that the caller can weigh the two.
+    """
+    colours = plane_colours(image, camera, pose, reach)
+    colours[~stud_cells(gray, camera, pose, reach)] = np.nan
+    labels = map_labels(ground)
+    coarse = [
+        (dx, dy)
+        for dy in range(-reach, reach + 1, COARSE_STEP)
+        for dx in range(-reach, reach + 1, COARSE_STEP)
+    ]
+    scores = map_scores(colours, labels, coarse, (0, 1, 2, 3))
+    i, k = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    if scores[i, k] <= 0:
+        return None
+    cx, cy = coarse[i]
+    fine = [
+        (dx, dy)
+        for dy in range(max(cy - 1, -reach), min(cy + 1, reach) + 1)
+        for dx in range(max(cx - 1, -reach), min(cx + 1, reach) + 1)
+    ]
+    near = map_scores(colours, labels, fine, (int(k),))[:, 0]
+    j = int(np.argmax(near))
+    against = float(map_scores(colours, labels, [rival], (0, 1, 2, 3)).max())
+    return MapPlace(fine[j][0], fine[j][1], int(k), float(near[j]), against)
