@@ -2,9 +2,10 @@
 
 Between two frames of a game the board barely moves, so the last pose is already within
 a few pixels: one stud-lattice round from it (one resampling of the board, no
-full-image pass) gives the new pose. When that fit fails (the camera was moved, the
-table bumped hard) or the ground map prefers another quarter turn (a player turned the
-board), the tracker falls back to a full search.
+full-image pass) gives the new pose. When that fit fails (a hand over a side, the table
+bumped by a stud) or the ground map no longer vouches for the last quarter turn (a
+player turned the board), the whole first-detection fit runs from the last pose, and
+only when that fails too, a full search (the camera was moved).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from calibration.evidence import (
 )
 from calibration.grid import refine_on_grid
 from calibration.pose import finish, locate_board
-from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
+from calibration.turn import cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -75,7 +76,7 @@ class BoardTracker:
             self.stats.tracked += 1
         if result.found and previous is not None:
             self.moved = _board_shift_mm(previous, result) > MAX_TRACK_SHIFT_MM
-        if result.found and previous is not None and previous.rotation != result.rotation:
+        if result.found and previous is not None and not _same_turn(result, previous):
             self.turned = True
             self.stats.turns += 1
         self.last = result if result.found else None
@@ -117,15 +118,18 @@ class BoardTracker:
             return None
         pose, margin = grid.pose, self.last.map_margin
         # The board keeps its turn unless a player turned it, and then the map's score
-        # for the old turn collapses: only then are the other three tried, on the same
-        # colour samples.
+        # for the old turn collapses.
         colours = cell_colours(image, camera, grid.pose)
         if grid.studs is not None:
             colours = hide_covered(colours, grid.studs)
         labels = map_labels(self.ground)
         score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
-            pose, margin, score = best_turn(grid.pose, colours, labels)
+            # The map no longer vouches for the last turn: a player turned the board, or
+            # this frame's hand hides what made the map clear. One lattice round is too
+            # little to choose among turns on (a wrong turn has won here by 3 times on
+            # colours a stud off); the whole fit from the last pose decides.
+            return None
         if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
@@ -147,8 +151,6 @@ class BoardTracker:
             score,
             "tracked",
         )
-        if not _same_turn(result, self.last):
-            self.turned = True
         return result
 
 
