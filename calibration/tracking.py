@@ -31,7 +31,7 @@ from calibration.evidence import (
 )
 from calibration.grid import refine_on_grid
 from calibration.pose import finish, locate_board
-from calibration.turn import cell_colours, fisher_score, hide_covered, map_labels
+from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -125,11 +125,14 @@ class BoardTracker:
         labels = map_labels(self.ground)
         score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
-            # The map no longer vouches for the last turn: a player turned the board, or
-            # this frame's hand hides what made the map clear. One lattice round is too
-            # little to choose among turns on (a wrong turn has won here by 3 times on
-            # colours a stud off); the whole fit from the last pose decides.
-            return None
+            # The map no longer vouches for the last turn as it did: a hand now hides
+            # part of it, or a player turned the board. The same samples under the other
+            # turns tell which; a new turn is not taken on one lattice round's evidence
+            # (a wrong one has won here by 3 times on colours a stud off): the whole fit
+            # from the last pose decides.
+            turned, margin, score = best_turn(grid.pose, colours, labels)
+            if not np.allclose(turned.rotation, grid.pose.rotation):
+                return None
         if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
