@@ -21,7 +21,8 @@ import numpy as np
 from bench.calibration import WRONG_PX, _scene, grid_error, options_for
 from calibration.corners import search_plate
 from calibration.evidence import gray_float
-from calibration.pose import MAX_CANDIDATES, finish, initial_pose, lattice_starts, rim_start
+from calibration.fit import finish
+from calibration.pose import MAX_CANDIDATES, initial_pose, lattice_starts, rim_start
 from rules.maps import load_map
 from vision.twin import random_camera, render
 

@@ -1,14 +1,9 @@
-"""Sub-pixel alignment on the stud lattice, by folding the board onto one stud cell.
+"""Sub-pixel alignment on the stud lattice: the pose moved so its studs sit on the seen ones.
 
 Edges pin the board to within a pixel or two, but a textured board offers a step to
-every edge search and the fit can settle a little off. The stud lattice itself is the
-most exact thing the board shows: a thousand stud tops at known places. With the pose
-already close, the image is resampled onto the plane of the stud tops (z = 1.7 mm),
-where every stud top is a circle of 2.4 mm radius on an 8 mm lattice. Averaging the
-edge strength of all cells of a block onto a single cell cancels noise, shadows and
-whatever covers part of the board, and a circular correlation with the stud's outline
-says how far the lattice sits from where the pose put it, block by block. Those
-offsets, turned into point pairs, correct the pose.
+every edge search and the fit can settle a little off. The lattice's block offsets
+(:mod:`calibration.lattice_view`) each know the shift only modulo a stud; the blocks
+that agree on one smooth shift, turned into point pairs, correct the pose.
 """
 
 from __future__ import annotations
@@ -16,25 +11,18 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray, Pose, project
-from rules.pieces import BOARD_STUDS, STUD_DIAMETER_MM, STUD_HEIGHT_MM, STUD_MM
+from calibration.lattice_view import CELLS_PER_BLOCK, lattice_offsets
+from rules.pieces import STUD_HEIGHT_MM, STUD_MM
 
-PX_PER_MM = 2
-CELL_PX = int(STUD_MM * PX_PER_MM)
-BLOCKS = 4
-CELLS_PER_BLOCK = BOARD_STUDS // BLOCKS
 MIN_BLOCKS = 4
 MAX_SEED_BLOCKS = 10
-COARSE_MM = 4.0
 BLOCK_MM = CELLS_PER_BLOCK * STUD_MM
-HOLE_RADIUS_MM = 2.95
-"""The ground map card's holes are a little wider than the studs."""
 SETTLED_PX = 0.4
 """A fit with a residual under this has converged; above it, extra rounds may still help."""
 SETTLED_BLOCKS = 10
@@ -52,281 +40,6 @@ class GridFit:
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
     studs: FloatArray | None = None  # per cell (y-major): how clearly its stud shows
-    extent_mm: tuple[float, float] = (0.0, 0.0)
-    """How far apart the agreeing blocks' centres lie along x and along y."""
-
-
-class LatticeView(NamedTuple):
-    """One look at the lattice from a pose: per block its centre (mm), offset (mm) and
-    peak clarity; per cell (y-major) how clearly a stud's rim shows where the pose puts it."""
-
-    centres: FloatArray
-    offsets: FloatArray
-    clarity: FloatArray
-    studs: FloatArray
-
-
-def _stud_weights() -> NDArray[np.float32]:
-    """Two cell-sized weightings: a stud top's rim, and the flat top inside it (each sums to 1).
-
-    A cell whose rim is several times as sharp as the top inside shows its stud; an arm,
-    a hand, a card or a piece standing on the cell shows no such ring there.
-    """
-    radius = np.hypot(_CELL_XX - CELL_PX / PX_PER_MM / 2, _CELL_YY - CELL_PX / PX_PER_MM / 2)
-    rim = np.abs(radius - STUD_DIAMETER_MM / 2) < 0.6
-    top = radius < STUD_DIAMETER_MM / 2 - 1.0
-    return np.stack([rim / rim.sum(), top / top.sum()]).astype(np.float32)
-
-
-_CELL_YY, _CELL_XX = np.mgrid[0:CELL_PX, 0:CELL_PX].astype(np.float64) / PX_PER_MM
-_STUD_WEIGHTS = _stud_weights()
-
-
-def stud_scores(mag: NDArray[np.float32]) -> FloatArray:
-    """Per cell of a rectified edge-strength image, its rim's edge strength over its top's."""
-    span = mag.shape[0] // CELL_PX
-    cells = mag.reshape(span, CELL_PX, span, CELL_PX)
-    rim, top = np.einsum("aibj,kij->kab", cells, _STUD_WEIGHTS, optimize=True)
-    return (rim / (top + 1.0)).ravel().astype(np.float64)
-
-
-def _torus_distance(centre_mm: FloatArray) -> NDArray[np.float64]:
-    """Distance (mm) of every cell pixel from ``centre_mm`` on the cell's torus."""
-    size = CELL_PX / PX_PER_MM
-    dx = (_CELL_XX - centre_mm[0] + size / 2) % size - size / 2
-    dy = (_CELL_YY - centre_mm[1] + size / 2) % size - size / 2
-    return np.hypot(dx, dy)
-
-
-def _ring(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
-    """A thin ring on the cell's torus (the cell wraps around), origin at pixel (0, 0)."""
-    return np.exp(-0.5 * ((_torus_distance(centre_mm) - radius_mm) / 0.35) ** 2)
-
-
-def _disc(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
-    """A soft-edged disc on the cell's torus."""
-    return np.clip((radius_mm - _torus_distance(centre_mm)) * PX_PER_MM + 0.5, 0.0, 1.0)
-
-
-@functools.lru_cache(maxsize=4096)
-def _spectra(px10: int, py10: int) -> tuple[NDArray[np.complex128], NDArray[np.complex128]]:
-    """Both templates' spectra for a parallax rounded to a tenth of a millimetre."""
-    parallax = np.array([px10 / 10, py10 / 10])
-    return stud_spectrum(parallax), shade_spectrum(parallax)
-
-
-@functools.lru_cache(maxsize=16)
-def _template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.complex128]:
-    """Edge spectra of all blocks, then their shade spectra, for parallaxes in tenths of a mm.
-
-    A tracked board barely moves, so from one frame to the next its blocks' parallaxes,
-    rounded this coarsely, repeat and the stack is built once. Each stack is 130 kB, so
-    only the last few are kept.
-    """
-    pairs = [_spectra(*p) for p in parallaxes]
-    stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
-    stack.setflags(write=False)
-    return stack
-
-
-def shade_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
-    """Conjugate spectrum of a stud's brightness: a top ringed by a dark hole in the card.
-
-    Whatever colour the card is, the shadowed plate showing through the card's hole is
-    darker than both the plastic top inside it and the card outside it; this is what
-    tells a stud's centre from the gap between four studs, where edges look alike.
-    """
-    top = _disc(np.zeros(2), STUD_DIAMETER_MM / 2)
-    hole = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
-    card = np.clip(
-        _disc(parallax_mm, HOLE_RADIUS_MM + 0.9) - _disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1
-    )
-    # The hole is a dark valley between the top and the card, whichever of them is
-    # brighter; between four studs there is no such valley.
-    template = 0.5 * top / top.sum() + 0.5 * card / card.sum() - hole / max(hole.sum(), 1e-6)
-    template -= template.mean()
-    return np.conj(np.fft.fft2(template))
-
-
-def stud_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
-    """Conjugate spectrum of what a stud's edges look like on the stud-top plane.
-
-    The top's rim is a circle at the origin; the stud's foot and the card's hole around
-    it lie 1.7 mm lower, so on this plane they appear shifted by the parallax of that
-    height as the camera sees it. Modelling them keeps them from pulling the match.
-    """
-    template = (
-        _ring(np.zeros(2), STUD_DIAMETER_MM / 2)
-        + 0.5 * _ring(parallax_mm, STUD_DIAMETER_MM / 2)
-        + 0.5 * _ring(parallax_mm, HOLE_RADIUS_MM)
-    )
-    template -= template.mean()
-    return np.conj(np.fft.fft2(template))
-
-
-def parallax_at(pose: Pose, xy: FloatArray) -> FloatArray:
-    """Where a point of the plate (z = 0) appears on the stud-top plane, minus where it is."""
-    eye = pose.camera_center
-    p = np.array([xy[0], xy[1], 0.0])
-    t = (STUD_HEIGHT_MM - eye[2]) / (0.0 - eye[2])
-    seen = eye + t * (p - eye)
-    return seen[:2] - p[:2]
-
-
-def rectify_map(camera: Camera, pose: Pose, reach: int = 0) -> NDArray[np.float32]:
-    """Image coordinates of every rectified pixel of the stud-top plane (lens included).
-
-    Projected on a 4 mm grid and stretched by a bilinear resize: the lens is smooth at
-    that scale, projecting every pixel would cost ten times as much, and a resize is
-    cheaper than interpolating through a remap. The coarse grid starts 4.25 mm before
-    the plate so that the resize's pixel-centre convention puts rectified pixel ``i`` at
-    ``i / PX_PER_MM`` mm (stud centres on whole pixels) and its clamped border falls
-    outside the plate. One two-channel map, as ``cv2.remap`` takes it. With ``reach``
-    the map covers that many studs beyond the plate all round.
-    """
-    return _stretch(_coarse_map(camera, pose, reach), reach)
-
-
-@functools.lru_cache(maxsize=4)
-def _coarse_points(reach: int = 0) -> FloatArray:
-    """The coarse grid's points on the stud-top plane (board mm), the same every frame."""
-    side = _coarse_side(reach)
-    coarse = np.arange(side) * COARSE_MM - (COARSE_MM / 2 + 0.25) - reach * STUD_MM
-    gx, gy = np.meshgrid(coarse, coarse)
-    pts = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, STUD_HEIGHT_MM)], axis=1)
-    pts.setflags(write=False)
-    return pts
-
-
-def _coarse_side(reach: int) -> int:
-    return int((BOARD_STUDS + 2 * reach) * STUD_MM / COARSE_MM) + 2
-
-
-def _coarse_map(camera: Camera, pose: Pose, reach: int = 0) -> NDArray[np.float32]:
-    """The coarse grid's image coordinates, side x side x 2."""
-    side = _coarse_side(reach)
-    return project(camera, pose, _coarse_points(reach)).reshape(side, side, 2).astype(np.float32)
-
-
-def _stretch(coarse: NDArray[np.float32], reach: int = 0) -> NDArray[np.float32]:
-    """The coarse map resized to one entry per rectified pixel (see :func:`rectify_map`)."""
-    size = (BOARD_STUDS + 2 * reach) * CELL_PX
-    up = int(COARSE_MM * PX_PER_MM)
-    n = len(coarse) * up
-    fine = cv2.resize(coarse, (n, n), interpolation=cv2.INTER_LINEAR)
-    return fine[up : up + size, up : up + size]
-
-
-def _fold(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Every block's cells summed onto one cell: blocks x blocks x cell x cell.
-
-    Rows of cells are added first (whole contiguous image rows), then the cells along
-    each row, which is several times faster than one strided six-axis sum.
-    """
-    per_block = CELLS_PER_BLOCK
-    size = BOARD_STUDS * CELL_PX
-    rows = values.reshape(BLOCKS, per_block, CELL_PX * size).sum(axis=1)
-    cells = rows.reshape(BLOCKS, CELL_PX, BLOCKS, per_block, CELL_PX).sum(axis=3)
-    return cells.transpose(0, 2, 1, 3)
-
-
-def _subpixel_peaks(corr: NDArray[np.float64]) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Peaks of a batch of circular correlations (B x n x n): signed x, y shifts (px), heights.
-
-    A parabola through each peak and its two neighbours along each axis (wrapping
-    around) places it between pixels; a flat or inverted neighbourhood keeps the pixel.
-    """
-    b, n, _ = corr.shape
-    flat = np.argmax(corr.reshape(b, -1), axis=1)
-    iy, ix = np.divmod(flat, n)
-    rows = np.arange(b)
-    peak = corr[rows, iy, ix]
-    shifts = []
-    for lo, hi, i in (
-        (corr[rows, iy, (ix - 1) % n], corr[rows, iy, (ix + 1) % n], ix),
-        (corr[rows, (iy - 1) % n, ix], corr[rows, (iy + 1) % n, ix], iy),
-    ):
-        den = lo - 2 * peak + hi
-        frac = np.where(den < 0, 0.5 * (lo - hi) / np.where(den < 0, den, -1.0), 0.0)
-        shifts.append((i + frac + n / 2) % n - n / 2)
-    return shifts[0], shifts[1], peak
-
-
-def _parallaxes(pose: Pose, xy: FloatArray) -> list[tuple[float, float]]:
-    """:func:`parallax_at` for many points, the camera centre worked out once."""
-    eye = pose.camera_center
-    t = (STUD_HEIGHT_MM - eye[2]) / (0.0 - eye[2])
-    seen = eye[:2] + t * (xy - eye[:2])
-    return [(float(a), float(b)) for a, b in seen - xy]
-
-
-def _inside(coarse: NDArray[np.float32], w: int, h: int) -> bool:
-    """Whether every rectified pixel samples at least a pixel inside the picture's border.
-
-    Each pixel of the stretched map is a bilinear blend of its coarse neighbours, so the
-    fine map stays inside the box that holds the coarse one; a hundredth of a pixel
-    covers the blend's rounding.
-    """
-    # One channel at a time: numpy reduces a two-column array along its long axis slowly.
-    xs, ys = coarse[..., 0], coarse[..., 1]
-    margin = 0.01
-    return bool(
-        xs.min() >= 1.0 + margin
-        and ys.min() >= 1.0 + margin
-        and xs.max() <= w - 2.0 - margin
-        and ys.max() <= h - 2.0 - margin
-    )
-
-
-def lattice_offsets(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> LatticeView:
-    """The lattice as seen from ``pose``: block offsets for the fit, stud cells for the map."""
-    coarse = _coarse_map(camera, pose)
-    maps = _stretch(coarse)
-    per_block = CELLS_PER_BLOCK
-    h, w = gray.shape
-    rect = cv2.remap(gray, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    gx = cv2.Sobel(rect, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(rect, cv2.CV_32F, 0, 1, ksize=3)
-    mag = cv2.magnitude(gx, gy)
-    full = per_block * per_block
-    if _inside(coarse, w, h):
-        # The whole board is in the picture (the usual case): every rectified pixel is
-        # valid, which spares a mask over the whole map and its fold.
-        seen = np.ones(BLOCKS * BLOCKS, bool)
-        count: NDArray[np.float32] | np.float32 = np.float32(full)
-    else:
-        # Inclusive bounds: x in [1, w - 2) and y in [1, h - 2), as remap's border allows.
-        upper = (float(np.nextafter(w - 2.0, 0.0)), float(np.nextafter(h - 2.0, 0.0)))
-        valid = cv2.inRange(maps, (1.0, 1.0), upper) > 0
-        mag[~valid] = 0.0
-        rect[~valid] = 0.0
-        folded = _fold(valid.astype(np.float32)).reshape(BLOCKS * BLOCKS, CELL_PX, CELL_PX)
-        seen = folded.min(axis=(1, 2)) >= full // 4
-        if not seen.any():
-            return LatticeView(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
-        count = np.maximum(folded[seen], 1)
-    # All blocks at once: every block's cells folded onto one cell, then one batch of
-    # small circular correlations (the stud top's centre sits at the cell's centre when
-    # the pose is right).
-    half = (-(CELL_PX // 2), -(CELL_PX // 2))
-    edges = _fold(mag).reshape(-1, CELL_PX, CELL_PX)[seen] / count
-    bright = _fold(rect).reshape(-1, CELL_PX, CELL_PX)[seen] / count
-    by, bx = np.divmod(np.flatnonzero(seen), BLOCKS)
-    centres = np.stack([bx + 0.5, by + 0.5], axis=1) * CELLS_PER_BLOCK * STUD_MM
-    key = tuple((round(px * 10), round(py * 10)) for px, py in _parallaxes(pose, centres))
-    blocks = len(key)
-    # Edges and brightness of all blocks go through one batch of transforms.
-    folded = np.roll(np.concatenate([edges, bright]), half, axis=(1, 2))
-    folded -= folded.mean(axis=(1, 2), keepdims=True)
-    corr_both = np.real(np.fft.ifft2(np.fft.fft2(folded) * _template_stack(key)))
-    corr_e, corr_s = corr_both[:blocks], corr_both[blocks:]
-    corr = corr_e / (corr_e.std(axis=(1, 2), keepdims=True) + 1e-9) + corr_s / (
-        corr_s.std(axis=(1, 2), keepdims=True) + 1e-9
-    )
-    sx, sy, peak = _subpixel_peaks(corr)
-    spread = corr.std(axis=(1, 2)) / 2
-    clarity = np.where(spread > 0, peak / np.where(spread > 0, spread, 1.0), 0.0)
-    return LatticeView(centres, np.stack([sx, sy], axis=1) / PX_PER_MM, clarity, stud_scores(mag))
 
 
 @functools.lru_cache(maxsize=MAX_SEED_BLOCKS + 1)
@@ -492,14 +205,5 @@ def _refine_rounds(
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
         block_clarity = clarity[np.flatnonzero(good)[used]]
-        agreeing = centres[np.flatnonzero(good)[used]]
-        extent = np.ptp(agreeing, axis=0)
-        fit = GridFit(
-            current,
-            int(used.sum()),
-            residual,
-            float(np.median(block_clarity)),
-            studs,
-            (float(extent[0]), float(extent[1])),
-        )
+        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)), studs)
     return fit

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from calibration.board_model import moved_pose, turned_pose
 from calibration.camera import Camera, FloatArray, Pose
-from calibration.grid import rectify_map, stud_scores
+from calibration.lattice_view import rectify_map, stud_scores
 from calibration.turn import (
     CARD_OFFSETS_MM,
     TURNS,

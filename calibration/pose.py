@@ -31,32 +31,27 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_move, best_stud_shift, check_boundary
+from calibration.alias import best_stud_move
 from calibration.board_model import (
     PLATE_CORNERS,
     moved_pose,
-    turned_pose,
-    view_rotation,
 )
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import EdgeFit, edge_support, refine_pose
 from calibration.evidence import (
-    EDGE_MODEL,
     MIN_BOARD_IN_VIEW,
     PLATE_GROUP,
     RIM_MODEL,
     BoardLocation,
     gray_float,
-    implausible_view,
-    judge,
 )
+from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
-from calibration.turn import resolve_turn_scored
 from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
@@ -66,8 +61,6 @@ MIN_HYPOTHESIS_RIM = 0.3
 MAX_MAP_REACH = 10
 MAP_OVER_SIDES = 1.5
 """How much better the map must fit its own place than the sides' place to be tried."""
-SETTLE_ROUNDS = 5
-"""Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 SEARCH_BUDGET_S = 0.9
 """Seconds a first detection may spend before the slow path gives up. Frames found on
 the slow path take 0.4 to 0.8 s; the ones that are not found there would take 1.2 s."""
@@ -123,7 +116,7 @@ def outline_hypotheses(quads: list[FloatArray], camera: Camera) -> list[Pose]:
                     continue
                 for rvec, tvec in zip(rvecs, tvecs, strict=True):
                     candidate = Pose(rvec.reshape(3), tvec.reshape(3))
-                    if _in_front(candidate):
+                    if in_front(candidate):
                         poses.append(candidate)
     return poses
 
@@ -325,7 +318,7 @@ def lattice_starts(
     for start in lattice_poses(gray, camera):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
-            if grid is None or not _in_front(grid.pose):
+            if grid is None or not in_front(grid.pose):
                 continue
             move = best_stud_move(image, camera, grid.pose, start.reach)
             placed = moved_pose(grid.pose, *move)
@@ -389,67 +382,6 @@ def _search_hypotheses(
             if result.found:
                 return result
     return None
-
-
-def finish(
-    image: NDArray[np.uint8],
-    gray: NDArray[np.float32],
-    camera: Camera,
-    pose: Pose,
-    ground: GroundMap,
-    focal_refined: bool,
-) -> BoardLocation:
-    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
-    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
-    if grid is None or not _in_front(grid.pose):
-        return BoardLocation(False, "the stud grid was not found where the board outline puts it")
-    boundary = check_boundary(image, camera, grid.pose)
-    if not boundary.holds(grid.blocks):
-        # Not clearly on the edge's stud: try where the board's boundary puts it.
-        moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))
-        if moved is not None and _in_front(moved.pose):
-            moved_check = check_boundary(image, camera, moved.pose)
-            if moved_check.holds(moved.blocks):
-                grid, boundary = moved, moved_check
-    support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground, grid.studs)
-    reason, seen, quality = judge(grid, support, margin, boundary, map_score)
-    reason = reason or implausible_view(camera, pose)
-    # Corner bricks are reported in the resolved board frame's numbering.
-    seen = sorted(_renumber(seen, grid.pose, pose))
-    if reason:
-        return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
-    return BoardLocation(
-        True,
-        "",
-        pose,
-        view_rotation(camera, pose),
-        grid.residual_px,
-        seen,
-        quality,
-        camera,
-        focal_refined,
-        margin,
-        map_score,
-    )
-
-
-def _in_front(pose: Pose) -> bool:
-    """Whether the whole board lies in front of the camera, below it."""
-    depth = pose.to_camera(PLATE_CORNERS)[:, 2]
-    return bool(np.all(depth > 10.0) and pose.camera_center[2] > 0)
-
-
-def _renumber(seen: list[int], before: Pose, after: Pose) -> list[int]:
-    """Corner indices of ``before``'s frame expressed in ``after``'s (a quarter turn apart)."""
-    for k in range(4):
-        candidate = turned_pose(before, k)
-        if np.allclose(candidate.rotation, after.rotation, atol=1e-6) and np.allclose(
-            candidate.tvec, after.tvec, atol=1e-4
-        ):
-            # after sees p where before sees T_k p; corner i of before is corner i - k of after.
-            return [(i - k) % 4 for i in seen]
-    return seen
 
 
 def _refine_focal(

@@ -29,8 +29,9 @@ from calibration.evidence import (
     lattice_problem,
     map_problem,
 )
+from calibration.fit import finish
 from calibration.grid import refine_on_grid
-from calibration.pose import finish, locate_board
+from calibration.pose import locate_board
 from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
 

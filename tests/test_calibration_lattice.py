@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration import grid
+from calibration import grid, lattice_view
 from calibration.alias import SIZE_PINNING_BLOCKS, best_stud_shift, check_boundary, judge_sides
 from calibration.board_model import stud_centres
 from calibration.camera import Pose, project
@@ -117,7 +117,7 @@ def test_cells_under_a_card_show_no_stud_and_leave_the_map_vote():
     cv2.fillConvexPoly(
         image, np.round(project(camera, pose, corners)).astype(np.int32), (128, 128, 128)
     )
-    studs = grid.lattice_offsets(gray_float(image), camera, pose).studs
+    studs = lattice_view.lattice_offsets(gray_float(image), camera, pose).studs
     cells = np.arange(BOARD_STUDS * BOARD_STUDS)
     x, y = cells % BOARD_STUDS, cells // BOARD_STUDS
     under = (x >= 5) & (x <= 12) & (y >= 5) & (y <= 12)  # a stud inside the card's edge

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration import grid
+from calibration import lattice_view
 from calibration.board_model import turned_pose
 from calibration.camera import Pose
 from calibration.evidence import gray_float
@@ -29,7 +29,7 @@ def frame():
 def test_stud_cells_on_the_plate_agree_with_the_lattice_view(frame):
     gray = gray_float(frame.image)
     ours = stud_cells(gray, frame.camera, frame.pose, 0).ravel()
-    lattice = grid.lattice_offsets(gray, frame.camera, frame.pose).studs >= VISIBLE_STUD
+    lattice = lattice_view.lattice_offsets(gray, frame.camera, frame.pose).studs >= VISIBLE_STUD
     assert ours.mean() > 0.8
     assert (ours == lattice).mean() > 0.99
 

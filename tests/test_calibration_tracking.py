@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration import grid
+from calibration import lattice_view
 from calibration.board_model import turned_pose
 from calibration.camera import Pose, project
 from calibration.evidence import BoardLocation, gray_float
@@ -36,11 +36,11 @@ def frame():
 
 def test_whole_view_lattice_matches_the_masked_computation(frame, monkeypatch):
     gray = gray_float(frame.image)
-    coarse = grid._coarse_map(frame.camera, frame.pose)
-    assert grid._inside(coarse, frame.camera.width, frame.camera.height)
-    fast = grid.lattice_offsets(gray, frame.camera, frame.pose)
-    monkeypatch.setattr(grid, "_inside", lambda *_: False)
-    masked = grid.lattice_offsets(gray, frame.camera, frame.pose)
+    coarse = lattice_view._coarse_map(frame.camera, frame.pose)
+    assert lattice_view._inside(coarse, frame.camera.width, frame.camera.height)
+    fast = lattice_view.lattice_offsets(gray, frame.camera, frame.pose)
+    monkeypatch.setattr(lattice_view, "_inside", lambda *_: False)
+    masked = lattice_view.lattice_offsets(gray, frame.camera, frame.pose)
     assert len(fast[0]) == len(masked[0]) == 16
     for a, b in zip(fast, masked, strict=True):
         assert np.allclose(a, b, rtol=0, atol=1e-6)
@@ -52,12 +52,12 @@ def test_whole_view_check_never_admits_a_pixel_outside_the_border():
     admitted = refused = 0
     for _ in range(40):
         camera, pose = twin.random_camera(rng, fill=(0.7, 1.3))
-        coarse = grid._coarse_map(camera, pose)
-        fine = grid._stretch(coarse)
+        coarse = lattice_view._coarse_map(camera, pose)
+        fine = lattice_view._stretch(coarse)
         w, h = camera.width, camera.height
         upper = (float(np.nextafter(w - 2.0, 0.0)), float(np.nextafter(h - 2.0, 0.0)))
         all_valid = bool((cv2.inRange(fine, (1.0, 1.0), upper) > 0).all())
-        if grid._inside(coarse, camera.width, camera.height):
+        if lattice_view._inside(coarse, camera.width, camera.height):
             admitted += 1
             assert all_valid
         else:
@@ -66,10 +66,12 @@ def test_whole_view_check_never_admits_a_pixel_outside_the_border():
 
 
 def test_rectify_map_is_the_stretched_coarse_projection(frame):
-    maps = grid.rectify_map(frame.camera, frame.pose)
+    maps = lattice_view.rectify_map(frame.camera, frame.pose)
     # Rectified pixel i sits at i / PX_PER_MM mm on the stud-top plane.
     i, j = 100, 300
-    point = np.array([[j / grid.PX_PER_MM, i / grid.PX_PER_MM, grid.STUD_HEIGHT_MM]])
+    point = np.array(
+        [[j / lattice_view.PX_PER_MM, i / lattice_view.PX_PER_MM, lattice_view.STUD_HEIGHT_MM]]
+    )
     expected = project(frame.camera, frame.pose, point)[0]
     assert np.linalg.norm(maps[i, j] - expected) < 0.05
 

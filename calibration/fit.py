@@ -1,0 +1,88 @@
+"""From a pose within a few pixels to a judged answer: lattice, sides, turn, evidence.
+
+Every way of finding the board (an outline, the lattice alone, the map, the last frame's
+pose) ends here, so that every answer rests on the same fit and the same checks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.alias import best_stud_shift, check_boundary
+from calibration.board_model import PLATE_CORNERS, turned_pose, view_rotation
+from calibration.camera import Camera, Pose
+from calibration.edges import edge_support
+from calibration.evidence import (
+    EDGE_MODEL,
+    BoardLocation,
+    implausible_view,
+    judge,
+)
+from calibration.grid import refine_on_grid
+from calibration.turn import resolve_turn_scored
+from rules.maps import GroundMap
+
+SETTLE_ROUNDS = 5
+"""Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
+
+
+def finish(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    focal_refined: bool,
+) -> BoardLocation:
+    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
+    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
+    if grid is None or not in_front(grid.pose):
+        return BoardLocation(False, "the stud grid was not found where the board outline puts it")
+    boundary = check_boundary(image, camera, grid.pose)
+    if not boundary.holds(grid.blocks):
+        # Not clearly on the edge's stud: try where the board's boundary puts it.
+        moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))
+        if moved is not None and in_front(moved.pose):
+            moved_check = check_boundary(image, camera, moved.pose)
+            if moved_check.holds(moved.blocks):
+                grid, boundary = moved, moved_check
+    support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
+    pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground, grid.studs)
+    reason, seen, quality = judge(grid, support, margin, boundary, map_score)
+    reason = reason or implausible_view(camera, pose)
+    # Corner bricks are reported in the resolved board frame's numbering.
+    seen = sorted(_renumber(seen, grid.pose, pose))
+    if reason:
+        return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
+    return BoardLocation(
+        True,
+        "",
+        pose,
+        view_rotation(camera, pose),
+        grid.residual_px,
+        seen,
+        quality,
+        camera,
+        focal_refined,
+        margin,
+        map_score,
+    )
+
+
+def in_front(pose: Pose) -> bool:
+    """Whether the whole board lies in front of the camera, below it."""
+    depth = pose.to_camera(PLATE_CORNERS)[:, 2]
+    return bool(np.all(depth > 10.0) and pose.camera_center[2] > 0)
+
+
+def _renumber(seen: list[int], before: Pose, after: Pose) -> list[int]:
+    """Corner indices of ``before``'s frame expressed in ``after``'s (a quarter turn apart)."""
+    for k in range(4):
+        candidate = turned_pose(before, k)
+        if np.allclose(candidate.rotation, after.rotation, atol=1e-6) and np.allclose(
+            candidate.tvec, after.tvec, atol=1e-4
+        ):
+            # after sees p where before sees T_k p; corner i of before is corner i - k of after.
+            return [(i - k) % 4 for i in seen]
+    return seen
