@@ -12,9 +12,9 @@ Most frames are found from the first outline of the stud-texture mask. When no
 outline explains the board (a sleeve across two sides, a hand over a corner), the stud
 lattice alone gives the plane and the turn (:mod:`calibration.lattice_pose`), and the
 sides, searched a few studs each way, give its place; where they are hidden, the ground
-map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames still (a green
-table, a card against the board's side) get the outlines of two more masks. Last come
-the poses from every three corners of every outline, ranked by how
+map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames
+still (a green table, a card against the board's side) get the outlines of two more
+masks. Last come the poses from every three corners of every outline, ranked by how
 much rim they explain and how well they cover the board-coloured region. That slow path
 runs under a time budget, so a frame without a findable board costs under a second.
 
