@@ -47,6 +47,7 @@ class Tally:
     tracked_wrong: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
     methods: dict[str, list[float]] = field(default_factory=dict)
+    missed: list[int] = field(default_factory=list)
 
     def report(self, title: str) -> None:
         def pct(values: list[float], q: float) -> str:
@@ -73,6 +74,8 @@ class Tally:
             )
         for reason, count in sorted(self.reasons.items(), key=lambda kv: -kv[1])[:6]:
             print(f"  not found x{count}: {reason}")
+        if self.missed:
+            print(f"  missed seeds: {' '.join(str(s) for s in self.missed)}")
 
 
 def grid_error(frame, result) -> float:
@@ -83,9 +86,10 @@ def grid_error(frame, result) -> float:
     return float(np.median(np.linalg.norm(truth - got, axis=1)))
 
 
-def score(tally: Tally, frame, result) -> None:
+def score(tally: Tally, frame, result, seed: int) -> None:
     tally.frames += 1
     if not result.found:
+        tally.missed.append(seed)
         key = result.reason.split("(")[0].strip()
         tally.reasons[key] = tally.reasons.get(key, 0) + 1
         return
@@ -118,7 +122,7 @@ def run_set(
         t0 = time.perf_counter()
         result = locate_board(frame.image, frame.camera, ground)
         tally.first_ms.append((time.perf_counter() - t0) * 1000)
-        score(tally, frame, result)
+        score(tally, frame, result, seed)
         if track and result.found:
             # A second frame from a camera nudged by a fraction of a degree: the tracker's case.
             tracker = BoardTracker(frame.camera, ground, result)
