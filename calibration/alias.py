@@ -293,12 +293,13 @@ def _side_state(states: list[str]) -> str:
 
 def _firm(halves: FloatArray) -> bool:
     """Whether a half of the side steps clearly above every moved copy (not only the table)."""
-    return any(
-        bool(np.isfinite(row).all())
-        and float(row[REACH]) >= MIN_STEP
-        and float(row[REACH]) >= GOOD_RATIO * _other(row)
-        for row in halves
-    )
+    return any(bool(np.isfinite(row).all()) and _steps_clearly(row) for row in halves)
+
+
+def _steps_clearly(row: FloatArray) -> bool:
+    """Whether the pose's own step is strong and well above every moved copy's."""
+    own = float(row[REACH])
+    return own >= MIN_STEP and own >= GOOD_RATIO * _other(row)
 
 
 def _only_far(row: FloatArray) -> bool:
@@ -335,7 +336,7 @@ def _half_state(row: FloatArray) -> str:
     other = _other(row)
     table = float(row[REACH + 1 :].max())
     clear_of_table = own >= MIN_EDGE_STEP and own >= TABLE_RATIO * table
-    if own >= MIN_STEP and own >= GOOD_RATIO * other:
+    if _steps_clearly(row):
         return "good"
     if clear_of_table and own >= other:
         return "good"

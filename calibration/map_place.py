@@ -24,9 +24,9 @@ from calibration.board_model import moved_pose, turned_pose
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.lattice_view import rectify_map, stud_scores
 from calibration.turn import (
-    CARD_OFFSETS_MM,
     TURNS,
     VISIBLE_STUD,
+    card_means,
     card_points,
     fisher_score,
     lab_samples,
@@ -82,8 +82,7 @@ def plane_colours(
     idx = (np.arange(-reach, BOARD_STUDS + reach) + 0.5) * STUD_MM
     xs, ys = np.meshgrid(idx, idx)
     centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
-    lab = lab_samples(image, camera, pose, card_points(centres))
-    return lab.reshape(span, span, len(CARD_OFFSETS_MM), 3).mean(axis=2)
+    return card_means(lab_samples(image, camera, pose, card_points(centres))).reshape(span, span, 3)
 
 
 def map_scores(

@@ -75,8 +75,9 @@ class BoardTracker:
             self.stats.searched += 1
         else:
             self.stats.tracked += 1
-        if result.found and previous is not None:
-            self.moved = _board_shift_mm(previous, result) > MAX_TRACK_SHIFT_MM
+        if result.found and result.pose is not None and previous is not None:
+            assert previous.pose is not None
+            self.moved = _centre_shift_mm(previous.pose, result.pose) > MAX_TRACK_SHIFT_MM
         if result.found and previous is not None and not _same_turn(result, previous):
             self.turned = True
             self.stats.turns += 1
@@ -161,11 +162,6 @@ class BoardTracker:
 def _centre_shift_mm(a: Pose, b: Pose) -> float:
     """How far apart (mm, in the camera) two poses put the board's middle."""
     return float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
-
-
-def _board_shift_mm(a: BoardLocation, b: BoardLocation) -> float:
-    assert a.pose is not None and b.pose is not None
-    return _centre_shift_mm(a.pose, b.pose)
 
 
 def _same_turn(a: BoardLocation, b: BoardLocation) -> bool:

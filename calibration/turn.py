@@ -75,7 +75,11 @@ TURNS = turn_permutations()
 
 def cell_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
     """Mean Lab colour of the card around each cell's stud (NaN where out of the picture)."""
-    samples = lab_samples(image, camera, pose, MAP_POINTS)
+    return card_means(lab_samples(image, camera, pose, MAP_POINTS))
+
+
+def card_means(samples: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The mean of each cell's card samples (from :func:`card_points`), cell by cell."""
     per_cell = len(CARD_OFFSETS_MM)
     grouped = samples.reshape(-1, per_cell, 3)
     # Summed point by point in order, as np.mean would, without its slow strided reduction.
