@@ -109,14 +109,18 @@ def _nanmedian_last(values: FloatArray) -> FloatArray:
 
 
 def _half(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int, halved: bool = True
 ) -> tuple[NDArray[np.uint8], Camera]:
     """The board's part of the picture halved and lightly smoothed, with its camera.
 
     Halved and smoothed so that single stud highlights are no step. Only the part that
     the bands can reach (the plate and ``reach`` studs around it) is resized: on an even
     pixel boundary a crop's half is exactly the same pixels as the whole picture's half.
+    Not ``halved``, the whole picture is only smoothed: for a board far off, whose far
+    side's bands lie a pixel apart at half size.
     """
+    if not halved:
+        return cv2.GaussianBlur(image, (3, 3), 0), camera
     h, w = image.shape[:2]
     half_camera = camera.scaled_to(w // 2, h // 2)
     box = _board_box(camera, pose, reach, w, h) if w % 2 == 0 and h % 2 == 0 else None
@@ -168,14 +172,18 @@ def _board_box(
 
 
 def side_profiles(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int = REACH
+    image: NDArray[np.uint8],
+    camera: Camera,
+    pose: Pose,
+    reach: int = REACH,
+    halved: bool = True,
 ) -> FloatArray:
     """Per plate side and half of it, its colour step moved -reach..reach studs outwards.
 
     Sides 0 and 2 run along x (y = 0 and y = 256 mm), 1 and 3 along y; a side moves
     when the pose moves across it. Index ``reach`` of the last axis is the pose itself.
     """
-    half, cam = _half(image, camera, pose, reach)
+    half, cam = _half(image, camera, pose, reach, halved)
     moves = range(-reach, reach + 1)
     shifts = [(k * STUD_MM, 0.0) for k in moves] + [(0.0, k * STUD_MM) for k in moves]
     steps = side_contrast(half, cam, pose, np.array(shifts))  # shift, side, half
@@ -233,7 +241,9 @@ class BoundaryCheck:
         return self.bad - (self.excused if lattice_blocks >= SIZE_PINNING_BLOCKS else 0)
 
 
-def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> BoundaryCheck:
+def check_boundary(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, halved: bool = True
+) -> BoundaryCheck:
     """Whether the board's four sides are each where the pose puts them, to the stud.
 
     A side is good when its colour step is clearly stronger than with the side moved a
@@ -241,9 +251,10 @@ def check_boundary(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Boun
     lattice sits a stud off there, or the pose has one stud too many across the
     board), and undecided when the side is covered or out of the picture. Every side
     is judged on its own, so one sharp side cannot vouch for a pose that is wrong at
-    the other end of the board.
+    the other end of the board. The picture is looked at in half size unless not
+    ``halved`` (see :func:`_half`).
     """
-    return judge_sides(side_profiles(image, camera, pose))
+    return judge_sides(side_profiles(image, camera, pose, halved=halved))
 
 
 def judge_sides(profiles: FloatArray) -> BoundaryCheck:

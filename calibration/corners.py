@@ -10,6 +10,7 @@ intersections restore the hidden corner.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -246,13 +247,6 @@ def _best_distinct(scored: list[tuple[float, FloatArray]], limit: int) -> list[F
     return out
 
 
-def _segment_distance(points: FloatArray, a: FloatArray, b: FloatArray) -> FloatArray:
-    """Distance of each point to the segment a-b."""
-    d = b - a
-    t = np.clip(((points - a) @ d) / max(float(d @ d), 1e-9), 0.0, 1.0)
-    return np.linalg.norm(points - (a + t[:, None] * d), axis=1)
-
-
 def line_quads(
     mask: NDArray[np.uint8], contour: NDArray[np.int32], limit: int = 3, max_lines: int = 8
 ) -> list[FloatArray]:
@@ -283,9 +277,19 @@ def line_quads(
     if len(pts) > 400:
         pts = pts[:: len(pts) // 400 + 1]
     h, w = mask.shape
+    # Every outline point's distance from each line and place along it, and every two
+    # lines' crossing, worked out once: the quadrilaterals below share them.
+    theta = np.array([t for _, t in picked])
+    normals = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    directions = np.stack([-normals[:, 1], normals[:, 0]], axis=1)
+    across = np.abs(pts @ normals.T - np.array([r for r, _ in picked]))
+    along = pts @ directions.T
+    crossings: dict[tuple[int, int], FloatArray | None] = {}
+    for a, b in itertools.combinations(range(len(picked)), 2):
+        crossings[a, b] = crossings[b, a] = _cross(picked[a], picked[b])
     scored: list[tuple[float, FloatArray]] = []
-    for combo in itertools.combinations(picked, 4):
-        thetas = [t for _, t in combo]
+    for combo in itertools.combinations(range(len(picked)), 4):
+        thetas = [picked[c][1] for c in combo]
         # Pair the four lines into two pairs of opposite sides: the most parallel pairing.
         best_pair = None
         for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
@@ -296,7 +300,7 @@ def line_quads(
         _, (i, j), (k, m) = best_pair
         if min(_angle_gap(thetas[i], thetas[k]), _angle_gap(thetas[j], thetas[m])) < 0.35:
             continue  # the "opposite" pairs must cross at a real corner
-        corners = [_cross(combo[a], combo[b]) for a, b in ((i, k), (k, j), (j, m), (m, i))]
+        corners = [crossings[combo[a], combo[b]] for a, b in ((i, k), (k, j), (j, m), (m, i))]
         if any(c is None for c in corners):
             continue
         quad = np.array(corners, dtype=np.float64)
@@ -305,8 +309,11 @@ def line_quads(
         if np.any(np.abs(quad) > 4 * max(w, h)):
             continue
         near = np.zeros(len(pts), bool)
-        for q in range(4):
-            near |= _segment_distance(pts, quad[q], quad[(q + 1) % 4]) < 1.5
+        # Side q runs from corner q to corner q + 1 along the line they share.
+        for q, line in enumerate((combo[k], combo[j], combo[m], combo[i])):
+            ends = sorted((quad[q] @ directions[line], quad[(q + 1) % 4] @ directions[line]))
+            beyond = along[:, line] - np.clip(along[:, line], *ends)
+            near |= np.hypot(across[:, line], beyond) < 1.5
         scored.append((float(near.sum()), quad))
     return _best_distinct(scored, limit)
 
@@ -317,11 +324,13 @@ def _angle_gap(a: float, b: float) -> float:
 
 
 def _cross(l1: tuple[float, float], l2: tuple[float, float]) -> FloatArray | None:
+    """Where two lines (rho, theta) cross, or None for parallel ones (Cramer's rule)."""
     (r1, t1), (r2, t2) = l1, l2
-    m = np.array([[np.cos(t1), np.sin(t1)], [np.cos(t2), np.sin(t2)]])
-    if abs(np.linalg.det(m)) < 1e-6:
+    c1, s1, c2, s2 = math.cos(t1), math.sin(t1), math.cos(t2), math.sin(t2)
+    det = c1 * s2 - s1 * c2
+    if abs(det) < 1e-6:
         return None
-    return np.linalg.solve(m, np.array([r1, r2]))
+    return np.array([(r1 * s2 - r2 * s1) / det, (c1 * r2 - c2 * r1) / det])
 
 
 @dataclass

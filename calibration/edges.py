@@ -268,12 +268,25 @@ def _straight_inliers(
         for _ in range(3):
             if inl.sum() < 2:
                 break
-            coef = np.polyfit(t[inl], y[inl], 1)
-            resid = np.abs(np.polyval(coef, t) - y)
+            slope, intercept = _line_fit(t[inl], y[inl])
+            resid = np.abs(slope * t + intercept - y)
             scale = max(1.4826 * float(np.median(resid[inl])), 0.5)
             inl = resid < max(tol, 2.5 * scale) if _ < 2 else resid < tol
         keep[idx[inl]] = True
     return keep
+
+
+def _line_fit(t: FloatArray, y: FloatArray) -> tuple[float, float]:
+    """Least-squares slope and intercept of ``y`` over ``t`` (``np.polyfit`` of degree 1).
+
+    Written out: a frame fits a few hundred such short lines, where polyfit's general
+    solver costs ten times the arithmetic.
+    """
+    tm, ym = float(t.mean()), float(y.mean())
+    dt = t - tm
+    var = float(dt @ dt)
+    slope = float(dt @ (y - ym)) / var if var > 0 else 0.0
+    return slope, ym - slope * tm
 
 
 def edge_support(

@@ -18,6 +18,7 @@ from calibration.evidence import (
     BoardLocation,
     implausible_view,
     judge,
+    lattice_problem,
 )
 from calibration.grid import refine_on_grid
 from calibration.turn import resolve_turn_scored
@@ -39,7 +40,19 @@ def finish(
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
+    hopeless = lattice_problem(grid, vouched=True)
+    if hopeless:
+        # Not even the rest of the picture could vouch for this lattice: the sides, the
+        # map and the corner bricks are not worth their time. Most starts a search tries
+        # end here, so this keeps a search's misses cheap.
+        return BoardLocation(False, hopeless)
     boundary = check_boundary(image, camera, grid.pose)
+    if not boundary.holds(grid.blocks):
+        # A board far off shows its far side's bands a pixel apart at half size: look
+        # again at full size before taking the lattice for a stud off.
+        sharp = check_boundary(image, camera, grid.pose, halved=False)
+        if sharp.holds(grid.blocks):
+            boundary = sharp
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it.
         moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))

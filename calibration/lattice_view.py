@@ -55,14 +55,16 @@ def _stud_weights() -> NDArray[np.float32]:
 
 _CELL_YY, _CELL_XX = np.mgrid[0:CELL_PX, 0:CELL_PX].astype(np.float64) / PX_PER_MM
 _STUD_WEIGHTS = _stud_weights()
+_STUD_WEIGHTS_BY_PIXEL = np.ascontiguousarray(_STUD_WEIGHTS.reshape(2, -1).T)
 
 
 def stud_scores(mag: NDArray[np.float32]) -> FloatArray:
     """Per cell of a rectified edge-strength image, its rim's edge strength over its top's."""
     span = mag.shape[0] // CELL_PX
-    cells = mag.reshape(span, CELL_PX, span, CELL_PX)
-    rim, top = np.einsum("aibj,kij->kab", cells, _STUD_WEIGHTS, optimize=True)
-    return (rim / (top + 1.0)).ravel().astype(np.float64)
+    cells = mag.reshape(span, CELL_PX, span, CELL_PX).transpose(0, 2, 1, 3)
+    # One matrix product over all cells: half the time of the equivalent einsum.
+    rim_top = cells.reshape(span * span, CELL_PX * CELL_PX) @ _STUD_WEIGHTS_BY_PIXEL
+    return (rim_top[:, 0] / (rim_top[:, 1] + 1.0)).astype(np.float64)
 
 
 def _torus_distance(centre_mm: FloatArray) -> NDArray[np.float64]:

@@ -7,11 +7,30 @@ import numpy as np
 import pytest
 
 from calibration import grid, lattice_view
-from calibration.alias import SIZE_PINNING_BLOCKS, best_stud_shift, check_boundary, judge_sides
+from calibration.alias import (
+    SIZE_PINNING_BLOCKS,
+    BoundaryCheck,
+    best_stud_shift,
+    check_boundary,
+    judge_sides,
+)
 from calibration.board_model import stud_centres
 from calibration.camera import Pose, project
-from calibration.evidence import TRUSTED_GRID_BLOCKS, WEAK_MAP_SCORE, gray_float, map_problem
-from calibration.grid import align_on_grid, consensus_offsets
+from calibration.evidence import (
+    BLURRED_LATTICE_CLARITY,
+    CRISP_MAP_MARGIN,
+    PLATE_GROUP,
+    TRUSTED_GRID_BLOCKS,
+    VOUCHED_GRID_BLOCKS,
+    VOUCHED_RMS_PX,
+    WEAK_MAP_SCORE,
+    gray_float,
+    judge,
+    lattice_problem,
+    map_problem,
+    vouches_for_soft_lattice,
+)
+from calibration.grid import GridFit, align_on_grid, consensus_offsets
 from calibration.turn import MIN_SHOWN_CELLS, VISIBLE_STUD, cell_colours, hide_covered
 from rules.maps import load_map
 from rules.palace import Palace
@@ -133,7 +152,7 @@ def test_cells_under_a_card_show_no_stud_and_leave_the_map_vote():
 def test_too_few_studs_showing_keeps_every_cell():
     colours = np.random.default_rng(1).normal(size=(BOARD_STUDS * BOARD_STUDS, 3))
     studs = np.full(len(colours), 0.9)
-    studs[:MIN_SHOWN_CELLS - 1] = 3.0
+    studs[: MIN_SHOWN_CELLS - 1] = 3.0
     assert np.array_equal(hide_covered(colours, studs), colours)
     studs[: MIN_SHOWN_CELLS + 1] = 3.0
     assert np.isnan(hide_covered(colours, studs)).any()
@@ -208,3 +227,52 @@ def test_a_thin_lattice_needs_a_clear_map():
     assert map_problem(10.0, 1.0, blocks=TRUSTED_GRID_BLOCKS) == ""
     assert "barely shows" in map_problem(10.0, 1.0, blocks=TRUSTED_GRID_BLOCKS - 1)
     assert map_problem(10.0, WEAK_MAP_SCORE, blocks=TRUSTED_GRID_BLOCKS - 1) == ""
+
+
+def test_a_soft_lattice_passes_only_where_the_rest_of_the_picture_vouches_for_it():
+    pose = Pose(np.zeros(3), np.array([0.0, 0.0, 500.0]))
+    soft = GridFit(pose, VOUCHED_GRID_BLOCKS, 0.5 * VOUCHED_RMS_PX, BLURRED_LATTICE_CLARITY + 0.2)
+    assert "blurred" in lattice_problem(soft)
+    assert lattice_problem(soft, vouched=True) == ""
+    loose = GridFit(pose, VOUCHED_GRID_BLOCKS, 1.2 * VOUCHED_RMS_PX, soft.clarity)
+    few = GridFit(pose, VOUCHED_GRID_BLOCKS - 1, soft.residual_px, soft.clarity)
+    blurred = GridFit(pose, 16, soft.residual_px, BLURRED_LATTICE_CLARITY - 0.2)
+    for fit in (loose, few, blurred):
+        assert lattice_problem(fit, vouched=True) != ""
+    all_four = BoundaryCheck(4, 0, ("0:good", "1:good", "2:good", "3:good"), True)
+    three = BoundaryCheck(3, 0, ("0:good", "1:good", "2:good", "3:unclear"), True)
+    assert vouches_for_soft_lattice(all_four, CRISP_MAP_MARGIN)
+    assert not vouches_for_soft_lattice(all_four, 0.9 * CRISP_MAP_MARGIN)
+    assert not vouches_for_soft_lattice(three, 2 * CRISP_MAP_MARGIN)
+
+
+def test_the_full_size_look_tells_a_far_boards_edge_stud_from_its_neighbours():
+    # A board far off and low in the picture: its far side's bands lie a pixel or two
+    # apart in the half-size picture, where that side may stay unclear.
+    camera, pose = twin.random_camera(
+        np.random.default_rng(9), elevation_deg=(30, 40), fill=(0.35, 0.4)
+    )
+    far = twin.render(
+        Palace(GROUND, list(GROUND.setup)), camera, pose, twin.RenderOptions(clean=True), seed=9
+    )
+    half = check_boundary(far.image, far.camera, far.pose)
+    full = check_boundary(far.image, far.camera, far.pose, halved=False)
+    assert full.good == 4 and full.good >= half.good, (half.detail, full.detail)
+    for dx, dy in ((STUD_MM, 0), (-STUD_MM, 0), (0, STUD_MM), (0, -STUD_MM)):
+        moved = check_boundary(far.image, far.camera, shifted(far.pose, dx, dy), halved=False)
+        assert not moved.holds(16) and moved.bad >= 1, (dx, dy, moved.detail)
+
+
+def test_one_corner_brick_confirms_a_board_that_three_sides_and_a_full_lattice_pin():
+    pose = Pose(np.zeros(3), np.array([0.0, 0.0, 500.0]))
+    one_corner = {0: 0.1, 1: 0.0, 2: 0.8, 3: 0.2, PLATE_GROUP: 0.6}
+    three = BoundaryCheck(3, 0, ("0:good", "1:good", "2:unclear", "3:good"), True)
+    full = GridFit(pose, TRUSTED_GRID_BLOCKS + 3, 0.2, 7.0)
+    thin = GridFit(pose, TRUSTED_GRID_BLOCKS - 1, 0.2, 7.0)
+    reason, seen, _ = judge(full, one_corner, 20.0, three, 5.0)
+    assert reason == "" and seen == [2]
+    assert "corner brick" in judge(thin, one_corner, 20.0, three, 5.0)[0]
+    two_sides = BoundaryCheck(2, 0, ("0:good", "1:good", "2:unclear", "3:unclear"), True)
+    assert "corner brick" in judge(full, one_corner, 20.0, two_sides, 5.0)[0]
+    no_corner = {0: 0.1, 1: 0.0, 2: 0.1, 3: 0.2, PLATE_GROUP: 0.6}
+    assert "corner brick" in judge(full, no_corner, 20.0, three, 5.0)[0]
