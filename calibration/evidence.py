@@ -23,6 +23,7 @@ from calibration.board_model import (
     corner_bricks,
     polygon_edges,
     stud_centres,
+    view_rotation,
 )
 from calibration.camera import Camera, Pose, project
 from calibration.edges import EdgeModel
@@ -75,6 +76,36 @@ class BoardLocation:
     map_score: float = 0.0
     method: str = ""
     """Which stage found it: outline, lattice, corners, rim, focal or tracked."""
+
+    @classmethod
+    def located(
+        cls,
+        camera: Camera,
+        pose: Pose,
+        grid: GridFit,
+        seen: list[int],
+        quality: float,
+        focal_refined: bool,
+        map_margin: float,
+        map_score: float,
+        method: str = "",
+    ) -> BoardLocation:
+        """A found board: the pose with the evidence it passed on, its view rotation worked
+        out here so that every stage reports it the same way."""
+        return cls(
+            True,
+            "",
+            pose,
+            view_rotation(camera, pose),
+            grid.residual_px,
+            seen,
+            quality,
+            camera,
+            focal_refined,
+            map_margin,
+            map_score,
+            method,
+        )
 
     def to_json(self) -> dict[str, object]:
         if not self.found or self.pose is None:

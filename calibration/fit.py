@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import best_stud_shift, check_boundary
-from calibration.board_model import PLATE_CORNERS, turned_pose, view_rotation
+from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
@@ -68,18 +68,8 @@ def finish(
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
         return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
-    return BoardLocation(
-        True,
-        "",
-        pose,
-        view_rotation(camera, pose),
-        grid.residual_px,
-        seen,
-        quality,
-        camera,
-        focal_refined,
-        margin,
-        map_score,
+    return BoardLocation.located(
+        camera, pose, grid, seen, quality, focal_refined, margin, map_score
     )
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import check_boundary
-from calibration.board_model import CENTRE, quarter_turn, view_rotation
+from calibration.board_model import CENTRE, quarter_turn
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
@@ -142,21 +142,9 @@ class BoardTracker:
         quality = float(
             min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
         )
-        result = BoardLocation(
-            True,
-            "",
-            pose,
-            view_rotation(camera, pose),
-            grid.residual_px,
-            seen,
-            quality,
-            camera,
-            self.last.focal_refined,
-            margin,
-            score,
-            "tracked",
+        return BoardLocation.located(
+            camera, pose, grid, seen, quality, self.last.focal_refined, margin, score, "tracked"
         )
-        return result
 
 
 def _centre_shift_mm(a: Pose, b: Pose) -> float:
