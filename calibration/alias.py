@@ -108,10 +108,11 @@ def _nanmedian_last(values: FloatArray) -> FloatArray:
     return ((low + high) / 2)[..., 0]
 
 
-def _half(
+def _side_picture(
     image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int, halved: bool = True
 ) -> tuple[NDArray[np.uint8], Camera]:
-    """The board's part of the picture halved and lightly smoothed, with its camera.
+    """The picture the sides are read in, lightly smoothed, with its camera: by default
+    the board's part of it, halved.
 
     Halved and smoothed so that single stud highlights are no step. Only the part that
     the bands can reach (the plate and ``reach`` studs around it) is resized: on an even
@@ -183,10 +184,10 @@ def side_profiles(
     Sides 0 and 2 run along x (y = 0 and y = 256 mm), 1 and 3 along y; a side moves
     when the pose moves across it. Index ``reach`` of the last axis is the pose itself.
     """
-    half, cam = _half(image, camera, pose, reach, halved)
+    picture, cam = _side_picture(image, camera, pose, reach, halved)
     moves = range(-reach, reach + 1)
     shifts = [(k * STUD_MM, 0.0) for k in moves] + [(0.0, k * STUD_MM) for k in moves]
-    steps = side_contrast(half, cam, pose, np.array(shifts))  # shift, side, half
+    steps = side_contrast(picture, cam, pose, np.array(shifts))  # shift, side, half
     across_x, across_y = steps[: len(moves)], steps[len(moves) :]
     out = np.full((len(SIDES), 2, len(moves)), np.nan)
     out[[1, 3]] = across_x[:, [1, 3]].transpose(1, 2, 0)
@@ -252,7 +253,7 @@ def check_boundary(
     board), and undecided when the side is covered or out of the picture. Every side
     is judged on its own, so one sharp side cannot vouch for a pose that is wrong at
     the other end of the board. The picture is looked at in half size unless not
-    ``halved`` (see :func:`_half`).
+    ``halved`` (see :func:`_side_picture`).
     """
     return judge_sides(side_profiles(image, camera, pose, halved=halved))
 
