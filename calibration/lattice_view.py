@@ -67,29 +67,32 @@ def stud_scores(mag: NDArray[np.float32]) -> FloatArray:
     return (rim_top[:, 0] / (rim_top[:, 1] + 1.0)).astype(np.float64)
 
 
-def _torus_distance(centre_mm: FloatArray) -> NDArray[np.float64]:
-    """Distance (mm) of every cell pixel from ``centre_mm`` on the cell's torus."""
+def _torus_distance(centres_mm: FloatArray) -> NDArray[np.float64]:
+    """Distance (mm) of every cell pixel from each of ``centres_mm`` (N x 2) on the cell's
+    torus: N x cell x cell."""
     size = CELL_PX / PX_PER_MM
-    dx = (_CELL_XX - centre_mm[0] + size / 2) % size - size / 2
-    dy = (_CELL_YY - centre_mm[1] + size / 2) % size - size / 2
+    dx = (_CELL_XX - centres_mm[:, 0, None, None] + size / 2) % size - size / 2
+    dy = (_CELL_YY - centres_mm[:, 1, None, None] + size / 2) % size - size / 2
     return np.hypot(dx, dy)
 
 
-def _ring(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
-    """A thin ring on the cell's torus (the cell wraps around), origin at pixel (0, 0)."""
-    return np.exp(-0.5 * ((_torus_distance(centre_mm) - radius_mm) / 0.35) ** 2)
+def _ring(distance_mm: NDArray[np.float64], radius_mm: float) -> NDArray[np.float64]:
+    """Thin rings on the cell's torus, from each pixel's torus distance to their centre."""
+    return np.exp(-0.5 * ((distance_mm - radius_mm) / 0.35) ** 2)
 
 
-def _disc(centre_mm: FloatArray, radius_mm: float) -> NDArray[np.float64]:
-    """A soft-edged disc on the cell's torus."""
-    return np.clip((radius_mm - _torus_distance(centre_mm)) * PX_PER_MM + 0.5, 0.0, 1.0)
+def _disc(distance_mm: NDArray[np.float64], radius_mm: float) -> NDArray[np.float64]:
+    """Soft-edged discs on the cell's torus, from each pixel's distance to their centre."""
+    return np.clip((radius_mm - distance_mm) * PX_PER_MM + 0.5, 0.0, 1.0)
 
 
-@functools.lru_cache(maxsize=4096)
-def _spectra(px10: int, py10: int) -> tuple[NDArray[np.complex128], NDArray[np.complex128]]:
-    """Both templates' spectra for a parallax rounded to a tenth of a millimetre."""
-    parallax = np.array([px10 / 10, py10 / 10])
-    return stud_spectrum(parallax), shade_spectrum(parallax)
+_AT_ORIGIN = _torus_distance(np.zeros((1, 2)))
+_TOP_RIM = _ring(_AT_ORIGIN, STUD_DIAMETER_MM / 2)
+_TOP = _disc(_AT_ORIGIN, STUD_DIAMETER_MM / 2)
+_SPECTRA: dict[tuple[int, int], tuple[NDArray[np.complex128], NDArray[np.complex128]]] = {}
+MAX_CACHED_SPECTRA = 4096
+"""Parallaxes (in tenths of a mm) whose two spectra are kept: a board seen from one
+camera needs a few hundred, and each pair is 8 kB."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -98,46 +101,61 @@ def _template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.compl
 
     A tracked board barely moves, so from one frame to the next its blocks' parallaxes,
     rounded this coarsely, repeat and the stack is built once. Each stack is 130 kB, so
-    only the last few are kept.
+    only the last few are kept. Spectra not yet known are made in one batch: a new pose
+    brings sixteen of them, and one at a time they cost more than the whole lattice look.
     """
-    pairs = [_spectra(*p) for p in parallaxes]
+    missing = [p for p in dict.fromkeys(parallaxes) if p not in _SPECTRA]
+    if missing:
+        distance = _torus_distance(np.array(missing, dtype=np.float64) / 10)
+        if len(_SPECTRA) + len(missing) > MAX_CACHED_SPECTRA:
+            _SPECTRA.clear()
+        edges, shades = stud_spectra(distance), shade_spectra(distance)
+        for key, edge, shade in zip(missing, edges, shades, strict=True):
+            _SPECTRA[key] = (edge, shade)
+    pairs = [_SPECTRA[p] for p in parallaxes]
     stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
     stack.setflags(write=False)
     return stack
 
 
-def shade_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
-    """Conjugate spectrum of a stud's brightness: a top ringed by a dark hole in the card.
+def shade_spectra(shifted_mm: NDArray[np.float64]) -> NDArray[np.complex128]:
+    """Conjugate spectra of a stud's brightness: a top ringed by a dark hole in the card.
 
     Whatever colour the card is, the shadowed plate showing through the card's hole is
     darker than both the plastic top inside it and the card outside it; this is what
-    tells a stud's centre from the gap between four studs, where edges look alike.
+    tells a stud's centre from the gap between four studs, where edges look alike. One
+    spectrum per parallax, given as each pixel's torus distance to the point of the
+    plate that the parallax shows at the cell's centre (N x cell x cell, mm).
     """
-    top = _disc(np.zeros(2), STUD_DIAMETER_MM / 2)
-    hole = np.clip(_disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1)
-    card = np.clip(
-        _disc(parallax_mm, HOLE_RADIUS_MM + 0.9) - _disc(parallax_mm, HOLE_RADIUS_MM) - top, 0, 1
-    )
+    inner = _disc(shifted_mm, HOLE_RADIUS_MM)
+    hole = np.clip(inner - _TOP, 0, 1)
+    card = np.clip(_disc(shifted_mm, HOLE_RADIUS_MM + 0.9) - inner - _TOP, 0, 1)
     # The hole is a dark valley between the top and the card, whichever of them is
     # brighter; between four studs there is no such valley.
-    template = 0.5 * top / top.sum() + 0.5 * card / card.sum() - hole / max(hole.sum(), 1e-6)
-    template -= template.mean()
+    sums = (1, 2)
+    template = (
+        0.5 * _TOP / _TOP.sum(axis=sums, keepdims=True)
+        + 0.5 * card / card.sum(axis=sums, keepdims=True)
+        - hole / np.maximum(hole.sum(axis=sums, keepdims=True), 1e-6)
+    )
+    template -= template.mean(axis=sums, keepdims=True)
     return np.conj(np.fft.fft2(template))
 
 
-def stud_spectrum(parallax_mm: FloatArray) -> NDArray[np.complex128]:
-    """Conjugate spectrum of what a stud's edges look like on the stud-top plane.
+def stud_spectra(shifted_mm: NDArray[np.float64]) -> NDArray[np.complex128]:
+    """Conjugate spectra of what a stud's edges look like on the stud-top plane.
 
     The top's rim is a circle at the origin; the stud's foot and the card's hole around
     it lie 1.7 mm lower, so on this plane they appear shifted by the parallax of that
     height as the camera sees it. Modelling them keeps them from pulling the match.
+    ``shifted_mm`` as for :func:`shade_spectra`.
     """
     template = (
-        _ring(np.zeros(2), STUD_DIAMETER_MM / 2)
-        + 0.5 * _ring(parallax_mm, STUD_DIAMETER_MM / 2)
-        + 0.5 * _ring(parallax_mm, HOLE_RADIUS_MM)
+        _TOP_RIM
+        + 0.5 * _ring(shifted_mm, STUD_DIAMETER_MM / 2)
+        + 0.5 * _ring(shifted_mm, HOLE_RADIUS_MM)
     )
-    template -= template.mean()
+    template -= template.mean(axis=(1, 2), keepdims=True)
     return np.conj(np.fft.fft2(template))
 
 
