@@ -80,8 +80,8 @@ def side_contrast(
     # shift, inner/outer, side, band offset, position along the side
     shape = (len(shifts), 2, len(SIDES), len(INNER_MM), len(ALONG))
     lab = lab.reshape(*shape, 3).astype(np.float32)
-    ok = np.all((pts >= 0) & (pts < np.array([w - 1, h - 1], np.float32)), axis=1)
-    ok = ok.reshape(shape).all(axis=(1, 3))  # shift, side, along
+    inside = (xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)
+    ok = inside.reshape(shape).all(axis=(1, 3))  # shift, side, along
     step = np.linalg.norm(lab[:, 0].mean(axis=2) - lab[:, 1].mean(axis=2), axis=3)
     halves = (len(shifts), len(SIDES), 2, len(ALONG) // 2)
     ok = ok.reshape(halves)

@@ -24,13 +24,12 @@ from calibration.board_model import moved_pose, turned_pose
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.lattice_view import rectify_map, stud_scores
 from calibration.turn import (
-    TURNS,
     VISIBLE_STUD,
     card_means,
     card_points,
-    fisher_score,
     lab_samples,
     map_labels,
+    turn_scores,
 )
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
@@ -97,8 +96,7 @@ def map_scores(
     for i, (dx, dy) in enumerate(moves):
         y0, x0 = reach + dy, reach + dx
         window = colours[y0 : y0 + BOARD_STUDS, x0 : x0 + BOARD_STUDS].reshape(-1, 3)
-        for j, k in enumerate(turns):
-            out[i, j] = fisher_score(window[TURNS[k]], labels)
+        out[i] = turn_scores(window, labels, turns)
     return out
 
 
