@@ -9,6 +9,7 @@ by calibration can be handed to the renderer and back without conversion.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -51,6 +52,20 @@ class Camera:
     @property
     def fx(self) -> float:
         return float(self.camera_matrix[0, 0])
+
+    @functools.cached_property
+    def _projection(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """``(fx, skew, cx, fy, cy)`` and ``(k1, k2, p1, p2, k3)`` as plain numbers, or None
+        for a lens model beyond five coefficients. Read once: :func:`project` runs dozens
+        of times a frame, mostly on a few hundred points, where reading them each time
+        costs as much as the arithmetic."""
+        dist = self.dist_coeffs.reshape(-1)
+        if len(dist) > 5 and np.any(dist[5:]):
+            return None
+        k = self.camera_matrix
+        lens = np.concatenate([dist, np.zeros(5)])[:5]
+        intrinsics = (k[0, 0], k[0, 1], k[0, 2], k[1, 1], k[1, 2])
+        return tuple(float(v) for v in intrinsics), tuple(float(v) for v in lens)
 
     def with_focal(self, f: float) -> Camera:
         k = self.camera_matrix.copy()
@@ -132,8 +147,10 @@ class Pose:
         rotation = np.stack([right, down, forward])  # rows: camera axes in board frame
         return cls.from_matrix(rotation, -rotation @ eye)
 
-    @property
+    @functools.cached_property
     def rotation(self) -> FloatArray:
+        """The rotation matrix, worked out once: a frame projects through one pose dozens
+        of times, and a pose never changes."""
         matrix, _ = cv2.Rodrigues(self.rvec.reshape(3, 1))
         return matrix
 
@@ -167,26 +184,30 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
     pts = np.asarray(points_board, dtype=np.float64).reshape(-1, 3)
     if len(pts) == 0:
         return np.zeros((0, 2))
-    dist = camera.dist_coeffs.reshape(-1)
-    if len(dist) > 5 and np.any(dist[5:]):
+    model = camera._projection
+    if model is None:
         image, _ = cv2.projectPoints(
-            pts.reshape(-1, 1, 3), pose.rvec, pose.tvec, camera.camera_matrix, dist
+            pts.reshape(-1, 1, 3), pose.rvec, pose.tvec, camera.camera_matrix, camera.dist_coeffs
         )
         return image.reshape(-1, 2)
     # OpenCV's model for k1, k2, p1, p2, k3 written out: several times faster than
     # cv2.projectPoints on the thousands of points a tracked frame projects.
-    k1, k2, p1, p2, k3 = np.concatenate([dist, np.zeros(5)])[:5]
+    (fx, skew, cx, fy, cy), (k1, k2, p1, p2, k3) = model
     cam = pts @ pose.rotation.T + pose.tvec
     z = cam[:, 2]
-    inv = np.divide(1.0, z, out=np.ones_like(z), where=z != 0)
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / z
+    inv[z == 0] = 1.0
     x, y = cam[:, 0] * inv, cam[:, 1] * inv
     r2 = x * x + y * y
     radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
     xy2 = 2.0 * x * y
     xd = x * radial + p1 * xy2 + p2 * (r2 + 2.0 * x * x)
     yd = y * radial + p1 * (r2 + 2.0 * y * y) + p2 * xy2
-    k = camera.camera_matrix
-    return np.stack([k[0, 0] * xd + k[0, 1] * yd + k[0, 2], k[1, 1] * yd + k[1, 2]], axis=1)
+    out = np.empty((len(pts), 2))
+    out[:, 0] = fx * xd + skew * yd + cx
+    out[:, 1] = fy * yd + cy
+    return out
 
 
 def rotation_angle_deg(a: FloatArray, b: FloatArray) -> float:
