@@ -132,10 +132,7 @@ def _side_picture(
     crop = image[y0:y1, x0:x1]
     size = ((x1 - x0) // 2, (y1 - y0) // 2)
     half = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    k = half_camera.camera_matrix.copy()
-    k[0, 2] -= x0 / 2
-    k[1, 2] -= y0 / 2
-    return cv2.GaussianBlur(half, (3, 3), 0), Camera(size[0], size[1], k, camera.dist_coeffs)
+    return cv2.GaussianBlur(half, (3, 3), 0), half_camera.cropped(x0 / 2, y0 / 2, *size)
 
 
 def _board_box(

@@ -72,6 +72,14 @@ class Camera:
         k[0, 0] = k[1, 1] = f
         return Camera(self.width, self.height, k, self.dist_coeffs.copy())
 
+    def cropped(self, x0: float, y0: float, width: int, height: int) -> Camera:
+        """The same lens seen through a window of its picture whose corner is (x0, y0):
+        board points project into the window's own pixels."""
+        k = self.camera_matrix.copy()
+        k[0, 2] -= x0
+        k[1, 2] -= y0
+        return Camera(width, height, k, self.dist_coeffs)
+
     def scaled_to(self, width: int, height: int) -> Camera:
         """The same lens at another resolution (the image resized, not cropped)."""
         sx, sy = width / self.width, height / self.height

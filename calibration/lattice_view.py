@@ -193,6 +193,31 @@ def _coarse_points(reach: int = 0) -> FloatArray:
     return pts
 
 
+def lattice_window(camera: Camera, pose: Pose, margin_px: int) -> tuple[int, int, int, int]:
+    """The box ``(x0, y0, x1, y1)`` of the picture that a lattice look from ``pose`` reads,
+    grown by ``margin_px`` and clipped to the picture; the whole picture for a wild pose.
+
+    A tracker converts only this window to grey: the board covers under half of a
+    typical frame. The rectified map blends the coarse grid's points, and the grid's
+    outline holds the extremes of a smooth projection, so its outline bounds every
+    sample.
+    """
+    side = _coarse_side(0)
+    grid = _coarse_points(0).reshape(side, side, 3)
+    outline = np.concatenate([grid[0], grid[-1], grid[:, 0], grid[:, -1]])
+    whole = (0, 0, camera.width, camera.height)
+    if np.any(pose.to_camera(outline)[:, 2] <= 1.0):
+        return whole
+    px = project(camera, pose, outline)
+    if not np.all(np.isfinite(px)):
+        return whole
+    x0 = max(0, int(np.floor(px[:, 0].min())) - margin_px)
+    y0 = max(0, int(np.floor(px[:, 1].min())) - margin_px)
+    x1 = min(camera.width, int(np.ceil(px[:, 0].max())) + margin_px + 1)
+    y1 = min(camera.height, int(np.ceil(px[:, 1].max())) + margin_px + 1)
+    return (x0, y0, x1, y1) if x1 - x0 >= 8 and y1 - y0 >= 8 else whole
+
+
 def _coarse_side(reach: int) -> int:
     return int((BOARD_STUDS + 2 * reach) * STUD_MM / COARSE_MM) + 2
 

@@ -31,6 +31,7 @@ from calibration.evidence import (
 )
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
+from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
 from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
 from rules.maps import GroundMap
@@ -39,6 +40,9 @@ KEEP_TURN_SHARE = 0.6
 """A tracked frame keeps the last turn while the map scores it at least this share as high."""
 MAX_TRACK_SHIFT_MM = 4.0
 """Beyond this the stud lattice could have slipped a stud; a full search decides."""
+WINDOW_MARGIN_PX = 24
+"""Room around the last pose's lattice for the board's move and the corner bricks'
+edge profiles (4 px each way, 7 px from the border)."""
 
 
 @dataclass
@@ -106,10 +110,14 @@ class BoardTracker:
         """One lattice round from the last pose and a look at the map, or None."""
         assert self.last is not None and self.last.pose is not None
         camera = self.last.camera or self.camera
-        gray = gray_float(image)
+        # Only the board's part of the picture is read as grey, with room for the board
+        # to move by more than the fit accepts (the corner bricks are read there too).
+        x0, y0, x1, y1 = lattice_window(camera, self.last.pose, WINDOW_MARGIN_PX)
+        gray = gray_float(image[y0:y1, x0:x1])
+        window = camera.cropped(x0, y0, x1 - x0, y1 - y0)
         # The lattice fit reaches half a stud on its own, further than a board moves
         # between two frames; the rim fit is only needed to find the board afresh.
-        grid = refine_on_grid(gray, camera, self.last.pose, rounds=1)
+        grid = refine_on_grid(gray, window, self.last.pose, rounds=1)
         if grid is None or lattice_problem(grid):
             return None
         shift = _centre_shift_mm(grid.pose, self.last.pose)
@@ -137,7 +145,7 @@ class BoardTracker:
                 return None
         if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
-        support = edge_support(gray, camera, pose, BRICK_MODEL, 6.0, 4.0)
+        support = edge_support(gray, window, pose, BRICK_MODEL, 6.0, 4.0)
         seen = corners_seen(support)
         quality = float(
             min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
