@@ -13,6 +13,7 @@ the image shows at a given pose, which is evidence for or against that pose.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -32,16 +33,30 @@ RIM_PROFILES = (
 
 @dataclass(frozen=True)
 class EdgeModel:
-    """Model segments (board mm) and the group each belongs to (for reporting support)."""
+    """Model segments (board mm) and the group each belongs to (for reporting support).
+
+    Vectors derived from the segments are cached on first use: every refinement round
+    and every support check samples the same few segments again.
+    """
 
     starts: FloatArray  # S x 3
     ends: FloatArray  # S x 3
-    groups: NDArray[np.int32]  # S
+    groups: NDArray[np.int32]  # S, non-negative
     outermost: NDArray[np.bool_]  # S: take the outermost strong step, not the strongest
 
+    @cached_property
+    def endpoints(self) -> FloatArray:
+        """Starts, then ends (2S x 3), so that one projection places every segment."""
+        return np.concatenate([self.starts, self.ends])
+
+    @cached_property
+    def directions(self) -> FloatArray:
+        return self.ends - self.starts
+
+    @cached_property
     def outward(self) -> FloatArray:
         """Unit vectors pointing out of each segment's polygon (polygons run CCW from above)."""
-        d = self.ends - self.starts
+        d = self.directions
         out = np.stack([d[:, 1], -d[:, 0], np.zeros(len(d))], axis=1)
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
@@ -65,74 +80,100 @@ def sample_edges(
     Samples are spaced evenly in the image, and the last 12% of each end is skipped
     because corners are where neighbouring edges pull the search off course.
     """
-    ends = project(camera, pose, np.concatenate([model.starts, model.ends]))
-    a, b = ends[: len(model.starts)], ends[len(model.starts) :]
-    lengths = np.linalg.norm(b - a, axis=1)
+    n_segments = len(model.starts)
+    ends = project(camera, pose, model.endpoints)
+    lengths = np.linalg.norm(ends[n_segments:] - ends[:n_segments], axis=1)
     # A wild pose can throw an edge across thousands of pixels: it has no edge to find.
     lengths = np.where(np.isfinite(lengths) & (lengths < MAX_EDGE_PX), lengths, 0.0)
     counts = (lengths * 0.76 / spacing_px).astype(np.int64)
-    counts[counts < 1] = 0
     if counts.sum() == 0:
         empty = np.zeros((0, 3))
         return empty, np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0, np.int32), np.zeros(0, bool)
     # All segments at once: sample k of a segment with n samples sits at
     # 0.12 + 0.76 k / (n - 1) along it (0.12 when n is 1).
-    g = np.repeat(np.arange(len(a), dtype=np.int32), counts)
-    first = np.repeat(np.cumsum(counts) - counts, counts)
-    k = np.arange(len(g)) - first
-    n = counts[g]
-    t = (0.12 + 0.76 * k / np.maximum(n - 1, 1))[:, None]
+    g = np.repeat(np.arange(n_segments, dtype=np.int32), counts)
+    k = np.arange(len(g)) - np.repeat(np.cumsum(counts) - counts, counts)
+    t = (0.12 + 0.76 * k / np.repeat(np.maximum(counts - 1, 1), counts))[:, None]
     p3 = model.starts[g] * (1 - t) + model.ends[g] * t
-    direction3 = model.ends[g] - model.starts[g]
-    out3 = model.outward()[g]
+    out3 = model.outward[g]
     outer = model.outermost[g]
+    sel = np.flatnonzero(outer)
+    rims = _rim_candidates(p3[sel], out3[sel])
     # One projection for the samples, a tiny step along each sample's own segment (its
-    # normal then respects distortion) and half a millimetre outwards (to orient it).
+    # normal then respects distortion), half a millimetre outwards (to orient it) and
+    # the rims that may stand out beyond it: each call has a fixed cost far above its
+    # cost per point.
     m = len(p3)
-    both = project(camera, pose, np.concatenate([p3, p3 + 1e-2 * direction3, p3 + 0.5 * out3]))
-    px, px2, px3 = both[:m], both[m : 2 * m], both[2 * m :]
+    both = project(
+        camera, pose, np.concatenate([p3, p3 + 1e-2 * model.directions[g], p3 + 0.5 * out3, *rims])
+    )
+    px, px2, px3 = both[:m], both[m : 2 * m], both[2 * m : 3 * m]
     tangent = px2 - px
     tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True), 1e-9)
     normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
     # Point every normal outwards so that "outermost" means away from the polygon.
     flip = np.sum((px3 - px) * normal, axis=1) < 0
     normal[flip] *= -1
-    if outer.any():
-        # The board's silhouette against the table is whichever of three rims lies
-        # furthest out in the image: the plate's bottom edge (its side faces the camera
-        # on the near side), the card's edge, or, seen from the far side, the rim row
-        # of studs whose tops stand 1.7 mm up and only 1.6 mm in.
-        sel = np.flatnonzero(outer)
-        best = np.zeros(len(sel))
-        for inset, dz in RIM_PROFILES:
-            cand = p3[sel] - inset * out3[sel] + np.array([0.0, 0.0, dz])
-            cand_px = project(camera, pose, cand)
-            reach = np.sum((cand_px - px[sel]) * normal[sel], axis=1)
-            better = reach > best
-            p3[sel[better]] = cand[better]
-            px[sel[better]] = cand_px[better]
-            best = np.where(better, reach, best)
+    if len(sel):
+        rims_px = both[3 * m :].reshape(len(rims), len(sel), 2)
+        p3[sel], px[sel] = _outermost_rim(p3[sel], px[sel], normal[sel], rims, rims_px)
     return p3, px, normal, g, outer
+
+
+def _rim_candidates(p3: FloatArray, out3: FloatArray) -> list[FloatArray]:
+    """The rims of ``RIM_PROFILES`` at each sample, as :func:`_outermost_rim` takes them.
+
+    They are the first rim, the second from the sample and the second from the first:
+    the second rim is placed from wherever the first left the sample, and both places
+    are made up front so that all go through the samples' one projection.
+    """
+    (inset_a, dz_a), (inset_b, dz_b) = RIM_PROFILES
+    first = p3 - inset_a * out3 + np.array([0.0, 0.0, dz_a])
+    second = [q - inset_b * out3 + np.array([0.0, 0.0, dz_b]) for q in (p3, first)]
+    return [first, *second]
+
+
+def _outermost_rim(
+    p3: FloatArray,
+    px: FloatArray,
+    normal: FloatArray,
+    rims: list[FloatArray],
+    rims_px: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """Each rim sample moved to whichever rim lies furthest out in the image.
+
+    The board's silhouette against the table is one of three rims: the plate's bottom
+    edge (its side faces the camera on the near side), the card's edge, or, seen from
+    the far side, the rim row of studs whose tops stand 1.7 mm up and only 1.6 mm in.
+    The rims are weighed in turn, each against the best so far, the second measured
+    from where the first left the sample.
+    """
+    first, second_from_sample, second_from_first = rims
+    first_px, second_from_sample_px, second_from_first_px = rims_px
+    reach = np.sum((first_px - px) * normal, axis=1)
+    took = reach > 0
+    best = np.where(took, reach, 0.0)
+    p3 = np.where(took[:, None], first, p3)
+    px = np.where(took[:, None], first_px, px)
+    second = np.where(took[:, None], second_from_first, second_from_sample)
+    second_px = np.where(took[:, None], second_from_first_px, second_from_sample_px)
+    better = (np.sum((second_px - px) * normal, axis=1) > best)[:, None]
+    return np.where(better, second, p3), np.where(better, second_px, px)
 
 
 def profiles(
     gray: NDArray[np.float32], px: FloatArray, normal: FloatArray, radius: int
 ) -> NDArray[np.float32]:
     """Grey levels along each normal at whole-pixel offsets -radius..radius (bilinear)."""
-    offsets = np.arange(-radius, radius + 1, dtype=np.float32)
-    xs = (px[:, 0:1] + normal[:, 0:1] * offsets).astype(np.float32)
-    ys = (px[:, 1:2] + normal[:, 1:2] * offsets).astype(np.float32)
+    offsets = np.arange(-radius, radius + 1, dtype=np.float32)[:, None]
+    xy = (px[:, None, :] + normal[:, None, :] * offsets).astype(np.float32)
     chunk = 16000  # remap takes at most 32767 rows
     return np.concatenate(
         [
             cv2.remap(
-                gray,
-                xs[i : i + chunk],
-                ys[i : i + chunk],
-                cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
+                gray, xy[i : i + chunk], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
             )
-            for i in range(0, max(len(xs), 1), chunk)
+            for i in range(0, max(len(xy), 1), chunk)
         ]
     )
 
@@ -167,13 +208,10 @@ def search_edges(
         use = outermost & cand.any(axis=1)
         best = np.where(use, last, best)
     peak = step[rows, best]
-    masked = step.copy()
-    for d in (-2, -1, 0, 1, 2):
-        idx = np.clip(best + d, 0, step.shape[1] - 1)
-        masked[rows, idx] = 0
-    second = masked.max(axis=1)
-    left = step[rows, np.clip(best - 1, 0, step.shape[1] - 1)]
-    right = step[rows, np.clip(best + 1, 0, step.shape[1] - 1)]
+    near = np.abs(np.arange(step.shape[1]) - best[:, None]) <= 2
+    second = np.where(near, 0, step).max(axis=1)
+    left = step[rows, np.maximum(best - 1, 0)]
+    right = step[rows, np.minimum(best + 1, step.shape[1] - 1)]
     denom = left - 2 * peak + right
     sub = np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / np.where(denom == 0, 1, denom), 0.0)
     sub = np.clip(sub, -0.5, 0.5)
@@ -198,10 +236,8 @@ def refine_pose(
     """Iteratively re-solve the pose on edge points found near the projected model."""
     h, w = gray.shape
     current = pose
-    rms = float("inf")
-    inliers = 0
     n = 0
-    support: dict[int, float] = {}
+    fitted: tuple[FloatArray, FloatArray, FloatArray] | None = None  # the last round's points
     for radius in radii:
         p3, px, normal, segments, outer = sample_edges(camera, current, model, spacing_px)
         inside = (
@@ -239,10 +275,13 @@ def refine_pose(
             current.tvec.reshape(3, 1).copy(),
         )
         current = Pose(rvec.reshape(3), tvec.reshape(3))
-        reproj = project(camera, current, obj.reshape(-1, 3))
-        err = np.abs(np.sum((reproj - img.reshape(-1, 2)) * normal[ok], axis=1))
-        rms = float(np.sqrt(np.mean(err**2)))
-        inliers = int(ok.sum())
+        fitted = obj.reshape(-1, 3), img.reshape(-1, 2), normal[ok]
+    rms, inliers = float("inf"), 0
+    if fitted is not None:
+        # Only the last round's residuals are reported, so only they are projected.
+        obj, img, normals = fitted
+        err = np.abs(np.sum((project(camera, current, obj) - img) * normals, axis=1))
+        rms, inliers = float(np.sqrt(np.mean(err**2))), len(obj)
     support = edge_support(gray, camera, current, model, spacing_px, min_step)
     return EdgeFit(current, rms, inliers, n, support)
 
@@ -254,39 +293,62 @@ def _straight_inliers(
 
     A pose error moves each projected edge by a shift and a slight turn, so the true
     offsets along one edge are linear in the position; a hand or a card lying over the
-    rim breaks off a run of samples that this robust line fit leaves out.
+    rim breaks off a run of samples that this robust line fit leaves out. An edge with
+    fewer than four found samples is kept whole. Three rounds of least squares, each on
+    the previous round's inliers (an edge left with fewer than two stops where it is),
+    with a tolerance widened to 2.5 robust sigmas in the first two.
+
+    All edges are fitted at once, every per-edge sum and median taken over runs of one
+    array: edge by edge, the fixed cost of numpy's calls outweighed the arithmetic.
     """
-    keep = np.zeros(len(offset), bool)
-    for seg in np.unique(segments[ok]):
-        idx = np.flatnonzero((segments == seg) & ok)
-        if len(idx) < 4:
-            keep[idx] = True
-            continue
-        t = np.linspace(-1.0, 1.0, len(idx))
-        y = offset[idx]
-        inl = np.ones(len(idx), bool)
-        for _ in range(3):
-            if inl.sum() < 2:
-                break
-            slope, intercept = _line_fit(t[inl], y[inl])
-            resid = np.abs(slope * t + intercept - y)
-            scale = max(1.4826 * float(np.median(resid[inl])), 0.5)
-            inl = resid < max(tol, 2.5 * scale) if _ < 2 else resid < tol
-        keep[idx[inl]] = True
+    keep = ok.copy()
+    idx = np.flatnonzero(ok)
+    idx = idx[np.argsort(segments[idx], kind="stable")]
+    seg = segments[idx]
+    first = np.flatnonzero(np.diff(seg, prepend=-1))  # where each edge's run starts
+    count = np.diff(first, append=len(seg))
+    fit = count >= 4
+    if not fit.any():
+        return keep
+    # The found samples of the edges to fit, in runs of one edge each (in order along it).
+    first, count = first[fit], count[fit]
+    edges = len(count)
+    run = np.repeat(np.arange(edges), count)
+    run_start = np.cumsum(count) - count
+    pos = np.arange(len(run)) - run_start[run]
+    idx = idx[first[run] + pos]
+    # Each edge's position runs over [-1, 1] exactly as np.linspace makes it.
+    t = pos * (2.0 / (count - 1))[run] - 1.0
+    t[run_start + count - 1] = 1.0
+    y = offset[idx]
+    inl = np.ones(len(idx), bool)
+    live = np.ones(edges, bool)
+    for round_ in range(3):
+        n_in = np.bincount(run, weights=inl, minlength=edges).astype(np.int64)
+        live &= n_in >= 2
+        if not live.any():
+            break
+        tm = np.bincount(run, weights=t * inl, minlength=edges) / np.maximum(n_in, 1)
+        ym = np.bincount(run, weights=y * inl, minlength=edges) / np.maximum(n_in, 1)
+        dt = (t - tm[run]) * inl
+        var = np.bincount(run, weights=dt * dt, minlength=edges)
+        cov = np.bincount(run, weights=dt * (y - ym[run]), minlength=edges)
+        slope = np.divide(cov, var, out=np.zeros(edges), where=var > 0)
+        intercept = ym - slope * tm
+        resid = np.abs(slope[run] * t + intercept[run] - y)
+        if round_ < 2:
+            # Per-edge median of the inliers' residuals: sorted within each run (the
+            # others last), the middle one or the mean of the middle two.
+            ranked = np.where(inl, resid, np.inf)
+            ranked = ranked[np.lexsort((ranked, run))]
+            lo, hi = run_start + (n_in - 1) // 2, run_start + n_in // 2
+            scale = np.maximum(1.4826 * ((ranked[lo] + ranked[hi]) / 2), 0.5)
+            within = resid < np.maximum(tol, 2.5 * scale)[run]
+        else:
+            within = resid < tol
+        inl = np.where(live[run], within, inl)
+    keep[idx] = inl
     return keep
-
-
-def _line_fit(t: FloatArray, y: FloatArray) -> tuple[float, float]:
-    """Least-squares slope and intercept of ``y`` over ``t`` (``np.polyfit`` of degree 1).
-
-    Written out: a frame fits a few hundred such short lines, where polyfit's general
-    solver costs ten times the arithmetic.
-    """
-    tm, ym = float(t.mean()), float(y.mean())
-    dt = t - tm
-    var = float(dt @ dt)
-    slope = float(dt @ (y - ym)) / var if var > 0 else 0.0
-    return slope, ym - slope * tm
 
 
 def edge_support(
@@ -314,4 +376,6 @@ def edge_support(
     step = np.abs(profile[:, 2:] - profile[:, :-2]) / 2
     near = step[:, radius - 2 : radius + 1].max(axis=1)  # offsets -1.5 .. +1.5 (centred)
     ok = near >= min_step
-    return {int(g): float(ok[groups == g].mean()) for g in np.unique(groups)}
+    seen = np.bincount(groups)
+    found = np.bincount(groups, weights=ok)
+    return {int(g): float(found[g] / seen[g]) for g in np.flatnonzero(seen)}
