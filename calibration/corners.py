@@ -10,7 +10,6 @@ intersections restore the hidden corner.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -22,27 +21,25 @@ from calibration.camera import Camera, FloatArray
 COARSE_WIDTH = 320
 
 
-def stud_texture(
-    image_bgr: NDArray[np.uint8], size: tuple[int, int]
-) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Band-pass energy at the studs' scale, averaged down to ``size``: plain and relative.
+def stud_band(image_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Band-pass energy at the studs' scale and the local brightness, both at half size.
 
     A plain or green table may match the board's colours, never its thousand studs. The
-    relative energy is divided by the local brightness: studs modulate the light by a
-    similar fraction on the darkest region of the map as on the sand, so both count as
-    board where the colour masks ask for studs; the plain energy is what tells studs
-    from a dark table's grain on its own.
+    energy relative to the brightness counts as much on the darkest region of the map as
+    on the sand (studs modulate the light by a similar fraction on both), so the colour
+    masks ask for studs with it; the plain energy is what tells studs from a dark table's
+    grain on its own. The quick search needs only the plain one, so the caller divides.
     """
     h, w = image_bgr.shape[:2]
     half = cv2.resize(image_bgr, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    fine = cv2.GaussianBlur(gray, (0, 0), 1.0)
     coarse = cv2.GaussianBlur(gray, (0, 0), 3.0)
-    band = np.abs(fine - coarse)
-    plain = cv2.blur(cv2.resize(band, size, interpolation=cv2.INTER_AREA), (5, 5))
-    relative = band / (coarse + 16.0)
-    relative = cv2.blur(cv2.resize(relative, size, interpolation=cv2.INTER_AREA), (5, 5))
-    return plain, relative
+    return cv2.absdiff(cv2.GaussianBlur(gray, (0, 0), 1.0), coarse), coarse
+
+
+def coarse_texture(energy: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:
+    """Half-size stud energy averaged down to ``size``, the masks' resolution."""
+    return cv2.blur(cv2.resize(energy, size, interpolation=cv2.INTER_AREA), (5, 5))
 
 
 def board_mask(
@@ -81,9 +78,9 @@ def chroma_mask(
     """
     f = small_bgr.astype(np.float32)
     means = f.reshape(-1, 3).mean(axis=0) + 1.0
-    balanced = f * (means.mean() / means)
-    total = balanced.sum(axis=2) + 1.0
-    green = (balanced[..., 1] - np.maximum(balanced[..., 0], balanced[..., 2])) / total
+    b, g, r = np.moveaxis(f * (means.mean() / means), 2, 0)
+    # Added channel by channel, left to right as sum(axis=2) adds, at a tenth of its cost.
+    green = (g - np.maximum(b, r)) / (b + g + r + 1.0)
     level = np.clip(128 + 400 * green, 0, 255).astype(np.uint8)
     level = cv2.GaussianBlur(level, (3, 3), 0)
     _, mask = cv2.threshold(level, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -104,9 +101,9 @@ def texture_mask(small_bgr: NDArray[np.uint8], texture: NDArray[np.float32]) -> 
     log = np.log1p(texture)
     scaled = cv2.normalize(log, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
     _, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    f = small_bgr.astype(np.float32)
-    total = f.sum(axis=2) + 1.0
-    green = (f[..., 1] - np.maximum(f[..., 0], f[..., 2])) / total
+    b, g, r = np.moveaxis(small_bgr.astype(np.float32), 2, 0)
+    # Added channel by channel: whole numbers, so exactly what sum(axis=2) gives, faster.
+    green = (g - np.maximum(b, r)) / (b + g + r + 1.0)
     mask[green < float(np.median(green))] = 0
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
@@ -139,29 +136,28 @@ def merged_blobs(mask: NDArray[np.uint8], share: float = 0.2) -> NDArray[np.int3
     return np.concatenate(big)
 
 
-def _intersect(p1: FloatArray, p2: FloatArray, q1: FloatArray, q2: FloatArray) -> FloatArray | None:
-    d1, d2 = p2 - p1, q2 - q1
-    den = d1[0] * d2[1] - d1[1] * d2[0]
-    if abs(den) < 1e-9:
-        return None
-    t = ((q1[0] - p1[0]) * d2[1] - (q1[1] - p1[1]) * d2[0]) / den
-    return p1 + t * d1
+def _quads_from_sides(poly: FloatArray, keeps: NDArray[np.intp]) -> FloatArray:
+    """The convex quadrilaterals that the rows of ``keeps`` (four side indices each) close.
+
+    Each corner is where the lines through two neighbouring sides cross; a row with two
+    parallel neighbours closes none. Every row is worked out at once, as one at a time the
+    arithmetic cost more than the overlap tests that follow.
+    """
+    q1 = poly[keeps]
+    d2 = poly[(keeps + 1) % len(poly)] - q1
+    p1, d1 = np.roll(q1, 1, axis=1), np.roll(d2, 1, axis=1)  # the side before each corner
+    den = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
+    ok = np.all(np.abs(den) >= 1e-9, axis=1)
+    p1, d1, q1, d2, den = p1[ok], d1[ok], q1[ok], d2[ok], den[ok]
+    t = ((q1[..., 0] - p1[..., 0]) * d2[..., 1] - (q1[..., 1] - p1[..., 1]) * d2[..., 0]) / den
+    quads = p1 + t[..., None] * d1
+    return quads[_convex(quads)]
 
 
-def _quad_from_sides(poly: FloatArray, keep: tuple[int, ...]) -> FloatArray | None:
-    n = len(poly)
-    sides = [(poly[i], poly[(i + 1) % n]) for i in keep]
-    corners = []
-    for k in range(4):
-        a, b = sides[k - 1], sides[k]
-        point = _intersect(a[0], a[1], b[0], b[1])
-        if point is None:
-            return None
-        corners.append(point)
-    quad = np.array(corners)
-    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
-        return None
-    return quad
+def _convex(quads: FloatArray) -> NDArray[np.bool_]:
+    """Which quadrilaterals OpenCV takes for convex (tested in float32, one by one)."""
+    single = quads.astype(np.float32)
+    return np.array([cv2.isContourConvex(q.reshape(-1, 1, 2)) for q in single], bool)
 
 
 def candidate_quads(
@@ -204,10 +200,8 @@ def candidate_quads(
     reach = 0.3 * np.sqrt(hull_area)
     frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     scored: list[tuple[float, FloatArray]] = []
-    for keep in itertools.combinations(usable, 4):
-        quad = _quad_from_sides(poly, keep)
-        if quad is None:
-            continue
+    keeps = np.array(list(itertools.combinations(usable, 4)), np.intp).reshape(-1, 4)
+    for quad in _quads_from_sides(poly, keeps):
         qf = quad.astype(np.float32)
         area = float(cv2.contourArea(qf))
         if area <= 0 or area > 4 * hull_area:
@@ -247,6 +241,10 @@ def _best_distinct(scored: list[tuple[float, FloatArray]], limit: int) -> list[F
     return out
 
 
+_PAIRINGS = np.array([[0, 1, 2, 3], [0, 2, 1, 3], [0, 3, 1, 2]])
+"""The three ways to split four lines into two pairs (i, j) and (k, m) of opposite sides."""
+
+
 def line_quads(
     mask: NDArray[np.uint8], contour: NDArray[np.int32], limit: int = 3, max_lines: int = 8
 ) -> list[FloatArray]:
@@ -255,82 +253,83 @@ def line_quads(
     Straight runs of the outline are found as Hough lines; every four of them that close
     a convex quadrilateral is scored by how many outline points lie on its sides. A card
     pushed against the board or a hand over its rim adds or removes a short stretch of
-    outline, but the plate's own sides stay the longest straight runs there are.
+    outline, but the plate's own sides stay the longest straight runs there are. Every
+    choice of four lines is weighed at once: one at a time, the bookkeeping cost more
+    than the Hough transform itself.
     """
     edge = np.zeros_like(mask)
     cv2.drawContours(edge, [contour], -1, 255, 1)
     lines = cv2.HoughLines(edge, 1, np.pi / 180, threshold=max(15, mask.shape[0] // 10))
     if lines is None:
         return []
-    picked: list[tuple[float, float]] = []
-    for rho, theta in lines.reshape(-1, 2):
-        if all(
-            abs(rho - r) > 6 or min(abs(theta - t), np.pi - abs(theta - t)) > 0.12
-            for r, t in picked
-        ):
-            picked.append((float(rho), float(theta)))
-        if len(picked) == max_lines:
-            break
-    if len(picked) < 4:
+    rho, theta = _distinct_lines(lines.reshape(-1, 2), max_lines)
+    if len(rho) < 4:
         return []
     pts = contour.reshape(-1, 2).astype(np.float64)
     if len(pts) > 400:
         pts = pts[:: len(pts) // 400 + 1]
     h, w = mask.shape
-    # Every outline point's distance from each line and place along it, and every two
-    # lines' crossing, worked out once: the quadrilaterals below share them.
-    theta = np.array([t for _, t in picked])
+    # Every outline point's distance from each line and place along it, worked out once:
+    # the quadrilaterals below share them.
     normals = np.stack([np.cos(theta), np.sin(theta)], axis=1)
     directions = np.stack([-normals[:, 1], normals[:, 0]], axis=1)
-    across = np.abs(pts @ normals.T - np.array([r for r, _ in picked]))
-    along = pts @ directions.T
-    crossings: dict[tuple[int, int], FloatArray | None] = {}
-    for a, b in itertools.combinations(range(len(picked)), 2):
-        crossings[a, b] = crossings[b, a] = _cross(picked[a], picked[b])
-    scored: list[tuple[float, FloatArray]] = []
-    for combo in itertools.combinations(range(len(picked)), 4):
-        thetas = [picked[c][1] for c in combo]
-        # Pair the four lines into two pairs of opposite sides: the most parallel pairing.
-        best_pair = None
-        for (i, j), (k, m) in (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))):
-            spread = _angle_gap(thetas[i], thetas[j]) + _angle_gap(thetas[k], thetas[m])
-            if best_pair is None or spread < best_pair[0]:
-                best_pair = (spread, (i, j), (k, m))
-        assert best_pair is not None
-        _, (i, j), (k, m) = best_pair
-        if min(_angle_gap(thetas[i], thetas[k]), _angle_gap(thetas[j], thetas[m])) < 0.35:
-            continue  # the "opposite" pairs must cross at a real corner
-        corners = [crossings[combo[a], combo[b]] for a, b in ((i, k), (k, j), (j, m), (m, i))]
-        if any(c is None for c in corners):
-            continue
-        quad = np.array(corners, dtype=np.float64)
-        if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
-            continue
-        if np.any(np.abs(quad) > 4 * max(w, h)):
-            continue
-        near = np.zeros(len(pts), bool)
-        # Side q runs from corner q to corner q + 1 along the line they share.
-        for q, line in enumerate((combo[k], combo[j], combo[m], combo[i])):
-            ends = sorted((quad[q] @ directions[line], quad[(q + 1) % 4] @ directions[line]))
-            beyond = along[:, line] - np.clip(along[:, line], *ends)
-            near |= np.hypot(across[:, line], beyond) < 1.5
-        scored.append((float(near.sum()), quad))
-    return _best_distinct(scored, limit)
+    across = np.abs(pts @ normals.T - rho).T
+    along = (pts @ directions.T).T
+    combos = np.array(list(itertools.combinations(range(len(rho)), 4)))
+    # Pair each four lines into two pairs of opposite sides: the most parallel pairing.
+    angles = theta[combos]
+    spread = _angle_gap(angles[:, _PAIRINGS[:, 0]], angles[:, _PAIRINGS[:, 1]])
+    spread += _angle_gap(angles[:, _PAIRINGS[:, 2]], angles[:, _PAIRINGS[:, 3]])
+    i, j, k, m = np.take_along_axis(combos, _PAIRINGS[spread.argmin(axis=1)], axis=1).T
+    # The "opposite" pairs must cross at a real corner. Side q runs along line sides[q]
+    # from corner q, where it meets the line before it, to corner q + 1.
+    real = np.minimum(_angle_gap(theta[i], theta[k]), _angle_gap(theta[j], theta[m])) >= 0.35
+    sides = np.stack([k, j, m, i], axis=1)[real]
+    quads, sides = _crossings(rho, normals, np.roll(sides, 1, axis=1), sides)
+    keep = _convex(quads) & np.all(np.abs(quads) <= 4 * max(w, h), axis=(1, 2))
+    quads, sides = quads[keep], sides[keep]
+    corners = np.stack([quads, np.roll(quads, -1, axis=1)], axis=2)  # each side's two ends
+    ends = (corners * directions[sides][:, :, None]).sum(axis=3)  # as places along its line
+    place = along[sides]
+    beyond = place - np.clip(place, ends.min(axis=2)[..., None], ends.max(axis=2)[..., None])
+    near = np.any(np.hypot(across[sides], beyond) < 1.5, axis=1).sum(axis=1)
+    return _best_distinct(list(zip(near.astype(float).tolist(), quads, strict=True)), limit)
 
 
-def _angle_gap(a: float, b: float) -> float:
-    d = abs(a - b) % np.pi
-    return min(d, np.pi - d)
+def _distinct_lines(lines: NDArray[np.float32], limit: int) -> tuple[FloatArray, FloatArray]:
+    """Up to ``limit`` of the (rho, theta) lines, strongest first, none near a stronger one.
+
+    A straight run of outline votes for a fan of near-copies of its line; skipping those
+    leaves the runs. Each line picked strikes its near-copies off at once, in the lines'
+    own float32 arithmetic, so the picks are those of comparing every line in turn.
+    """
+    rho, theta = lines[:, 0], lines[:, 1]
+    free = np.ones(len(lines), bool)
+    picked: list[int] = []
+    while len(picked) < limit and free.any():
+        picked.append(int(free.argmax()))
+        gap = np.abs(theta - theta[picked[-1]])
+        free &= (np.abs(rho - rho[picked[-1]]) > 6) | (np.minimum(gap, np.pi - gap) > 0.12)
+    return rho[picked].astype(np.float64), theta[picked].astype(np.float64)
 
 
-def _cross(l1: tuple[float, float], l2: tuple[float, float]) -> FloatArray | None:
-    """Where two lines (rho, theta) cross, or None for parallel ones (Cramer's rule)."""
-    (r1, t1), (r2, t2) = l1, l2
-    c1, s1, c2, s2 = math.cos(t1), math.sin(t1), math.cos(t2), math.sin(t2)
+def _crossings(
+    rho: FloatArray, normals: FloatArray, first: NDArray[np.intp], second: NDArray[np.intp]
+) -> tuple[FloatArray, NDArray[np.intp]]:
+    """Where each line of ``first`` crosses the one beside it in ``second`` (Cramer's rule).
+
+    A row with a parallel pair closes no quadrilateral; it is dropped, from ``second`` too.
+    """
+    (c1, s1), (c2, s2) = np.moveaxis(normals[first], 2, 0), np.moveaxis(normals[second], 2, 0)
     det = c1 * s2 - s1 * c2
-    if abs(det) < 1e-6:
-        return None
-    return np.array([(r1 * s2 - r2 * s1) / det, (c1 * r2 - c2 * r1) / det])
+    ok = np.all(np.abs(det) >= 1e-6, axis=1)
+    r1, r2, c1, s1, c2, s2, det = (a[ok] for a in (rho[first], rho[second], c1, s1, c2, s2, det))
+    return np.stack([r1 * s2 - r2 * s1, c1 * r2 - c2 * r1], axis=2) / det[..., None], second[ok]
+
+
+def _angle_gap(a: FloatArray, b: FloatArray) -> FloatArray:
+    d = np.abs(a - b) % np.pi
+    return np.minimum(d, np.pi - d)
 
 
 @dataclass
@@ -382,7 +381,7 @@ def search_plate(
     scale = COARSE_WIDTH / w
     small = cv2.resize(image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
     size = (small.shape[1], small.shape[0])
-    plain, relative = stud_texture(image_bgr, size)
+    band, brightness = stud_band(image_bgr)
     maps = None
     if camera is not None and np.any(camera.dist_coeffs != 0):
         k = camera.scaled_to(*size).camera_matrix
@@ -390,12 +389,11 @@ def search_plate(
     per_mask: list[list[FloatArray]] = []
     masks: list[NDArray[np.uint8]] = []
     # Studs first: the texture is what no table, sleeve or card shares with the board.
-    makers = [
-        lambda: texture_mask(small, plain),
-        lambda: chroma_mask(small, relative),
-        lambda: board_mask(small, relative),
-    ]
-    for make in makers[:1] if quick else makers:
+    makers = [lambda: texture_mask(small, coarse_texture(band, size))]
+    if not quick:
+        relative = coarse_texture(band / (brightness + 16.0), size)
+        makers += [lambda: chroma_mask(small, relative), lambda: board_mask(small, relative)]
+    for make in makers:
         mask = make()
         if maps is not None:
             mask = cv2.remap(mask, maps[0], maps[1], cv2.INTER_NEAREST)
