@@ -14,6 +14,7 @@ leaves the board distinguishable from the table at all.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -57,6 +58,7 @@ def _band(a: FloatArray, b: FloatArray, offsets: tuple[float, ...], z: float) ->
 SIDES = polygon_edges(PLATE_CORNERS)
 INNER = [_band(a, b, INNER_MM, 0.0) for a, b in SIDES]
 OUTER = [_band(a, b, OUTER_MM, -PLATE_THICKNESS_MM) for a, b in SIDES]
+_BANDS = np.vstack([*INNER, *OUTER])
 
 
 def side_contrast(
@@ -71,8 +73,8 @@ def side_contrast(
     shifts' samples go through one projection, one remap and one colour conversion.
     """
     h, w = image.shape[:2]
-    bands = np.vstack([*INNER, *OUTER])
-    moved = bands[None] + np.hstack([shifts, np.zeros((len(shifts), 1))])[:, None]
+    moved = np.repeat(_BANDS[None], len(shifts), axis=0)
+    moved[..., :2] += shifts[:, None]
     pts = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
     # One image row, not one column: OpenCV pays per row, twenty times over here.
     xs, ys = pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1)
@@ -135,15 +137,9 @@ def _side_picture(
     return cv2.GaussianBlur(half, (3, 3), 0), half_camera.cropped(x0 / 2, y0 / 2, *size)
 
 
-def _board_box(
-    camera: Camera, pose: Pose, reach: int, w: int, h: int
-) -> tuple[int, int, int, int] | None:
-    """Even-aligned pixel box around everything the side bands sample, or None if unsure.
-
-    The plate's outline grown by the bands' reach is projected densely (the lens bends
-    straight sides) and padded by 8 pixels; a pose with the board behind the camera or
-    thrown far outside the picture gets the whole picture.
-    """
+@functools.lru_cache(maxsize=4)
+def _box_outline(reach: int) -> FloatArray:
+    """The plate's outline grown by the bands' reach, densely, at its top and bottom."""
     grow = reach * STUD_MM + OUTER_MM[1] + 2.0
     t = np.linspace(-grow, PLATE_CORNERS[1, 0] + grow, 17)
     lo, hi = np.full_like(t, -grow), np.full_like(t, PLATE_CORNERS[1, 0] + grow)
@@ -153,6 +149,20 @@ def _board_box(
     pts = np.vstack(
         [np.hstack([ring, np.full((len(ring), 1), z)]) for z in (0.0, -PLATE_THICKNESS_MM)]
     )
+    pts.setflags(write=False)
+    return pts
+
+
+def _board_box(
+    camera: Camera, pose: Pose, reach: int, w: int, h: int
+) -> tuple[int, int, int, int] | None:
+    """Even-aligned pixel box around everything the side bands sample, or None if unsure.
+
+    The plate's outline grown by the bands' reach is projected densely (the lens bends
+    straight sides) and padded by 8 pixels; a pose with the board behind the camera or
+    thrown far outside the picture gets the whole picture.
+    """
+    pts = _box_outline(reach)
     if np.any(pose.to_camera(pts)[:, 2] <= 1.0):
         return None
     px = project(camera, pose, pts)

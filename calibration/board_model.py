@@ -8,6 +8,7 @@ needs a different setup, not different calibration code.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,15 +33,21 @@ PLATE_CORNERS = np.array(
 """Counter-clockwise seen from above, starting at the origin."""
 
 
+@functools.lru_cache(maxsize=4)
 def stud_centres(z: float = STUD_HEIGHT_MM) -> FloatArray:
-    """The 32 x 32 stud-top centres of the plate, row by row (y major), N x 3."""
+    """The 32 x 32 stud-top centres of the plate, row by row (y major), N x 3 (read-only,
+    made once: every tracked frame checks them against the picture)."""
     idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
     xs, ys = np.meshgrid(idx, idx)
-    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, z)], axis=1)
+    studs = np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, z)], axis=1)
+    studs.setflags(write=False)
+    return studs
 
 
+@functools.lru_cache(maxsize=4)
 def quarter_turn(k: int) -> FloatArray:
-    """A 4x4 transform turning the board ``k`` quarter turns counter-clockwise about its centre.
+    """A 4x4 transform turning the board ``k`` quarter turns counter-clockwise about its centre
+    (read-only, made once per turn).
 
     The plate and the corner bricks look the same after any of these; only the ground
     map tells them apart.
@@ -50,6 +57,7 @@ def quarter_turn(k: int) -> FloatArray:
     out = np.eye(4)
     out[:3, :3] = rot
     out[:3, 3] = CENTRE - rot @ CENTRE
+    out.setflags(write=False)
     return out
 
 

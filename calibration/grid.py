@@ -50,6 +50,37 @@ def _triples(n: int) -> NDArray[np.int64]:
     return triples
 
 
+@functools.lru_cache(maxsize=64)
+def _fields(
+    centres_key: bytes, usable_key: bytes, count: int
+) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
+    """For a set of block centres and the usable ones: the seed triples, the inverse of
+    each triple's design matrix (T x 3 x 3) and every block's row ``[x, y, 1]`` (B x 3).
+
+    The blocks sit on a fixed grid and are mostly all seen, so from frame to frame the
+    same few sets come back and their solves are done once.
+    """
+    centres = np.frombuffer(centres_key).reshape(count, 2)
+    usable = np.frombuffer(usable_key, dtype=np.bool_)
+    idx = np.flatnonzero(usable)
+    if len(idx) > MAX_SEED_BLOCKS:
+        # Fields are proposed from well-spread blocks only (every block still votes):
+        # the four corners and the centre cover the board, and the count stays small.
+        spread = np.linalg.norm(centres[idx] - centres[idx].mean(axis=0), axis=1)
+        idx = np.sort(idx[np.argsort(-spread, kind="stable")[:MAX_SEED_BLOCKS]])
+    full = np.concatenate([centres, np.ones((count, 1))], axis=1)
+    if len(idx) < 3:
+        return np.zeros((0, 3), np.int64), np.zeros((0, 3, 3)), full
+    triples = idx[_triples(len(idx))]
+    design = full[triples]
+    ok = np.abs(np.linalg.det(design)) > 1e-6
+    triples, design = triples[ok], design[ok]
+    inverses = np.linalg.inv(design) if len(triples) else np.zeros((0, 3, 3))
+    for array in (triples, inverses, full):
+        array.setflags(write=False)
+    return triples, inverses, full
+
+
 def consensus_offsets(
     centres: FloatArray, offsets: FloatArray, usable: NDArray[np.bool_], tol_mm: float = 0.8
 ) -> tuple[NDArray[np.bool_], FloatArray]:
@@ -63,22 +94,12 @@ def consensus_offsets(
     half a stud at the far end still converges, where taking each offset as seen
     would fold those blocks back by a stud.
     """
-    idx = np.flatnonzero(usable)
-    if len(idx) > MAX_SEED_BLOCKS:
-        # Fields are proposed from well-spread blocks only (every block still votes):
-        # the four corners and the centre cover the board, and the count stays small.
-        spread = np.linalg.norm(centres[idx] - centres[idx].mean(axis=0), axis=1)
-        idx = np.sort(idx[np.argsort(-spread, kind="stable")[:MAX_SEED_BLOCKS]])
-    if len(idx) < 3:
-        return np.zeros(len(offsets), bool), offsets
-    triples = idx[_triples(len(idx))]
-    design = np.concatenate([centres[triples], np.ones((*triples.shape, 1))], axis=2)
-    ok = np.abs(np.linalg.det(design)) > 1e-6
-    triples, design = triples[ok], design[ok]
+    centres = np.ascontiguousarray(centres, dtype=np.float64)
+    usable = np.ascontiguousarray(usable, dtype=np.bool_)
+    triples, inverses, full = _fields(centres.tobytes(), usable.tobytes(), len(centres))
     if len(triples) == 0:
         return np.zeros(len(offsets), bool), offsets
-    coef = np.linalg.solve(design, offsets[triples])  # T x 3 x 2
-    full = np.concatenate([centres, np.ones((len(centres), 1))], axis=1)
+    coef = np.matmul(inverses, offsets[triples])  # T x 3 x 2
     predicted = np.matmul(full[None], coef)  # T x B x 2
     wrapped = (offsets[None] - predicted + STUD_MM / 2) % STUD_MM - STUD_MM / 2
     err = np.maximum(np.abs(wrapped[..., 0]), np.abs(wrapped[..., 1]))

@@ -202,9 +202,7 @@ def lattice_window(camera: Camera, pose: Pose, margin_px: int) -> tuple[int, int
     outline holds the extremes of a smooth projection, so its outline bounds every
     sample.
     """
-    side = _coarse_side(0)
-    grid = _coarse_points(0).reshape(side, side, 3)
-    outline = np.concatenate([grid[0], grid[-1], grid[:, 0], grid[:, -1]])
+    outline = _coarse_outline()
     whole = (0, 0, camera.width, camera.height)
     if np.any(pose.to_camera(outline)[:, 2] <= 1.0):
         return whole
@@ -216,6 +214,18 @@ def lattice_window(camera: Camera, pose: Pose, margin_px: int) -> tuple[int, int
     x1 = min(camera.width, int(np.ceil(px[:, 0].max())) + margin_px + 1)
     y1 = min(camera.height, int(np.ceil(px[:, 1].max())) + margin_px + 1)
     return (x0, y0, x1, y1) if x1 - x0 >= 8 and y1 - y0 >= 8 else whole
+
+
+@functools.lru_cache(maxsize=1)
+def _coarse_outline() -> FloatArray:
+    """Every fourth point around the coarse grid's edge (16 mm apart; a lens bends a side
+    by far less than a pixel over that) and its corners."""
+    side = _coarse_side(0)
+    grid = _coarse_points(0).reshape(side, side, 3)
+    every = np.r_[0 : side - 1 : 4, side - 1]
+    outline = np.concatenate([grid[0, every], grid[-1, every], grid[every, 0], grid[every, -1]])
+    outline.setflags(write=False)
+    return outline
 
 
 def _coarse_side(reach: int) -> int:
