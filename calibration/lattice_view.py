@@ -95,24 +95,59 @@ MAX_CACHED_SPECTRA = 4096
 camera needs a few hundred, and each pair is 8 kB."""
 
 
+def _quarter_turned_spectra() -> NDArray[np.int64]:
+    """Row m: where each entry of a spectrum goes when its parallax turns m quarter turns.
+
+    A parallax turned by a quarter turn, (x, y) to (-y, x), turns the whole template
+    about the cell's origin pixel (the cell is square and its distances wrap around), and
+    a template turned turns its spectrum the same way: a quarter-turned board's blocks
+    see the parallaxes of the unturned board's blocks turned, so their spectra need not
+    be made again.
+    """
+    index = np.arange(CELL_PX * CELL_PX).reshape(CELL_PX, CELL_PX)
+    rows = [index.ravel()]
+    for _ in range(3):
+        index = np.roll(np.rot90(index, 3), 1, axis=1)
+        rows.append(index.ravel())
+    return np.array(rows)
+
+
+_TURNED = _quarter_turned_spectra()
+
+
+def _canonical(key: tuple[int, int]) -> tuple[tuple[int, int], int]:
+    """The smallest of a parallax key's four quarter turns, and how many quarter turns
+    take that one back to ``key``."""
+    turns = [key]
+    for _ in range(3):
+        a, b = turns[-1]
+        turns.append((-b, a))
+    k = min(range(4), key=turns.__getitem__)
+    return turns[k], (4 - k) % 4
+
+
 @functools.lru_cache(maxsize=16)
 def _template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.complex128]:
     """Edge spectra of all blocks, then their shade spectra, for parallaxes in tenths of a mm.
 
     A tracked board barely moves, so from one frame to the next its blocks' parallaxes,
     rounded this coarsely, repeat and the stack is built once. Each stack is 130 kB, so
-    only the last few are kept. Spectra not yet known are made in one batch: a new pose
-    brings sixteen of them, and one at a time they cost more than the whole lattice look.
+    only the last few are kept. Spectra are kept per parallax up to a quarter turn (a
+    board found again after a turn needs no new ones), and those not yet known are made
+    in one batch: a new pose brings sixteen of them, and one at a time they cost more
+    than the whole lattice look.
     """
-    missing = [p for p in dict.fromkeys(parallaxes) if p not in _SPECTRA]
+    canonical = [_canonical(p) for p in parallaxes]
+    missing = [c for c in dict.fromkeys(c for c, _ in canonical) if c not in _SPECTRA]
     if missing:
         distance = _torus_distance(np.array(missing, dtype=np.float64) / 10)
         if len(_SPECTRA) + len(missing) > MAX_CACHED_SPECTRA:
             _SPECTRA.clear()
         edges, shades = stud_spectra(distance), shade_spectra(distance)
         for key, edge, shade in zip(missing, edges, shades, strict=True):
-            _SPECTRA[key] = (edge, shade)
-    pairs = [_SPECTRA[p] for p in parallaxes]
+            _SPECTRA[key] = (edge.ravel(), shade.ravel())
+    size = (CELL_PX, CELL_PX)
+    pairs = [[s[_TURNED[m]].reshape(size) for s in _SPECTRA[c]] for c, m in canonical]
     stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
     stack.setflags(write=False)
     return stack
