@@ -33,7 +33,7 @@ from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
-from calibration.turn import best_turn, cell_colours, fisher_score, hide_covered, map_labels
+from calibration.turn import cell_colours, hide_covered, map_labels, turn_scores
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -132,17 +132,20 @@ class BoardTracker:
         colours = cell_colours(image, camera, grid.pose)
         if grid.studs is not None:
             colours = hide_covered(colours, grid.studs)
-        labels = map_labels(self.ground)
-        score = fisher_score(colours, labels) if self.last.map_score > 0 else 0.0
+        # All four turns at once cost little more than the last one alone.
+        scores = turn_scores(colours, map_labels(self.ground))
+        score = float(scores[0]) if self.last.map_score > 0 else 0.0
         if score < KEEP_TURN_SHARE * self.last.map_score or score == 0:
             # The map no longer vouches for the last turn as it did: a hand now hides
-            # part of it, or a player turned the board. The same samples under the other
-            # turns tell which; a new turn is not taken on one lattice round's evidence
-            # (a wrong one has won here by 3 times on colours a stud off): the whole fit
-            # from the last pose decides.
-            turned, margin, score = best_turn(grid.pose, colours, labels)
-            if not np.allclose(turned.rotation, grid.pose.rotation):
+            # part of it, or a player turned the board. The other turns' scores tell
+            # which; a new turn is not taken on one lattice round's evidence (a wrong one
+            # has won here by 3 times on colours a stud off): the whole fit from the last
+            # pose decides.
+            order = np.argsort(scores)[::-1]
+            if order[0] != 0:
                 return None
+            score = float(scores[0])
+            margin = score / max(float(scores[order[1]]), 1e-6)
         if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, window, pose, BRICK_MODEL, 6.0, 4.0)

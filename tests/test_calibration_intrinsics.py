@@ -163,3 +163,21 @@ def test_projection_agrees_with_opencv(n_coeffs):
     )
     got = project(camera, pose, points)
     assert np.abs(got - expected.reshape(-1, 2)).max() < 1e-6
+
+
+def test_a_cropped_camera_sees_the_window_of_the_picture():
+    camera = Camera(1280, 720, Camera.default_for(1280, 720).camera_matrix, np.array(
+        [-0.2, 0.05, 0.001, -0.001, 0.01]))
+    pose = Pose.look_at(np.array([128.0, -300.0, 420.0]), np.array([128.0, 128.0, 0.0]))
+    points = np.random.default_rng(1).uniform([0, 0, 0], [256, 256, 10], (50, 3))
+    window = camera.cropped(300, 120, 640, 480)
+    assert (window.width, window.height) == (640, 480)
+    np.testing.assert_allclose(
+        project(window, pose, points), project(camera, pose, points) - [300, 120], atol=1e-9
+    )
+
+
+def test_a_pose_never_changes_so_its_rotation_is_read_once():
+    pose = Pose(np.array([0.1, -0.2, 0.3]), np.zeros(3))
+    assert pose.rotation is pose.rotation
+    np.testing.assert_allclose(pose.rotation, cv2.Rodrigues(pose.rvec)[0])

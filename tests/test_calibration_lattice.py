@@ -276,3 +276,25 @@ def test_one_corner_brick_confirms_a_board_that_three_sides_and_a_full_lattice_p
     assert "corner brick" in judge(full, one_corner, 20.0, two_sides, 5.0)[0]
     no_corner = {0: 0.1, 1: 0.0, 2: 0.1, 3: 0.2, PLATE_GROUP: 0.6}
     assert "corner brick" in judge(full, no_corner, 20.0, three, 5.0)[0]
+
+
+def test_spectra_of_quarter_turned_parallaxes_are_turned_spectra():
+    """Spectra reused across a quarter turn must be the ones made from scratch."""
+    rng = np.random.default_rng(4)
+    keys = tuple((int(a), int(b)) for a, b in rng.integers(-40, 40, (16, 2)))
+    lattice_view._SPECTRA.clear()
+    lattice_view._template_stack.cache_clear()
+    lattice_view._template_stack(keys)
+    made = len(lattice_view._SPECTRA)
+    for turned in (
+        tuple((-b, a) for a, b in keys),
+        tuple((-a, -b) for a, b in keys),
+        tuple((b, -a) for a, b in keys),
+    ):
+        stack = lattice_view._template_stack(turned)
+        distance = lattice_view._torus_distance(np.array(turned, float) / 10)
+        direct = np.concatenate(
+            [lattice_view.stud_spectra(distance), lattice_view.shade_spectra(distance)]
+        )
+        np.testing.assert_allclose(stack, direct, atol=1e-10)
+    assert len(lattice_view._SPECTRA) == made  # nothing new was made for the turns

@@ -10,14 +10,17 @@ from calibration import lattice_view
 from calibration.board_model import turned_pose
 from calibration.camera import Pose, project
 from calibration.evidence import BoardLocation, gray_float
+from calibration.lattice_view import lattice_window, rectify_map
 from calibration.pose import locate_board
 from calibration.tracking import BoardTracker, _same_turn
 from calibration.turn import (
     LIGHTNESS_WEIGHT,
     MAP_POINTS,
+    TURNS,
     cell_colours,
     fisher_score,
     map_labels,
+    turn_scores,
 )
 from rules.maps import load_map
 from rules.palace import Palace
@@ -112,6 +115,40 @@ def test_fisher_score_matches_its_definition():
     shuffled = labels.copy()
     rng.shuffle(shuffled)
     assert fisher_score(colours, shuffled) < 0.2 * fisher_score(colours, labels)
+
+
+def test_turn_scores_are_the_four_turns_scored_one_by_one(frame):
+    """One set of colours under four labelings must score as each turn sampled alone."""
+    labels = map_labels(GROUND)
+    colours = cell_colours(frame.image, frame.camera, frame.pose)
+    colours[np.random.default_rng(2).random(len(colours)) < 0.3] = np.nan  # covered cells
+    alone = [fisher_score(colours[TURNS[k]], labels) for k in range(4)]
+    together = turn_scores(colours, labels)
+    assert together == pytest.approx(alone, rel=1e-9)
+    assert int(np.argmax(together)) == 0  # the frame's own turn wins
+    assert turn_scores(colours, labels, (2, 1)) == pytest.approx([alone[2], alone[1]], rel=1e-9)
+
+
+def test_lattice_window_holds_every_lattice_sample(frame):
+    """The tracker reads grey only inside this window: every sample must lie in it."""
+    x0, y0, x1, y1 = lattice_window(frame.camera, frame.pose, 0)
+    samples = rectify_map(frame.camera, frame.pose).reshape(-1, 2)
+    assert samples[:, 0].min() >= x0 and samples[:, 0].max() <= x1
+    assert samples[:, 1].min() >= y0 and samples[:, 1].max() <= y1
+    # ... and it is the board's part of the picture, not the whole of it.
+    assert (x1 - x0) * (y1 - y0) < 0.8 * frame.camera.width * frame.camera.height
+
+
+def test_lattice_in_a_window_is_the_lattice_in_the_whole_picture(frame):
+    x0, y0, x1, y1 = lattice_window(frame.camera, frame.pose, 24)
+    window = frame.camera.cropped(x0, y0, x1 - x0, y1 - y0)
+    whole = lattice_view.lattice_offsets(gray_float(frame.image), frame.camera, frame.pose)
+    part = lattice_view.lattice_offsets(
+        gray_float(frame.image[y0:y1, x0:x1]), window, frame.pose
+    )
+    # The same samples, read at coordinates a window's corner smaller (float32 rounding).
+    for a, b in zip(whole, part, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-3)
 
 
 def test_same_turn_tells_a_quarter_turn_from_a_small_move(frame):
