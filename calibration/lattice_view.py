@@ -138,11 +138,12 @@ def _template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.compl
     than the whole lattice look.
     """
     canonical = [_canonical(p) for p in parallaxes]
-    missing = [c for c in dict.fromkeys(c for c, _ in canonical) if c not in _SPECTRA]
+    wanted = list(dict.fromkeys(c for c, _ in canonical))
+    if len(_SPECTRA) + len(wanted) > MAX_CACHED_SPECTRA:
+        _SPECTRA.clear()
+    missing = [c for c in wanted if c not in _SPECTRA]
     if missing:
         distance = _torus_distance(np.array(missing, dtype=np.float64) / 10)
-        if len(_SPECTRA) + len(missing) > MAX_CACHED_SPECTRA:
-            _SPECTRA.clear()
         edges, shades = stud_spectra(distance), shade_spectra(distance)
         for key, edge, shade in zip(missing, edges, shades, strict=True):
             _SPECTRA[key] = (edge.ravel(), shade.ravel())

@@ -298,3 +298,15 @@ def test_spectra_of_quarter_turned_parallaxes_are_turned_spectra():
         )
         np.testing.assert_allclose(stack, direct, atol=1e-10)
     assert len(lattice_view._SPECTRA) == made  # nothing new was made for the turns
+
+
+def test_spectra_cache_forgets_without_losing_what_a_look_needs(monkeypatch):
+    """A full cache is emptied before a look's spectra are made, never in between."""
+    monkeypatch.setattr(lattice_view, "MAX_CACHED_SPECTRA", 20)
+    lattice_view._SPECTRA.clear()
+    lattice_view._template_stack.cache_clear()
+    rng = np.random.default_rng(8)
+    for _ in range(6):
+        keys = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (16, 2)))
+        assert lattice_view._template_stack(keys).shape == (32, 16, 16)
+        assert len(lattice_view._SPECTRA) <= 20
