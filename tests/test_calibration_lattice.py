@@ -306,7 +306,10 @@ def test_spectra_cache_forgets_without_losing_what_a_look_needs(monkeypatch):
     lattice_view._SPECTRA.clear()
     lattice_view._template_stack.cache_clear()
     rng = np.random.default_rng(8)
+    keys = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (16, 2)))
     for _ in range(6):
-        keys = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (16, 2)))
+        # Half of each look's parallaxes are the last look's: a board moving a little.
+        fresh = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (8, 2)))
+        keys = keys[8:] + fresh
         assert lattice_view._template_stack(keys).shape == (32, 16, 16)
         assert len(lattice_view._SPECTRA) <= 20
