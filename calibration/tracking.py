@@ -33,7 +33,13 @@ from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
-from calibration.turn import cell_colours, hide_covered, map_labels, turn_scores
+from calibration.turn import (
+    cell_colours,
+    hide_covered,
+    map_labels,
+    turn_scores,
+    winning_turn,
+)
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -41,8 +47,9 @@ KEEP_TURN_SHARE = 0.6
 MAX_TRACK_SHIFT_MM = 4.0
 """Beyond this the stud lattice could have slipped a stud; a full search decides."""
 WINDOW_MARGIN_PX = 24
-"""Room around the last pose's lattice for the board's move and the corner bricks'
-edge profiles (4 px each way, 7 px from the border)."""
+"""Pixels of room around the last pose's lattice: the board moves a few before the fit
+refuses it, and the corner bricks' edge profiles reach 4 px across their outlines and
+must stay 7 px inside the window."""
 
 
 @dataclass
@@ -141,11 +148,9 @@ class BoardTracker:
             # which; a new turn is not taken on one lattice round's evidence (a wrong one
             # has won here by 3 times on colours a stud off): the whole fit from the last
             # pose decides.
-            order = np.argsort(scores)[::-1]
-            if order[0] != 0:
+            turn, margin, score = winning_turn(scores)
+            if turn != 0:
                 return None
-            score = float(scores[0])
-            margin = score / max(float(scores[order[1]]), 1e-6)
         if map_problem(margin, score, grid.blocks) or implausible_view(camera, pose):
             return None
         support = edge_support(gray, window, pose, BRICK_MODEL, 6.0, 4.0)

@@ -242,8 +242,12 @@ def best_turn(
     pose: Pose, colours: FloatArray, labels: NDArray[np.int32]
 ) -> tuple[Pose, float, float]:
     """As :func:`resolve_turn_scored`, from colours already sampled under ``pose``."""
-    scores = turn_scores(colours, labels)
+    turn, margin, best = winning_turn(turn_scores(colours, labels))
+    return turned_pose(pose, turn), margin, best
+
+
+def winning_turn(scores: FloatArray) -> tuple[int, float, float]:
+    """Which of the turns' map scores wins, by how many times the runner-up, and its score."""
     order = np.argsort(scores)[::-1]
-    best, second = scores[order[0]], scores[order[1]]
-    margin = best / max(second, 1e-6)
-    return turned_pose(pose, int(order[0])), margin, float(best)
+    best, second = float(scores[order[0]]), float(scores[order[1]])
+    return int(order[0]), best / max(second, 1e-6), best
