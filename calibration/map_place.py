@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 from calibration.board_model import moved_pose, turned_pose
 from calibration.camera import Camera, FloatArray, Pose
-from calibration.lattice_view import rectify_map, stud_scores
+from calibration.lattice_view import rectify_map
+from calibration.stud_cell import stud_scores
 from calibration.turn import (
     VISIBLE_STUD,
     card_means,

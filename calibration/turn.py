@@ -212,7 +212,7 @@ def resolve_turn_scored(
     """The quarter turn of ``pose`` the ground map agrees with, by what margin, and its score.
 
     With ``studs`` (per cell, how clearly its stud shows; see
-    :func:`calibration.lattice_view.stud_scores`) only the cells where the board itself shows
+    :func:`calibration.stud_cell.stud_scores`) only the cells where the board itself shows
     are scored.
     """
     colours = cell_colours(image, camera, pose)

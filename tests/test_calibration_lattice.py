@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration import grid, lattice_view
+from calibration import grid, lattice_view, stud_cell
 from calibration.alias import (
     SIZE_PINNING_BLOCKS,
     BoundaryCheck,
@@ -282,34 +282,34 @@ def test_spectra_of_quarter_turned_parallaxes_are_turned_spectra():
     """Spectra reused across a quarter turn must be the ones made from scratch."""
     rng = np.random.default_rng(4)
     keys = tuple((int(a), int(b)) for a, b in rng.integers(-40, 40, (16, 2)))
-    lattice_view._SPECTRA.clear()
-    lattice_view._template_stack.cache_clear()
-    lattice_view._template_stack(keys)
-    made = len(lattice_view._SPECTRA)
+    stud_cell._SPECTRA.clear()
+    stud_cell.template_stack.cache_clear()
+    stud_cell.template_stack(keys)
+    made = len(stud_cell._SPECTRA)
     for turned in (
         tuple((-b, a) for a, b in keys),
         tuple((-a, -b) for a, b in keys),
         tuple((b, -a) for a, b in keys),
     ):
-        stack = lattice_view._template_stack(turned)
-        distance = lattice_view._torus_distance(np.array(turned, float) / 10)
+        stack = stud_cell.template_stack(turned)
+        distance = stud_cell._torus_distance(np.array(turned, float) / 10)
         direct = np.concatenate(
-            [lattice_view.stud_spectra(distance), lattice_view.shade_spectra(distance)]
+            [stud_cell.stud_spectra(distance), stud_cell.shade_spectra(distance)]
         )
         np.testing.assert_allclose(stack, direct, atol=1e-10)
-    assert len(lattice_view._SPECTRA) == made  # nothing new was made for the turns
+    assert len(stud_cell._SPECTRA) == made  # nothing new was made for the turns
 
 
 def test_spectra_cache_forgets_without_losing_what_a_look_needs(monkeypatch):
     """A full cache is emptied before a look's spectra are made, never in between."""
-    monkeypatch.setattr(lattice_view, "MAX_CACHED_SPECTRA", 20)
-    lattice_view._SPECTRA.clear()
-    lattice_view._template_stack.cache_clear()
+    monkeypatch.setattr(stud_cell, "MAX_CACHED_SPECTRA", 20)
+    stud_cell._SPECTRA.clear()
+    stud_cell.template_stack.cache_clear()
     rng = np.random.default_rng(8)
     keys = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (16, 2)))
     for _ in range(6):
         # Half of each look's parallaxes are the last look's: a board moving a little.
         fresh = tuple((int(a), int(b)) for a, b in rng.integers(-60, 60, (8, 2)))
         keys = keys[8:] + fresh
-        assert lattice_view._template_stack(keys).shape == (32, 16, 16)
-        assert len(lattice_view._SPECTRA) <= 20
+        assert stud_cell.template_stack(keys).shape == (32, 16, 16)
+        assert len(stud_cell._SPECTRA) <= 20
