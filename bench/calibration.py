@@ -36,6 +36,31 @@ WRONG_PX = 2.0
 
 
 @dataclass
+class TrackTally:
+    """A tracker's frames: time each, how many it found and how many of those were off."""
+
+    ms: list[float] = field(default_factory=list)
+    found: int = 0
+    wrong: int = 0
+
+    def track(self, tracker: BoardTracker, frame) -> bool:
+        t0 = time.perf_counter()
+        result = tracker.update(frame.image)
+        self.ms.append((time.perf_counter() - t0) * 1000)
+        if result.found:
+            self.found += 1
+            self.wrong += grid_error(frame, result) > WRONG_PX
+        return result.found
+
+    def report(self, label: str) -> None:
+        if not self.ms:
+            return
+        med, p95 = np.percentile(self.ms, 50), np.percentile(self.ms, 95)
+        print(f"{label + ' frame ms':20s} median {med:.3f}  p95 {p95:.3f}")
+        print(f"{label + ' frames':20s} {self.found} of {len(self.ms)} found, {self.wrong} wrong")
+
+
+@dataclass
 class Tally:
     frames: int = 0
     found: int = 0
@@ -44,12 +69,8 @@ class Tally:
     trans_mm: list[float] = field(default_factory=list)
     rot_deg: list[float] = field(default_factory=list)
     first_ms: list[float] = field(default_factory=list)
-    tracked_ms: list[float] = field(default_factory=list)
-    tracked_found: int = 0
-    tracked_wrong: int = 0
-    next_ms: list[float] = field(default_factory=list)
-    next_found: int = 0
-    next_wrong: int = 0
+    tracked: TrackTally = field(default_factory=TrackTally)
+    following: TrackTally = field(default_factory=TrackTally)
     reasons: dict[str, int] = field(default_factory=dict)
     methods: dict[str, list[float]] = field(default_factory=dict)
     missed: list[int] = field(default_factory=list)
@@ -65,20 +86,8 @@ class Tally:
         print(f"translation error mm median {pct(self.trans_mm, 50)}  p95 {pct(self.trans_mm, 95)}")
         print(f"rotation error deg   median {pct(self.rot_deg, 50)}  p95 {pct(self.rot_deg, 95)}")
         print(f"first detection ms   median {pct(self.first_ms, 50)}  p95 {pct(self.first_ms, 95)}")
-        if self.tracked_ms:
-            med, p95 = pct(self.tracked_ms, 50), pct(self.tracked_ms, 95)
-            print(f"tracked frame ms     median {med}  p95 {p95}")
-            print(
-                f"tracked frames       {self.tracked_found} of {len(self.tracked_ms)} found,"
-                f" {self.tracked_wrong} wrong"
-            )
-        if self.next_ms:
-            med, p95 = pct(self.next_ms, 50), pct(self.next_ms, 95)
-            print(f"next tracked ms      median {med}  p95 {p95}")
-            print(
-                f"next tracked frames  {self.next_found} of {len(self.next_ms)} found,"
-                f" {self.next_wrong} wrong"
-            )
+        self.tracked.report("tracked")
+        self.following.report("next tracked")
         for method, errors in sorted(self.methods.items(), key=lambda kv: -len(kv[1])):
             print(
                 f"  found by {method:8s} x{len(errors)}: stud grid error median"
@@ -141,24 +150,12 @@ def run_set(
             tracker = BoardTracker(frame.camera, ground, result)
             nudged = _nudge(pose, rng)
             frame2 = render(_scene(ground), camera, nudged, options, seed=seed + 100000)
-            t0 = time.perf_counter()
-            tracked = tracker.update(frame2.image)
-            tally.tracked_ms.append((time.perf_counter() - t0) * 1000)
-            if tracked.found:
-                tally.tracked_found += 1
-                if grid_error(frame2, tracked) > WRONG_PX:
-                    tally.tracked_wrong += 1
+            if tally.tracked.track(tracker, frame2):
                 # And the next frame of the same scene, nudged again: a tracker in a
                 # stream, whose board and light carry over from frame to frame.
                 nudged = _nudge(nudged, rng)
                 frame3 = render(_scene(ground), camera, nudged, options, seed=seed + 100000)
-                t0 = time.perf_counter()
-                following = tracker.update(frame3.image)
-                tally.next_ms.append((time.perf_counter() - t0) * 1000)
-                if following.found:
-                    tally.next_found += 1
-                    if grid_error(frame3, following) > WRONG_PX:
-                        tally.next_wrong += 1
+                tally.following.track(tracker, frame3)
     tally.report(title)
     return tally
 
