@@ -125,14 +125,17 @@ def template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.comple
     wanted = list(dict.fromkeys(c for c, _ in canonical))
     if len(_SPECTRA) + len(wanted) > MAX_CACHED_SPECTRA:
         _SPECTRA.clear()
-    missing = [c for c in wanted if c not in _SPECTRA]
+    # What this look uses is gathered on the side, so that another thread emptying the
+    # shared cache meanwhile cannot take a spectrum from under it.
+    known = {c: pair for c in wanted if (pair := _SPECTRA.get(c)) is not None}
+    missing = [c for c in wanted if c not in known]
     if missing:
         distance = _torus_distance(np.array(missing, dtype=np.float64) / 10)
         edges, shades = stud_spectra(distance), shade_spectra(distance)
         for key, edge, shade in zip(missing, edges, shades, strict=True):
-            _SPECTRA[key] = (edge.ravel(), shade.ravel())
+            known[key] = _SPECTRA[key] = (edge.ravel(), shade.ravel())
     size = (CELL_PX, CELL_PX)
-    pairs = [[s[_TURNED[m]].reshape(size) for s in _SPECTRA[c]] for c, m in canonical]
+    pairs = [[s[_TURNED[m]].reshape(size) for s in known[c]] for c, m in canonical]
     stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
     stack.setflags(write=False)
     return stack
