@@ -158,8 +158,9 @@ class Pose:
     @functools.cached_property
     def rotation(self) -> FloatArray:
         """The rotation matrix, worked out once: a frame projects through one pose dozens
-        of times, and a pose never changes."""
+        of times, and a pose never changes (read-only, so that no caller can change it)."""
         matrix, _ = cv2.Rodrigues(self.rvec.reshape(3, 1))
+        matrix.setflags(write=False)
         return matrix
 
     @property
