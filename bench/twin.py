@@ -71,10 +71,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=20, help="frames per palace and mode")
+    parser.add_argument("--quick", action="store_true", help="3 frames each (a smoke run)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[50, 200])
     parser.add_argument("--plain-malloc", action="store_true",
                         help="leave the C allocator as it is (freed memory goes back)")
     args = parser.parse_args()
+    if args.quick:
+        args.frames = 3
     cv2.setNumThreads(1)
     kept = False if args.plain_malloc else keep_freed_memory()
     print(f"twin: render time per 1280x720 frame, one thread, {args.frames} frames each, "
