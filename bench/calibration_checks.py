@@ -32,7 +32,10 @@ LOOSE_PX = 1.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="20 frames (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.frames = 20
     cv2.setNumThreads(1)
     ground = load_map("1")
     accepted: dict[str, list[float]] = {"outline": [], "lattice": []}
