@@ -21,7 +21,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import PLATE_CORNERS, moved_pose, polygon_edges
+from calibration.board_model import (
+    PLATE_CORNERS,
+    moved_pose,
+    polygon_edges,
+    projected_outline,
+)
 from calibration.camera import Camera, FloatArray, Pose, project
 from rules.pieces import STUD_MM
 
@@ -162,11 +167,8 @@ def _board_box(
     straight sides) and padded by 8 pixels; a pose with the board behind the camera or
     thrown far outside the picture gets the whole picture.
     """
-    pts = _box_outline(reach)
-    if np.any(pose.to_camera(pts)[:, 2] <= 1.0):
-        return None
-    px = project(camera, pose, pts)
-    if not np.all(np.isfinite(px)) or np.abs(px).max() > 4 * (w + h):
+    px = projected_outline(camera, pose, _box_outline(reach))
+    if px is None or np.abs(px).max() > 4 * (w + h):
         return None
     x0 = max(0, int(np.floor(px[:, 0].min())) - 8) // 2 * 2
     y0 = max(0, int(np.floor(px[:, 1].min())) - 8) // 2 * 2

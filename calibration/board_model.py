@@ -77,6 +77,15 @@ def turned_pose(pose: Pose, k: int) -> Pose:
     return Pose.from_matrix(rot, pose.rotation @ t[:3, 3] + pose.tvec)
 
 
+def projected_outline(camera: Camera, pose: Pose, outline: FloatArray) -> FloatArray | None:
+    """The pixels of an outline of the board (N x 3 mm), or None when part of it lies behind
+    the camera or the pose throws it off to infinity: no box in the picture holds it."""
+    if np.any(pose.to_camera(outline)[:, 2] <= 1.0):
+        return None
+    px = project(camera, pose, outline)
+    return px if np.all(np.isfinite(px)) else None
+
+
 def view_rotation(camera: Camera, pose: Pose) -> int:
     """Which edge of the board faces the viewer: the ``rotation`` reported by ``locate``.
 

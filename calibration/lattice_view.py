@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.board_model import projected_outline
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.stud_cell import CELL_PX, PX_PER_MM, stud_scores, template_stack
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
@@ -81,12 +82,9 @@ def lattice_window(camera: Camera, pose: Pose, margin_px: int) -> tuple[int, int
     outline holds the extremes of a smooth projection, so its outline bounds every
     sample.
     """
-    outline = _coarse_outline()
     whole = (0, 0, camera.width, camera.height)
-    if np.any(pose.to_camera(outline)[:, 2] <= 1.0):
-        return whole
-    px = project(camera, pose, outline)
-    if not np.all(np.isfinite(px)):
+    px = projected_outline(camera, pose, _coarse_outline())
+    if px is None:
         return whole
     x0 = max(0, int(np.floor(px[:, 0].min())) - margin_px)
     y0 = max(0, int(np.floor(px[:, 1].min())) - margin_px)

@@ -160,14 +160,15 @@ def fisher_scores(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatAr
     floor = channels.min(axis=1, keepdims=True).astype(np.float64)
     span = float(np.ceil((channels.max(axis=1, keepdims=True) - floor).max())) + 1.0
     lift = np.repeat(np.arange(count * classes) * span, sizes)
-    keys = np.tile(channels - floor, (1, count)) + (groups * span)[None]
+    tiled = np.tile(channels, (1, count))  # every labeling's cells side by side
+    keys = (tiled - floor) + (groups * span)[None]
     keys.sort(axis=1)
     keys -= lift[None]
     medians = (keys[:, low] + keys[:, high]) / 2 + floor
     used = sizes >= 3
     gap = ((medians - centre[:, None]) ** 2).sum(axis=0)
     between = (np.where(used, sizes * gap, 0.0)).reshape(count, classes).sum(axis=1)
-    spread = ((np.tile(channels, count) - medians[:, groups]) ** 2).sum(axis=0)
+    spread = ((tiled - medians[:, groups]) ** 2).sum(axis=0)
     residual = np.where(used[groups], spread, 0.0).reshape(count, n)
     cap = 4.0 * _row_medians(residual)[:, None] + 1e-6
     within = np.minimum(residual, cap).sum(axis=1)
