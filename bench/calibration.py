@@ -30,7 +30,7 @@ from calibration.camera import project, rotation_angle_deg
 from calibration.pose import locate_board
 from calibration.tracking import BoardTracker
 from rules.maps import load_map
-from vision.twin import RenderOptions, random_camera, render
+from twin import RenderOptions, random_camera, render
 
 WRONG_PX = 2.0
 

@@ -24,7 +24,7 @@ from calibration.evidence import gray_float
 from calibration.fit import finish
 from calibration.pose import MAX_CANDIDATES, initial_pose, lattice_starts, rim_start
 from rules.maps import load_map
-from vision.twin import random_camera, render
+from twin import random_camera, render
 
 LOOSE_PX = 1.0
 

@@ -36,7 +36,7 @@ def render_frames(path: Path, n: int) -> None:
     """The first ``n`` in-range frames of `bench.calibration`, as plain arrays."""
     from bench.calibration import _nudge, _scene, options_for
     from rules.maps import load_map
-    from vision.twin import random_camera, render
+    from twin import random_camera, render
 
     ground = load_map("1")
     frames = []

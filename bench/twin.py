@@ -7,7 +7,7 @@ training set does. Prints the median and the 95th percentile per frame, clean an
 full realism, beside the target.
 
 The process keeps freed memory for reuse, as ``palace dataset`` does (see
-:func:`vision.twin.dataset.keep_freed_memory`); ``--plain-malloc`` measures without.
+:func:`twin.dataset.keep_freed_memory`); ``--plain-malloc`` measures without.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 from rules.maps import load_map
 from rules.palace import Palace, PalaceError
 from rules.pieces import BUILDING_COLORS, Axis, DecorationColor, Kind, Piece
-from vision.twin import RenderOptions, random_camera, render
-from vision.twin.dataset import keep_freed_memory
+from twin import RenderOptions, random_camera, render
+from twin.dataset import keep_freed_memory
 
 TARGET_MS = 150.0  # per frame on one core: 10,000 training images in about 25 minutes
 

@@ -36,7 +36,7 @@ from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
-twin = pytest.importorskip("vision.twin")
+twin = pytest.importorskip("twin")
 
 GROUND = load_map("1")
 

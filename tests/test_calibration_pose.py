@@ -19,7 +19,7 @@ from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
 
-twin = pytest.importorskip("vision.twin")
+twin = pytest.importorskip("twin")
 
 GROUND = load_map("1")
 CENTRE = np.array([128.0, 128.0, 0.0])

@@ -26,7 +26,7 @@ from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS
 
-twin = pytest.importorskip("vision.twin")
+twin = pytest.importorskip("twin")
 
 GROUND = load_map("1")
 

@@ -10,7 +10,7 @@ from calibration.camera import Camera, Pose, project
 from rules.maps import MapError
 from rules.pieces import BRICK_MM, STUD_HEIGHT_MM, STUD_MM, Axis, Kind, Piece
 from rules.scene import Scene
-from vision.twin import KIND_LABELS, PART_LABELS, RenderOptions, orbit_pose, random_camera, render
+from twin import KIND_LABELS, PART_LABELS, RenderOptions, orbit_pose, random_camera, render
 
 STUD_TOP = PART_LABELS["stud_top"]
 
@@ -222,7 +222,7 @@ def test_odd_cameras_and_poses_still_give_a_frame():
 
 def test_uncoloured_building_pieces_get_a_steady_building_colour():
     from rules.pieces import BUILDING_COLORS
-    from vision.twin.shading import LEGO_RGB, piece_color
+    from twin.shading import LEGO_RGB, piece_color
 
     allowed = {tuple(np.array(LEGO_RGB[c][::-1], np.float32) / 255) for c in BUILDING_COLORS}
     colours = set()

@@ -13,7 +13,7 @@ from palace.cli import main
 from rules.maps import SETUP_PIECES
 from rules.pieces import Kind, Piece
 from rules.scene import Scene
-from vision.twin.dataset import DatasetSpec, Progress, write_dataset
+from twin.dataset import DatasetSpec, Progress, write_dataset
 
 CAMERA = {
     "width": 240,

@@ -16,9 +16,9 @@ from calibration.camera import Camera
 from rules.maps import load_map
 from rules.palace import Palace, PalaceError
 from rules.pieces import Axis, Kind, Piece
-from vision.twin import RenderOptions, random_camera, raster, render
-from vision.twin import board as board_layer
-from vision.twin.lens import lens_for
+from twin import RenderOptions, random_camera, raster, render
+from twin import board as board_layer
+from twin.lens import lens_for
 
 
 def _palace(count: int, seed: int) -> Palace:

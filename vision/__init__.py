@@ -1,1 +1,2 @@
-"""Frames in, palace out: capture, the rendered twin, reconstruction."""
+"""Frames in, palace out: capture, change detection, reconstruction (the renderer that
+makes frames lives in :mod:`twin`)."""

@@ -2,7 +2,7 @@
 
 Plays ``N`` bot games with the rules engine and renders every turn's palace from ``K``
 random webcams (random light, table, clutter, noise), writing each picture with its
-labels, depth and truth JSON (see :mod:`vision.twin.dataset`). The same arguments
+labels, depth and truth JSON (see :mod:`twin.dataset`). The same arguments
 always give the same files.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 from palace.cli import UsageError
 from rules.maps import load_map
 from rules.scene import Scene
-from vision.twin.dataset import DatasetSpec, FrameWriteError, Progress, write_dataset
+from twin.dataset import DatasetSpec, FrameWriteError, Progress, write_dataset
 
 
 def add_parser(subparsers: Any) -> None:

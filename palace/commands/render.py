@@ -19,9 +19,9 @@ from palace.cli import UsageError
 from rules.jsonfile import read_json
 from rules.maps import MapError, load_map
 from rules.scene import load_scene
-from vision.twin import RenderOptions, render
-from vision.twin.cameras import random_pose
-from vision.twin.dataset import IMAGE_SUFFIXES, FrameWriteError, save_frame
+from twin import RenderOptions, render
+from twin.cameras import random_pose
+from twin.dataset import IMAGE_SUFFIXES, FrameWriteError, save_frame
 
 
 def add_parser(subparsers: Any) -> None:

@@ -17,14 +17,14 @@ from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, missing_corners
 from rules.scene import Scene
-from vision.twin import board as board_layer
-from vision.twin import raster
-from vision.twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
-from vision.twin.frame import Frame, RenderOptions
-from vision.twin.geometry import Geometry, piece_geometry
-from vision.twin.lens import Lens, lens_for
-from vision.twin.mesh import KIND_BACKGROUND, KIND_BOARD, PART_BODY, Mesh
-from vision.twin.realism import (
+from twin import board as board_layer
+from twin import raster
+from twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
+from twin.frame import Frame, RenderOptions
+from twin.geometry import Geometry, piece_geometry
+from twin.lens import Lens, lens_for
+from twin.mesh import KIND_BACKGROUND, KIND_BOARD, PART_BODY, Mesh
+from twin.realism import (
     TABLE_MM_PER_PX,
     TABLE_PX,
     Camera8Bit,
@@ -34,7 +34,7 @@ from vision.twin.realism import (
     random_pipeline,
     table_texture,
 )
-from vision.twin.shading import Light, piece_color, shade_polygons
+from twin.shading import Light, piece_color, shade_polygons
 
 CLEAN_LIGHT = Light(azimuth_deg=35.0, elevation_deg=60.0, ambient=0.5, diffuse=0.55,
                     specular=0.2, shininess=40.0, shadow=0.5, softness_mm=1.5)

@@ -10,8 +10,8 @@ import numpy as np
 from calibration.camera import Camera, Pose
 from rules.pieces import Piece
 from rules.scene import Scene
-from vision.twin.mesh import KIND_LABELS, PART_LABELS
-from vision.twin.shading import Light
+from twin.mesh import KIND_LABELS, PART_LABELS
+from twin.shading import Light
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ import cv2
 import numpy as np
 
 from rules.scene import Scene
-from vision.twin.cameras import random_camera
-from vision.twin.frame import Frame, RenderOptions
-from vision.twin.renderer import render
+from twin.cameras import random_camera
+from twin.frame import Frame, RenderOptions
+from twin.renderer import render
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 

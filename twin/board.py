@@ -18,9 +18,9 @@ import numpy as np
 
 from rules.maps import GroundMap
 from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM, Piece
-from vision.twin.lens import Lens
-from vision.twin.mesh import PART_CARD, PART_HOLE, PART_STUD_SIDE, PART_STUD_TOP, STUD_R
-from vision.twin.shading import BASEPLATE_RGB, GROUND_RGB, Light
+from twin.lens import Lens
+from twin.mesh import PART_CARD, PART_HOLE, PART_STUD_SIDE, PART_STUD_TOP, STUD_R
+from twin.shading import BASEPLATE_RGB, GROUND_RGB, Light
 
 HOLE_R = 2.95  # the card's holes are a little wider than the studs
 TEXTURE_PX_PER_MM = 2

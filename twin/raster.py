@@ -3,7 +3,7 @@
 Coverage comes from OpenCV (sub-pixel vertices, 4 fractional bits); depth is exact
 because on a plane ``1/z`` is an affine function of the *pinhole* pixel position, so
 each polygon writes ``a*u + b*v + c`` (u, v: the undistorted position of each picture
-pixel, see :mod:`vision.twin.lens`) into its bounding box and keeps the pixels where it
+pixel, see :mod:`twin.lens`) into its bounding box and keeps the pixels where it
 is nearer than what is there. That gives correct occlusion for interlocking pieces (an
 arch over a brick, a column seen through an arch's opening) with no depth sorting.
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.twin.geometry import Geometry
-from vision.twin.lens import Lens
+from twin.geometry import Geometry
+from twin.lens import Lens
 
 NEAR_MM = 1.0
 CYL_SEGMENTS = 16

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from rules.pieces import BOARD_MM, BUILDING_COLORS, STUD_MM, Axis, Kind, Piece
-from vision.twin.mesh import (
+from twin.mesh import (
     KIND_BACKGROUND,
     PART_DETAIL,
     UP,
@@ -20,7 +20,7 @@ from vision.twin.mesh import (
     add_faceted_cylinder,
     piece_mesh,
 )
-from vision.twin.shading import piece_color
+from twin.shading import piece_color
 
 CLUTTER = -2
 TABLE_Z = -1.6  # the baseplate's thickness: the table lies this far below the board frame

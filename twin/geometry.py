@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rules.pieces import Piece
-from vision.twin.mesh import Mesh, piece_mesh
+from twin.mesh import Mesh, piece_mesh
 
 
 @dataclass(frozen=True)
