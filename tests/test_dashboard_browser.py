@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import uvicorn
-
 from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session
+
 from palace.server import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
