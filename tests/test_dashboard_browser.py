@@ -16,7 +16,11 @@ import pytest
 import uvicorn
 from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session
 
+from calibration.evidence import BoardLocation
 from palace.server import create_app
+from twin.cameras import random_camera
+from twin.frame import RenderOptions
+from twin.renderer import render
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -51,6 +55,18 @@ def served(tmp_path):
     session.close()
 
 
+def _camera_picture(session, pieces):
+    """What a webcam would see of the board with this turn built (the twin renders it),
+    and where the board is in it."""
+    camera, pose = random_camera(np.random.default_rng(3), 1280, 720, elevation_deg=(50, 60),
+                                 distortion=0.3)
+    palace = session.palace()
+    for piece in sorted(pieces, key=lambda p: p.z):
+        palace.place(piece.moved(color=piece.color or "tan"))
+    frame = render(palace, camera, pose, RenderOptions(clean=True), seed=1)
+    return frame.image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0)
+
+
 def test_a_turn_through_the_page(served, tmp_path):
     session, url = served
     shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
@@ -63,10 +79,11 @@ def test_a_turn_through_the_page(served, tmp_path):
         # The camera reads a legal staircase, one piece of it doubtful.
         pieces = legal_staircase(session)
         readings = tuple(FakePiece(p, 0.3 if i == 0 else 0.97) for i, p in enumerate(pieces))
-        picture = np.full((720, 1280, 3), 90, np.uint8)
-        session.show_frame(picture, None)
+        picture, location = _camera_picture(session, pieces)
+        session.show_frame(picture, location)
         session.camera_turn(FakeReading(True, readings), [picture])
         page.wait_for_selector("[data-testid=sync].out_of_sync")
+        page.wait_for_selector("#camera[src]")
         doubtful = page.locator("#draft-pieces tr.doubtful")
         assert doubtful.count() == 1
         # Correct: move the doubtful piece away (illegal now), then back (legal again).
@@ -96,6 +113,7 @@ def test_a_turn_through_the_page(served, tmp_path):
         assert session.game.scores()[0] == expected
         assert page.inner_text("[data-testid=score-0]").startswith(f"{expected} ")
         page.screenshot(path=str(shots / "dashboard-confirmed.png"))
+        assert page.evaluate("document.querySelector('#camera').naturalWidth") == 960
         # Undo: the turn's pieces come back to be corrected, the score goes back to 0.
         page.click("[data-testid=undo-1]")
         page.wait_for_selector("[data-testid=sync].pending")
