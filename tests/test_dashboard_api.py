@@ -79,7 +79,7 @@ def test_a_whole_game_flow(table):
 
 
 def test_shared_victory_without_the_monkey(table):
-    session, client = table
+    _, client = table
     client.post("/api/game", json={"players": 3})
     state = client.post("/api/game/end", json={"reason": "dinner"}).json()
     assert [r["winner"] for r in state["ranking"]] == [True, True, True]
