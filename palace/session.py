@@ -58,7 +58,6 @@ from rules.scene import scene_from_json
 from rules.settings import RuleSettings
 from rules.staircase import split_turn
 
-CAMERA_STATES = ("off", "searching", "tracking", "hands", "settling", "reading")
 MAX_TURN_FRAMES = 4
 """Frames kept per turn: the settled frame before, the one read, and a few between."""
 
@@ -160,8 +159,9 @@ class TableSession:
         self.hub.publish("frame")
 
     def camera_status(self, state: str, detail: str = "") -> None:
-        changed = (state, detail) != (self.camera["state"], self.camera["detail"])
-        self.camera.update(state=state, detail=detail)
+        with self._frame_lock:
+            changed = (state, detail) != (self.camera["state"], self.camera["detail"])
+            self.camera.update(state=state, detail=detail)
         if changed:
             self._changed()
 
@@ -198,6 +198,8 @@ class TableSession:
         return "pending" if legal and not doubtful else "out_of_sync"
 
     def state(self) -> dict[str, Any]:
+        with self._frame_lock:
+            camera = dict(self.camera)
         with self._lock:
             game, draft, report = self.game, self.draft, self._report
             out = views.game_json(game, self.row.names)
@@ -205,16 +207,11 @@ class TableSession:
             out.update(
                 game_id=self.row.id, map=self.row.map_name, seed=self.row.seed,
                 ended=self.row.ended is not None, end_reason=self.row.end_reason,
-                sync=self.sync, version=self.hub.versions["state"], camera=dict(self.camera),
+                sync=self.sync, version=self.hub.versions["state"], camera=camera,
                 market=views.market_json(game, color),
                 palace=views.palace_json(game, self._placed_in),
-                turns=self._turn_list(),
-                draft=None if draft is None else {
-                    **draft.to_json(), "doubtful": list(draft.doubtful),
-                    "report": report.to_json() if report else None,
-                    "words": views.report_words(report) if report else [draft.reason],
-                    "offending": sorted({i for v in report.violations for i in v.pieces})
-                    if report else []})
+                turns=views.turns_json(self.log.turns(self.row.id, undone=True)),
+                draft=views.draft_json(draft, report))
             return out
 
     def state_bytes(self) -> bytes:
@@ -224,15 +221,6 @@ class TableSession:
             if self._state is None or self._state[0] != version:
                 self._state = (version, json.dumps(self.state()).encode())
             return self._state[1]
-
-    def _turn_list(self) -> list[dict[str, Any]]:
-        out = []
-        for t in self.log.turns(self.row.id, undone=True):
-            out.append({"number": t.number, "seat": t.seat, "round": t.round, "kind": t.kind,
-                        "source": t.source, "undone": t.undone is not None,
-                        "report": t.report, "result": t.result,
-                        "words": views.report_words(views.report_from_json(t.report))})
-        return out
 
     def camera_jpeg(self) -> tuple[int, bytes] | None:
         with self._frame_lock:

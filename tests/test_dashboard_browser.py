@@ -67,6 +67,17 @@ def _camera_picture(session, pieces):
     return frame.image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0)
 
 
+def _click_a_stud_in_3d(page, x, y):
+    """Clicks the middle of stud (x, y) where the 3D view shows it."""
+    at = page.evaluate("""([x, y]) => {
+        const view = window.palaceView, V = view.camera.position.constructor;
+        const p = new V(x + 0.5, 0, y + 0.5).project(view.camera);
+        const r = view.renderer.domElement.getBoundingClientRect();
+        return [r.left + (p.x + 1) / 2 * r.width, r.top + (1 - p.y) / 2 * r.height];
+    }""", [x, y])
+    page.mouse.click(*at)
+
+
 def test_a_turn_through_the_page(served, tmp_path):
     session, url = served
     shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
@@ -84,6 +95,9 @@ def test_a_turn_through_the_page(served, tmp_path):
         session.camera_turn(FakeReading(True, readings), [picture])
         page.wait_for_selector("[data-testid=sync].out_of_sync")
         page.wait_for_selector("#camera[src]")
+        _click_a_stud_in_3d(page, 20, 5)
+        assert (page.input_value("#editor [name=x]"), page.input_value("#editor [name=y]")) \
+            == ("20", "5")
         doubtful = page.locator("#draft-pieces tr.doubtful")
         assert doubtful.count() == 1
         # Correct: move the doubtful piece away (illegal now), then back (legal again).
