@@ -74,6 +74,7 @@ function render(s) {
   if (state && s.version < state.version && s.game_id === state.game_id) return;
   if (!state || s.game_id !== state.game_id || (state.draft && !s.draft)) picks = new Set();
   state = s;
+  if (selected && !(s.draft && s.draft.pieces.some((d) => d.piece.id === selected))) selected = null;
   const sync = $("#sync");
   sync.textContent = { ready: "in sync", pending: "turn read", out_of_sync: "out of sync", over: "game over" }[s.sync];
   sync.className = "badge " + s.sync;
