@@ -243,9 +243,10 @@ class GameLog:
                 db.execute("INSERT INTO corrections(game_id, turn_number, action_json, created)"
                            " VALUES (?, ?, ?, ?)",
                            (game_id, turn_number, json.dumps(correction), now))
-            if frames is not None:
+            if frames is not None or draft is None:
                 db.execute("DELETE FROM frames WHERE game_id = ? AND turn_id IS NULL",
                            (game_id,))
+            if frames is not None:
                 db.executemany("INSERT INTO frames(game_id, turn_id, idx, jpeg, created)"
                                " VALUES (?, NULL, ?, ?, ?)",
                                [(game_id, i, f, now) for i, f in enumerate(frames)])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -225,10 +226,23 @@ def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000) -> N
     """Runs the server until interrupted; away from 127.0.0.1 it makes and prints a
     join code that every page must give."""
     code = None if is_loopback(host) else f"{secrets.randbelow(10**6):06d}"
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = _lan_address() if host in ("0.0.0.0", "::") else host
     print(f"Palace Eye: the table is at http://{shown}:{port}/", flush=True)
     if code:
-        print(f"Join code {code}: open http://<this machine>:{port}/join?code={code}",
+        print(f"Join code {code}: on the tablet open http://{shown}:{port}/join?code={code}",
               flush=True)
     app = create_app(session, join_code=code)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Pages hold their event streams open for ever: without a limit on the graceful
+    # shutdown, Ctrl-C would wait for every tablet to close its page.
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+
+
+def _lan_address() -> str:
+    """This machine's address on its local network, as a tablet would reach it (a UDP
+    socket is only pointed at a private address: nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
