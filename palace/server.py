@@ -19,8 +19,10 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -62,7 +64,7 @@ def is_loopback(host: str) -> bool:
 
 def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
     """The FastAPI app serving ``session``; ``join_code`` guards every request."""
-    app = FastAPI(title="Palace Eye", version="1",
+    app = FastAPI(title="Palace Eye", version="1", docs_url=None, redoc_url=None,
                   description="The table assistant of LEGO Monkey Palace: the game as the "
                   "camera and the players have it, its turns, cards, corrections and undo.")
     static = resources.files("palace") / "static"
@@ -86,6 +88,15 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
 
     def state() -> StateOut:
         return StateOut.model_validate_json(session.state_bytes())
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        """The OpenAPI page, its scripts served from the package (no CDN at the table)."""
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title="Palace Eye API",
+            swagger_js_url="/static/vendor/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/static/vendor/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/static/vendor/swagger-ui/favicon-32x32.png")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

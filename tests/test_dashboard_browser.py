@@ -85,6 +85,10 @@ def test_a_turn_through_the_page(served, tmp_path):
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1500})
         page.on("dialog", lambda d: d.accept())
+        outside: list[str] = []
+        page.route("**/*", lambda route: (
+            route.continue_() if route.request.url.startswith(url)
+            else (outside.append(route.request.url), route.abort())))
         page.goto(url)
         page.wait_for_selector("[data-testid=sync].ready")
         # The camera reads a legal staircase, one piece of it doubtful.
@@ -135,4 +139,8 @@ def test_a_turn_through_the_page(served, tmp_path):
             "document.querySelector('[data-testid=score-0]').textContent.startsWith('0 ')")
         assert session.game.scores()[0] == 0
         assert page.locator("#turns li.undone").count() == 1
+        # The API page works without the internet too.
+        page.goto(f"{url}/docs")
+        page.get_by_text("/api/turn/confirm", exact=True).first.wait_for()
+        assert outside == [], "the page and the API page load nothing from outside"
         browser.close()
