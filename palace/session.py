@@ -47,7 +47,7 @@ from palace.draft import (
 )
 from palace.gamelog import GameLog, GameRow
 from palace.ldraw import palace_ldr
-from palace.overlay import OverlayScene, draw_overlay, encode_jpeg
+from palace.overlay import CameraFrame, OverlayScene, draw_overlay, encode_jpeg, scaled
 from palace.replay import game_export, palace_at, replay
 from rules.cards import PurchaseError
 from rules.game import Game, GameError, IllegalTurnError
@@ -79,7 +79,7 @@ class TableSession:
         self.hub = Broadcast()
         self._lock = threading.RLock()
         self._frame_lock = threading.Lock()
-        self._view: NDArray[np.uint8] | None = None
+        self._frame: CameraFrame | None = None
         self._jpeg: tuple[int, bytes] | None = None
         self._state: tuple[int, bytes] | None = None
         self.camera = {"state": "off", "detail": "", "frame": 0, "board": False}
@@ -144,16 +144,21 @@ class TableSession:
             return self.game.palace.ground
 
     def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
-        with self._lock:
-            scene = OverlayScene(
-                self.game.palace.pieces, self.draft.added if self.draft else (),
-                self._report.path if self._report else (),
-                self.draft.doubtful if self.draft else ())
+        """Keeps the picture (scaled for the page) with what to draw on it; the overlay
+        is drawn when a page asks for it, so a loop with nobody watching pays nothing."""
+        view, scale = scaled(image)
         found = bool(location is not None and location.found and location.pose is not None)
-        view = draw_overlay(image, location.camera if found else None,
-                            location.pose if found else None, scene if found else None)
+        scene = None
+        if found:
+            with self._lock:
+                draft, report = self.draft, self._report
+                scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
+                                     report.path if report else (),
+                                     draft.doubtful if draft else ())
+        frame = CameraFrame(view, scale, location.camera if found else None,
+                            location.pose if found else None, scene)
         with self._frame_lock:
-            self._view = view
+            self._frame = frame
             self.camera["frame"] = int(self.camera["frame"]) + 1
             self.camera["board"] = found
         self.hub.publish("frame")
@@ -223,13 +228,17 @@ class TableSession:
             return self._state[1]
 
     def camera_jpeg(self) -> tuple[int, bytes] | None:
+        """The newest picture with its overlay as JPEG and its number; drawn and encoded
+        once per picture however many pages ask."""
         with self._frame_lock:
-            if self._view is None:
-                return None
-            frame = int(self.camera["frame"])
-            if self._jpeg is None or self._jpeg[0] != frame:
-                self._jpeg = (frame, encode_jpeg(self._view))
-            return self._jpeg
+            frame, number, cached = self._frame, int(self.camera["frame"]), self._jpeg
+        if frame is None:
+            return None
+        if cached is None or cached[0] != number:
+            cached = (number, encode_jpeg(draw_overlay(frame)))
+            with self._frame_lock:
+                self._jpeg = cached
+        return cached
 
     # -- the players' actions ---------------------------------------------------------
     def correct(self, action: dict[str, Any]) -> None:

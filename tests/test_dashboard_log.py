@@ -12,7 +12,7 @@ from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_sess
 
 from calibration.camera import project
 from calibration.evidence import BoardLocation
-from palace.overlay import FRAME_MAX_BYTES, draw_overlay, encode_jpeg
+from palace.overlay import FRAME_MAX_BYTES, CameraFrame, draw_overlay, encode_jpeg, scaled
 from twin.cameras import random_camera
 
 
@@ -54,8 +54,9 @@ def test_the_overlay_is_drawn_on_the_board(tmp_path):
     camera, pose = random_camera(np.random.default_rng(2), 1280, 720, elevation_deg=(60, 70))
     image = np.zeros((720, 1280, 3), np.uint8)
     session = open_session(tmp_path)
-    plain = draw_overlay(image, None, None, None)
-    assert plain.shape == (540, 960, 3) and not plain.any()
+    view, scale = scaled(image)
+    plain = draw_overlay(CameraFrame(view, scale))
+    assert scale == 0.75 and plain.shape == (540, 960, 3) and not plain.any()
     pieces = legal_staircase(session)
     session.camera_turn(FakeReading(True, tuple(FakePiece(p, 0.2) for p in pieces)), [])
     session.show_frame(image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0))
