@@ -221,9 +221,12 @@ class GameLog:
 
     def undo(self, game_id: int, number: int, draft: dict[str, Any] | None) -> None:
         """Marks turn ``number`` and every later one undone and opens ``draft`` (the
-        undone turn's pieces, to be corrected and confirmed again) in their place."""
+        undone turn's pieces, to be corrected and confirmed again) in their place; a
+        game that had ended is open again (going back is what the players asked for)."""
         with self._step() as db:
             now = time.time()
+            db.execute("UPDATE games SET ended = NULL, end_reason = NULL WHERE id = ?",
+                       (game_id,))
             db.execute("INSERT INTO undos(game_id, turn_number, created) VALUES (?, ?, ?)",
                        (game_id, number, now))
             db.execute("UPDATE turns SET undone = ? WHERE game_id = ? AND number >= ?"
