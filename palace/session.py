@@ -175,11 +175,13 @@ class TableSession:
         with self._lock:
             if self.over:
                 return
+            kept = self.draft
             if reading.found and not reading.added and not reading.uncertain:
                 self.camera_status("tracking", "the board settled with nothing new on it")
+                if kept is not None and kept.source == "camera" and not kept.corrections:
+                    self._set_draft(None)  # what the camera had read was taken away
                 return
             new = from_reading(reading, [p.id for p in self.game.palace])
-            kept = self.draft
             if kept is not None and (kept.source != "camera" or kept.corrections):
                 new = replace(self.draft, notice=f"The camera read the board again "
                               f"({len(new.pieces)} new pieces); your corrections are kept.")

@@ -204,6 +204,10 @@ def test_doubtful_and_failed_readings_go_out_of_sync(table):
     state = client.get("/api/state").json()
     assert state["sync"] == "out_of_sync"
     assert "a hand hides the board" in " ".join(state["draft"]["words"])
+    read(session, pieces)
+    assert client.get("/api/state").json()["sync"] == "pending"
+    session.camera_turn(FakeReading(True), [])  # the pieces were taken off again
+    assert client.get("/api/state").json()["sync"] == "ready"
 
 
 def test_corrections_by_hand_make_a_turn_and_undo_gives_it_back(table):
