@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray
+from calibration.image_file import ImageFileError, load_image
 
 MIN_VIEWS = 3
 _PATTERN_RE = re.compile(r"^chessboard:(\d+)x(\d+):(\d+(?:\.\d+)?)$")
@@ -193,12 +194,8 @@ def load_images(
     images: list[tuple[str, NDArray[np.uint8]]] = []
     unreadable: list[tuple[str, str]] = []
     for path in paths:
-        if not Path(path).is_file():
-            unreadable.append((str(path), "no such file"))
-            continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            unreadable.append((str(path), "not a readable image"))
-        else:
-            images.append((str(path), image))
+        try:
+            images.append((str(path), load_image(path)))
+        except ImageFileError as exc:
+            unreadable.append((str(path), str(exc).removeprefix(f"{path}: ")))
     return images, unreadable

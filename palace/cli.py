@@ -21,11 +21,12 @@ class UsageError(Exception):
 
 def _input_errors() -> tuple[type[BaseException], ...]:
     from calibration.camera import CameraFileError
+    from calibration.image_file import ImageFileError
     from rules.maps import MapError
     from rules.palace import PalaceError
     from rules.scene import SceneError
 
-    return (UsageError, SceneError, MapError, PalaceError, CameraFileError)
+    return (UsageError, SceneError, MapError, PalaceError, CameraFileError, ImageFileError)
 
 
 def build_parser() -> argparse.ArgumentParser:
