@@ -135,7 +135,7 @@ def test_calibrate_command_writes_camera_and_reports(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0
     assert "RMS reprojection error" in captured.out
-    assert "junk.png: not a readable image" in captured.err
+    assert "junk.png: not a PNG or JPEG picture" in captured.err
     data = json.loads(out.read_text())
     assert abs(data["camera_matrix"][0][0] / TRUE_CAMERA.fx - 1) < 0.02
 
