@@ -99,7 +99,7 @@ def load_image(
             )
         data = path.read_bytes()
     except FileNotFoundError:
-        raise ImageFileError(f"{path}: no such picture") from None
+        raise ImageFileError(f"{path}: no such file") from None
     except OSError as exc:
         raise ImageFileError(f"{path}: cannot read the picture ({exc.strerror or exc})") from None
     try:

@@ -21,10 +21,18 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import Camera, FloatArray
+from calibration.camera import Camera, CameraFileError, FloatArray, Pose, project
 from calibration.image_file import ImageFileError, load_image
 
 MIN_VIEWS = 3
+MAX_CORNERS_PER_SIDE = 100
+"""Printed chessboards have a few to a few dozen inner corners a side."""
+SQUARE_MM_RANGE = (1.0, 500.0)
+MAX_RMS_PX = 2.0
+"""Above this no single camera explains the views (a good calibration is under 0.5 px;
+blurred webcam views reach 1): unrelated cameras or resized copies are mixed in."""
+SAME_VIEW_PX = 0.5
+"""Two views whose corners all lie within this of each other are one picture twice."""
 _PATTERN_RE = re.compile(r"^chessboard:(\d+)x(\d+):(\d+(?:\.\d+)?)$")
 
 
@@ -52,9 +60,14 @@ class ChessboardPattern:
                 "(inner corners, e.g. chessboard:9x6:25)"
             )
         cols, rows, square = int(match[1]), int(match[2]), float(match[3])
-        if cols < 3 or rows < 3 or square <= 0:
+        low, high = SQUARE_MM_RANGE
+        if not (3 <= cols <= MAX_CORNERS_PER_SIDE and 3 <= rows <= MAX_CORNERS_PER_SIDE):
             raise CalibrationError(
-                f"pattern {text!r}: needs at least 3x3 inner corners and a positive square size"
+                f"pattern {text!r}: needs 3 to {MAX_CORNERS_PER_SIDE} inner corners a side"
+            )
+        if not low <= square <= high:
+            raise CalibrationError(
+                f"pattern {text!r}: squares must be {low:g} to {high:g} mm wide"
             )
         return cls(cols, rows, square)
 
@@ -96,7 +109,11 @@ def calibrate_chessboard(
     """Full intrinsics (focal lengths, principal point, k1 k2 p1 p2 k3) from named images.
 
     Views where the pattern is not found are listed in ``rejected`` rather than failing
-    the run: a user photographs twenty views and two are blurred, that is normal.
+    the run: a user photographs twenty views and two are blurred, that is normal. A view
+    that repeats another (the same file twice, or the chessboard at the same pixels) is
+    rejected too: it adds no information but makes a fit look better supported than it
+    is. When no single camera explains the views (RMS over :data:`MAX_RMS_PX`), the run
+    fails naming the views that fit worst.
     """
     object_points: list[NDArray[np.float32]] = []
     image_points: list[NDArray[np.float32]] = []
@@ -114,6 +131,10 @@ def calibrate_chessboard(
         if corners is None:
             rejected.append((name, f"no complete {pattern.cols}x{pattern.rows} chessboard found"))
             continue
+        twin = _same_view(corners, image_points, used)
+        if twin is not None:
+            rejected.append((name, f"the same view as {twin}"))
+            continue
         object_points.append(pattern.object_points())
         image_points.append(corners.astype(np.float32).reshape(-1, 1, 2))
         used.append(name)
@@ -122,11 +143,41 @@ def calibrate_chessboard(
             f"only {len(used)} usable view(s) of the chessboard, need at least {MIN_VIEWS}"
             + "".join(f"; {n}: {why}" for n, why in rejected)
         )
-    rms, matrix, dist, _, _ = cv2.calibrateCamera(object_points, image_points, size, None, None)
+    rms, matrix, dist, rvecs, tvecs = cv2.calibrateCamera(
+        object_points, image_points, size, None, None
+    )
     camera = Camera(
         size[0], size[1], np.asarray(matrix, float), np.asarray(dist, float).reshape(-1)
     )
+    if not rms <= MAX_RMS_PX:
+        errors = [
+            (float(np.sqrt(np.mean((project(camera, Pose(r.reshape(3), t.reshape(3)),
+                                            obj.astype(np.float64)) - img.reshape(-1, 2)) ** 2)
+                               * 2)), name)
+            for obj, img, r, t, name in zip(object_points, image_points, rvecs, tvecs, used,
+                                            strict=True)
+        ]
+        worst = ", ".join(f"{name} {err:.1f} px" for err, name in sorted(errors)[::-1][:3])
+        raise CalibrationError(
+            f"no single camera explains these {len(used)} views: RMS reprojection error "
+            f"{rms:.2f} px, at most {MAX_RMS_PX:g} expected (worst: {worst}); are they "
+            "from one camera at one resolution?"
+        )
+    try:
+        camera = Camera.from_json(camera.to_json(), "the calibrated camera")
+    except CameraFileError as exc:
+        raise CalibrationError(f"{exc}; the views do not pin the lens down") from None
     return IntrinsicsResult(camera, float(rms), used, rejected)
+
+
+def _same_view(
+    corners: FloatArray, earlier: Sequence[NDArray[np.float32]], names: Sequence[str]
+) -> str | None:
+    """The name of an earlier view with the chessboard at the same pixels, if any."""
+    for points, name in zip(earlier, names, strict=True):
+        if np.max(np.abs(points.reshape(-1, 2) - corners)) < SAME_VIEW_PX:
+            return name
+    return None
 
 
 def focal_from_homography(homography: FloatArray, camera: Camera) -> float | None:

@@ -79,8 +79,12 @@ def test_pattern_parsing_names_the_problem():
     assert ChessboardPattern.parse("chessboard:9x6:25") == ChessboardPattern(9, 6, 25.0)
     with pytest.raises(CalibrationError, match="COLSxROWS"):
         ChessboardPattern.parse("checker:9x6")
-    with pytest.raises(CalibrationError, match="3x3"):
+    with pytest.raises(CalibrationError, match="3 to 100 inner corners"):
         ChessboardPattern.parse("chessboard:2x6:25")
+    with pytest.raises(CalibrationError, match="3 to 100 inner corners"):
+        ChessboardPattern.parse("chessboard:99999999999x6:25")
+    with pytest.raises(CalibrationError, match="squares must be 1 to 500 mm"):
+        ChessboardPattern.parse("chessboard:9x6:0.0001")
 
 
 def test_chessboard_calibration_recovers_focal_length():

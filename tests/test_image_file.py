@@ -97,7 +97,7 @@ def test_a_damaged_png_body_is_refused(tmp_path):
 
 
 def test_missing_and_folder_paths_are_named(tmp_path):
-    with pytest.raises(ImageFileError, match="no such picture"):
+    with pytest.raises(ImageFileError, match="no such file"):
         load_image(tmp_path / "nope.png")
     with pytest.raises(ImageFileError, match="not a file"):
         load_image(tmp_path)

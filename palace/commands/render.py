@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.camera import Camera, CameraFileError, Pose
 from palace.cli import UsageError
-from rules.jsonfile import read_json
+from rules.formats import read_json
 from rules.maps import MapError, load_map
 from rules.scene import load_scene
 from twin import RenderOptions, render
