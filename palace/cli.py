@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"palace {args.command}: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a disk that fills up, a file that vanished while writing
-        if isinstance(exc, BrokenPipeError):
+        if isinstance(exc, BrokenPipeError):  # output piped into `head` and closed early
             sys.stderr.close()
             return 0
         print(f"palace {args.command}: {_os_message(exc)}", file=sys.stderr)
@@ -100,4 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as `python -m palace.cli`, this file is `__main__`, and the commands' import of
+    # `palace.cli` would make a second UsageError that the first `main` does not catch.
+    from palace.cli import main as package_main
+
+    sys.exit(package_main())

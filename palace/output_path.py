@@ -19,7 +19,7 @@ from palace.cli import UsageError
 
 def _writable_folder(folder: Path, option: str, path: Path) -> None:
     if not folder.exists():
-        raise UsageError(f"{option} {path}: the folder {folder} does not exist")
+        raise UsageError(f"{option} {path}: no such folder {folder}")
     if not folder.is_dir():
         raise UsageError(f"{option} {path}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):

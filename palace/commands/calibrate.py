@@ -14,6 +14,7 @@ from calibration.intrinsics import (
 )
 from calibration.profile import Profile
 from palace.cli import UsageError
+from palace.output_path import output_file
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,6 +37,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_file(args.out, "--out")
+    profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
     try:
         pattern = ChessboardPattern.parse(args.pattern)
     except CalibrationError as exc:
@@ -50,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
     for name, why in result.rejected:
         print(f"rejected {name}: {why}", file=sys.stderr)
     result.camera.save(args.out)
-    if args.profile:
-        profile = Profile.load(args.profile)
+    if profile is not None:
         profile.camera = result.camera
         profile.save(args.profile)
     cam = result.camera
