@@ -10,7 +10,6 @@ by calibration can be handed to the renderer and back without conversion.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.formats import CameraModel, PoseModel
-from rules.formats import read_json, validate
+from rules.formats import read_json, validate, write_json
 
 FloatArray = NDArray[np.float64]
 
@@ -120,7 +119,7 @@ class Camera:
         return cls.from_json(read_json(path, "camera file", CameraFileError), str(path))
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        write_json(path, self.to_json())
 
 
 @dataclass(frozen=True, eq=False)

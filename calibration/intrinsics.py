@@ -164,9 +164,12 @@ def calibrate_chessboard(
             "from one camera at one resolution?"
         )
     try:
-        camera = Camera.from_json(camera.to_json(), "the calibrated camera")
-    except CameraFileError as exc:
-        raise CalibrationError(f"{exc}; the views do not pin the lens down") from None
+        camera = Camera.from_json(camera.to_json(), "the best fit")
+    except CameraFileError as exc:  # a lens no camera has: the views disagree
+        raise CalibrationError(
+            f"no single camera explains these {len(used)} views ({exc}); are they from one "
+            "camera at one resolution?"
+        ) from None
     return IntrinsicsResult(camera, float(rms), used, rejected)
 
 

@@ -7,14 +7,13 @@ starts looking, which makes the first frame of the next game as fast as any othe
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from calibration.camera import Camera, CameraFileError, Pose
 from calibration.formats import PROFILE_FORMAT, ProfileModel
-from rules.formats import read_json, validate
+from rules.formats import read_json, validate, write_json
 from rules.maps import GroundMap, map_from_model
 
 DEFAULT_TABLE = "default"
@@ -76,4 +75,4 @@ class Profile:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        write_json(path, self.to_json())

@@ -116,6 +116,16 @@ def read_json(
         raise error(f"{path}: not valid JSON ({exc})") from None
 
 
+def write_json(path: str | Path, data: Any) -> None:
+    """Writes ``data`` as indented JSON; a failed write (a full disk) is an ``OSError`` that
+    names the file, which the CLI reports in one line."""
+    path = Path(path)
+    try:
+        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+
+
 def _where(loc: tuple[int | str, ...], data: Any) -> str:
     """``pieces[3] (id 'a7').x`` from pydantic's location, naming pieces by their id."""
     text = ""

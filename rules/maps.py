@@ -14,7 +14,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.formats import MAP_FORMAT, MapModel, ground_rows, read_json, validate
+from rules.formats import (
+    MAP_FORMAT,
+    MapModel,
+    ground_rows,
+    read_json,
+    validate,
+    write_json,
+)
 from rules.pieces import BOARD_STUDS, Axis, Cell, DecorationColor, Kind, Piece, corner_setup
 
 GROUND_CHARS: dict[str, DecorationColor | None] = {
@@ -205,7 +212,7 @@ def write_standin_maps(folder: Path, numbers: Iterable[int] = (1, 2, 3, 4)) -> N
     folder.mkdir(parents=True, exist_ok=True)
     for number in numbers:
         data = standin_map(number).to_json()
-        (folder / f"map{number}.json").write_text(json.dumps(data, indent=1) + "\n")
+        write_json(folder / f"map{number}.json", data)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.formats import SCENE_FORMAT, PieceModel, SceneModel, read_json, validate
+from rules.formats import (
+    SCENE_FORMAT,
+    PieceModel,
+    SceneModel,
+    read_json,
+    validate,
+    write_json,
+)
 from rules.maps import piece_to_json
 from rules.pieces import Axis, Kind, Piece
 
@@ -45,7 +52,7 @@ class Scene:
         return json.dumps(self.to_json(), indent=1)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.dumps() + "\n", encoding="utf-8")
+        write_json(path, self.to_json())
 
     @classmethod
     def of(cls, pieces: Iterable[Piece], map_name: str = "1") -> Scene:
