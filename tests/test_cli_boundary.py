@@ -46,7 +46,7 @@ def refused(capsys, argv, *says) -> str:
 
 
 def render_args(files, out, *more):
-    folder, scene, camera = files
+    _, scene, camera = files
     return ["render", scene, "--camera", camera, "--out", out, *more]
 
 
