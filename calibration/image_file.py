@@ -10,7 +10,11 @@ rather than handed to a decoder whose limits we do not know.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import struct
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -83,6 +87,25 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     raise ValueError("a JPEG without a frame header")
 
 
+@contextlib.contextmanager
+def _decoder_quiet() -> Iterator[None]:
+    """Silences what libpng and libjpeg print straight to the process's stderr ("libpng
+    error: IDAT: CRC error") while they decode: the loader's own one-line error says it."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no usable stderr: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def load_image(
     path: str | Path, *, max_pixels: int = MAX_PIXELS, min_side: int = MIN_SIDE
 ) -> NDArray[np.uint8]:
@@ -119,7 +142,8 @@ def load_image(
             f"{path}: the {kind} is {width}x{height} pixels, more than the "
             f"{max_pixels / 1e6:g} megapixels read; scale it down"
         )
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    with _decoder_quiet():
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise ImageFileError(f"{path}: the {kind} data is damaged and cannot be decoded")
     if image.shape[:2] != (height, width):

@@ -46,6 +46,8 @@ def output_file(path: str | Path, option: str, suffixes: Sequence[str] = ()) -> 
 def output_folder(path: str | Path, option: str) -> Path:
     """``path`` if files can be written inside it: a folder, or a new one whose parent
     folder exists and is writable."""
+    if str(path) == "":
+        raise UsageError(f"{option} '': give a folder name")
     path = Path(path)
     if path.exists():
         if not path.is_dir():

@@ -44,12 +44,13 @@ def run(args: argparse.Namespace) -> int:
     except CalibrationError as exc:
         raise UsageError(str(exc)) from None
     images, unreadable = load_images(args.images)
-    for name, why in unreadable:
-        print(f"skipped {name}: {why}", file=sys.stderr)
     try:
         result = calibrate_chessboard(images, pattern)
-    except CalibrationError as exc:
-        raise UsageError(str(exc)) from None
+    except CalibrationError as exc:  # one line, the unreadable pictures included
+        skipped = "".join(f"; {name}: {why}" for name, why in unreadable)
+        raise UsageError(f"{exc}{skipped}") from None
+    for name, why in unreadable:
+        print(f"skipped {name}: {why}", file=sys.stderr)
     for name, why in result.rejected:
         print(f"rejected {name}: {why}", file=sys.stderr)
     result.camera.save(args.out)
