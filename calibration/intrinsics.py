@@ -31,6 +31,8 @@ SQUARE_MM_RANGE = (1.0, 500.0)
 MAX_RMS_PX = 2.0
 """Above this no single camera explains the views (a good calibration is under 0.5 px;
 blurred webcam views reach 1): unrelated cameras or resized copies are mixed in."""
+SEARCH_SIDE = 1280
+"""Chessboards are looked for in a copy no larger than this (see :func:`find_chessboard`)."""
 SAME_VIEW_PX = 0.5
 """Two views whose corners all lie within this of each other are one picture twice."""
 _PATTERN_RE = re.compile(r"^chessboard:(\d+)x(\d+):(\d+(?:\.\d+)?)$")
@@ -88,18 +90,30 @@ class IntrinsicsResult:
 
 
 def find_chessboard(image: NDArray[np.uint8], pattern: ChessboardPattern) -> FloatArray | None:
-    """Sub-pixel chessboard corners (N x 2), or None where the whole pattern is not seen."""
+    """Sub-pixel chessboard corners (N x 2), or None where the whole pattern is not seen.
+
+    The search runs on a copy no wider than :data:`SEARCH_SIDE` and with OpenCV's fast
+    check: on a picture without a chessboard the full search took 24 s at 1920 x 1080
+    (and grows with the area), the fast one a second or two. Corners are then refined
+    on the full picture, so a large photo loses no accuracy.
+    """
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    scale = min(1.0, SEARCH_SIDE / max(gray.shape))
+    small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                   interpolation=cv2.INTER_AREA)
     size = (pattern.cols, pattern.rows)
-    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
-    found, corners = cv2.findChessboardCorners(gray, size, flags=flags)
+    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE | cv2.CALIB_CB_FAST_CHECK
+    found, corners = cv2.findChessboardCorners(small, size, flags=flags)
     if not found:
-        found, corners = cv2.findChessboardCornersSB(gray, size)
+        found, corners = cv2.findChessboardCornersSB(small, size)
         if not found:
             return None
-        return corners.reshape(-1, 2).astype(np.float64)
+        if scale == 1.0:
+            return corners.reshape(-1, 2).astype(np.float64)
+    corners = (corners.reshape(-1, 1, 2) / scale).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
-    corners = cv2.cornerSubPix(gray, corners, (5, 5), (-1, -1), criteria)
+    window = max(5, round(5 / scale))
+    corners = cv2.cornerSubPix(gray, corners, (window, window), (-1, -1), criteria)
     return corners.reshape(-1, 2).astype(np.float64)
 
 

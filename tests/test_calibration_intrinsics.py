@@ -261,3 +261,16 @@ def test_calibrate_checks_its_arguments_before_reading_views(tmp_path, capsys, o
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_large_photo_is_searched_small_and_refined_at_full_size(monkeypatch):
+    import calibration.intrinsics as intrinsics
+
+    big = TRUE_CAMERA.scaled_to(1920, 1440)
+    assert max(big.width, big.height) > intrinsics.SEARCH_SIDE
+    photo = render_chessboard(big, random_views(1, 8)[0], PATTERN)
+    searched_small = intrinsics.find_chessboard(photo, PATTERN)
+    monkeypatch.setattr(intrinsics, "SEARCH_SIDE", 4000)
+    searched_full = intrinsics.find_chessboard(photo, PATTERN)
+    assert searched_small is not None and searched_full is not None
+    assert np.abs(searched_small - searched_full).max() < 0.05
