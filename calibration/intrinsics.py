@@ -112,7 +112,7 @@ def find_chessboard(image: NDArray[np.uint8], pattern: ChessboardPattern) -> Flo
             return corners.reshape(-1, 2).astype(np.float64)
     corners = (corners.reshape(-1, 1, 2) / scale).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
-    window = max(5, round(5 / scale))
+    window = 5
     corners = cv2.cornerSubPix(gray, corners, (window, window), (-1, -1), criteria)
     return corners.reshape(-1, 2).astype(np.float64)
 
