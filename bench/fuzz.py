@@ -76,7 +76,7 @@ def cases_for(command: str, count: int, run_seed: int) -> list[Case]:
     @seed(run_seed)
     @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(cli_case(command))
+    @given(cli_case(command, large=True))
     def collect(case: Case) -> None:
         drawn.append(case)
 

@@ -137,9 +137,14 @@ SIDES = [0, 1, 5, 7, 63, 64, 100, 10_000, 30_000, 60_000, 2**31 - 1, 2**32 - 1]
 
 
 @st.composite
-def picture_file(draw: st.DrawFn) -> bytes:
-    """A picture that lies about its size, is too small, cut short, or not a picture."""
-    kind = draw(st.sampled_from(["claims", "tiny", "cut", "flipped", "garbage", "jpeg"]))
+def picture_file(draw: st.DrawFn, large: bool = False) -> bytes:
+    """A picture that lies about its size, is too small, cut short, or not a picture; or
+    a real one with no board in it, up to 1920 x 1080 when ``large`` (slow searches)."""
+    kinds = ["claims", "tiny", "cut", "flipped", "garbage", "jpeg", "noise"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "noise":
+        sizes = [(120, 160), (1080, 1920), (2160, 3840)] if large else [(120, 160)]
+        return _encoded(*draw(st.sampled_from(sizes)), draw(st.sampled_from([".png", ".jpg"])))
     if kind == "claims":
         return _png_claiming(draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES)))
     if kind == "tiny":
@@ -176,8 +181,9 @@ def _maybe(draw: st.DrawFn, *options: str) -> list[str]:
 
 
 @st.composite
-def cli_case(draw: st.DrawFn, command: str) -> Case:
-    """One bad run of ``palace COMMAND``: files drawn bad, arguments at their edges."""
+def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
+    """One bad run of ``palace COMMAND``: files drawn bad, arguments at their edges
+    (``large``: pictures up to 4K, for the bench's time limits)."""
     files: dict[str, bytes] = {"file.txt": b"not a folder"}
     if draw(st.booleans()):
         files["map.json"] = draw(json_file("map"))
@@ -227,7 +233,7 @@ def cli_case(draw: st.DrawFn, command: str) -> Case:
     elif command == "calibrate":
         images = [f"{{dir}}/v{i}.png" for i in range(draw(st.integers(1, 3)))]
         for i in range(len(images)):
-            files[f"v{i}.png"] = draw(picture_file())
+            files[f"v{i}.png"] = draw(picture_file(large))
         argv = ["calibrate", "camera", *images, "--pattern", draw(st.sampled_from(PATTERNS)),
                 "--out", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/cam.json"]))]
         if draw(st.booleans()):
@@ -235,7 +241,7 @@ def cli_case(draw: st.DrawFn, command: str) -> Case:
             argv += ["--profile", draw(st.sampled_from(["{dir}/profile.json",
                                                         "{dir}/missing/p.json", "{dir}"]))]
     elif command == "locate":
-        files["photo.png"] = draw(picture_file())
+        files["photo.png"] = draw(picture_file(large))
         argv = ["locate", "{dir}/photo.png"]
         if draw(st.booleans()):
             files["cam.json"] = draw(json_file("camera"))
