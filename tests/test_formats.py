@@ -338,3 +338,16 @@ def test_the_schema_command_writes_every_schema(tmp_path, capsys):
 def test_a_good_camera_passes_the_model_unchanged():
     model = CameraModel.model_validate(CAMERA)
     assert model.camera_matrix[0][0] == 560.0 and not math.isnan(model.dist_coeffs[0])
+
+
+@pytest.mark.parametrize(
+    "pose",
+    ['{"rvec": [0, 0, 0], "tvec": [0, 0, 1e308]}', '{"rvec": [NaN, 0, 0], "tvec": [0, 0, 500]}',
+     '{"rvec": [0, 0, 0], "tvec": [0, 0, Infinity]}', '{"rvec": [0, 0, 0], "tvec": [0, 0, 1e999]}'],
+)
+def test_render_refuses_a_pose_out_of_reach_at_once(tmp_path, capsys, pose):
+    cam = write(tmp_path, "cam.json", CAMERA)
+    scene = write(tmp_path, "scene.json", SCENE)
+    bad = write(tmp_path, "pose.json", pose)
+    one_line_error(capsys, ["render", scene, "--camera", cam, "--pose", bad,
+                            "--out", tmp_path / "f.png"], bad)
