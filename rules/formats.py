@@ -20,10 +20,10 @@ import json
 import math
 import re
 from collections import Counter
+from itertools import accumulate
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-import numpy as np
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -36,8 +36,9 @@ from pydantic import (
 
 from rules.pieces import BOARD_STUDS, Axis, DecorationColor, Kind
 
-MAX_FILE_BYTES = 16 * 1024 * 1024
-"""Far above any real scene, map, camera or profile (a full palace is under 50 KB)."""
+MAX_FILE_BYTES = 4 * 1024 * 1024
+"""Far above any real scene, map, camera or profile (a full palace is under 50 KB); the
+scan and parse of a file this size take about a second at worst."""
 MAX_NESTING = 64
 """The formats nest five deep; the rest is room for other tools' extra keys."""
 SCENE_FORMAT = "palace-scene/1"
@@ -58,7 +59,12 @@ MAX_LEVEL = 200
 """Far above any palace the box's pieces could build (80 bricks + 16 columns of 3)."""
 
 Model = TypeVar("Model", bound=BaseModel)
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# A string, or an unterminated one up to the end: the pattern never fails once it has
+# seen a quote, so scanning stays linear (a closing quote required made it quadratic
+# on '"\\"\\"\\"...').
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
+_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 # -- reading ----------------------------------------------------------------------------
@@ -66,12 +72,8 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 def nesting_depth(text: str) -> int:
     """How deep brackets nest in JSON text, strings skipped; linear, never recursive."""
-    bare = _STRING.sub("", text).encode("utf-8", "replace")
-    codes = np.frombuffer(bare, np.uint8)
-    steps = np.zeros(len(codes), np.int32)
-    steps[(codes == ord("[")) | (codes == ord("{"))] = 1
-    steps[(codes == ord("]")) | (codes == ord("}"))] = -1
-    return int(np.cumsum(steps).max(initial=0))
+    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 def _refuse_constant(name: str) -> Any:
