@@ -58,7 +58,7 @@ class Profile:
             name: TablePose(
                 Pose.from_model(entry.pose),
                 entry.rotation,
-                None if entry.map is None else map_from_model(entry.map, f"{path}: {name}"),
+                None if entry.map is None else map_from_model(entry.map, f"table {name}"),
                 dict(entry.model_extra or {}),
             )
             for name, entry in model.tables.items()

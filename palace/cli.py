@@ -86,13 +86,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(args.run(args))
     except _input_errors() as exc:
-        print(f"palace {args.command}: {exc}", file=sys.stderr)
+        # One line, even where a file name or a key in the file holds a line break.
+        print(f"palace {args.command}: {exc}".replace("\n", "\\n"), file=sys.stderr)
         return 2
     except OSError as exc:  # a disk that fills up, a file that vanished while writing
         if isinstance(exc, BrokenPipeError):  # output piped into `head` and closed early
             sys.stderr.close()
             return 0
-        print(f"palace {args.command}: {_os_message(exc)}", file=sys.stderr)
+        print(f"palace {args.command}: {_os_message(exc)}".replace("\n", "\\n"),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
