@@ -41,6 +41,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from palace.cli import build_parser, main
 
+Job = tuple[str, list[str], str]
+"""The command, its arguments, and the folder holding its files (removed after the run)."""
+
 
 @dataclass
 class Outcome:
@@ -69,19 +72,22 @@ class Tally:
                 f"({slowest / reference_s:6.1f}x ref)  peak {peak:6.0f} MiB")
 
 
-def cases_for(command: str, count: int, run_seed: int) -> list[Case]:
-    """``count`` inputs for ``command`` drawn by hypothesis (generation only, no shrinking)."""
-    drawn: list[Case] = []
+def jobs_for(command: str, count: int, run_seed: int) -> list[Job]:
+    """``count`` inputs for ``command`` drawn by hypothesis (generation only, no shrinking),
+    each written to its own folder at once: held in memory, 4K pictures would swell this
+    process, and every forked child's resident size with it."""
+    jobs: list[Job] = []
 
     @seed(run_seed)
     @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(cli_case(command, large=True))
     def collect(case: Case) -> None:
-        drawn.append(case)
+        folder = tempfile.mkdtemp(prefix="palace-fuzz-")
+        jobs.append((command, materialise(case, folder), folder))
 
     collect()
-    return drawn
+    return jobs
 
 
 def _child(argv: list[str], folder: str, memory_bytes: int) -> None:
@@ -114,17 +120,15 @@ def _address_space() -> int:
     return 0
 
 
-def run_all(jobs: list[tuple[str, Case]], workers: int, timeout_s: float,
+def run_all(jobs: list[Job], workers: int, timeout_s: float,
             memory_bytes: int) -> list[tuple[str, Outcome]]:
-    """Runs every job in a forked child, ``workers`` at a time."""
+    """Runs every job in a forked child, ``workers`` at a time; removes their folders."""
     results: list[tuple[str, Outcome]] = []
     running: dict[int, tuple[str, list[str], str, float]] = {}
     pending = list(jobs)
     while pending or running:
         while pending and len(running) < workers:
-            command, case = pending.pop(0)
-            folder = tempfile.mkdtemp(prefix="palace-fuzz-")
-            argv = materialise(case, folder)
+            command, argv, folder = pending.pop(0)
             pid = os.fork()
             if pid == 0:
                 _child(argv, folder, memory_bytes)
@@ -143,7 +147,8 @@ def run_all(jobs: list[tuple[str, Case]], workers: int, timeout_s: float,
         err = Path(folder, ".stderr").read_text(errors="replace")
         results.append((command, Outcome(argv, code, err, now - started,
                                          usage.ru_maxrss / 1024, timed_out)))
-        shutil.rmtree(folder, ignore_errors=True)
+        if folder != os.getcwd():
+            shutil.rmtree(folder, ignore_errors=True)
     return results
 
 
@@ -162,10 +167,13 @@ def main_bench() -> None:
     memory = int(args.memory_gib * 2**30)
 
     started = time.perf_counter()
-    jobs = [(c, case) for c in FUZZED_COMMANDS for case in cases_for(c, per_command, args.seed)]
-    print(f"drew {len(jobs)} inputs in {time.perf_counter() - started:.1f} s")
+    jobs = [job for c in FUZZED_COMMANDS for job in jobs_for(c, per_command, args.seed)]
+    resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"drew {len(jobs)} inputs in {time.perf_counter() - started:.1f} s; each run is "
+          f"forked from this process ({resident:.0f} MiB resident, counted in its peak)")
     example = str(resources.files("palace") / "examples" / "game1" / "turn_01.json")
-    reference = run_all([("check", (["check", example], {}))] * 5, 1, args.timeout, memory)
+    reference = run_all([("check", ["check", example], tempfile.mkdtemp()) for _ in range(5)],
+                        1, args.timeout, memory)
     reference_s = min(o.seconds for _, o in reference)
     print(f"reference: a valid `palace check`, {reference_s * 1000:.0f} ms, "
           f"exit {reference[0][1].code}")
