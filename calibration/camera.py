@@ -10,9 +10,8 @@ by calibration can be handed to the renderer and back without conversion.
 from __future__ import annotations
 
 import functools
-import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from rules.jsonfile import read_json
+from calibration.formats import CameraModel, PoseModel
+from rules.formats import read_json, validate, write_json
 
 FloatArray = NDArray[np.float64]
 
@@ -37,6 +37,8 @@ class Camera:
     height: int
     camera_matrix: FloatArray
     dist_coeffs: FloatArray
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Keys of the camera file this model does not know, kept for the round trip."""
 
     @classmethod
     def default_for(cls, width: int, height: int, hfov_deg: float = 60.0) -> Camera:
@@ -90,6 +92,7 @@ class Camera:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **self.extra,
             "width": self.width,
             "height": self.height,
             "camera_matrix": self.camera_matrix.tolist(),
@@ -97,31 +100,26 @@ class Camera:
         }
 
     @classmethod
+    def from_model(cls, model: CameraModel) -> Camera:
+        return cls(
+            model.width,
+            model.height,
+            np.array(model.camera_matrix, dtype=np.float64),
+            np.array(model.dist_coeffs, dtype=np.float64),
+            dict(model.model_extra or {}),
+        )
+
+    @classmethod
     def from_json(cls, data: Any, where: str = "camera") -> Camera:
-        if not isinstance(data, dict):
-            raise CameraFileError(f"{where}: a camera file must hold a JSON object")
-        try:
-            width, height = int(data["width"]), int(data["height"])
-            k = np.asarray(data["camera_matrix"], dtype=np.float64)
-            dist = np.asarray(data.get("dist_coeffs", [0] * 5), dtype=np.float64).reshape(-1)
-        except KeyError as exc:
-            raise CameraFileError(f"{where}: missing {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise CameraFileError(f"{where}: malformed value ({exc})") from None
-        if k.shape != (3, 3):
-            raise CameraFileError(f"{where}: 'camera_matrix' must be 3x3, found shape {k.shape}")
-        if dist.size not in (4, 5, 8, 12, 14):
-            raise CameraFileError(f"{where}: 'dist_coeffs' must have 4, 5, 8, 12 or 14 values")
-        if width <= 0 or height <= 0:
-            raise CameraFileError(f"{where}: width and height must be positive")
-        return cls(width, height, k, dist)
+        """A camera from parsed JSON; every problem is one :class:`CameraFileError` line."""
+        return cls.from_model(validate(CameraModel, data, where, CameraFileError))
 
     @classmethod
     def load(cls, path: str | Path) -> Camera:
         return cls.from_json(read_json(path, "camera file", CameraFileError), str(path))
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        write_json(path, self.to_json())
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,14 +176,17 @@ class Pose:
         return {"rvec": self.rvec.reshape(3).tolist(), "tvec": self.tvec.reshape(3).tolist()}
 
     @classmethod
+    def from_model(cls, model: PoseModel) -> Pose:
+        return cls(np.array(model.rvec, dtype=np.float64), np.array(model.tvec, dtype=np.float64))
+
+    @classmethod
     def from_json(cls, data: Any, where: str = "pose") -> Pose:
-        try:
-            rvec = np.asarray(data["rvec"], float).reshape(3)
-            return cls(rvec, np.asarray(data["tvec"], float).reshape(3))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CameraFileError(
-                f"{where}: a pose needs 'rvec' and 'tvec' of 3 numbers ({exc})"
-            ) from None
+        """A pose from parsed JSON; every problem is one :class:`CameraFileError` line."""
+        return cls.from_model(validate(PoseModel, data, where, CameraFileError))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Pose:
+        return cls.from_json(read_json(path, "pose file", CameraFileError), str(path))
 
 
 def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:

@@ -7,32 +7,44 @@ starts looking, which makes the first frame of the next game as fast as any othe
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from calibration.camera import Camera, CameraFileError, Pose
-from rules.jsonfile import read_json
+from calibration.formats import PROFILE_FORMAT, ProfileModel
+from rules.formats import read_json, validate, write_json
+from rules.maps import GroundMap, map_from_model
 
-PROFILE_FORMAT = "palace-profile/1"
 DEFAULT_TABLE = "default"
 
 
 @dataclass
 class TablePose:
-    """The last pose seen at one table and which way round the board lay."""
+    """The last pose seen at one table, which way round the board lay, and the ground map
+    the camera read there (None until it has)."""
 
     pose: Pose
     rotation: int
+    map: GroundMap | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Keys of the profile's table entry this model does not know, kept for the round trip."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.extra, "pose": self.pose.to_json(),
+                               "rotation": self.rotation}
+        if self.map is not None:
+            out["map"] = self.map.to_json()
+        return out
 
 
 @dataclass
 class Profile:
-    """Camera (None until known) and last pose per table name."""
+    """Camera (None until known) and last pose per table name, unknown keys kept."""
 
     camera: Camera | None = None
     tables: dict[str, TablePose] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
@@ -41,36 +53,26 @@ class Profile:
         if not path.exists():
             return cls()
         data = read_json(path, "profile", CameraFileError)
-        if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
-            raise CameraFileError(
-                f"{path}: not a profile file ('format' must be {PROFILE_FORMAT!r})"
+        model = validate(ProfileModel, data, str(path), CameraFileError)
+        tables = {
+            name: TablePose(
+                Pose.from_model(entry.pose),
+                entry.rotation,
+                None if entry.map is None else map_from_model(entry.map, f"table {name}"),
+                dict(entry.model_extra or {}),
             )
-        camera = None
-        if data.get("camera") is not None:
-            camera = Camera.from_json(data["camera"], f"{path}: camera")
-        tables: dict[str, TablePose] = {}
-        raw_tables = data.get("tables", {})
-        if not isinstance(raw_tables, dict):
-            raise CameraFileError(f"{path}: 'tables' must be an object of table names")
-        for name, entry in raw_tables.items():
-            where = f"{path}: tables.{name}"
-            if not isinstance(entry, dict):
-                raise CameraFileError(f"{where}: must be an object with 'pose' and 'rotation'")
-            rotation = entry.get("rotation", 0)
-            if not isinstance(rotation, int) or not 0 <= rotation <= 3:
-                raise CameraFileError(f"{where}: 'rotation' must be 0, 1, 2 or 3")
-            tables[str(name)] = TablePose(Pose.from_json(entry.get("pose"), where), rotation)
-        return cls(camera, tables)
+            for name, entry in model.tables.items()
+        }
+        camera = None if model.camera is None else Camera.from_model(model.camera)
+        return cls(camera, tables, dict(model.model_extra or {}))
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **self.extra,
             "format": PROFILE_FORMAT,
             "camera": self.camera.to_json() if self.camera else None,
-            "tables": {
-                name: {"pose": entry.pose.to_json(), "rotation": entry.rotation}
-                for name, entry in sorted(self.tables.items())
-            },
+            "tables": {name: entry.to_json() for name, entry in sorted(self.tables.items())},
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        write_json(path, self.to_json())

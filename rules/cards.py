@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.jsonfile import read_json
+from rules.formats import read_json
 
 CARDS_FORMAT = "palace-cards/1"
 BOARDS_FORMAT = "palace-boards/1"

@@ -14,15 +14,22 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.jsonfile import read_json
+from rules.formats import (
+    MAP_FORMAT,
+    MapModel,
+    ground_rows,
+    read_json,
+    validate,
+    write_json,
+)
 from rules.pieces import BOARD_STUDS, Axis, Cell, DecorationColor, Kind, Piece, corner_setup
 
-MAP_FORMAT = "palace-map/1"
 GROUND_CHARS: dict[str, DecorationColor | None] = {
     "L": DecorationColor.LIGHT_GREEN,
     "D": DecorationColor.DARK_GREEN,
     "G": DecorationColor.GOLD,
     "X": None,
+    "?": None,  # a stud whose colour the camera could not see
 }
 SHIPPED_MAPS = ("1", "2", "3", "4")
 
@@ -48,19 +55,14 @@ class GroundMap:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
+        # Files are checked by MapModel with their path in the message; this guards the
+        # maps code builds (rotations, stand-ins, the camera's reading of a board).
         if len(self.ground) != BOARD_STUDS:
             raise MapError(f"map {self.name}: 'ground' has {len(self.ground)} rows, needs 32")
-        for y, row in enumerate(self.ground):
-            if len(row) != BOARD_STUDS:
-                raise MapError(
-                    f"map {self.name}: ground row {y} has {len(row)} characters, needs 32"
-                )
-            bad = set(row) - set(GROUND_CHARS)
-            if bad:
-                raise MapError(
-                    f"map {self.name}: ground row {y} has {''.join(sorted(bad))!r}; "
-                    "use L, D, G or X"
-                )
+        try:
+            ground_rows(list(self.ground))
+        except ValueError as exc:
+            raise MapError(f"map {self.name}: {exc}") from None
 
     def char(self, x: int, y: int) -> str:
         return self.ground[y][x]
@@ -120,32 +122,23 @@ def piece_to_json(piece: Piece) -> dict[str, Any]:
     return out
 
 
-def map_from_json(data: Any, where: str) -> GroundMap:
-    # Imported here because the scene parser itself reads pieces the same way.
-    from rules.scene import SceneError, piece_from_json
+def map_from_model(model: MapModel, where: str) -> GroundMap:
+    """The rules' map for a validated one; ``where`` names it when the file does not."""
+    from rules.scene import piece_from_model  # the scene module reads pieces the same way
 
-    if not isinstance(data, dict):
-        raise MapError(f"{where}: a map file must hold a JSON object")
-    if data.get("format") != MAP_FORMAT:
-        raise MapError(f"{where}: 'format' must be {MAP_FORMAT!r}, found {data.get('format')!r}")
-    ground = data.get("ground")
-    if not isinstance(ground, list) or not all(isinstance(r, str) for r in ground):
-        raise MapError(f"{where}: 'ground' must be a list of 32 strings")
-    try:
-        setup = tuple(
-            piece_from_json(p, f"{where}: setup[{i}]") for i, p in enumerate(data.get("setup", []))
-        )
-    except SceneError as exc:
-        raise MapError(str(exc)) from None
-    known = {"format", "name", "standin", "ground", "start_area", "setup"}
     return GroundMap(
-        name=str(data.get("name", where)),
-        ground=tuple(ground),
-        start_area=frozenset((int(c[0]), int(c[1])) for c in data.get("start_area", [])),
-        setup=setup,
-        standin=bool(data.get("standin", False)),
-        extra={k: v for k, v in data.items() if k not in known},
+        name=model.name if model.name is not None else where,
+        ground=tuple(model.ground),
+        start_area=frozenset((x, y) for x, y in model.start_area),
+        setup=tuple(piece_from_model(p) for p in model.setup),
+        standin=model.standin,
+        extra=dict(model.model_extra or {}),
     )
+
+
+def map_from_json(data: Any, where: str) -> GroundMap:
+    """A map from parsed JSON; every problem is one :class:`MapError` line naming ``where``."""
+    return map_from_model(validate(MapModel, data, where, MapError), where)
 
 
 def load_map(name_or_path: str | Path) -> GroundMap:
@@ -219,7 +212,7 @@ def write_standin_maps(folder: Path, numbers: Iterable[int] = (1, 2, 3, 4)) -> N
     folder.mkdir(parents=True, exist_ok=True)
     for number in numbers:
         data = standin_map(number).to_json()
-        (folder / f"map{number}.json").write_text(json.dumps(data, indent=1) + "\n")
+        write_json(folder / f"map{number}.json", data)
 
 
 if __name__ == "__main__":

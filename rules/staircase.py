@@ -185,8 +185,10 @@ def _analyse(
     if not builds:
         violations.append(Violation("staircase", (), "no staircase was built this turn"))
         violations.extend(check_animals(board, animals, None, None, (), settings, frog))
+        # Nothing built is never legal, and an illegal turn earns nothing: not even the
+        # Frog, whose place is on the staircase just built.
         return TurnReport(legal=False, violations=tuple(violations), new_pieces=new_ids,
-                          passed=True, trophies=Trophies(frog=frog))
+                          passed=True)
     for p in builds:
         if p.kind is Kind.CORNER:
             violations.append(Violation("corner", (p.id,),
@@ -249,7 +251,8 @@ def _analyse(
         decoration_tied=tied,
         bonus_card=legal and run >= settings.bonus_height,
         bonus_height=run,
-        trophies=Trophies(monkey=legal and monkey, butterfly=legal and butterfly, frog=frog),
+        trophies=Trophies(monkey=legal and monkey, butterfly=legal and butterfly,
+                          frog=legal and frog),
         path=path_ids,
         new_pieces=new_ids,
     )

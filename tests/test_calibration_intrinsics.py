@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -79,8 +80,12 @@ def test_pattern_parsing_names_the_problem():
     assert ChessboardPattern.parse("chessboard:9x6:25") == ChessboardPattern(9, 6, 25.0)
     with pytest.raises(CalibrationError, match="COLSxROWS"):
         ChessboardPattern.parse("checker:9x6")
-    with pytest.raises(CalibrationError, match="3x3"):
+    with pytest.raises(CalibrationError, match="3 to 100 inner corners"):
         ChessboardPattern.parse("chessboard:2x6:25")
+    with pytest.raises(CalibrationError, match="3 to 100 inner corners"):
+        ChessboardPattern.parse("chessboard:99999999999x6:25")
+    with pytest.raises(CalibrationError, match="squares must be 1 to 500 mm"):
+        ChessboardPattern.parse("chessboard:9x6:0.0001")
 
 
 def test_chessboard_calibration_recovers_focal_length():
@@ -135,7 +140,7 @@ def test_calibrate_command_writes_camera_and_reports(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0
     assert "RMS reprojection error" in captured.out
-    assert "junk.png: not a readable image" in captured.err
+    assert "junk.png: not a PNG or JPEG picture" in captured.err
     data = json.loads(out.read_text())
     assert abs(data["camera_matrix"][0][0] / TRUE_CAMERA.fx - 1) < 0.02
 
@@ -181,3 +186,91 @@ def test_a_pose_never_changes_so_its_rotation_is_read_once():
     pose = Pose(np.array([0.1, -0.2, 0.3]), np.zeros(3))
     assert pose.rotation is pose.rotation
     np.testing.assert_allclose(pose.rotation, cv2.Rodrigues(pose.rvec)[0])
+
+
+def write_views(tmp_path, cameras_and_poses) -> list[str]:
+    paths = []
+    for i, (camera, pose) in enumerate(cameras_and_poses):
+        path = tmp_path / f"v{i}.png"
+        cv2.imwrite(str(path), render_chessboard(camera, pose, PATTERN))
+        paths.append(str(path))
+    return paths
+
+
+def calibrate(paths, out) -> list[str]:
+    return ["calibrate", "camera", *paths, "--pattern", "chessboard:8x6:20", "--out", str(out)]
+
+
+def test_three_copies_of_one_picture_are_refused(tmp_path, capsys):
+    (path,) = write_views(tmp_path, [(TRUE_CAMERA, random_views(1, 4)[0])])
+    copies = []
+    for name in ("a.png", "b.png"):
+        (tmp_path / name).write_bytes((tmp_path / "v0.png").read_bytes())
+        copies.append(str(tmp_path / name))
+    assert main(calibrate([path, *copies], tmp_path / "c.json")) == 2
+    err = capsys.readouterr().err
+    assert "a.png: the same view as" in err and "only 1 usable view" in err
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_views_that_no_single_camera_explains_are_refused(tmp_path, capsys):
+    """Every other view was taken at 960x480 and resized to 640x480: no lens explains both."""
+    wide = Camera(960, 480, np.array([[560.0, 0, 480.0], [0, 560.0, 236.0], [0, 0, 1]]),
+                  np.zeros(5))
+    paths = []
+    for i, pose in enumerate(random_views(6, 5)):
+        image = render_chessboard(wide if i % 2 else TRUE_CAMERA, pose, PATTERN)
+        path = tmp_path / f"v{i}.png"
+        cv2.imwrite(str(path), cv2.resize(image, (640, 480)))
+        paths.append(str(path))
+    assert main(calibrate(paths, tmp_path / "c.json")) == 2
+    err = capsys.readouterr().err
+    assert "no single camera explains these 6 views" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "c.json").exists()
+
+
+def test_a_fit_worse_than_the_limit_names_the_worst_views(monkeypatch):
+    import calibration.intrinsics as intrinsics
+
+    views = [(f"v{i}", render_chessboard(TRUE_CAMERA, p, PATTERN))
+             for i, p in enumerate(random_views(4, 2))]
+    monkeypatch.setattr(intrinsics, "MAX_RMS_PX", 1e-6)
+    with pytest.raises(CalibrationError, match=r"RMS reprojection error .*\(worst: v\d"):
+        calibrate_chessboard(views, PATTERN)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_is_one_line_not_a_traceback(tmp_path, capsys):
+    paths = write_views(tmp_path, [(TRUE_CAMERA, p) for p in random_views(4, 2)])
+    assert main(calibrate(paths, "/dev/full")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("palace calibrate: /dev/full: No space left on device")
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [("--out", "{tmp}", "is a folder"), ("--out", "{tmp}/no/c.json", "no such folder"),
+     ("--profile", "{tmp}/no/p.json", "no such folder"),
+     ("--pattern", "chessboard:99999999999x6:25", "3 to 100 inner corners")],
+)
+def test_calibrate_checks_its_arguments_before_reading_views(tmp_path, capsys, option, value,
+                                                            says):
+    argv = calibrate(["x.png"], tmp_path / "c.json")
+    argv += [option, value.format(tmp=tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_large_photo_is_searched_small_and_refined_at_full_size(monkeypatch):
+    import calibration.intrinsics as intrinsics
+
+    big = TRUE_CAMERA.scaled_to(1920, 1440)
+    assert max(big.width, big.height) > intrinsics.SEARCH_SIDE
+    photo = render_chessboard(big, random_views(1, 8)[0], PATTERN)
+    searched_small = intrinsics.find_chessboard(photo, PATTERN)
+    monkeypatch.setattr(intrinsics, "SEARCH_SIDE", 4000)
+    searched_full = intrinsics.find_chessboard(photo, PATTERN)
+    assert searched_small is not None and searched_full is not None
+    assert np.abs(searched_small - searched_full).max() < 0.05

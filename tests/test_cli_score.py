@@ -84,7 +84,7 @@ def test_score_nothing_built_exits_1_as_a_pass(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("piece", "says"),
     [
-        ({"id": "q", "kind": "plate", "x": 1, "y": 1}, "unknown kind 'plate'"),
+        ({"id": "q", "kind": "plate", "x": 1, "y": 1}, "kind: must be 'brick'"),
         ({"id": "q", "kind": "arch", "x": 30, "y": 3}, "q lies off the 32x32 plate"),
         ({"id": "q", "kind": "brick", "x": 13, "y": 15}, "overlaps"),
         ({"id": "q", "kind": "brick", "x": 3, "y": 3, "z": 4}, "q floats in the air"),

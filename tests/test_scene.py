@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from rules.pieces import Axis, Kind, Piece
 from rules.scene import Scene, SceneError, load_scene, scene_from_json
 
+ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
+
 
 def _write(tmp_path, data, name="scene.json"):
     path = tmp_path / name
@@ -68,7 +70,8 @@ def _pieces(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_pieces(), max_size=8, unique_by=lambda p: p.id or object()))
+@given(st.lists(_pieces(), max_size=8, unique_by=lambda p: p.id or object())
+       .filter(lambda ps: all(sum(p.kind is k for p in ps) <= 1 for k in ANIMALS)))
 def test_any_scene_round_trips(pieces):
     scene = Scene.of(pieces, "3")
     again = scene_from_json(json.loads(scene.dumps()))
@@ -79,14 +82,18 @@ def test_any_scene_round_trips(pieces):
 @pytest.mark.parametrize(
     ("piece", "says"),
     [
-        ({"id": "q9", "kind": "plate", "x": 1, "y": 1}, ["q9", "unknown kind 'plate'"]),
-        ({"id": "q9", "kind": "brick", "y": 1}, ["q9", "missing 'x'"]),
-        ({"id": "q9", "kind": "brick", "x": "3", "y": 1}, ["q9", "'x' must be a whole number"]),
-        ({"id": "q9", "kind": "brick", "x": 2.5, "y": 1}, ["q9", "'x'"]),
-        ({"id": "q9", "kind": "arch", "x": 1, "y": 1, "axis": "z"}, ["q9", "axis"]),
-        ({"id": "q9", "kind": "corner", "x": 1, "y": 1, "turn": 4}, ["q9", "turn"]),
+        ({"id": "q9", "kind": "plate", "x": 1, "y": 1},
+         ["q9", "kind: must be 'brick'", "found 'plate'"]),
+        ({"id": "q9", "kind": "brick", "y": 1}, ["q9", ".x: missing"]),
+        ({"id": "q9", "kind": "brick", "x": "3", "y": 1}, ["q9", ".x: must be a whole number"]),
+        ({"id": "q9", "kind": "brick", "x": 2.5, "y": 1},
+         ["q9", ".x: must be a whole number, found 2.5"]),
+        ({"id": "q9", "kind": "arch", "x": 1, "y": 1, "axis": "z"},
+         ["q9", ".axis: must be 'x' or 'y'"]),
+        ({"id": "q9", "kind": "corner", "x": 1, "y": 1, "turn": 4},
+         ["q9", ".turn: must be at most 3"]),
         ({"id": "q9", "kind": "decoration", "x": 1, "y": 1, "color": "red"}, ["q9", "'red'"]),
-        ("brick", ["pieces[1]", "JSON object"]),
+        ("brick", ["pieces[1]: must be a JSON object"]),
     ],
 )
 def test_malformed_piece_names_the_piece_and_the_problem(tmp_path, piece, says):
@@ -104,10 +111,11 @@ def test_malformed_piece_names_the_piece_and_the_problem(tmp_path, piece, says):
     [
         ("{not json", "not valid JSON"),
         (json.dumps([1, 2]), "JSON object"),
-        (json.dumps({"format": "palace-scene/9", "pieces": []}), "'format'"),
+        (json.dumps({"format": "palace-scene/9", "pieces": []}),
+         "format: must be 'palace-scene/1'"),
         (json.dumps(_scene({"id": "a", "kind": "brick", "x": 1, "y": 1},
                            {"id": "a", "kind": "brick", "x": 2, "y": 1})), "'a' is used twice"),
-        (json.dumps({"format": "palace-scene/1", "pieces": {}}), "'pieces' must be a list"),
+        (json.dumps({"format": "palace-scene/1", "pieces": {}}), "pieces: must be a list"),
     ],
 )
 def test_malformed_file_says_what_is_wrong(tmp_path, content, says):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
+from rules.report import Trophies
 from rules.settings import RuleSettings
 from rules.staircase import analyse_added, analyse_turn, split_turn
 
@@ -581,3 +582,12 @@ def test_frog_is_taken_by_choice_and_sits_on_the_lowest_open_end_knob():
     assert low.legal and low.trophies.frog
     high = analyse_added(before, [*added, animal(Kind.FROG, 5, 10, 2)])
     assert rules_of(high) == ["frog"]
+
+
+def test_an_illegal_turn_earns_no_trophy_the_frog_included():
+    before = board(brick(8, 10, 0))
+    added = [arch(2, 10, 0, id="a1"), arch(5, 10, 1, id="a2"), deco(8, 10, 2, LG)]
+    high = analyse_added(before, [*added, animal(Kind.FROG, 5, 10, 2)], frog_taken=True)
+    assert not high.legal and high.trophies == Trophies()
+    nothing_built = analyse_added(before, [], frog_taken=True)
+    assert nothing_built.passed and nothing_built.trophies == Trophies()

@@ -71,14 +71,15 @@ def test_render_with_a_pose_file_is_reproducible(files):
     ("what", "content", "message"),
     [
         ("camera", "{not json", "camera.json: not valid JSON"),
-        ("camera", json.dumps({"width": 10}), "missing 'height'"),
-        ("camera", json.dumps({**CAMERA, "camera_matrix": [[1, 2], [3, 4]]}), "must be 3x3"),
+        ("camera", json.dumps({"width": 10}), "width: must be at least 16, found 10"),
+        ("camera", json.dumps({**CAMERA, "camera_matrix": [[1, 2], [3, 4]]}),
+         "camera_matrix[0]: must have at least 3 items"),
         ("scene", json.dumps({"format": "palace-scene/1", "pieces": [{"kind": "dragon"}]}),
-         "unknown kind 'dragon'"),
+         "kind: must be 'brick'"),
         ("scene", "[1, 2", "not valid JSON"),
         ("scene", json.dumps({"format": "palace-scene/1", "map": "9", "pieces": []}),
          "no such map file"),
-        ("pose", json.dumps({"rvec": [1, 2]}), "needs 'rvec' and 'tvec'"),
+        ("pose", json.dumps({"rvec": [1, 2]}), "rvec: must have at least 3 items"),
     ],
 )
 def test_bad_input_is_a_one_line_error(files, capsys, what, content, message):

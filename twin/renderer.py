@@ -36,6 +36,9 @@ from twin.realism import (
 )
 from twin.shading import Light, piece_color, shade_polygons
 
+MAX_PIXELS = 3840 * 2160
+"""The largest frame the renderer is asked for: a 4K webcam. Its buffers take about 60
+MB a megapixel, so this keeps a render near half a gigabyte."""
 CLEAN_LIGHT = Light(azimuth_deg=35.0, elevation_deg=60.0, ambient=0.5, diffuse=0.55,
                     specular=0.2, shininess=40.0, shadow=0.5, softness_mm=1.5)
 
@@ -79,6 +82,11 @@ def _table_layer(lens: Lens, rotation: np.ndarray, tvec: np.ndarray,
         [rotation[:, 0], rotation[:, 1], rotation[:, 2] * TABLE_Z + tvec])
     h = board_to_img @ tex_to_board
     size = (lens.width, lens.height)
+    if not np.all(np.isfinite(h)) or abs(np.linalg.det(h)) < 1e-12:
+        # The table seen edge-on (or a camera no file may hold): OpenCV's warp and remap
+        # loop for minutes on such a matrix; an even table colour is the honest picture.
+        return np.broadcast_to(texture.mean(axis=(0, 1)).astype(texture.dtype),
+                               (lens.height, lens.width, texture.shape[2])).copy()
     if lens.und_x is None or lens.und_y is None:
         return cv2.warpPerspective(texture, h, size, flags=cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REFLECT_101)

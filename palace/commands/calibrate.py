@@ -14,6 +14,7 @@ from calibration.intrinsics import (
 )
 from calibration.profile import Profile
 from palace.cli import UsageError
+from palace.output_path import output_file
 
 
 def add_parser(subparsers: Any) -> None:
@@ -36,22 +37,24 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_file(args.out, "--out")
+    profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
     try:
         pattern = ChessboardPattern.parse(args.pattern)
     except CalibrationError as exc:
         raise UsageError(str(exc)) from None
     images, unreadable = load_images(args.images)
-    for name, why in unreadable:
-        print(f"skipped {name}: {why}", file=sys.stderr)
     try:
         result = calibrate_chessboard(images, pattern)
-    except CalibrationError as exc:
-        raise UsageError(str(exc)) from None
+    except CalibrationError as exc:  # one line, the unreadable pictures included
+        skipped = "".join(f"; {name}: {why}" for name, why in unreadable)
+        raise UsageError(f"{exc}{skipped}") from None
+    for name, why in unreadable:
+        print(f"skipped {name}: {why}", file=sys.stderr)
     for name, why in result.rejected:
         print(f"rejected {name}: {why}", file=sys.stderr)
     result.camera.save(args.out)
-    if args.profile:
-        profile = Profile.load(args.profile)
+    if profile is not None:
         profile.camera = result.camera
         profile.save(args.profile)
     cam = result.camera

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from pathlib import Path
 from typing import Any
 
-from palace.cli import UsageError
+from palace.cli import SEED, UsageError
+from palace.output_path import output_folder
 from rules.maps import load_map
 from rules.scene import Scene
 from twin.dataset import DatasetSpec, FrameWriteError, Progress, write_dataset
+from twin.renderer import MAX_PIXELS as MAX_RENDER_PIXELS
+
+MAX_GAMES = 10_000
+MAX_VIEWS = 100
+"""Bounds far above a training set's needs (a game is ~30 turns, each view a render), so
+that a typo cannot start a job of months."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -28,7 +34,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("out", metavar="OUT_DIR", help="folder to write the frames into")
     parser.add_argument("--games", type=int, default=1, help="bot games to play (default 1)")
     parser.add_argument("--views", type=int, default=2, help="cameras per turn (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for games and renders")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed for games and renders")
     parser.add_argument("--players", type=int, default=4, help="players per game (2-4)")
     parser.add_argument("--map", default="1", help="ground map: 1-4 or a map file")
     parser.add_argument("--width", type=int, default=1280, help="picture width (px)")
@@ -50,14 +56,17 @@ def _simulate() -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.games < 1 or args.views < 1:
-        raise UsageError("--games and --views must be at least 1")
+    if not (1 <= args.games <= MAX_GAMES and 1 <= args.views <= MAX_VIEWS):
+        raise UsageError(f"--games and --views must be 1 to {MAX_GAMES} and 1 to {MAX_VIEWS}")
+    if not 2 <= args.players <= 4:
+        raise UsageError(f"--players must be 2 to 4, found {args.players}")
     if not (16 <= args.width <= 8192 and 16 <= args.height <= 8192):
         raise UsageError("--width and --height must be between 16 and 8192 pixels")
+    if args.width * args.height > MAX_RENDER_PIXELS:
+        raise UsageError(f"--width x --height is {args.width}x{args.height}; the renderer "
+                         f"draws at most {MAX_RENDER_PIXELS} pixels (3840x2160)")
     load_map(args.map)  # a bad map is reported before any game is played
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out}: exists and is not a folder")
+    out = output_folder(args.out, "OUT_DIR")
     simulate = _simulate()
     spec = DatasetSpec(args.games, args.views, args.seed, args.width, args.height,
                        args.players, args.map)

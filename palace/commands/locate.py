@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
-
-import cv2
 
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
+from calibration.image_file import load_image
 from calibration.pose import locate_board
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from calibration.tracking import BoardTracker
-from palace.cli import UsageError
+from palace.output_path import output_file
 from rules.maps import load_map
 
 FACING = ("the map's row y = 0", "its column x = 0", "its row y = 31", "its column x = 31")
@@ -42,13 +40,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not Path(args.image).is_file():
-        raise UsageError(f"{args.image}: no such file")
-    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
-    if image is None:
-        raise UsageError(f"{args.image}: not a readable image")
+    profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
+    image = load_image(args.image)
     ground = load_map(args.map)
-    profile = Profile.load(args.profile) if args.profile else None
     h, w = image.shape[:2]
     if args.camera:
         camera, source = Camera.load(args.camera), args.camera
