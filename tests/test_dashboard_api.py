@@ -158,7 +158,7 @@ def test_refused_actions_say_why(table):
             409, "purchase", "credits")
     refused(client.post("/api/turn/scene", json={"format": "palace-scene/1",
                                                  "pieces": [{"kind": "dragon", "x": 1}]}),
-            422, "scene", "unknown kind 'dragon'")
+            422, "scene", "found 'dragon'")
     refused(client.post("/api/turn/scene", json={"format": "palace-scene/1", "pieces": []}),
             422, "scene")
     refused(client.post("/api/turn/corrections", json={"action": "remove", "id": "zz"}),
@@ -168,7 +168,7 @@ def test_refused_actions_say_why(table):
     assert bad.status_code == 422 and "x" in str(bad.json()["detail"])
     refused(client.post("/api/turns/7/undo"), 404, "no_such_turn", "no turn 7")
     refused(client.post("/api/game", json={"players": 2, "map_data": {"format": "nope"}}),
-            422, "map", "'format' must be 'palace-map/1'")
+            422, "map", "format: must be 'palace-map/1'")
     assert client.post("/api/game", json={"players": 5}).status_code == 422
     # An illegal staircase: its arch moved away from the rest.
     client.post("/api/game", json={"players": 2})
