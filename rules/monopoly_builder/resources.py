@@ -85,7 +85,7 @@ def most_plentiful(hand: Mapping[Resource, int], n: int) -> Counter[Resource]:
 
 
 def describe(p: Mapping[Resource, int]) -> str:
-    parts = [f"{n} {r.value.replace('_', ' ')}" for r, n in sorted(p.items()) if n]
+    parts = [f"{p[r]} {r.value.replace('_', ' ')}" for r in Resource if p.get(r, 0) > 0]
     return ", ".join(parts) or "nothing"
 
 
