@@ -23,8 +23,8 @@ def draw(game: Game, p: Player) -> None:
     if card.kept:
         p.jail_cards.append(card_id)
         return
-    game.deck.append(card_id)
     apply(game, p, card.effect, card.params)
+    game.deck.append(card_id)  # "After using a Chance card, put it back on the bottom"
 
 
 def apply(game: Game, p: Player, effect: str, params: dict) -> None:  # type: ignore[type-arg]
