@@ -7,8 +7,9 @@ the deck itself is data (``data/chance.json``) a table can rewrite.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rules.monopoly_builder.board import SPACES
 from rules.monopoly_builder.resources import describe
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def draw(game: Game, p: Player) -> None:
     game.deck.append(card_id)  # "After using a Chance card, put it back on the bottom"
 
 
-def apply(game: Game, p: Player, effect: str, params: dict) -> None:  # type: ignore[type-arg]
+def apply(game: Game, p: Player, effect: str, params: dict[str, Any]) -> None:
     if effect == "go_to_jail":
         game.send_to_jail(p)
     elif effect == "forced_trade":
@@ -37,13 +38,13 @@ def apply(game: Game, p: Player, effect: str, params: dict) -> None:  # type: ig
         else:
             game.note("forced trade: there is nothing to swap")
     elif effect == "advance_to":
-        game.advance(p, (params["space"] - p.position) % 32 or 32)
+        game.advance(p, (params["space"] - p.position) % SPACES or SPACES)
     elif effect == "move":
         steps = params["steps"]
         if steps >= 0:
             game.advance(p, steps)
         else:  # going back never passes GO
-            p.position = (p.position + steps) % 32
+            p.position = (p.position + steps) % SPACES
             game.land(p)
     elif effect == "collect":
         p.cash += params["cash"]

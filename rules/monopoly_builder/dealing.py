@@ -112,7 +112,7 @@ class Dealing(Table):
         take(p.resources, {g: rate}, colour)
         self.tray.receive({g: rate})
         p.resources[w] += 1
-        self.note(f"{colour} trades {rate} {give} for 1 {get} with the bank")
+        self.note(f"{colour} trades {describe({g: rate})} for {describe({w: 1})} with the bank")
 
     def deal(self, colour: str, other: str, gives: Offer, gets: Offer) -> None:
         """A deal between the current player and another, agreed at the table."""
