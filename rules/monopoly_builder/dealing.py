@@ -18,7 +18,7 @@ from rules.monopoly_builder.errors import (
     TradeError,
     WrongStepError,
 )
-from rules.monopoly_builder.resources import Resource, describe, take
+from rules.monopoly_builder.resources import Resource, describe, resource, take
 from rules.monopoly_builder.table import Dice, Step, Table
 from rules.monopoly_builder.trading import Offer, check_offer, exchange
 
@@ -59,15 +59,16 @@ class Dealing(Table):
             self.note(f"nobody bids for {deed.name}; it stays with the bank")
         self.pending.discard("buy_or_auction")
 
-    def steal(self, colour: str, victim: str, resource: str) -> None:
+    def steal(self, colour: str, victim: str, kind: str) -> None:
         p = self._decision(colour, "steal")
         v = self.by_colour(victim)
         if v is p:
             raise TradeError("a player cannot steal from themselves")
-        take(v.resources, {Resource(resource): 1}, victim)
-        p.resources[Resource(resource)] += 1
+        r = resource(kind)
+        take(v.resources, {r: 1}, victim)
+        p.resources[r] += 1
         self.pending.discard("steal")
-        self.note(f"{colour} steals 1 {resource.replace('_', ' ')} from {victim}")
+        self.note(f"{colour} steals {describe({r: 1})} from {victim}")
 
     def roll_for_resources(self, colour: str, dice: Dice | None = None) -> Resource:
         p = self._decision(colour, "roll_for_resources")
@@ -102,7 +103,7 @@ class Dealing(Table):
             rate = FREE_PARKING_RATE
         else:
             rate = BANK_RATE
-        g, w = Resource(give), Resource(get)
+        g, w = resource(give), resource(get)
         if g is w:
             raise TradeError("a bank trade gives one type for a different type")
         if p.resources[g] < rate:

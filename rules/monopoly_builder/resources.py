@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
-from rules.monopoly_builder.errors import MissingResourcesError, TradeError
+from rules.monopoly_builder.errors import MissingResourcesError, RefusedAction, TradeError
 
 RESOURCES_PER_TYPE = 20
 
@@ -38,6 +38,15 @@ _CHIP_COLOURS = {
 _ORDER = list(Resource)
 
 
+def resource(name: str | Resource) -> Resource:
+    """The resource called ``name``, or a refusal listing the four names."""
+    try:
+        return Resource(name)
+    except ValueError:
+        names = ", ".join(r.value for r in Resource)
+        raise RefusedAction(f"no resource called {name!r}; the four are {names}") from None
+
+
 def pile(counts: Mapping[str, int] | Iterable[Resource] | None = None) -> Counter[Resource]:
     """A pile from ``{"boat": 2}``-style counts or an iterable of resources."""
     out: Counter[Resource] = Counter()
@@ -48,9 +57,9 @@ def pile(counts: Mapping[str, int] | Iterable[Resource] | None = None) -> Counte
             if n < 0:
                 raise MissingResourcesError(f"a pile cannot hold {n} {name}")
             if n:
-                out[Resource(name)] += n
+                out[resource(name)] += n
         return out
-    out.update(Resource(r) for r in counts)
+    out.update(resource(r) for r in counts)
     return out
 
 
