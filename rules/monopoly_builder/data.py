@@ -15,7 +15,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from rules.monopoly_builder.board import (
     CORNERS,
@@ -118,25 +125,40 @@ class BoardModel(_Labelled):
     deeds: list[DeedModel] = Field(max_length=64)
     roll_for_resources: dict[Resource, list[int]]
 
-    @model_validator(mode="after")
-    def _consistent(self) -> BoardModel:
+    @field_validator("spaces")
+    @classmethod
+    def _corners(cls, spaces: list[SpaceModel]) -> list[SpaceModel]:
         for index, kind in CORNERS.items():
-            if self.spaces[index].kind is not kind:
+            if spaces[index].kind is not kind:
                 raise ValueError(f"space {index} must be {kind.value}")
-        ids = [d.id for d in self.deeds]
+        return spaces
+
+    @field_validator("deeds")
+    @classmethod
+    def _two_per_colour(cls, deeds: list[DeedModel]) -> list[DeedModel]:
+        ids = [d.id for d in deeds]
         if len(set(ids)) != len(ids):
             raise ValueError("two deeds share an id")
-        on_board = [s.deed for s in self.spaces if s.deed]
-        if sorted(on_board) != sorted(ids):
-            raise ValueError("every deed must be on exactly one property space")
-        per_colour = Counter(d.color for d in self.deeds)
+        per_colour = Counter(d.color for d in deeds)
         for colour in SET_POINTS:
             if per_colour[colour] != STREETS_PER_SET:
                 raise ValueError(f"colour {colour} needs {STREETS_PER_SET} deeds, has "
                                  f"{per_colour[colour]}")
-        totals = sorted(t for ts in self.roll_for_resources.values() for t in ts)
-        if totals != list(range(2, 13)):
-            raise ValueError("roll_for_resources must give each dice total 2..12 exactly once")
+        return deeds
+
+    @field_validator("roll_for_resources")
+    @classmethod
+    def _every_total(cls, table: dict[Resource, list[int]]) -> dict[Resource, list[int]]:
+        if sorted(t for ts in table.values() for t in ts) != list(range(2, 13)):
+            raise ValueError("must give each dice total 2..12 exactly once")
+        return table
+
+    @model_validator(mode="after")
+    def _deeds_on_board(self) -> BoardModel:
+        on_board = [s.deed for s in self.spaces if s.deed]
+        if sorted(on_board) != sorted(d.id for d in self.deeds):
+            raise ValueError("spaces and deeds: every deed must be on exactly one "
+                             "property space")
         return self
 
 
