@@ -46,6 +46,10 @@ CORNERS = {GO: SpaceKind.GO, JAIL: SpaceKind.JAIL, FREE_PARKING: SpaceKind.FREE_
            GO_TO_JAIL: SpaceKind.GO_TO_JAIL}
 
 
+_LABELS = {SpaceKind.GO: "GO", SpaceKind.JAIL: "Just Visiting / In Jail",
+           SpaceKind.STEAL: "Steal 1 Resource"}
+
+
 @dataclass(frozen=True)
 class Deed:
     """A title deed: its street, price and rent, and the roll that pays its owner."""
@@ -74,7 +78,7 @@ class Space:
             return board.deeds[self.deed].name
         if self.kind is SpaceKind.COLLECT and self.resource:
             return f"Collect 2 {self.resource.value.replace('_', ' ')}"
-        return self.kind.value.replace("_", " ").title()
+        return _LABELS.get(self.kind, self.kind.value.replace("_", " ").title())
 
 
 @dataclass(frozen=True)
