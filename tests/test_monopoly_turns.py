@@ -91,6 +91,18 @@ def test_doubles_roll_again_without_dropping_and_without_step_5():
     assert g.step is Step.SPACE and g.by_colour("red").position == 5
 
 
+def test_end_turn_after_doubles_is_refused_unchanged():
+    g = _game()
+    g.roll("red", (1, 1))
+    with pytest.raises(WrongStepError, match="must roll again"):
+        g.end_turn("red")
+    assert g.step is Step.SPACE and g.player.colour == "red"
+    g.next_step("red")
+    g.roll("red", (3, 5))  # Collect 2 cranes
+    g.end_turn("red")
+    assert g.player.colour == "purple" and g.step is Step.START
+
+
 def test_three_doubles_send_to_jail_after_paying_step_3():
     g = _game()
     g.by_colour("purple").deeds.add("pink-2")  # 2 dump trucks on a 10

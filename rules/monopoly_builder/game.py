@@ -215,21 +215,27 @@ class Game(Dealing):
         if self.step is Step.SPACE:
             self._required_done()
             self.pending = set()
-            rolled_doubles = self.last_roll is not None and self.last_roll[0] == self.last_roll[1]
-            again = rolled_doubles and self._extra_turn and not p.in_jail
-            self.step = Step.ROLL_AGAIN if again else Step.TRADE
+            self.step = Step.ROLL_AGAIN if self._rolls_again(p) else Step.TRADE
         elif self.step is Step.TRADE:
             self.step = Step.BUILD
         else:
             self._end_turn()
         return self.step
 
+    def _rolls_again(self, p: Player) -> bool:
+        doubles = self.last_roll is not None and self.last_roll[0] == self.last_roll[1]
+        return doubles and self._extra_turn and not p.in_jail
+
     def end_turn(self, colour: str) -> None:
-        self._turn(colour, Step.SPACE, Step.TRADE, Step.BUILD)
-        while not self.is_over and self.players[self.current].colour == colour and \
-                self.step is not Step.START:
-            if self.next_step(colour) is Step.ROLL_AGAIN:
+        """Finish every remaining step of the turn (refused while a decision is due or
+        after doubles, when the player must roll again)."""
+        p = self._turn(colour, Step.SPACE, Step.TRADE, Step.BUILD)
+        if self.step is Step.SPACE:
+            self._required_done()
+            if self._rolls_again(p):
                 raise WrongStepError(f"{colour} rolled doubles and must roll again")
+        while not self.is_over and self.player is p and self.step is not Step.START:
+            self.next_step(colour)
 
     def _end_turn(self) -> None:
         self.rent_claims = [c for c in self.rent_claims if c[1] != self.player.colour]

@@ -60,6 +60,8 @@ class Table:
     ) -> None:
         if not 2 <= len(colours) <= 4 or len(set(colours)) != len(colours):
             raise RefusedAction("a game has 2 to 4 players of different colours")
+        if first is not None and not 0 <= first < len(colours):
+            raise RefusedAction(f"no seat {first} among {len(colours)} players")
         if unknown := set(colours) - set(COLOUR_ORDER):
             raise RefusedAction(f"unknown colour {sorted(unknown)[0]!r}; use {COLOUR_ORDER}")
         sb, sr, sc, si = shipped()
