@@ -59,8 +59,8 @@ def validation_message(path: str | Path, exc: ValidationError) -> str:
     return f"{path}: {loc or 'file'}: {msg}"
 
 
-def read_model(path: str | Path, model: type[_M], what: str) -> _M:
-    """``path`` parsed into ``model``; every failure is a one-line :class:`DataFileError`."""
+def read_json(path: str | Path, what: str) -> Any:
+    """The parsed JSON of ``path``; every failure is a one-line :class:`DataFileError`."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -71,11 +71,16 @@ def read_model(path: str | Path, model: type[_M], what: str) -> _M:
     if len(text) > 2_000_000:
         raise DataFileError(f"{path}: a {what} is not that large ({len(text)} characters)")
     try:
-        raw = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataFileError(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+
+
+def read_model(path: str | Path, model: type[_M], what: str) -> _M:
+    """``path`` parsed into ``model``, or a one-line :class:`DataFileError`."""
+    raw = read_json(path, what)
     try:
         return model.model_validate(raw)
     except ValidationError as exc:

@@ -28,7 +28,7 @@ from rules.monopoly_builder.board import JAIL, SPACES, Board
 from rules.monopoly_builder.data import (
     COLOURS,
     DataFileError,
-    read_model,
+    read_json,
     shipped,
     validation_message,
 )
@@ -150,14 +150,7 @@ def parse_state(raw: Any, source: str = "state") -> State:
 
 
 def load_state(path: str | Path) -> State:
-    raw = read_model(path, _Raw, "state file")
-    return parse_state(raw.model_dump(), str(path))
-
-
-class _Raw(BaseModel):
-    """Reads the file's JSON object untouched so that checking happens in one place."""
-
-    model_config = ConfigDict(extra="allow")
+    return parse_state(read_json(path, "state file"), str(path))
 
 
 def players_of(state: State) -> list[Player]:
