@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from palace.cli import UsageError
+from rules.games import DEFAULT_GAME, GAMES
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace, PalaceError, impossible_violations
 from rules.pieces import Piece, missing_corners
@@ -32,9 +33,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("before", help="scene file before the turn (palace-scene/1 JSON); "
                         "with --game monopoly-builder, the state file")
     parser.add_argument("after", nargs="?", help="scene file after the turn")
-    parser.add_argument("--game", default="monkey-palace",
-                        choices=("monkey-palace", "monopoly-builder"),
-                        help="which game's score (default: monkey-palace)")
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=tuple(GAMES),
+                        help=f"which game's score (default: {DEFAULT_GAME})")
     parser.add_argument("--map", help="ground map: 1..4 or a map file (default: the scene's)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--frog-taken", action="store_true",
