@@ -27,6 +27,8 @@ MIN_BID, BID_STEP = 10, 5
 
 
 class Dealing(Table):
+    """The actions on money, deeds and resources (see the module's docstring)."""
+
     def buy(self, colour: str) -> None:
         p = self._decision(colour, "buy_or_auction")
         deed = self.board.deed_at(p.position)

@@ -23,7 +23,6 @@ turn is over; mortgages can be taken and repaid at any time. The game ends at on
 when the penthouse is built (or when the table calls :meth:`Game.stop`).
 """
 
-
 from __future__ import annotations
 
 from collections import Counter
@@ -56,6 +55,8 @@ from rules.monopoly_builder.table import Dice, Step
 
 
 class Game(Dealing):
+    """A whole game: ``Game(["red", "yellow"], seed=0)``; see the module's docstring."""
+
     # -- step 1 and jail -----------------------------------------------------------------
     def drop(self, colour: str, resources: Mapping[str, int] | None = None) -> Counter[Resource]:
         """Drop the resources over 6 on the current space (chosen, or the most plentiful)."""

@@ -46,6 +46,11 @@ REQUIRED = ("buy_or_auction", "forced_trade", "roll_for_resources")
 
 
 class Table:
+    """The position. ``colours`` are the players in seat order (play passes to the
+    left, i.e. up the list); ``first`` is the seat that won the first roll, rolled with
+    the game's dice when not given; ``board``, ``references``, ``cards`` and ``island``
+    replace the shipped stand-in data."""
+
     def __init__(
         self,
         colours: list[str],
