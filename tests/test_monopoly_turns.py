@@ -8,6 +8,7 @@ Board positions come from the shipped stand-in board: 0 GO, 2 Collect 2 dump tru
 
 from __future__ import annotations
 
+import random
 from collections import Counter, deque
 
 import pytest
@@ -51,6 +52,9 @@ def test_a_seeded_game_rolls_the_same_dice():
     rolls = [[g.dice() for _ in range(10)] for g in (a, b, c)]
     assert rolls[0] == rolls[1] != rolls[2]
     assert list(a.deck) == list(b.deck) and a.current == b.current
+    injected, seeded = Game(["red", "purple"], rng=random.Random(5)), Game(["red", "purple"],
+                                                                           seed=5)
+    assert [injected.dice() for _ in range(10)] == [seeded.dice() for _ in range(10)]
 
 
 def test_title_deeds_pay_every_owner_on_a_matching_roll_unless_mortgaged():
@@ -400,6 +404,20 @@ def test_resources_on_the_ground_are_picked_up_on_landing():
     g.ground[10] = Counter({BO: 2})
     g.roll("red", (4, 6))
     assert g.by_colour("red").resources[BO] == 1 + 2 and 10 not in g.ground
+
+
+def test_resources_are_picked_up_on_every_space_landed_on_in_a_turn():
+    # "You can pick up for multiple board spaces in one turn": doubles land twice.
+    g = _game()
+    g.ground[2] = Counter({BO: 1})
+    g.ground[10] = Counter({CR: 1})
+    g.ground[6] = Counter({EX: 3})  # passed over, not landed on: stays
+    g.roll("red", (1, 1))
+    g.next_step("red")
+    g.roll("red", (4, 4))
+    red = g.by_colour("red")
+    assert red.resources == Counter({DT: 2 + 2, EX: 1, BO: 1 + 1, CR: 1 + 2})
+    assert g.ground == {6: Counter({EX: 3})}
 
 
 def test_deals_in_step_5_with_the_current_player():

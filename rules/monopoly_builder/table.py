@@ -49,7 +49,8 @@ class Table:
     """The position. ``colours`` are the players in seat order (play passes to the
     left, i.e. up the list); ``first`` is the seat that won the first roll, rolled with
     the game's dice when not given; ``board``, ``references``, ``cards`` and ``island``
-    replace the shipped stand-in data."""
+    replace the shipped stand-in data. Dice and the Chance shuffle come from ``rng``
+    (by default ``random.Random(seed)``), so a seed replays a game exactly."""
 
     def __init__(
         self,
@@ -62,6 +63,7 @@ class Table:
         island: Island | None = None,
         bonus_ties: BonusTies = "share",
         first: int | None = None,
+        rng: random.Random | None = None,
     ) -> None:
         if not 2 <= len(colours) <= 4 or len(set(colours)) != len(colours):
             raise RefusedAction("a game has 2 to 4 players of different colours")
@@ -74,7 +76,7 @@ class Table:
         self.references = dict(references or sr)
         self.cards = {c.id: c for c in (cards or sc)}
         self.bonus_ties: BonusTies = bonus_ties
-        self.rng = random.Random(seed)
+        self.rng = rng if rng is not None else random.Random(seed)
         self.tray = Tray()
         self.players = [Player(c, self.references[c].token) for c in colours]
         for p in self.players:
