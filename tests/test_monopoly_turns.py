@@ -52,8 +52,8 @@ def test_a_seeded_game_rolls_the_same_dice():
     rolls = [[g.dice() for _ in range(10)] for g in (a, b, c)]
     assert rolls[0] == rolls[1] != rolls[2]
     assert list(a.deck) == list(b.deck) and a.current == b.current
-    injected, seeded = Game(["red", "purple"], rng=random.Random(5)), Game(["red", "purple"],
-                                                                           seed=5)
+    injected = Game(["red", "purple"], rng=random.Random(5))
+    seeded = Game(["red", "purple"], seed=5)
     assert [injected.dice() for _ in range(10)] == [seeded.dice() for _ in range(10)]
 
 
