@@ -1,5 +1,8 @@
 """Monkey Palace's rules as pure Python: pieces, the stud grid, staircases, turns, games.
 
+Monkey Palace is the main game and lives here; other games are subpackages
+(``rules.monopoly_builder``), each found by name with :func:`find_game`.
+
 Nothing here knows about cameras or files beyond the scene and map formats; every
 other package builds on these names.
 """
@@ -7,6 +10,7 @@ other package builds on these names.
 from rules.bot import Bot, GameRecord, simulate_game
 from rules.cards import Card, Market, PurchaseError, load_cards
 from rules.game import Game, GameError, IllegalTurnError, TurnResult
+from rules.games import GameInfo, UnknownGameError, find_game
 from rules.maps import GroundMap, MapError, load_map
 from rules.palace import Palace, PalaceError, physics_violations
 from rules.pieces import Axis, DecorationColor, Kind, Piece
@@ -22,6 +26,7 @@ __all__ = [
     "DecorationColor",
     "Game",
     "GameError",
+    "GameInfo",
     "GameRecord",
     "GroundMap",
     "IllegalTurnError",
@@ -38,9 +43,11 @@ __all__ = [
     "Trophies",
     "TurnReport",
     "TurnResult",
+    "UnknownGameError",
     "Violation",
     "analyse_added",
     "analyse_turn",
+    "find_game",
     "load_cards",
     "load_map",
     "load_scene",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from palace.cli import UsageError
+from rules.games import DEFAULT_GAME, GAMES
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace, PalaceError, impossible_violations
 from rules.pieces import Piece, missing_corners
@@ -29,8 +30,11 @@ def add_parser(subparsers: Any) -> None:
         help="report one turn: is the staircase legal, what does it earn",
         description="Compare the palace before and after a turn and report the staircase.",
     )
-    parser.add_argument("before", help="scene file before the turn (palace-scene/1 JSON)")
-    parser.add_argument("after", help="scene file after the turn")
+    parser.add_argument("before", help="scene file before the turn (palace-scene/1 JSON); "
+                        "with --game monopoly-builder, the state file")
+    parser.add_argument("after", nargs="?", help="scene file after the turn")
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=tuple(GAMES),
+                        help=f"which game's score (default: {DEFAULT_GAME})")
     parser.add_argument("--map", help="ground map: 1..4 or a map file (default: the scene's)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--frog-taken", action="store_true",
@@ -60,6 +64,12 @@ def house_rules(args: argparse.Namespace) -> RuleSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.game == "monopoly-builder":
+        from palace.commands import score_monopoly
+
+        return score_monopoly.run(args)
+    if args.after is None:
+        raise UsageError("a Monkey Palace turn needs two scene files: BEFORE.json AFTER.json")
     before, after = load_scene(args.before), load_scene(args.after)
     ground = resolve_map(args.map, (args.before, before), (args.after, after))
     settings = house_rules(args)
