@@ -12,7 +12,9 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order `palace --help` lists them.
-COMMANDS = ("score", "check", "demo", "render", "dataset", "calibrate", "locate")
+COMMANDS = (
+    "demo", "watch", "replay", "score", "check", "render", "dataset", "calibrate", "locate",
+)
 
 
 class UsageError(Exception):

@@ -1,6 +1,7 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
 from twin.cameras import orbit_pose, random_camera
+from twin.clutter import Hand
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
@@ -10,6 +11,7 @@ __all__ = [
     "KIND_LABELS",
     "PART_LABELS",
     "Frame",
+    "Hand",
     "Light",
     "RenderOptions",
     "orbit_pose",

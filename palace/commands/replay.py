@@ -1,9 +1,9 @@
-"""`palace demo [FOLDER]`: score a recorded game turn by turn.
+"""`palace replay [FOLDER]`: score a recorded game turn by turn, in the terminal.
 
-Until the dashboard exists this is the project's main command: it replays the shipped
-example game (``palace/examples/game1``: ``turn_00.json`` is the set-up, then one scene
-per turn, players in turn order) and prints each turn's report with a running tally,
-so a new user sees the whole rules engine at work in one command.
+It replays a game kept as scene files (by default the shipped example,
+``palace/examples/game1``: ``turn_00.json`` is the set-up, then one scene per turn,
+players in turn order) and prints each turn's report with a running tally, so the
+whole rules engine can be seen at work without a camera or a browser.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ class Tally:
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "demo",
-        help="score the shipped example game turn by turn",
+        "replay",
+        help="score a recorded game (the shipped example by default) turn by turn",
         description="Replay a game recorded as scene files (turn_00.json is the set-up) "
         "and report every turn with a running tally per player.",
     )

@@ -1,0 +1,261 @@
+"""The camera loop: frames in, turns out, the session told at every step.
+
+Per frame: the board is tracked from its last pose (found afresh only at the start or
+after it was lost for a while, so a hand over the board does not cost a full search a
+frame); the settle detector says whether something is over the board or whether the
+board has settled into a new picture; on a settled change the turn is read against the
+session's palace, with the previous settled picture as the "before", and handed to the
+session, which judges it by the rules and goes out of sync when it is doubtful.
+
+Nothing here decides what a turn is worth: the session does. The loop only decides
+when to look. A settled board whose reading finds nothing new (the board was slid or
+turned, a shadow came and stayed) is not a turn: the loop takes the new picture as the
+reference and carries on.
+
+``palace watch`` and ``palace demo`` both run this loop; they differ only in where the
+frames come from.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera
+from calibration.evidence import BoardLocation
+from calibration.pose import locate_board
+from calibration.tracking import BoardTracker
+from rules.maps import GroundMap
+from rules.palace import Palace
+from vision.capture import FrameLike
+from vision.settle import Observation, SettleDetector, SettleSettings
+
+SEARCH_AFTER_S = 1.0
+"""A board unexplained this long (frame time) is searched for afresh: it was moved."""
+SEARCH_EVERY_S = 0.5
+"""While lost, a full search (up to a second) at most this often."""
+PREVIEW_EVERY_S = 0.1
+"""The page's camera view gets a frame at most this often (wall time)."""
+
+
+class Session(Protocol):
+    """What the loop needs of the table session (:class:`palace.session.TableSession`)."""
+
+    ground: GroundMap
+
+    def show_frame(self, image: NDArray[np.uint8], location: BoardLocation) -> None: ...
+
+    def camera_status(self, state: str, detail: str = "") -> None: ...
+
+    def camera_turn(self, reading: Any, frames: list[NDArray[np.uint8]]) -> Any: ...
+
+    def palace(self) -> Palace: ...
+
+
+class Look(Protocol):
+    """What the board and pieces look like at this table (``vision.TableLook``)."""
+
+    def learn(self, frame: NDArray[np.uint8], camera: Camera, location: BoardLocation,
+              palace: Palace) -> Any: ...
+
+
+Reader = Callable[..., Any]
+"""``vision.read_turn``'s signature: (frames, camera, before, *, before_frame, ground,
+look, locations) -> TurnReading."""
+
+
+@dataclass
+class LoopStats:
+    """What the loop did, for the summary line and the bench."""
+
+    frames: int = 0
+    found: int = 0
+    searches: int = 0
+    reads: int = 0
+    turns: int = 0
+    nothing_new: int = 0
+    busy_s: float = 0.0
+    """Wall time spent on frames, reads included."""
+    read_s: list[float] = field(default_factory=list)
+    """From the settled frame's arrival to ``camera_turn`` being called."""
+    idle_frame_s: list[float] = field(default_factory=list)
+    """Per-frame time while nothing was being read."""
+
+
+def reading_is_empty(reading: Any) -> bool:
+    """A reading that found the palace as it was: nothing added, nothing in doubt."""
+    return bool(getattr(reading, "found", False)) and not getattr(reading, "added", ()) and (
+        not getattr(reading, "uncertain", ()))
+
+
+class CameraLoop:
+    """One table's camera: call :meth:`step` per frame, or :meth:`run` over a source."""
+
+    def __init__(self, session: Session, *, camera: Camera | None = None,
+                 reader: Reader | None = None, look: Look | None = None,
+                 settings: SettleSettings | None = None,
+                 on_turn: Callable[[Any, Any], None] | None = None) -> None:
+        if reader is None or look is None:
+            from vision import TableLook, read_turn
+
+            reader = reader or read_turn
+            look = look or TableLook()
+        self.session = session
+        self.camera = camera
+        self.refine_focal = camera is None
+        self.read = reader
+        self.look = look
+        self.detector = SettleDetector(settings)
+        self.tracker: BoardTracker | None = None
+        self.on_turn = on_turn
+        self.stats = LoopStats()
+        self._state = ""
+        self._last_found = -1e9
+        self._last_search = -1e9
+        self._last_preview = -1e9
+
+    # -- one frame ---------------------------------------------------------------------
+    def step(self, frame: FrameLike) -> Observation:
+        """Track, watch for hands, and read the turn when the board settles changed."""
+        started = time.perf_counter()
+        image, now = frame.image, float(frame.time)
+        if self.camera is None:
+            height, width = image.shape[:2]
+            self.camera = Camera.default_for(width, height)
+        location = self._locate(image, now)
+        self.stats.frames += 1
+        camera = location.camera or self.camera
+        if location.found:
+            self.stats.found += 1
+            self._last_found = now
+        last = self.tracker.last if self.tracker is not None else None
+        pose = location.pose if location.found else (last.pose if last is not None else None)
+        observation = self.detector.update(image, camera, pose, now, found=location.found,
+                                           location=location)
+        if not location.found and pose is None:
+            observation.detail = location.reason or observation.detail
+        self._status(observation.state, observation.detail)
+        if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
+            self._last_preview = time.perf_counter()
+            self.session.show_frame(image, location)
+        if observation.event == "baseline":
+            self._learn(observation)
+        elif observation.event == "changed":
+            self._read(observation, started)
+            return observation
+        self.stats.idle_frame_s.append(time.perf_counter() - started)
+        self.stats.busy_s += time.perf_counter() - started
+        return observation
+
+    def _locate(self, image: NDArray[np.uint8], now: float) -> BoardLocation:
+        """The board in this frame; a full search only at the start or when long lost."""
+        assert self.camera is not None
+        ground = self.session.ground
+        if self.tracker is None:
+            self.stats.searches += 1
+            location = locate_board(image, self.camera, ground, refine_focal=self.refine_focal)
+            if location.found:
+                self.tracker = BoardTracker(location.camera or self.camera, ground, location)
+            return location
+        search = (now - self._last_found >= SEARCH_AFTER_S
+                  and now - self._last_search >= SEARCH_EVERY_S)
+        if self.tracker.last is None and not search:
+            return BoardLocation(False, "the board was lost; looking for it")
+        if search:
+            self._last_search = now
+            self.stats.searches += 1
+        return self.tracker.update(image, search=search)
+
+    def _status(self, state: str, detail: str) -> None:
+        if state != self._state:
+            self._state = state
+            self.session.camera_status(state, detail)
+
+    # -- turns -------------------------------------------------------------------------
+    def _read(self, observation: Observation, started: float) -> None:
+        """Read the settled board against the session's palace and hand the turn over."""
+        assert observation.before is not None and self.camera is not None
+        self._status("reading", f"{observation.changed_cells} cells changed")
+        snaps = observation.frames
+        frames = [s.image for s in snaps]
+        locations = [s.location for s in snaps]
+        camera = _camera_of(snaps[-1].location) or self.camera
+        palace = self.session.palace()
+        reading = self.read(frames, camera, palace, before_frame=observation.before.image,
+                            ground=self.session.ground, look=self.look, locations=locations)
+        self.stats.reads += 1
+        if reading_is_empty(reading):
+            # Slid, turned or shadowed, but nothing new: the new picture is the reference.
+            self.stats.nothing_new += 1
+            self._status("tracking", "nothing new on the board")
+        else:
+            result = self.session.camera_turn(reading, frames)
+            self.stats.read_s.append(time.perf_counter() - started)
+            self.stats.turns += 1
+            if self.on_turn is not None:
+                self.on_turn(reading, result)
+            self._status("tracking", "turn read")
+            if _confirmed(result):
+                self._learn(observation)
+        self.stats.busy_s += time.perf_counter() - started
+
+    def _learn(self, observation: Observation) -> None:
+        """Teach the table's look from a settled picture whose palace the session trusts."""
+        snap = observation.frames[-1]
+        location = snap.location
+        if not isinstance(location, BoardLocation) or not location.found:
+            return
+        camera = location.camera or self.camera
+        assert camera is not None
+        self.look.learn(snap.image, camera, location, self.session.palace())
+
+    # -- a whole source ----------------------------------------------------------------
+    def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,
+            pace: bool = False, until: Callable[[], bool] | None = None) -> LoopStats:
+        """Every frame of ``source`` until it ends, ``stop`` is set or ``until()`` holds.
+
+        ``pace`` plays a recorded or simulated source no faster than its own clock, so
+        that people watching the page see the game at the speed it was played.
+        """
+        wall0: float | None = None
+        time0 = 0.0
+        for frame in source:
+            if stop is not None and stop.is_set():
+                break
+            if pace:
+                if wall0 is None:
+                    wall0, time0 = time.monotonic(), float(frame.time)
+                ahead = (float(frame.time) - time0) - (time.monotonic() - wall0)
+                if ahead > 0:
+                    if stop is not None:
+                        stop.wait(ahead)
+                    else:
+                        time.sleep(ahead)
+            self.step(frame)
+            if until is not None and until():
+                break
+        return self.stats
+
+
+def _camera_of(location: object) -> Camera | None:
+    return location.camera if isinstance(location, BoardLocation) else None
+
+
+def _confirmed(result: Any) -> bool:
+    """Whether the session took the turn as read (not out of sync): only then does the
+    settled picture show a palace the session vouches for."""
+    if result is None:
+        return False
+    for name in ("in_sync", "accepted", "confirmed", "ok"):
+        value = getattr(result, name, None)
+        if isinstance(value, bool):
+            return value
+    if isinstance(result, bool):
+        return result
+    return False
