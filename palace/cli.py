@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 # Subcommand modules, in the order `palace --help` lists them.
 COMMANDS = (
-    "demo", "watch", "replay", "score", "check", "render", "dataset", "calibrate", "locate",
+    "demo", "watch", "serve", "replay", "score", "check", "render", "dataset", "calibrate",
+    "locate",
 )
 
 
