@@ -42,12 +42,16 @@ SEARCH_EVERY_S = 0.5
 """While lost, a full search (up to a second) at most this often."""
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
+LEARN_CHECK_S = 0.5
+"""How often (wall time) an idle loop asks whether the session confirmed a turn."""
 
 
 class Session(Protocol):
     """What the loop needs of the table session (:class:`palace.session.TableSession`)."""
 
     ground: GroundMap
+    sync: str
+    """ready (no turn waiting), pending, out_of_sync or over."""
 
     def show_frame(self, image: NDArray[np.uint8], location: BoardLocation) -> None: ...
 
@@ -119,6 +123,8 @@ class CameraLoop:
         self._last_found = -1e9
         self._last_search = -1e9
         self._last_preview = -1e9
+        self._last_learn_check = -1e9
+        self._learned: frozenset[object] | None = None
 
     # -- one frame ---------------------------------------------------------------------
     def step(self, frame: FrameLike) -> Observation:
@@ -144,11 +150,11 @@ class CameraLoop:
         if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
             self._last_preview = time.perf_counter()
             self.session.show_frame(image, location)
-        if observation.event == "baseline":
-            self._learn(observation)
-        elif observation.event == "changed":
+        if observation.event == "changed":
             self._read(observation, started)
             return observation
+        if observation.event == "baseline" or observation.state == "tracking":
+            self._learn_when_confirmed()
         self.stats.idle_frame_s.append(time.perf_counter() - started)
         self.stats.busy_s += time.perf_counter() - started
         return observation
@@ -201,19 +207,30 @@ class CameraLoop:
             if self.on_turn is not None:
                 self.on_turn(reading, result)
             self._status("tracking", "turn read")
-            if _confirmed(result):
-                self._learn(observation)
         self.stats.busy_s += time.perf_counter() - started
 
-    def _learn(self, observation: Observation) -> None:
-        """Teach the table's look from a settled picture whose palace the session trusts."""
-        snap = observation.frames[-1]
-        location = snap.location
-        if not isinstance(location, BoardLocation) or not location.found:
+    def _learn_when_confirmed(self) -> None:
+        """Teach the table's look from the settled picture once the session vouches for
+        the palace in it: at the set-up, and after each turn the players confirmed (the
+        session then waits for no turn and its palace is not the one last learned)."""
+        now = time.perf_counter()
+        if self._learned is not None and now - self._last_learn_check < LEARN_CHECK_S:
             return
+        self._last_learn_check = now
+        reference = self.detector.reference
+        if reference is None or getattr(self.session, "sync", "ready") != "ready":
+            return
+        palace = self.session.palace()
+        signature = frozenset(palace.pieces)
+        location = reference.location
+        if signature == self._learned or not isinstance(location, BoardLocation):
+            return
+        if not location.found:
+            return
+        self._learned = signature
         camera = location.camera or self.camera
         assert camera is not None
-        self.look.learn(snap.image, camera, location, self.session.palace())
+        self.look.learn(reference.image, camera, location, palace)
 
     # -- a whole source ----------------------------------------------------------------
     def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,
@@ -245,17 +262,3 @@ class CameraLoop:
 
 def _camera_of(location: object) -> Camera | None:
     return location.camera if isinstance(location, BoardLocation) else None
-
-
-def _confirmed(result: Any) -> bool:
-    """Whether the session took the turn as read (not out of sync): only then does the
-    settled picture show a palace the session vouches for."""
-    if result is None:
-        return False
-    for name in ("in_sync", "accepted", "confirmed", "ok"):
-        value = getattr(result, name, None)
-        if isinstance(value, bool):
-            return value
-    if isinstance(result, bool):
-        return result
-    return False

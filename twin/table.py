@@ -74,6 +74,8 @@ class TableFrame:
     scene: Scene
     pose: Pose
     """Where the board truly is (board frame to camera)."""
+    playing: int | None = None
+    """The turn (from 0) whose player is at work over the board, if any."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,8 @@ class SimulatedTable:
                  turns: int | None = None, settings: TableSettings | None = None) -> None:
         self.settings = settings or TableSettings()
         self.seed = seed
-        self.record: GameRecord = simulate_game(players, seed, map_name)
+        # No Frog: taking it is said on the page, which the simulated players do not do.
+        self.record: GameRecord = simulate_game(players, seed, map_name, frog_chance=0.0)
         self.turns = len(self.record.turns) if turns is None else min(turns,
                                                                        len(self.record.turns))
         rng = np.random.default_rng(seed + 7919)
@@ -158,6 +161,11 @@ class SimulatedTable:
             self._still_cache[key] = image
         return image
 
+    def render_still(self, pieces: tuple[Piece, ...], hands: tuple[Hand, ...] = ()) -> NDArray[
+            np.uint8]:
+        """One frame of the board where it first lay, with these pieces and hands."""
+        return self._webcam(self._picture(pieces, _Placement(), hands), 0)
+
     def _webcam(self, image: NDArray[np.uint8], index: int) -> NDArray[np.uint8]:
         """This frame's sensor noise and flicker on a rendered picture."""
         rng = np.random.default_rng((self.seed, index))
@@ -194,12 +202,14 @@ class SimulatedTable:
         scenes = self.record.scenes
 
         def frame(pieces: tuple[Piece, ...], turns_done: int, phase: str,
-                  hands: tuple[Hand, ...] = (), where: _Placement | None = None) -> TableFrame:
+                  hands: tuple[Hand, ...] = (), where: _Placement | None = None,
+                  playing: int | None = None) -> TableFrame:
             nonlocal index
             at = where or placement
             image = self._webcam(self._picture(pieces, at, hands), index)
             out = TableFrame(image, index / s.fps, index, turns_done, phase,
-                             Scene(map=self.record.map, pieces=pieces), self.board_pose(at))
+                             Scene(map=self.record.map, pieces=pieces), self.board_pose(at),
+                             playing)
             index += 1
             return out
 
@@ -236,7 +246,7 @@ class SimulatedTable:
             t = (k + 1) / (s.enter_frames + 1)
             palm = outside + (first - outside) * t
             yield frame(tuple(kept), turn, "hands", (self._hand(seat, self._world(
-                palm, placement), placement, rng.normal(0, 0.1)),))
+                palm, placement), placement, rng.normal(0, 0.1)),), playing=turn)
         shown = list(kept)
         for spot, piece in zip(spots, added or [None], strict=True):
             for k in range(s.frames_per_piece):
@@ -244,7 +254,8 @@ class SimulatedTable:
                     shown.append(piece)
                 palm = self._palm_over(spot, seat) + np.array([*rng.normal(0, 6, 2), 0.0])
                 yield frame(tuple(shown), turn, "hands", (self._hand(
-                    seat, self._world(palm, placement), placement, rng.normal(0, 0.1)),))
+                    seat, self._world(palm, placement), placement, rng.normal(0, 0.1)),),
+                    playing=turn)
             if piece is not None and piece not in shown:
                 shown.append(piece)
         last = self._palm_over(spots[-1], seat)
@@ -253,7 +264,7 @@ class SimulatedTable:
             palm = last + (outside - last) * t
             yield frame(after if added else before, turn + (1 if added else 0), "hands",
                         (self._hand(seat, self._world(palm, placement), placement,
-                                    rng.normal(0, 0.1)),))
+                                    rng.normal(0, 0.1)),), playing=turn)
 
     def _move_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
                      turns_done: int, pieces: tuple[Piece, ...], start: _Placement,

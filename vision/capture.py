@@ -178,14 +178,16 @@ class CameraSource(FrameSource):
                 self._latest = (image, time.monotonic() - self._start)
                 self._lock.notify_all()
 
+    def _newer(self, since: float) -> bool:
+        """A frame newer than ``since`` waits, or the camera failed (called under the lock)."""
+        return self._failed or (self._latest is not None and self._latest[1] > since)
+
     def __iter__(self) -> Iterator[TimedFrame]:
         index = 0
         last_time = -1.0
         while True:
             with self._lock:
-                self._lock.wait_for(
-                    lambda: self._failed or (self._latest is not None
-                                             and self._latest[1] > last_time), timeout=2.0)
+                self._lock.wait_for(lambda since=last_time: self._newer(since), timeout=2.0)
                 latest = self._latest
                 if latest is None or latest[1] <= last_time:
                     return  # the camera stopped giving pictures (unplugged)

@@ -111,22 +111,42 @@ def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray
     """The board and a ring of table around it, one mean colour per stud cell, divided
     by the board's median colour (SIDE_CELLS x SIDE_CELLS x 3).
 
-    The picture is first shrunk to a quarter with area averaging, so the 4 x 4 samples
-    per cell read a blurred picture instead of aliasing the studs; a cell's mean is
-    then the same whichever tenth of a pixel the pose puts it on.
+    Only the part of the picture the ring covers is read. It is first shrunk to a
+    quarter with area averaging, so the 4 x 4 samples per cell read a blurred picture
+    instead of aliasing the studs, and a cell's mean is the same whichever tenth of a
+    pixel the pose puts it on. Where each sample lies is projected (lens included) only
+    at the cells' corners and interpolated between them: the lens bends the picture
+    smoothly, and projecting every sample would cost more than the rest together.
     """
     height, width = image.shape[:2]
+    corners_mm = (np.arange(SIDE_CELLS + 1, dtype=np.float64) - RING_CELLS) * STUD_MM
+    grid_x, grid_y = np.meshgrid(corners_mm, corners_mm)
+    points = np.column_stack([grid_x.ravel(), grid_y.ravel(), np.zeros(grid_x.size)])
+    corners_px = project(camera, pose, points)
     scale = 4
-    small = cv2.resize(image, (width // scale, height // scale), interpolation=cv2.INTER_AREA)
+    x0 = int(np.clip(np.floor(corners_px[:, 0].min()), 0, width - scale)) // scale * scale
+    y0 = int(np.clip(np.floor(corners_px[:, 1].min()), 0, height - scale)) // scale * scale
+    # Whole blocks of 4 x 4 only: any other size makes the area resize stretch the
+    # picture by a fraction of a pixel, which moves with the board.
+    x1 = x0 + min(-(-(int(np.ceil(corners_px[:, 0].max())) + 1 - x0) // scale) * scale,
+                  (width - x0) // scale * scale)
+    y1 = y0 + min(-(-(int(np.ceil(corners_px[:, 1].max())) + 1 - y0) // scale) * scale,
+                  (height - y0) // scale * scale)
+    x1, y1 = max(x1, x0 + scale), max(y1, y0 + scale)
+    crop = image[y0:y1, x0:x1]
+    small = cv2.resize(crop, ((x1 - x0) // scale, (y1 - y0) // scale),
+                       interpolation=cv2.INTER_AREA)
     side = SIDE_CELLS * PX_PER_CELL
-    mm = (np.arange(side, dtype=np.float64) + 0.5) * (STUD_MM / PX_PER_CELL)
-    mm -= RING_CELLS * STUD_MM
-    grid_x, grid_y = np.meshgrid(mm, mm)
-    points = np.column_stack([grid_x.ravel(), grid_y.ravel(), np.zeros(side * side)])
-    pixels = project(camera, pose, points).astype(np.float32)
-    pixels = (pixels + 0.5) / scale - 0.5
-    map_x = pixels[:, 0].reshape(side, side)
-    map_y = pixels[:, 1].reshape(side, side)
+    # Corner maps in the small picture's pixels, then stretched to every sample: sample
+    # i sits at (i + 0.5) / PX_PER_CELL cells, the corners at whole cells.
+    corner_x = ((corners_px[:, 0] - x0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
+    corner_y = ((corners_px[:, 1] - y0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
+    size = (side + PX_PER_CELL, side + PX_PER_CELL)
+    map_x = cv2.resize(corner_x.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    map_y = cv2.resize(corner_y.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    half = PX_PER_CELL // 2
+    map_x, map_y = map_x[half:half + side, half:half + side], map_y[half:half + side,
+                                                                   half:half + side]
     flat = cv2.remap(small, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     cells = cv2.resize(flat, (SIDE_CELLS, SIDE_CELLS), interpolation=cv2.INTER_AREA)
     cells = cells.astype(np.float32)

@@ -1,0 +1,121 @@
+"""`palace demo`: the whole application on a simulated table, with nothing else needed.
+
+Three bots play a game on the twin's table; a fixed webcam's frames (hands over the
+board while a turn is built, the board now and then slid or turned) go through the same
+camera loop as `palace watch`: board tracking, the settle detector, reconstruction and
+the rules. The dashboard at http://127.0.0.1:8000 follows it live; the simulated
+players pick their cards and correct misreadings on it as people would.
+
+``--turns N --exit`` (or ``--headless-check``, which also skips the web server) plays
+N turns as fast as the machine goes and prints a summary, for tests and scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from palace.cli import UsageError
+from palace.commands.watch import (
+    add_server_options,
+    check_port,
+    keep_serving,
+    open_session,
+    start_dashboard,
+)
+
+PLAYERS = 3
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="the dashboard following a simulated table (bots play, a twin "
+        "webcam films, the real pipeline reads)",
+        description="Bots play a 3-player game on a simulated table; the camera loop reads "
+        "every turn from the rendered frames and the dashboard shows it at "
+        "http://127.0.0.1:8000. Nothing else is needed.")
+    add_server_options(parser, None, "the game log (default: a new temporary file)")
+    parser.add_argument("--seed", type=int, default=0, help="the game and the table (default 0)")
+    parser.add_argument("--turns", type=int, help="stop after this many turns (default: the "
+                        "whole game)")
+    parser.add_argument("--exit", action="store_true",
+                        help="run as fast as possible and end with a summary")
+    parser.add_argument("--headless-check", action="store_true",
+                        help="like --exit, without the web server (for tests)")
+    parser.add_argument("--no-browser-needed", action="store_true",
+                        help="follow the game in the terminal too: every turn's report")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from palace.demo import TablePlayers
+    from palace.watch import CameraLoop
+    from twin.table import SimulatedTable
+
+    if args.turns is not None and args.turns < 1:
+        raise UsageError(f"--turns: must be at least 1, found {args.turns}")
+    if args.resume and args.db is None:
+        raise UsageError("--resume needs --db: a temporary log has nothing to resume")
+    serve = not args.headless_check
+    if serve:
+        check_port(args.host, args.port)
+    db = args.db or Path(tempfile.mkdtemp(prefix="palace-demo-")) / "demo.sqlite"
+    table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns)
+    session = open_session(db, args.resume)
+    try:
+        players = TablePlayers(session, table, say=lambda line: print(line, flush=True))
+        if not args.resume:
+            players.set_up()
+        headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
+                    f"{args.seed}, {table.turns} turns; game log {db}")
+        if serve:
+            url = start_dashboard(session, args.host, args.port)
+            print(f"Palace Eye demo: the dashboard is at {url} ({headline})", flush=True)
+        else:
+            print(f"Palace Eye demo, no web server ({headline})", flush=True)
+        loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn)
+
+        def frames() -> Any:
+            for frame in table:
+                players.watch(frame)
+                yield frame
+
+        fast = args.exit or args.headless_check
+        stats = loop.run(frames(), pace=not fast)
+        players.finish_all()
+        if args.no_browser_needed:
+            _print_turns(session)
+        _print_summary(session, players, stats)
+        if not fast:
+            keep_serving()
+        return 0 if players.tally.built == 0 or stats.turns > 0 else 1
+    finally:
+        session.close()
+
+
+def _print_turns(session: Any) -> None:
+    """Every turn of the game in words, as the page shows them."""
+    for turn in session.state()["turns"]:
+        who = session.row.names[turn["seat"]]
+        print(f"turn {turn['number']} ({who}, {turn['kind']}, {turn['source']}):")
+        for line in turn["words"] if turn.get("report") else ["passed"]:
+            print(f"    {line}")
+
+
+def _print_summary(session: Any, players: Any, stats: Any) -> None:
+    fps = stats.frames / stats.busy_s if stats.busy_s > 0 else 0.0
+    latency = (f"{statistics.median(stats.read_s):.2f} s median from the settled frame to "
+               f"the turn" if stats.read_s else "no turn read")
+    print(f"camera loop: {stats.frames} frames, board found in {stats.found}, {stats.reads} "
+          f"reads ({stats.nothing_new} found nothing new), {fps:.1f} frames/s of loop time "
+          f"(rendering not counted), {latency}")
+    print(f"players: {players.tally.line()}")
+    game = session.game
+    names = session.row.names
+    scores = game.scores()
+    ranking = sorted(range(len(names)), key=lambda i: -scores[i])
+    print("scores: " + ", ".join(f"{names[i]} {scores[i]}" for i in ranking)
+          + (" (game over)" if game.is_over else ""))
