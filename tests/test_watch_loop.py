@@ -1,0 +1,135 @@
+"""The camera loop end to end on the simulated table: real tracking, the settle
+detector, the table session and the page's players; the reader here is a test double
+that answers with what was truly built (reconstruction is tested on its own)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from palace.demo import TablePlayers, same_pieces
+from palace.session import TableSession
+from palace.watch import CameraLoop, reading_is_empty
+from rules.pieces import Kind, Piece
+from rules.staircase import split_turn
+from twin.table import SimulatedTable, TableSettings
+
+
+class TruthReader:
+    """Reads a turn as what the table truly shows in the newest frame handed over."""
+
+    def __init__(self) -> None:
+        self.frame = None
+        self.calls = []
+
+    def __call__(self, frames, camera, before, *, before_frame, ground, look, locations):
+        assert len(frames) == len(locations) >= 1
+        assert before_frame.shape == frames[-1].shape and ground is not None
+        self.calls.append((self.frame.index, self.frame.phase, self.frame.turns_done))
+        added, _, _ = split_turn(before, self.frame.scene.pieces)
+        return SimpleNamespace(
+            found=True, reason="", uncertain=(), location=locations[-1], seconds=0.0,
+            added=[SimpleNamespace(piece=p, confidence=0.95, alternatives=()) for p in added])
+
+
+class CountingLook:
+    def __init__(self) -> None:
+        self.palaces = []
+
+    def learn(self, frame, camera, location, palace):
+        assert location.found
+        self.palaces.append(len(palace.pieces))
+
+
+class StatusSpy:
+    """The session, with the camera states it was told kept in order."""
+
+    def __init__(self, session: TableSession) -> None:
+        self.session = session
+        self.states = []
+        self.turns = 0
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+    def camera_status(self, state, detail=""):
+        self.states.append(state)
+        self.session.camera_status(state, detail)
+
+    def camera_turn(self, reading, frames):
+        self.turns += 1
+        return self.session.camera_turn(reading, frames)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    settings = TableSettings(width=960, height=540, still_s=1.2, setup_s=1.2,
+                             move_chance=1.0, quarter_turn_chance=1.0)
+    table = SimulatedTable(seed=4, turns=2, settings=settings)
+    session = TableSession.open(tmp_path_factory.mktemp("loop") / "game.sqlite", resume=False)
+    spy = StatusSpy(session)
+    players = TablePlayers(session, table)
+    players.set_up()
+    reader, look = TruthReader(), CountingLook()
+    loop = CameraLoop(spy, camera=table.camera, reader=reader, look=look,
+                      on_turn=players.on_turn)
+
+    def frames():
+        for frame in table:
+            players.watch(frame)
+            reader.frame = frame
+            yield frame
+
+    stats = loop.run(frames())
+    players.finish_all()
+    yield table, session, spy, players, reader, look, stats
+    session.close()
+
+
+def test_each_turn_is_read_once_from_a_still_board(played):
+    table, session, spy, players, reader, look, stats = played
+    built = sum(not t.passed for t in table.record.turns[:table.turns])
+    assert built == 2
+    assert spy.turns == stats.turns == built
+    assert players.tally.read_right == built and players.tally.missed == 0
+    assert all(phase == "still" for _, phase, _ in reader.calls)
+    # The turn's reads come after its pieces are all down, one per turn.
+    turn_reads = [done for _, _, done in reader.calls]
+    assert sorted(set(turn_reads)) == [1, 2]
+    # The session played both turns: its palace is the table's.
+    final = table.record.scenes[table.turns].pieces
+    added, removed, _ = split_turn(session.palace(), final)
+    assert not added and not removed
+
+
+def test_a_turned_board_is_followed_without_a_new_set_up(played):
+    table, session, spy, players, reader, look, stats = played
+    # The board was turned by a quarter between the turns: read once more, found
+    # nothing new, no turn made of it.
+    assert stats.reads == stats.turns + stats.nothing_new
+    assert stats.nothing_new <= 1
+    assert stats.found >= 0.8 * stats.frames
+    assert {"tracking", "hands", "settling", "reading"} <= set(spy.states)
+
+
+def test_the_look_is_learnt_at_set_up_and_after_each_confirmed_turn(played):
+    table, session, spy, players, reader, look, stats = played
+    setup = len(table.record.scenes[0].pieces)
+    assert look.palaces[0] >= setup
+    assert len(look.palaces) == 1 + stats.turns
+    assert look.palaces == sorted(look.palaces)
+
+
+def test_an_empty_reading_is_not_a_turn():
+    assert reading_is_empty(SimpleNamespace(found=True, added=[], uncertain=[]))
+    assert not reading_is_empty(SimpleNamespace(found=False, added=[], uncertain=[]))
+    piece = SimpleNamespace(piece=Piece(Kind.BRICK, 3, 4))
+    assert not reading_is_empty(SimpleNamespace(found=True, added=[piece], uncertain=[]))
+
+
+def test_same_pieces_ignores_ids_building_colours_and_animals():
+    a = (Piece(Kind.ARCH, 1, 2, 0, color="tan", id="a1"), Piece(Kind.MONKEY, 5, 5, 1))
+    b = (Piece(Kind.ARCH, 1, 2, 0, color="dark_orange", id="x9"),)
+    assert same_pieces(a, b)
+    assert not same_pieces(a, (Piece(Kind.ARCH, 1, 3, 0),))
