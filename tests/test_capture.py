@@ -51,12 +51,12 @@ def test_bad_sources_say_what_is_wrong(tmp_path):
     with pytest.raises(CaptureError, match="no pictures"):
         FolderSource(tmp_path)
     (tmp_path / "broken.png").write_bytes(b"not a png")
-    with pytest.raises(CaptureError, match="broken.png: not a readable picture"):
+    with pytest.raises(CaptureError, match=r"broken\.png: not a readable picture"):
         list(FolderSource(tmp_path))
     with pytest.raises(CaptureError, match="no such file"):
         open_source(video=str(tmp_path / "missing.mp4"))
     (tmp_path / "fake.mp4").write_bytes(b"\0" * 100)
-    with pytest.raises(CaptureError, match="fake.mp4"):
+    with pytest.raises(CaptureError, match=r"fake\.mp4"):
         list(open_source(video=str(tmp_path / "fake.mp4")))
     with pytest.raises(CaptureError, match="exactly one source"):
         open_source(video="a", frames="b")

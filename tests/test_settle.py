@@ -28,7 +28,7 @@ def two_turns():
 
 
 def test_one_read_per_turn_and_none_while_hands_are_over_the_board(two_turns):
-    table, seen = two_turns
+    _, seen = two_turns
     events = [(f, o) for f, o in seen if o.event]
     assert [o.event for _, o in events] == ["baseline", "changed", "changed"]
     for frame, _ in events:

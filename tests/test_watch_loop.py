@@ -83,42 +83,43 @@ def played(tmp_path_factory):
 
     stats = loop.run(frames())
     players.finish_all()
-    yield table, session, spy, players, reader, look, stats
+    yield SimpleNamespace(table=table, session=session, spy=spy, players=players,
+                          reader=reader, look=look, stats=stats)
     session.close()
 
 
 def test_each_turn_is_read_once_from_a_still_board(played):
-    table, session, spy, players, reader, look, stats = played
-    built = sum(not t.passed for t in table.record.turns[:table.turns])
+    run = played
+    built = sum(not t.passed for t in run.table.record.turns[:run.table.turns])
     assert built == 2
-    assert spy.turns == stats.turns == built
-    assert players.tally.read_right == built and players.tally.missed == 0
-    assert all(phase == "still" for _, phase, _ in reader.calls)
+    assert run.spy.turns == run.stats.turns == built
+    assert run.players.tally.read_right == built and run.players.tally.missed == 0
+    assert all(phase == "still" for _, phase, _ in run.reader.calls)
     # The turn's reads come after its pieces are all down, one per turn.
-    turn_reads = [done for _, _, done in reader.calls]
+    turn_reads = [done for _, _, done in run.reader.calls]
     assert sorted(set(turn_reads)) == [1, 2]
     # The session played both turns: its palace is the table's.
-    final = table.record.scenes[table.turns].pieces
-    added, removed, _ = split_turn(session.palace(), final)
+    final = run.table.record.scenes[run.table.turns].pieces
+    added, removed, _ = split_turn(run.session.palace(), final)
     assert not added and not removed
 
 
 def test_a_turned_board_is_followed_without_a_new_set_up(played):
-    table, session, spy, players, reader, look, stats = played
+    run = played
     # The board was turned by a quarter between the turns: read once more, found
     # nothing new, no turn made of it.
-    assert stats.reads == stats.turns + stats.nothing_new
-    assert stats.nothing_new <= 1
-    assert stats.found >= 0.8 * stats.frames
-    assert {"tracking", "hands", "settling", "reading"} <= set(spy.states)
+    assert run.stats.reads == run.stats.turns + run.stats.nothing_new
+    assert run.stats.nothing_new <= 1
+    assert run.stats.found >= 0.8 * run.stats.frames
+    assert {"tracking", "hands", "settling", "reading"} <= set(run.spy.states)
 
 
 def test_the_look_is_learnt_at_set_up_and_after_each_confirmed_turn(played):
-    table, session, spy, players, reader, look, stats = played
-    setup = len(table.record.scenes[0].pieces)
-    assert look.palaces[0] >= setup
-    assert len(look.palaces) == 1 + stats.turns
-    assert look.palaces == sorted(look.palaces)
+    run = played
+    setup = len(run.table.record.scenes[0].pieces)
+    assert run.look.palaces[0] >= setup
+    assert len(run.look.palaces) == 1 + run.stats.turns
+    assert run.look.palaces == sorted(run.look.palaces)
 
 
 def test_an_empty_reading_is_not_a_turn():

@@ -32,6 +32,7 @@ Run alone on a folder or a video to see what it decides, frame by frame::
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -206,7 +207,10 @@ class SettleDetector:
         if not found:
             self._break()
             return Observation("hands", "the board is hidden", moving_cells=moving)
-        if previous is None or moving >= self.settings.motion_cells:
+        if previous is None:
+            self._break()
+            return Observation("settling", "a first look at the board")
+        if moving >= self.settings.motion_cells:
             self._break()
             return Observation("hands", f"{moving} cells moving", moving_cells=moving)
         return self._still_frame(Snapshot(image, pose, cells, time_s, location), moving)
@@ -257,3 +261,60 @@ class SettleDetector:
         return Observation("tracking", f"board settled, {changed} cells changed", event,
                            moving_cells=moving, changed_cells=changed, before=before,
                            frames=frames, moved=moved)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the detector alone over a recording: what it decides, frame by frame."""
+    import argparse
+    import time
+
+    from calibration.pose import locate_board
+    from calibration.tracking import BoardTracker
+    from rules.maps import MapError, load_map
+    from vision.capture import CaptureError, open_source
+
+    parser = argparse.ArgumentParser(prog="python3 -m vision.settle",
+                                     description=main.__doc__)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--frames", help="a folder of pictures, in name order")
+    source.add_argument("--video", help="a video file")
+    parser.add_argument("--fps", type=float, default=10.0, help="the folder's frame rate")
+    parser.add_argument("--camera", help="lens file (default: a guess refined on the board)")
+    parser.add_argument("--map", default="1", help="ground map: 1..4 or a map file")
+    args = parser.parse_args(argv)
+    try:
+        ground = load_map(args.map)
+        camera = Camera.load(args.camera) if args.camera else None
+        frames = open_source(video=args.video, frames=args.frames, fps=args.fps)
+        detector = SettleDetector()
+        tracker: BoardTracker | None = None
+        spent, count, last = 0.0, 0, ""
+        for frame in frames:
+            cam = camera or Camera.default_for(frame.image.shape[1], frame.image.shape[0])
+            if tracker is None:
+                found = locate_board(frame.image, cam, ground, refine_focal=camera is None)
+                tracker = BoardTracker(found.camera or cam, ground, found) if found.found \
+                    else None
+                location = found
+            else:
+                location = tracker.update(frame.image, search=False)
+            held = tracker.last if tracker is not None else None
+            pose = location.pose if location.found else (held.pose if held else None)
+            started = time.perf_counter()
+            lens = location.camera or (held.camera if held is not None else None) or cam
+            obs = detector.update(frame.image, lens, pose, frame.time, found=location.found)
+            spent += time.perf_counter() - started
+            count += 1
+            line = f"{obs.state}{' ' + obs.event if obs.event else ''}"
+            if line != last or obs.event:
+                print(f"frame {frame.index} ({frame.time:.2f} s): {line}: {obs.detail}")
+                last = line
+    except (CaptureError, MapError, ValueError) as exc:
+        print(f"vision.settle: {exc}", file=sys.stderr)
+        return 2
+    print(f"{count} frames, {1000 * spent / max(count, 1):.1f} ms a frame in the detector")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
