@@ -24,7 +24,7 @@ FRAME_MAX_SIDE = 1280
 FRAME_MAX_BYTES = 400_000
 """Frames kept in the log: at most this big, so a long game stays a few megabytes."""
 
-GRID = (90, 200, 90)
+GRID = (190, 250, 190)
 PIECE = (235, 235, 235)
 NEW = (0, 215, 255)
 DOUBT = (40, 40, 255)

@@ -45,9 +45,10 @@ from palace.draft import (
     from_reading,
     named,
 )
-from palace.gamelog import GameLog, GameRow, LogError
+from palace.gamelog import GameLog, GameRow
 from palace.ldraw import palace_ldr
 from palace.overlay import OverlayScene, draw_overlay, encode_jpeg
+from palace.replay import game_export, palace_at, replay
 from rules.cards import PurchaseError
 from rules.game import Game, GameError, IllegalTurnError
 from rules.maps import GroundMap, MapError, load_map, map_from_json, piece_to_json
@@ -127,30 +128,7 @@ class TableSession:
 
     def _load(self, row: GameRow) -> None:
         """Rebuilds the game from the log: set-up, then every turn not undone."""
-        where = f"{self.log.path}: game {row.id}"
-        try:
-            ground = (map_from_json(row.map_json, f"{where} map") if row.map_json
-                      else load_map(row.map_name))
-            game = Game(ground, row.players, seed=row.seed, settings=RuleSettings(**row.settings))
-            placed_in: dict[str, int] = {}
-            numbers = []
-            for turn in self.log.turns(row.id):
-                opts = turn.options
-                if turn.kind == "pass":
-                    result = game.pass_turn(free_arches=opts.get("free_arches"))
-                else:
-                    added = scene_from_json({"format": "palace-scene/1",
-                                             "pieces": turn.added}, where).pieces
-                    spot = opts.get("monkey_at")
-                    result = game.play_turn(added, opts.get("purchases", []),
-                                            frog=opts.get("frog", False),
-                                            free_arches=opts.get("free_arches"),
-                                            stacks=opts.get("stacks"),
-                                            monkey_at=tuple(spot) if spot else None)
-                placed_in.update(dict.fromkeys((p.id for p in result.placed), turn.number))
-                numbers.append(turn.number)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise LogError(f"{where}: cannot be replayed ({exc})") from None
+        game, placed_in, numbers = replay(self.log, row)
         with self._lock:
             self.row, self.game, self._placed_in, self._numbers = row, game, placed_in, numbers
             data = self.log.draft(row.id)
@@ -371,27 +349,16 @@ class TableSession:
     # -- export -------------------------------------------------------------------------
     def export(self) -> dict[str, Any]:
         with self._lock:
-            gid = self.row.id
-            turns = [{**asdict(t), "cards": self.log.picks(t.id),
-                      "frames": len(self.log.frames(gid, t.id))}
-                     for t in self.log.turns(gid, undone=True)]
-            return {"format": "palace-game/1", "game": asdict(self.row), "turns": turns,
-                    "corrections": self.log.corrections(gid), "undos": self.log.undos(gid),
-                    "draft": self.draft.to_json() if self.draft else None,
-                    "final": views.game_json(self.game, self.row.names)}
+            return game_export(self.log, self.row, self.game, self.draft)
 
     def ldraw(self, number: int) -> str:
         """The palace after turn ``number`` (0: the set-up) as an LDraw model."""
         with self._lock:
-            if number == 0:
-                pieces = Palace.setup(self.game.palace.ground).pieces
-            else:
-                turn = next((t for t in self.log.turns(self.row.id) if t.number == number), None)
-                if turn is None:
-                    known = ", ".join(map(str, self._numbers)) or "none"
-                    raise SessionError(404, "no_such_turn",
-                                       f"there is no turn {number} in play (turns: {known})")
-                pieces = scene_from_json(turn.scene).pieces
+            pieces = palace_at(self.log, self.row, self.game.palace.ground, number)
+            if pieces is None:
+                known = ", ".join(map(str, self._numbers)) or "none"
+                raise SessionError(404, "no_such_turn",
+                                   f"there is no turn {number} in play (turns: {known})")
             return palace_ldr(pieces, f"Monkey Palace, game {self.row.id}, after turn {number}")
 
     def frames(self, number: int) -> list[bytes]:

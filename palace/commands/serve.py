@@ -7,10 +7,9 @@ page; this command is for a table without a camera, or to look back at a logged 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
-
-from palace.cli import UsageError
 
 DEFAULT_DB = Path.home() / ".palace-eye" / "games.sqlite"
 
@@ -36,12 +35,16 @@ def run(args: argparse.Namespace) -> int:
     from palace.server import serve
     from palace.session import TableSession
 
+    # Bad input is answered here (one line, exit 2) rather than raised, so that the
+    # message is the same however the command was started.
     if not 0 < args.port < 65536:
-        raise UsageError(f"--port: must be 1..65535, found {args.port}")
+        print(f"palace serve: --port must be 1..65535, found {args.port}", file=sys.stderr)
+        return 2
     try:
         session = TableSession.open(args.db, resume=args.resume)
     except LogError as exc:
-        raise UsageError(str(exc)) from None
+        print(f"palace serve: {exc}", file=sys.stderr)
+        return 2
     try:
         serve(session, args.host, args.port)
     finally:
