@@ -8,9 +8,10 @@ session's palace, with the previous settled picture as the "before", and handed 
 session, which judges it by the rules and goes out of sync when it is doubtful.
 
 Nothing here decides what a turn is worth: the session does. The loop only decides
-when to look. A settled board whose reading finds nothing new (the board was slid or
-turned, a shadow came and stayed) is not a turn: the loop takes the new picture as the
-reference and carries on.
+when to look. A board that settles after being slid or turned is not read (the picture
+before was taken from elsewhere): its new picture becomes the reference, with no new
+set-up. A settled board whose reading finds nothing new (a shadow came and stayed) is
+not a turn either.
 
 ``palace watch`` and ``palace demo`` both run this loop; they differ only in where the
 frames come from.
@@ -84,6 +85,8 @@ class LoopStats:
     reads: int = 0
     turns: int = 0
     nothing_new: int = 0
+    moves: int = 0
+    """Settled after the board was moved or turned: taken as the new reference, unread."""
     busy_s: float = 0.0
     """Wall time spent on frames, reads included."""
     read_s: list[float] = field(default_factory=list)
@@ -150,9 +153,19 @@ class CameraLoop:
         if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
             self._last_preview = time.perf_counter()
             self.session.show_frame(image, location)
-        if observation.event == "changed":
+        if observation.event == "changed" and not observation.moved:
             self._read(observation, started)
             return observation
+        if observation.event and observation.moved:
+            # The board was slid or turned (or the camera bumped): the picture before
+            # was taken from elsewhere and cannot be compared with, and a board that
+            # settles after a move is almost always the same palace. The new picture is
+            # the reference from now on (and the look learns the board's new place); a
+            # turn built in the same breath shows in the next reading, which then has
+            # more pieces than a turn and goes out of sync for the players to settle.
+            self.stats.moves += 1
+            self._learned = None
+            self._status("tracking", "the board was moved; carrying on")
         if observation.event == "baseline" or observation.state == "tracking":
             self._learn_when_confirmed()
         self.stats.idle_frame_s.append(time.perf_counter() - started)
