@@ -106,12 +106,13 @@ def _print_turns(session: Any) -> None:
 
 
 def _print_summary(session: Any, players: Any, stats: Any) -> None:
-    fps = stats.frames / stats.busy_s if stats.busy_s > 0 else 0.0
+    idle = stats.idle_frame_s
+    fps = len(idle) / sum(idle) if idle and sum(idle) > 0 else 0.0
     latency = (f"{statistics.median(stats.read_s):.2f} s median from the settled frame to "
                f"the turn" if stats.read_s else "no turn read")
     print(f"camera loop: {stats.frames} frames, board found in {stats.found}, {stats.reads} "
-          f"reads ({stats.nothing_new} found nothing new), {fps:.1f} frames/s of loop time "
-          f"(rendering not counted), {latency}")
+          f"reads ({stats.nothing_new} found nothing new), {stats.moves} board moves "
+          f"followed; {fps:.1f} frames/s between reads (rendering not counted); {latency}")
     print(f"players: {players.tally.line()}")
     game = session.game
     names = session.row.names
