@@ -59,10 +59,15 @@ class TablePlayers:
     """The bots' hands on the page: card picks, passes and corrections, turn by turn."""
 
     def __init__(self, session: TableSession, table: SimulatedTable,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None, think_s: float = 0.0) -> None:
         self.session = session
         self.table = table
         self.say = say or (lambda _: None)
+        self.think_s = think_s
+        """How long (table time) players look at a reading before acting on it, so that
+        people watching the page see it, doubts and all."""
+        self._read_at: float | None = None
+        self._reading = False
         self.tally = DemoTally()
         self.finished = 0
         """Turns of the table finished on the page."""
@@ -77,16 +82,28 @@ class TablePlayers:
     def watch(self, frame: TableFrame) -> None:
         """Before the loop sees a frame: a player who starts building ends the turn
         before it on the page, if the camera has not given them the chance yet."""
+        if self._reading:
+            if self._read_at is None:
+                self._read_at = frame.time
+            if frame.time - self._read_at >= self.think_s and self.finished < self.started:
+                self._reading = False
+                self.finish(self.finished)
         if frame.playing is not None and frame.playing >= self.started:
             while self.finished < frame.playing:
                 self.finish(self.finished)
+            self._reading = False
             self.started = frame.playing + 1
 
     def on_turn(self, reading: Any, result: Any) -> None:
-        """The camera read a turn: its player checks it and picks cards at once."""
+        """The camera read a turn: its player checks it and picks cards (after
+        ``think_s``)."""
         del reading, result
-        if self.finished < self.started:
+        if self.finished >= self.started:
+            return
+        if self.think_s <= 0:
             self.finish(self.finished)
+        else:
+            self._reading, self._read_at = True, None
 
     def finish_all(self) -> None:
         """The last turns, once the table is done."""

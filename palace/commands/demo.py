@@ -53,7 +53,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from palace.demo import TablePlayers
     from palace.watch import CameraLoop
-    from twin.table import SimulatedTable
+    from twin.table import SimulatedTable, TableSettings
 
     if args.turns is not None and args.turns < 1:
         raise UsageError(f"--turns: must be at least 1, found {args.turns}")
@@ -63,10 +63,16 @@ def run(args: argparse.Namespace) -> int:
     if serve:
         check_port(args.host, args.port)
     db = args.db or Path(tempfile.mkdtemp(prefix="palace-demo-")) / "demo.sqlite"
-    table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns)
+    fast = args.exit or args.headless_check
+    # Watched live, the finished palace lies still a while and the players look at the
+    # page before picking cards, so people see each reading (and each doubt) there.
+    settings = TableSettings() if fast else TableSettings(still_s=5.0)
+    table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns,
+                           settings=settings)
     session = open_session(db, args.resume)
     try:
-        players = TablePlayers(session, table, say=lambda line: print(line, flush=True))
+        players = TablePlayers(session, table, say=lambda line: print(line, flush=True),
+                               think_s=0.0 if fast else 3.0)
         if not args.resume:
             players.set_up()
         headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
@@ -83,7 +89,6 @@ def run(args: argparse.Namespace) -> int:
                 players.watch(frame)
                 yield frame
 
-        fast = args.exit or args.headless_check
         stats = loop.run(frames(), pace=not fast)
         players.finish_all()
         if args.no_browser_needed:
