@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -34,6 +35,7 @@ from calibration.pose import locate_board
 from calibration.tracking import BoardTracker
 from rules.maps import GroundMap
 from rules.palace import Palace
+from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
 
@@ -43,6 +45,8 @@ SEARCH_EVERY_S = 0.5
 """While lost, a full search (up to a second) at most this often."""
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
+IDLE_KEPT = 10_000
+"""Idle frame times kept for the summary: a long evening at the table stays bounded."""
 LEARN_CHECK_S = 0.5
 """How often (wall time) an idle loop asks whether the session confirmed a turn."""
 
@@ -91,8 +95,8 @@ class LoopStats:
     """Wall time spent on frames, reads included."""
     read_s: list[float] = field(default_factory=list)
     """From the settled frame's arrival to ``camera_turn`` being called."""
-    idle_frame_s: list[float] = field(default_factory=list)
-    """Per-frame time while nothing was being read."""
+    idle_frame_s: deque[float] = field(default_factory=lambda: deque(maxlen=IDLE_KEPT))
+    """Per-frame time while nothing was being read (the latest IDLE_KEPT frames)."""
 
 
 def reading_is_empty(reading: Any) -> bool:
@@ -108,16 +112,11 @@ class CameraLoop:
                  reader: Reader | None = None, look: Look | None = None,
                  settings: SettleSettings | None = None,
                  on_turn: Callable[[Any, Any], None] | None = None) -> None:
-        if reader is None or look is None:
-            from vision import TableLook, read_turn
-
-            reader = reader or read_turn
-            look = look or TableLook()
         self.session = session
         self.camera = camera
         self.refine_focal = camera is None
-        self.read = reader
-        self.look = look
+        self.read: Reader = reader or read_turn
+        self.look: Look = look or TableLook()
         self.detector = SettleDetector(settings)
         self.tracker: BoardTracker | None = None
         self.on_turn = on_turn
@@ -182,6 +181,9 @@ class CameraLoop:
             if location.found:
                 self.tracker = BoardTracker(location.camera or self.camera, ground, location)
             return location
+        if self.tracker.ground.ground != ground.ground:
+            # A new game on the page, on another map: the board's turn is read from it.
+            self.tracker = BoardTracker(self.tracker.camera, ground, self.tracker.last)
         search = (now - self._last_found >= SEARCH_AFTER_S
                   and now - self._last_search >= SEARCH_EVERY_S)
         if self.tracker.last is None and not search:

@@ -74,3 +74,29 @@ def test_watch_refuses_bad_input_in_one_line(tmp_path, capsys, args, expected):
     err = capsys.readouterr().err
     assert expected in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_live_source_hands_over_the_newest_frame(tmp_path):
+    """A camera's reader thread keeps only the latest picture: a slow loop skips frames
+    instead of falling behind. A video file stands in for the device here."""
+    import time
+
+    from vision.capture import CameraSource
+
+    path = tmp_path / "live.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (64, 48))
+    for k in range(200):
+        writer.write(_picture(k))
+    writer.release()
+    source = CameraSource(str(path))
+    seen = []
+    try:
+        for frame in source:
+            seen.append(frame)
+            time.sleep(0.02)  # a loop slower than the device
+    finally:
+        source.close()
+    times = [f.time for f in seen]
+    assert 1 <= len(seen) < 200
+    assert times == sorted(times) and len(set(times)) == len(times)
+    assert [f.index for f in seen] == list(range(len(seen)))

@@ -137,8 +137,9 @@ class VideoSource(FrameSource):
 class CameraSource(FrameSource):
     """A live webcam; the loop always gets the newest picture, stamped when grabbed."""
 
-    def __init__(self, index: int, width: int = 1280, height: int = 720,
+    def __init__(self, index: int | str, width: int = 1280, height: int = 720,
                  open_timeout_s: float = 5.0) -> None:
+        """``index`` is the webcam's number, or a device path or stream address."""
         self.name = f"camera {index}"
         # OpenCV logs its own warnings for a missing device; the one line below says it.
         logging = cv2.utils.logging
@@ -202,14 +203,14 @@ class CameraSource(FrameSource):
         self.capture.release()
 
 
-def open_source(*, camera: int | None = None, video: str | None = None,
+def open_source(*, camera: int | str | None = None, video: str | None = None,
                 frames: str | None = None, fps: float = 10.0) -> FrameSource:
     """The one source named; exactly one of ``camera``, ``video`` and ``frames``."""
     given = [v for v in (camera, video, frames) if v is not None]
     if len(given) != 1:
         raise CaptureError("name exactly one source: a camera index, a video file or a folder")
     if camera is not None:
-        return CameraSource(camera)
+        return CameraSource(int(camera) if str(camera).isdigit() else camera)
     if video is not None:
         return VideoSource(video)
     assert frames is not None

@@ -27,7 +27,8 @@ def add_parser(subparsers: Any) -> None:
         description="Track the board, wait until it settles with nothing over it, read "
         "each turn and serve the dashboard. Games are logged in one SQLite file.")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--camera", type=int, metavar="INDEX", help="webcam index (0 first)")
+    source.add_argument("--camera", metavar="INDEX",
+                        help="webcam index (0 first), or a device path or stream address")
     source.add_argument("--video", metavar="FILE", help="a video file of the table")
     source.add_argument("--frames", metavar="DIR", help="a folder of pictures, in name order")
     parser.add_argument("--fps", type=float, default=10.0,
