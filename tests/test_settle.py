@@ -122,3 +122,14 @@ def test_board_cells_are_normalised_by_the_board(two_turns):
     board = cells[BOARD_SLICE, BOARD_SLICE]
     assert np.allclose(np.median(board.reshape(-1, 3), axis=0), 1.0, atol=0.02)
     assert np.abs(brighter - cells)[BOARD_SLICE, BOARD_SLICE].max() < 0.06
+
+
+@pytest.mark.parametrize("seed", [201, 202, 203])
+def test_a_still_board_never_moves_whatever_the_table(seed):
+    """Noise and flicker on still frames of other webcams and lights (seed 201 has a
+    white patch clipped at 255, which once read as motion)."""
+    table = SimulatedTable(seed=seed, turns=0, settings=TableSettings(setup_s=2.5))
+    detector = SettleDetector()
+    states = [detector.update(f.image, table.camera, f.pose, f.time) for f in table]
+    assert all(o.state != "hands" for o in states)
+    assert [o.event for o in states if o.event] == ["baseline"]

@@ -156,8 +156,11 @@ def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray
 
 
 def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The largest channel difference of each cell."""
-    return np.abs(a - b).max(axis=2)
+    """The largest channel difference of each cell, in units of the board's median
+    colour, or of the cell's own where it is brighter: a white or sunlit patch (often
+    clipped, so it does not follow the exposure as the median does) then moves no more
+    than the board when the light flickers."""
+    return (np.abs(a - b) / np.maximum(np.maximum(a, b), 1.0)).max(axis=2)
 
 
 def board_moved(a: Pose, b: Pose, settings: SettleSettings) -> bool:
