@@ -133,3 +133,21 @@ def test_a_still_board_never_moves_whatever_the_table(seed):
     states = [detector.update(f.image, table.camera, f.pose, f.time) for f in table]
     assert all(o.state != "hands" for o in states)
     assert [o.event for o in states if o.event] == ["baseline"]
+
+
+def test_rolling_bands_of_a_mains_flicker_are_not_motion(two_turns):
+    """A lamp at 50 Hz filmed at another rate: dark bands across the picture's rows,
+    in another place every frame."""
+    table, seen = two_turns
+    frame = seen[0][0]
+    detector = SettleDetector()
+    rows = np.arange(frame.image.shape[0], dtype=np.float32)[:, None, None]
+    events, moving = [], []
+    for k in range(30):
+        band = 1.0 - 0.12 * (0.5 + 0.5 * np.sin(2 * np.pi * (rows / 90.0 + 0.37 * k)))
+        image = np.clip(frame.image * band, 0, 255).astype(np.uint8)
+        obs = detector.update(image, table.camera, frame.pose, k * 0.1)
+        events.append(obs.event)
+        moving.append(obs.moving_cells)
+    assert max(moving[1:]) < detector.settings.motion_cells, moving
+    assert [e for e in events if e] == ["baseline"]

@@ -136,7 +136,13 @@ def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray
     x1, y1 = max(x1, x0 + scale), max(y1, y0 + scale)
     crop = image[y0:y1, x0:x1]
     small = cv2.resize(crop, ((x1 - x0) // scale, (y1 - y0) // scale),
-                       interpolation=cv2.INTER_AREA)
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    # A lamp flickering at the mains frequency darkens whole rows of a webcam's picture
+    # in bands that roll from frame to frame: each row is divided by its own median
+    # brightness. What stands on the board moves a row's median only where it covers
+    # most of the row, and a hand that does is motion anyway.
+    rows = np.median(small.mean(axis=2), axis=1)
+    small /= np.maximum(rows, 4.0)[:, None, None]
     side = SIDE_CELLS * PX_PER_CELL
     # Corner maps in the small picture's pixels, then stretched to every sample: sample
     # i sits at (i + 0.5) / PX_PER_CELL cells, the corners at whole cells.
@@ -150,9 +156,8 @@ def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray
                                                                    half:half + side]
     flat = cv2.remap(small, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     cells = cv2.resize(flat, (SIDE_CELLS, SIDE_CELLS), interpolation=cv2.INTER_AREA)
-    cells = cells.astype(np.float32)
     median = np.median(cells[BOARD_SLICE, BOARD_SLICE].reshape(-1, 3), axis=0)
-    return cells / np.maximum(median, 8.0)[None, None, :]
+    return cells / np.maximum(median, 0.03)[None, None, :]
 
 
 def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
