@@ -221,9 +221,12 @@ class GameLog:
 
     def undo(self, game_id: int, number: int, draft: dict[str, Any] | None) -> None:
         """Marks turn ``number`` and every later one undone and opens ``draft`` (the
-        undone turn's pieces, to be corrected and confirmed again) in their place."""
+        undone turn's pieces, to be corrected and confirmed again) in their place; a
+        game that had ended is open again (going back is what the players asked for)."""
         with self._step() as db:
             now = time.time()
+            db.execute("UPDATE games SET ended = NULL, end_reason = NULL WHERE id = ?",
+                       (game_id,))
             db.execute("INSERT INTO undos(game_id, turn_number, created) VALUES (?, ?, ?)",
                        (game_id, number, now))
             db.execute("UPDATE turns SET undone = ? WHERE game_id = ? AND number >= ?"
@@ -243,9 +246,10 @@ class GameLog:
                 db.execute("INSERT INTO corrections(game_id, turn_number, action_json, created)"
                            " VALUES (?, ?, ?, ?)",
                            (game_id, turn_number, json.dumps(correction), now))
-            if frames is not None:
+            if frames is not None or draft is None:
                 db.execute("DELETE FROM frames WHERE game_id = ? AND turn_id IS NULL",
                            (game_id,))
+            if frames is not None:
                 db.executemany("INSERT INTO frames(game_id, turn_id, idx, jpeg, created)"
                                " VALUES (?, NULL, ?, ?, ?)",
                                [(game_id, i, f, now) for i, f in enumerate(frames)])

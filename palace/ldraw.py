@@ -42,11 +42,13 @@ BASEPLATE_COLOUR = 2
 _IDENTITY = "1 0 0 0 1 0 0 0 1"
 _QUARTER = "0 0 1 0 1 0 -1 0 0"
 """A quarter turn about the vertical: a part's X axis onto the board's y."""
-_CORNER_TURN = {0: _IDENTITY, 1: "0 0 1 0 1 0 -1 0 0", 2: "-1 0 0 0 1 0 0 0 -1",
-                3: "0 0 -1 0 1 0 1 0 0"}
-"""Corner brick turns as quarter turns of part 2357, assuming its unturned shape lacks
-the (+X, +Z) quadrant as turn 0 lacks (x+1, y+1); check in a viewer before relying on
-it (the corner bricks never move, so only their look depends on it)."""
+_CORNER_TURN = {0: _IDENTITY, 1: "0 0 -1 0 1 0 1 0 0", 2: "-1 0 0 0 1 0 0 0 -1",
+                3: "0 0 1 0 1 0 -1 0 0"}
+"""Part 2357 has its origin on the stud of its elbow and its two arms along +X and +Z
+(it lacks the (+X, +Z) cell), which is a scene's turn 0; the other turns are quarter
+turns about the vertical (never mirrors)."""
+_CORNER_ELBOW = {0: (0, 0), 1: (1, 0), 2: (1, 1), 3: (0, 1)}
+"""The cell of a corner brick's 2x2 square that holds its elbow, by turn."""
 
 
 def _line(colour: int, x: float, y: float, z: float, matrix: str, part: str) -> str:
@@ -62,7 +64,8 @@ def piece_line(piece: Piece) -> str:
     xs = [c[0] for c in cells]
     ys = [c[1] for c in cells]
     if piece.kind is Kind.CORNER:
-        xs, ys = [piece.x, piece.x + 1], [piece.y, piece.y + 1]
+        dx, dy = _CORNER_ELBOW[piece.turn % 4]
+        xs, ys = [piece.x + dx], [piece.y + dy]
     cx = (min(xs) + max(xs) + 1) / 2 * STUD_LDU
     cz = (min(ys) + max(ys) + 1) / 2 * STUD_LDU
     top = -piece.top * BRICK_LDU

@@ -12,14 +12,17 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -61,7 +64,7 @@ def is_loopback(host: str) -> bool:
 
 def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
     """The FastAPI app serving ``session``; ``join_code`` guards every request."""
-    app = FastAPI(title="Palace Eye", version="1",
+    app = FastAPI(title="Palace Eye", version="1", docs_url=None, redoc_url=None,
                   description="The table assistant of LEGO Monkey Palace: the game as the "
                   "camera and the players have it, its turns, cards, corrections and undo.")
     static = resources.files("palace") / "static"
@@ -85,6 +88,15 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
 
     def state() -> StateOut:
         return StateOut.model_validate_json(session.state_bytes())
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        """The OpenAPI page, its scripts served from the package (no CDN at the table)."""
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title="Palace Eye API",
+            swagger_js_url="/static/vendor/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/static/vendor/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/static/vendor/swagger-ui/favicon-32x32.png")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -225,10 +237,23 @@ def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000) -> N
     """Runs the server until interrupted; away from 127.0.0.1 it makes and prints a
     join code that every page must give."""
     code = None if is_loopback(host) else f"{secrets.randbelow(10**6):06d}"
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = _lan_address() if host in ("0.0.0.0", "::") else host
     print(f"Palace Eye: the table is at http://{shown}:{port}/", flush=True)
     if code:
-        print(f"Join code {code}: open http://<this machine>:{port}/join?code={code}",
+        print(f"Join code {code}: on the tablet open http://{shown}:{port}/join?code={code}",
               flush=True)
     app = create_app(session, join_code=code)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # Pages hold their event streams open for ever: without a limit on the graceful
+    # shutdown, Ctrl-C would wait for every tablet to close its page.
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+
+
+def _lan_address() -> str:
+    """This machine's address on its local network, as a tablet would reach it (a UDP
+    socket is only pointed at a private address: nothing is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"

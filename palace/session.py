@@ -47,7 +47,7 @@ from palace.draft import (
 )
 from palace.gamelog import GameLog, GameRow
 from palace.ldraw import palace_ldr
-from palace.overlay import OverlayScene, draw_overlay, encode_jpeg
+from palace.overlay import CameraFrame, OverlayScene, draw_overlay, encode_jpeg, scaled
 from palace.replay import game_export, palace_at, replay
 from rules.cards import PurchaseError
 from rules.game import Game, GameError, IllegalTurnError
@@ -58,7 +58,6 @@ from rules.scene import scene_from_json
 from rules.settings import RuleSettings
 from rules.staircase import split_turn
 
-CAMERA_STATES = ("off", "searching", "tracking", "hands", "settling", "reading")
 MAX_TURN_FRAMES = 4
 """Frames kept per turn: the settled frame before, the one read, and a few between."""
 
@@ -80,7 +79,7 @@ class TableSession:
         self.hub = Broadcast()
         self._lock = threading.RLock()
         self._frame_lock = threading.Lock()
-        self._view: NDArray[np.uint8] | None = None
+        self._frame: CameraFrame | None = None
         self._jpeg: tuple[int, bytes] | None = None
         self._state: tuple[int, bytes] | None = None
         self.camera = {"state": "off", "detail": "", "frame": 0, "board": False}
@@ -145,23 +144,29 @@ class TableSession:
             return self.game.palace.ground
 
     def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
-        with self._lock:
-            scene = OverlayScene(
-                self.game.palace.pieces, self.draft.added if self.draft else (),
-                self._report.path if self._report else (),
-                self.draft.doubtful if self.draft else ())
+        """Keeps the picture (scaled for the page) with what to draw on it; the overlay
+        is drawn when a page asks for it, so a loop with nobody watching pays nothing."""
+        view, scale = scaled(image)
         found = bool(location is not None and location.found and location.pose is not None)
-        view = draw_overlay(image, location.camera if found else None,
-                            location.pose if found else None, scene if found else None)
+        scene = None
+        if found:
+            with self._lock:
+                draft, report = self.draft, self._report
+                scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
+                                     report.path if report else (),
+                                     draft.doubtful if draft else ())
+        frame = CameraFrame(view, scale, location.camera if found else None,
+                            location.pose if found else None, scene)
         with self._frame_lock:
-            self._view = view
+            self._frame = frame
             self.camera["frame"] = int(self.camera["frame"]) + 1
             self.camera["board"] = found
         self.hub.publish("frame")
 
     def camera_status(self, state: str, detail: str = "") -> None:
-        changed = (state, detail) != (self.camera["state"], self.camera["detail"])
-        self.camera.update(state=state, detail=detail)
+        with self._frame_lock:
+            changed = (state, detail) != (self.camera["state"], self.camera["detail"])
+            self.camera.update(state=state, detail=detail)
         if changed:
             self._changed()
 
@@ -170,11 +175,13 @@ class TableSession:
         with self._lock:
             if self.over:
                 return
+            kept = self.draft
             if reading.found and not reading.added and not reading.uncertain:
                 self.camera_status("tracking", "the board settled with nothing new on it")
+                if kept is not None and kept.source == "camera" and not kept.corrections:
+                    self._set_draft(None)  # what the camera had read was taken away
                 return
             new = from_reading(reading, [p.id for p in self.game.palace])
-            kept = self.draft
             if kept is not None and (kept.source != "camera" or kept.corrections):
                 new = replace(self.draft, notice=f"The camera read the board again "
                               f"({len(new.pieces)} new pieces); your corrections are kept.")
@@ -198,6 +205,8 @@ class TableSession:
         return "pending" if legal and not doubtful else "out_of_sync"
 
     def state(self) -> dict[str, Any]:
+        with self._frame_lock:
+            camera = dict(self.camera)
         with self._lock:
             game, draft, report = self.game, self.draft, self._report
             out = views.game_json(game, self.row.names)
@@ -205,16 +214,11 @@ class TableSession:
             out.update(
                 game_id=self.row.id, map=self.row.map_name, seed=self.row.seed,
                 ended=self.row.ended is not None, end_reason=self.row.end_reason,
-                sync=self.sync, version=self.hub.versions["state"], camera=dict(self.camera),
+                sync=self.sync, version=self.hub.versions["state"], camera=camera,
                 market=views.market_json(game, color),
                 palace=views.palace_json(game, self._placed_in),
-                turns=self._turn_list(),
-                draft=None if draft is None else {
-                    **draft.to_json(), "doubtful": list(draft.doubtful),
-                    "report": report.to_json() if report else None,
-                    "words": views.report_words(report) if report else [draft.reason],
-                    "offending": sorted({i for v in report.violations for i in v.pieces})
-                    if report else []})
+                turns=views.turns_json(self.log.turns(self.row.id, undone=True)),
+                draft=views.draft_json(draft, report))
             return out
 
     def state_bytes(self) -> bytes:
@@ -225,23 +229,18 @@ class TableSession:
                 self._state = (version, json.dumps(self.state()).encode())
             return self._state[1]
 
-    def _turn_list(self) -> list[dict[str, Any]]:
-        out = []
-        for t in self.log.turns(self.row.id, undone=True):
-            out.append({"number": t.number, "seat": t.seat, "round": t.round, "kind": t.kind,
-                        "source": t.source, "undone": t.undone is not None,
-                        "report": t.report, "result": t.result,
-                        "words": views.report_words(views.report_from_json(t.report))})
-        return out
-
     def camera_jpeg(self) -> tuple[int, bytes] | None:
+        """The newest picture with its overlay as JPEG and its number; drawn and encoded
+        once per picture however many pages ask."""
         with self._frame_lock:
-            if self._view is None:
-                return None
-            frame = int(self.camera["frame"])
-            if self._jpeg is None or self._jpeg[0] != frame:
-                self._jpeg = (frame, encode_jpeg(self._view))
-            return self._jpeg
+            frame, number, cached = self._frame, int(self.camera["frame"]), self._jpeg
+        if frame is None:
+            return None
+        if cached is None or cached[0] != number:
+            cached = (number, encode_jpeg(draw_overlay(frame)))
+            with self._frame_lock:
+                self._jpeg = cached
+        return cached
 
     # -- the players' actions ---------------------------------------------------------
     def correct(self, action: dict[str, Any]) -> None:

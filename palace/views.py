@@ -12,6 +12,8 @@ from dataclasses import asdict
 from typing import Any
 
 from palace.commands.score import format_report
+from palace.draft import Draft
+from palace.gamelog import TurnRow
 from rules.cards import Card, Delivery
 from rules.game import Game, TurnResult
 from rules.maps import piece_to_json
@@ -142,3 +144,22 @@ def game_json(game: Game, names: Sequence[str]) -> dict[str, Any]:
         "settings": asdict(game.settings),
         "ranking": rank, "tie_break": note,
     }
+
+
+def draft_json(draft: Draft | None, report: TurnReport | None) -> dict[str, Any] | None:
+    """This turn as read so far, with its report, its words and what to highlight."""
+    if draft is None:
+        return None
+    return {**draft.to_json(), "doubtful": list(draft.doubtful),
+            "report": report.to_json() if report else None,
+            "words": report_words(report) if report else [draft.reason],
+            "offending": sorted({i for v in report.violations for i in v.pieces})
+            if report else []}
+
+
+def turns_json(turns: Sequence[TurnRow]) -> list[dict[str, Any]]:
+    """The logged turns (undone ones marked) as the page lists them."""
+    return [{"number": t.number, "seat": t.seat, "round": t.round, "kind": t.kind,
+             "source": t.source, "undone": t.undone is not None, "report": t.report,
+             "result": t.result, "words": report_words(report_from_json(t.report))}
+            for t in turns]

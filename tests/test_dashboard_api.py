@@ -204,6 +204,10 @@ def test_doubtful_and_failed_readings_go_out_of_sync(table):
     state = client.get("/api/state").json()
     assert state["sync"] == "out_of_sync"
     assert "a hand hides the board" in " ".join(state["draft"]["words"])
+    read(session, pieces)
+    assert client.get("/api/state").json()["sync"] == "pending"
+    session.camera_turn(FakeReading(True), [])  # the pieces were taken off again
+    assert client.get("/api/state").json()["sync"] == "ready"
 
 
 def test_corrections_by_hand_make_a_turn_and_undo_gives_it_back(table):
@@ -229,6 +233,11 @@ def test_corrections_by_hand_make_a_turn_and_undo_gives_it_back(table):
     assert state["turns"][0]["undone"] and state["draft"]["source"] == "undo"
     assert not [p for p in state["palace"] if p["turn"] == 1]
     assert state["current"] == 0
+    state = client.post("/api/turn/confirm", json={"seat": 0}).json()
+    assert state["sync"] == "ready"
+    assert client.post("/api/game/end", json={}).json()["sync"] == "over"
+    state = client.post("/api/turns/1/undo").json()
+    assert state["sync"] == "pending" and not state["ended"], "undo opens an ended game again"
     corrections = client.get("/api/export.json").json()["corrections"]
     assert [c["action"]["action"] for c in corrections].count("add") == len(pieces)
 

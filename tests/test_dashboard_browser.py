@@ -67,6 +67,17 @@ def _camera_picture(session, pieces):
     return frame.image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0)
 
 
+def _click_a_stud_in_3d(page, x, y):
+    """Clicks the middle of stud (x, y) where the 3D view shows it."""
+    at = page.evaluate("""([x, y]) => {
+        const view = window.palaceView, V = view.camera.position.constructor;
+        const p = new V(x + 0.5, 0, y + 0.5).project(view.camera);
+        const r = view.renderer.domElement.getBoundingClientRect();
+        return [r.left + (p.x + 1) / 2 * r.width, r.top + (1 - p.y) / 2 * r.height];
+    }""", [x, y])
+    page.mouse.click(*at)
+
+
 def test_a_turn_through_the_page(served, tmp_path):
     session, url = served
     shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
@@ -74,6 +85,10 @@ def test_a_turn_through_the_page(served, tmp_path):
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1500})
         page.on("dialog", lambda d: d.accept())
+        outside: list[str] = []
+        page.route("**/*", lambda route: (
+            route.continue_() if route.request.url.startswith(url)
+            else (outside.append(route.request.url), route.abort())))
         page.goto(url)
         page.wait_for_selector("[data-testid=sync].ready")
         # The camera reads a legal staircase, one piece of it doubtful.
@@ -84,6 +99,9 @@ def test_a_turn_through_the_page(served, tmp_path):
         session.camera_turn(FakeReading(True, readings), [picture])
         page.wait_for_selector("[data-testid=sync].out_of_sync")
         page.wait_for_selector("#camera[src]")
+        _click_a_stud_in_3d(page, 20, 5)
+        assert (page.input_value("#editor [name=x]"), page.input_value("#editor [name=y]")) \
+            == ("20", "5")
         doubtful = page.locator("#draft-pieces tr.doubtful")
         assert doubtful.count() == 1
         # Correct: move the doubtful piece away (illegal now), then back (legal again).
@@ -121,4 +139,8 @@ def test_a_turn_through_the_page(served, tmp_path):
             "document.querySelector('[data-testid=score-0]').textContent.startsWith('0 ')")
         assert session.game.scores()[0] == 0
         assert page.locator("#turns li.undone").count() == 1
+        # The API page works without the internet too.
+        page.goto(f"{url}/docs")
+        page.get_by_text("/api/turn/confirm", exact=True).first.wait_for()
+        assert outside == [], "the page and the API page load nothing from outside"
         browser.close()

@@ -4,6 +4,7 @@ to the one played, the overlay drawn where the board is."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 import cv2
 import numpy as np
@@ -11,7 +12,7 @@ from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_sess
 
 from calibration.camera import project
 from calibration.evidence import BoardLocation
-from palace.overlay import FRAME_MAX_BYTES, draw_overlay, encode_jpeg
+from palace.overlay import FRAME_MAX_BYTES, CameraFrame, draw_overlay, encode_jpeg, scaled
 from twin.cameras import random_camera
 
 
@@ -53,8 +54,9 @@ def test_the_overlay_is_drawn_on_the_board(tmp_path):
     camera, pose = random_camera(np.random.default_rng(2), 1280, 720, elevation_deg=(60, 70))
     image = np.zeros((720, 1280, 3), np.uint8)
     session = open_session(tmp_path)
-    plain = draw_overlay(image, None, None, None)
-    assert plain.shape == (540, 960, 3) and not plain.any()
+    view, scale = scaled(image)
+    plain = draw_overlay(CameraFrame(view, scale))
+    assert scale == 0.75 and plain.shape == (540, 960, 3) and not plain.any()
     pieces = legal_staircase(session)
     session.camera_turn(FakeReading(True, tuple(FakePiece(p, 0.2) for p in pieces)), [])
     session.show_frame(image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0))
@@ -75,4 +77,40 @@ def test_the_overlay_is_drawn_on_the_board(tmp_path):
     session.show_frame(image, BoardLocation(found=False, reason="no board"))
     _, jpeg = session.camera_jpeg()
     assert cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).max() < 40
+    session.close()
+
+
+def test_the_camera_thread_and_the_page_at_once(tmp_path):
+    """The loop's thread sends frames and readings while the page corrects and reads the
+    state: no call fails and the log ends up with every correction."""
+    session = open_session(tmp_path)
+    camera, pose = random_camera(np.random.default_rng(4), 640, 360)
+    location = BoardLocation(found=True, pose=pose, camera=camera, rotation=0)
+    image = np.zeros((360, 640, 3), np.uint8)
+    pieces = legal_staircase(session)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def loop() -> None:
+        try:
+            while not stop.is_set():
+                session.show_frame(image, location)
+                session.camera_status("tracking")
+                session.camera_turn(FakeReading(True, tuple(FakePiece(p) for p in pieces)), [])
+        except BaseException as exc:  # pragma: no cover - the assertion below shows it
+            errors.append(exc)
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    try:
+        for i in range(20):
+            session.correct({"action": "frog", "value": bool(i % 2)})
+            session.state_bytes()
+            session.camera_jpeg()
+    finally:
+        stop.set()
+        thread.join(10)
+    assert not errors
+    assert len(session.log.corrections(session.row.id)) == 20
+    assert session.draft.corrections >= 1, "a corrected draft is not overwritten by the camera"
     session.close()

@@ -74,6 +74,7 @@ function render(s) {
   if (state && s.version < state.version && s.game_id === state.game_id) return;
   if (!state || s.game_id !== state.game_id || (state.draft && !s.draft)) picks = new Set();
   state = s;
+  if (selected && !(s.draft && s.draft.pieces.some((d) => d.piece.id === selected))) selected = null;
   const sync = $("#sync");
   sync.textContent = { ready: "in sync", pending: "turn read", out_of_sync: "out of sync", over: "game over" }[s.sync];
   sync.className = "badge " + s.sync;
@@ -187,8 +188,9 @@ function renderTurns() {
     const name = state.players[t.seat]?.name || `seat ${t.seat}`;
     const res = t.result, summary = t.kind === "pass" ? "passed"
       : `${t.report.credits} credits, ${res.cards.length} card(s)${res.bonus_card ? ", bonus card" : ""}${res.trophies.length ? ", " + res.trophies.join(", ") : ""}`;
+    const got = Object.entries(res.received).filter(([, v]) => v).map(([k, v]) => `${v} ${words(k)}`).join(", ");
     box.append(el("li", { class: t.undone ? "undone" : "", value: t.number, "data-turn": t.number },
-      `${name} (round ${t.round}): ${summary} `,
+      `${name} (round ${t.round}): ${summary}; delivered ${got || "nothing"}${res.short ? " (the tray ran short)" : ""} `,
       t.undone ? null : el("button", { class: "ghost", "data-testid": `undo-${t.number}`,
         onclick: () => { if (confirm(`Undo turn ${t.number} and every later one?`)) api("POST", `/api/turns/${t.number}/undo`); } }, "undo"),
       t.undone ? null : el("a", { href: `/api/turns/${t.number}/palace.ldr`, class: "small" }, " .ldr")));

@@ -160,7 +160,7 @@ export class PalaceView {
       const top = this.pieces.filter((p) => {
         const [x, y, w, d] = footprint(p); return cx >= x && cx < x + w && cy >= y && cy < y + d;
       }).sort((a, b) => b.z - a.z)[0];
-      this.onPick(top && !top.placed ? { piece: top } : top ? { piece: top } : { cell: [cx, cy] });
+      this.onPick(top ? { piece: top } : { cell: [cx, cy] });
     });
     new ResizeObserver(() => this.draw2d()).observe(this.el);
   }
