@@ -200,7 +200,13 @@ class CameraLoop:
 
     # -- turns -------------------------------------------------------------------------
     def _read(self, observation: Observation, started: float) -> None:
-        """Read the settled board against the session's palace and hand the turn over."""
+        """Read the settled board against the session's palace and hand the turn over.
+
+        The picture before is the previous settled one while the session waits for no
+        turn (it then shows the session's palace). While a reading still waits for the
+        players, that picture shows a palace the session does not have yet; the reader
+        is then left to the picture the table's look learned of the session's palace.
+        """
         assert observation.before is not None and self.camera is not None
         self._status("reading", f"{observation.changed_cells} cells changed")
         snaps = observation.frames
@@ -208,15 +214,17 @@ class CameraLoop:
         locations = [s.location for s in snaps]
         camera = _camera_of(snaps[-1].location) or self.camera
         palace = self.session.palace()
-        reading = self.read(frames, camera, palace, before_frame=observation.before.image,
+        waiting = self.session.sync != "ready"
+        before_frame = None if waiting else observation.before.image
+        reading = self.read(frames, camera, palace, before_frame=before_frame,
                             ground=self.session.ground, look=self.look, locations=locations)
         self.stats.reads += 1
+        # Nothing new is news too: pieces read before and taken away since.
+        result = self.session.camera_turn(reading, frames)
         if reading_is_empty(reading):
-            # Slid, turned or shadowed, but nothing new: the new picture is the reference.
             self.stats.nothing_new += 1
             self._status("tracking", "nothing new on the board")
         else:
-            result = self.session.camera_turn(reading, frames)
             self.stats.read_s.append(time.perf_counter() - started)
             self.stats.turns += 1
             if self.on_turn is not None:
@@ -233,7 +241,7 @@ class CameraLoop:
             return
         self._last_learn_check = now
         reference = self.detector.reference
-        if reference is None or getattr(self.session, "sync", "ready") != "ready":
+        if reference is None or self.session.sync != "ready":
             return
         palace = self.session.palace()
         signature = frozenset(palace.pieces)
