@@ -93,6 +93,10 @@ class _Placement:
         shift = np.array([*self.shift, 0.0])
         return self.rotation().T @ (world - CENTRE - shift) + CENTRE
 
+    def to_world(self, board: NDArray[np.float64]) -> NDArray[np.float64]:
+        shift = np.array([*self.shift, 0.0])
+        return self.rotation() @ (board - CENTRE) + CENTRE + shift
+
     def blend(self, other: _Placement, t: float) -> _Placement:
         return _Placement(self.angle + (other.angle - self.angle) * t,
                           (self.shift[0] + (other.shift[0] - self.shift[0]) * t,
@@ -121,7 +125,6 @@ class SimulatedTable:
         self.blur = float(rng.uniform(0.3, 0.8))
         self.exposure = float(rng.uniform(0.9, 1.1))
         self.sides = self._seats(players)
-        self._rng = rng
         self._render_seed = int(rng.integers(1 << 30))
         self._still_cache: dict[tuple[object, ...], NDArray[np.uint8]] = {}
 
@@ -182,16 +185,12 @@ class SimulatedTable:
         out = np.array(OUTWARD[side])
         heading_world = math.atan2(-out[1], -out[0]) + wobble
         palm = placement.to_board(world_palm)
-        # The forearm runs back to the player's edge of the table and beyond.
-        to_edge = float(np.clip(BOARD_MM / 2 + (world_palm[:2] - CENTRE[:2]) @ out, 0, None))
+        # The forearm runs back to the player's edge of the board and beyond.
+        middle = placement.to_world(CENTRE)[:2]
+        to_edge = float(np.clip(BOARD_MM / 2 - (world_palm[:2] - middle) @ out, 0, None))
         return Hand((float(palm[0]), float(palm[1]), float(palm[2])),
                     heading_world - placement.angle, 1.0, to_edge + 220.0, 110.0,
                     seed=self.seed * 10 + seat)
-
-    def _world(self, board_point: NDArray[np.float64], placement: _Placement) -> NDArray[
-            np.float64]:
-        shift = np.array([*placement.shift, 0.0])
-        return placement.rotation() @ (board_point - CENTRE) + CENTRE + shift
 
     # -- the game ----------------------------------------------------------------------
     def __iter__(self) -> Iterator[TableFrame]:
@@ -225,8 +224,7 @@ class SimulatedTable:
                 yield frame(pieces, turn + 1, "still")
             if turn + 1 < self.turns and rng.uniform() < s.move_chance:
                 target = self._new_placement(rng, placement)
-                yield from self._move_frames(frame, rng, seat, turn + 1, pieces, placement,
-                                             target)
+                yield from self._move_frames(frame, seat, turn + 1, pieces, placement, target)
                 placement = target
                 for _ in range(max(1, round(s.still_s * s.fps))):
                     yield frame(pieces, turn + 1, "still")
@@ -234,40 +232,43 @@ class SimulatedTable:
     def _turn_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
                      turn: int, before: tuple[Piece, ...], after: tuple[Piece, ...],
                      placement: _Placement) -> Iterator[TableFrame]:
-        """A hand comes in, the turn's pieces appear under it one by one, it leaves."""
+        """A hand comes in, the turn's pieces appear under it one by one, it leaves.
+
+        The hand's path is worked out on the table (the player's side is a side of the
+        table, not of the board, which may have been turned)."""
         s = self.settings
         kept = [p for p in before if p in set(after)]
         added = sorted((p for p in after if p not in set(before)),
                        key=lambda p: (p.kind in ANIMALS, p.z))
-        spots = [_centre_mm(p) for p in added] or [CENTRE + rng.uniform(-60, 60, 3) * (1, 1, 0)]
-        outside = self._outside(seat, np.mean(spots, axis=0))
+        spots = [placement.to_world(_centre_mm(p)) for p in added] or [
+            placement.to_world(CENTRE + rng.uniform(-60, 60, 3) * (1, 1, 0))]
+        outside = self._outside(seat, np.mean(spots, axis=0), placement)
+
+        def hand(palm: NDArray[np.float64]) -> tuple[Hand, ...]:
+            return (self._hand(seat, palm, placement, rng.normal(0, 0.1)),)
+
         first = self._palm_over(spots[0], seat)
         for k in range(s.enter_frames):
             t = (k + 1) / (s.enter_frames + 1)
-            palm = outside + (first - outside) * t
-            yield frame(tuple(kept), turn, "hands", (self._hand(seat, self._world(
-                palm, placement), placement, rng.normal(0, 0.1)),), playing=turn)
+            yield frame(tuple(kept), turn, "hands", hand(outside + (first - outside) * t),
+                        playing=turn)
         shown = list(kept)
         for spot, piece in zip(spots, added or [None], strict=True):
             for k in range(s.frames_per_piece):
                 if k == 1 and piece is not None:
                     shown.append(piece)
                 palm = self._palm_over(spot, seat) + np.array([*rng.normal(0, 6, 2), 0.0])
-                yield frame(tuple(shown), turn, "hands", (self._hand(
-                    seat, self._world(palm, placement), placement, rng.normal(0, 0.1)),),
-                    playing=turn)
+                yield frame(tuple(shown), turn, "hands", hand(palm), playing=turn)
             if piece is not None and piece not in shown:
                 shown.append(piece)
         last = self._palm_over(spots[-1], seat)
         for k in range(s.enter_frames):
             t = (k + 1) / (s.enter_frames + 1)
-            palm = last + (outside - last) * t
             yield frame(after if added else before, turn + (1 if added else 0), "hands",
-                        (self._hand(seat, self._world(palm, placement), placement,
-                                    rng.normal(0, 0.1)),), playing=turn)
+                        hand(last + (outside - last) * t), playing=turn)
 
-    def _move_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
-                     turns_done: int, pieces: tuple[Piece, ...], start: _Placement,
+    def _move_frames(self, frame: Callable[..., TableFrame], seat: int, turns_done: int,
+                     pieces: tuple[Piece, ...], start: _Placement,
                      target: _Placement) -> Iterator[TableFrame]:
         """Two hands take the board by its sides and slide or turn it."""
         side = np.array(OUTWARD[self.sides[seat]])
@@ -279,7 +280,7 @@ class SimulatedTable:
             at = start.blend(target, t)
             hands = []
             for g, grip in enumerate(grips):
-                world = self._world(grip, at)
+                world = at.to_world(grip)
                 hand = self._hand(seat, world, at, 0.0)
                 if g == 1:  # the other hand reaches over from the far side
                     hand = replace(hand, heading=hand.heading + math.pi, seed=hand.seed + 1)
@@ -295,15 +296,19 @@ class SimulatedTable:
         shift = np.clip(np.array(at.shift) + rng.normal(0, 10, 2), -25, 25)
         return _Placement(angle, (float(shift[0]), float(shift[1])))
 
-    def _outside(self, seat: int, spot: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Where the hand starts: beyond the player's edge of the board, in line with the spot."""
+    def _outside(self, seat: int, spot: NDArray[np.float64],
+                 placement: _Placement) -> NDArray[np.float64]:
+        """Where the hand starts (table frame): beyond the player's edge of the board, in
+        line with the spot."""
         out = np.array(OUTWARD[self.sides[seat]])
-        along = spot[:2] - out * ((spot[:2] - CENTRE[:2]) @ out)
+        middle = placement.to_world(CENTRE)[:2]
+        along = spot[:2] - out * ((spot[:2] - middle) @ out)
         edge = along + out * (BOARD_MM / 2 + 110.0)
         return np.array([edge[0], edge[1], 90.0])
 
     def _palm_over(self, spot: NDArray[np.float64], seat: int) -> NDArray[np.float64]:
-        """The palm just behind and above a piece's place, fingertips over it."""
+        """The palm just behind and above a piece's place (table frame), fingertips over
+        it."""
         out = np.array(OUTWARD[self.sides[seat]])
         palm = spot[:2] + out * 70.0
         return np.array([palm[0], palm[1], spot[2] + 40.0])
