@@ -111,8 +111,16 @@ class CameraLoop:
     def __init__(self, session: Session, *, camera: Camera | None = None,
                  reader: Reader | None = None, look: Look | None = None,
                  settings: SettleSettings | None = None,
-                 on_turn: Callable[[Any, Any], None] | None = None) -> None:
+                 on_turn: Callable[[Any, Any], None] | None = None,
+                 background: bool = False) -> None:
+        """``background`` reads turns in a thread of their own while the page's camera
+        view goes on (a live webcam, whose frames wait for nobody); a recording or the
+        simulated table is read in step, so that no frame of it goes unseen."""
         self.session = session
+        self.background = background
+        self._reading: threading.Thread | None = None
+        self._read_error: BaseException | None = None
+        self._last_location: BoardLocation | None = None
         self.camera = camera
         self.refine_focal = camera is None
         self.read: Reader = reader or read_turn
@@ -133,6 +141,16 @@ class CameraLoop:
         """Track, watch for hands, and read the turn when the board settles changed."""
         started = time.perf_counter()
         image, now = frame.image, float(frame.time)
+        if self._reading is not None:
+            if self._reading.is_alive():
+                # The reader has the board; the page still sees the table live.
+                self._preview(image, self._last_location)
+                return Observation("reading", "reading the turn")
+            self._reading.join()
+            self._reading = None
+            if self._read_error is not None:
+                error, self._read_error = self._read_error, None
+                raise error
         if self.camera is None:
             height, width = image.shape[:2]
             self.camera = Camera.default_for(width, height)
@@ -149,11 +167,16 @@ class CameraLoop:
         if not location.found and pose is None:
             observation.detail = location.reason or observation.detail
         self._status(observation.state, observation.detail)
-        if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
-            self._last_preview = time.perf_counter()
-            self.session.show_frame(image, location)
+        self._last_location = location
+        self._preview(image, location)
         if observation.event == "changed" and not observation.moved:
-            self._read(observation, started)
+            if self.background:
+                self._reading = threading.Thread(target=self._read_in_background,
+                                                 args=(observation, started), daemon=True,
+                                                 name="read turn")
+                self._reading.start()
+            else:
+                self._read(observation, started)
             return observation
         if observation.event and observation.moved:
             # The board was slid or turned (or the camera bumped): the picture before
@@ -192,6 +215,27 @@ class CameraLoop:
             self._last_search = now
             self.stats.searches += 1
         return self.tracker.update(image, search=search)
+
+    def _preview(self, image: NDArray[np.uint8], location: BoardLocation | None) -> None:
+        """The page's camera view, at most every PREVIEW_EVERY_S."""
+        if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
+            self._last_preview = time.perf_counter()
+            self.session.show_frame(image, location)
+
+    def _read_in_background(self, observation: Observation, started: float) -> None:
+        try:
+            self._read(observation, started)
+        except BaseException as exc:  # handed to the loop's thread at the next frame
+            self._read_error = exc
+
+    def finish(self) -> None:
+        """Waits for a reading still under way (at the end of a source)."""
+        if self._reading is not None:
+            self._reading.join()
+            self._reading = None
+        if self._read_error is not None:
+            error, self._read_error = self._read_error, None
+            raise error
 
     def _status(self, state: str, detail: str) -> None:
         if state != self._state:
@@ -280,6 +324,7 @@ class CameraLoop:
             self.step(frame)
             if until is not None and until():
                 break
+        self.finish()
         return self.stats
 
 

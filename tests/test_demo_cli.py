@@ -23,8 +23,6 @@ def test_a_headless_demo_plays_a_turn_and_sums_up(tmp_path, capsys):
 def test_demo_refuses_bad_input_in_one_line(tmp_path, capsys):
     assert main(["demo", "--turns", "0", "--headless-check"]) == 2
     assert "--turns: must be at least 1" in capsys.readouterr().err
-    assert main(["demo", "--resume", "--headless-check"]) == 2
-    assert "--resume needs --db" in capsys.readouterr().err
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

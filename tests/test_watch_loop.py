@@ -135,3 +135,43 @@ def test_same_pieces_ignores_ids_building_colours_and_animals():
     b = (Piece(Kind.ARCH, 1, 2, 0, color="dark_orange", id="x9"),)
     assert same_pieces(a, b)
     assert not same_pieces(a, (Piece(Kind.ARCH, 1, 3, 0),))
+
+
+def test_a_live_camera_is_read_in_the_background(tmp_path):
+    """While a (slow) reading runs, the page still gets frames and the loop says it is
+    reading; the turn is handed over once, when the reading is done."""
+    import time
+
+    settings = TableSettings(width=640, height=360, still_s=1.5, setup_s=1.2)
+    table = SimulatedTable(seed=5, turns=1, settings=settings)
+    frames = list(table)
+    session = TableSession.open(tmp_path / "bg.sqlite", resume=False)
+    spy = StatusSpy(session)
+    shown = []
+    spy.show_frame = lambda image, location: shown.append(time.perf_counter())
+    truth = TruthReader()
+
+    def slow_reader(*args, **kwargs):
+        time.sleep(0.6)
+        return truth(*args, **kwargs)
+
+    loop = CameraLoop(spy, camera=table.camera, reader=slow_reader, look=CountingLook(),
+                      background=True)
+    states, previews_while_reading = [], 0
+    try:
+        for frame in frames:
+            truth.frame = frame
+            started = time.perf_counter()
+            before = len(shown)
+            states.append(loop.step(frame).state)
+            if states[-1] == "reading":
+                previews_while_reading += len(shown) - before
+            time.sleep(max(0.0, 0.1 - (time.perf_counter() - started)))
+        loop.finish()
+    finally:
+        session.close()
+    assert spy.turns == 1 and loop.stats.turns == 1
+    assert states.count("reading") >= 3
+    read_at = states.index("reading")
+    assert previews_while_reading >= 2
+    assert read_at > 0 and frames[read_at].phase == "still"

@@ -37,7 +37,8 @@ def add_parser(subparsers: Any) -> None:
         description="Bots play a 3-player game on a simulated table; the camera loop reads "
         "every turn from the rendered frames and the dashboard shows it at "
         "http://127.0.0.1:8000. Nothing else is needed.")
-    add_server_options(parser, None, "the game log (default: a new temporary file)")
+    add_server_options(parser, None, "the game log (default: a new temporary file; a new "
+                       "game is added to an existing one)", resume=False)
     parser.add_argument("--seed", type=int, default=0, help="the game and the table (default 0)")
     parser.add_argument("--turns", type=int, help="stop after this many turns (default: the "
                         "whole game)")
@@ -57,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.turns is not None and args.turns < 1:
         raise UsageError(f"--turns: must be at least 1, found {args.turns}")
-    if args.resume and args.db is None:
-        raise UsageError("--resume needs --db: a temporary log has nothing to resume")
     serve = not args.headless_check
     if serve:
         check_port(args.host, args.port)
@@ -69,12 +68,11 @@ def run(args: argparse.Namespace) -> int:
     settings = TableSettings() if fast else TableSettings(still_s=5.0)
     table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns,
                            settings=settings)
-    session = open_session(db, args.resume)
+    session = open_session(db, False)
     try:
         players = TablePlayers(session, table, say=lambda line: print(line, flush=True),
                                think_s=0.0 if fast else 3.0)
-        if not args.resume:
-            players.set_up()
+        players.set_up()
         headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
                     f"{args.seed}, {table.turns} turns; game log {db}")
         if serve:

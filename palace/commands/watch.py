@@ -43,16 +43,18 @@ def add_parser(subparsers: Any) -> None:
 
 
 def add_server_options(parser: argparse.ArgumentParser, db_default: Path | None = DEFAULT_DB,
-                       db_help: str | None = None) -> None:
-    """The dashboard's options, shared with `palace demo`."""
+                       db_help: str | None = None, resume: bool = True) -> None:
+    """The dashboard's options, shared with `palace demo` (which always starts afresh:
+    its simulated table cannot resume a game)."""
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to serve the page on (default 127.0.0.1; any other "
                         "prints a join code that pages must give)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--db", type=Path, default=db_default,
                         help=db_help or f"the game log (default {db_default})")
-    parser.add_argument("--resume", action="store_true",
-                        help="carry on with the latest game in the log")
+    if resume:
+        parser.add_argument("--resume", action="store_true",
+                            help="carry on with the latest game in the log")
 
 
 def check_port(host: str, port: int) -> None:
@@ -121,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         url = start_dashboard(session, args.host, args.port)
         print(f"Palace Eye is watching {source.name}: the dashboard is at {url}", flush=True)
-        loop = CameraLoop(session, camera=camera)
+        loop = CameraLoop(session, camera=camera, background=args.camera is not None)
         # A recording plays at its own speed for people watching the page; a script
         # (--exit) wants it as fast as it goes. A live camera paces itself.
         pace = args.camera is None and not args.exit
