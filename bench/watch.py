@@ -68,10 +68,12 @@ def idle(tables: int, frames: int, db: Path) -> tuple[list[float], list[float]]:
 
 
 def turns(games: int, count: int, db: Path) -> None:
-    """The whole pipeline on simulated turns: latency and how often it read right."""
+    """The whole pipeline on simulated turns: latency, how often it read right, and the
+    loop's frame time by what the table showed (reads left out)."""
     from palace.demo import TablePlayers
 
     latencies: list[float] = []
+    by_phase: dict[str, list[float]] = {}
     right = built = 0
     for seed in range(games):
         table = SimulatedTable(seed=200 + seed, players=3, turns=count)
@@ -79,20 +81,24 @@ def turns(games: int, count: int, db: Path) -> None:
         players = TablePlayers(session, table)
         players.set_up()
         loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn)
-
-        def frames(table: SimulatedTable = table, players: TablePlayers = players) -> object:
-            for frame in table:
-                players.watch(frame)
-                yield frame
-
-        stats = loop.run(frames())  # type: ignore[arg-type]
+        for frame in table:
+            players.watch(frame)
+            reads = loop.stats.reads
+            started = time.perf_counter()
+            loop.step(frame)
+            if loop.stats.reads == reads and loop.stats.frames > 1:
+                by_phase.setdefault(frame.phase, []).append(time.perf_counter() - started)
         players.finish_all()
         session.close()
+        stats = loop.stats
         latencies += stats.read_s
         right += players.tally.read_right
         built += players.tally.built
-        print(f"  game {seed}: {players.tally.line()}; reads {stats.reads}, "
-              f"settled-to-turn {', '.join(f'{s:.2f}' for s in stats.read_s)} s")
+        print(f"  game {seed}: {players.tally.line()}; reads {stats.reads}, moves "
+              f"{stats.moves}, settled-to-turn {', '.join(f'{s:.2f}' for s in stats.read_s)} s")
+    for phase, times in sorted(by_phase.items()):
+        print(f"loop frame time with the table {phase}: median {1000 * np.median(times):.1f} "
+              f"ms, p95 {1000 * np.percentile(times, 95):.1f} ms over {len(times)} frames")
     if latencies:
         print(f"settled frame to camera_turn: median {statistics.median(latencies):.2f} s, "
               f"max {max(latencies):.2f} s over {len(latencies)} turns (target < 1.5 s)")
