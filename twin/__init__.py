@@ -6,6 +6,7 @@ from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
 from twin.shading import Light
+from twin.table import SimulatedTable, TableFrame, TableSettings
 
 __all__ = [
     "KIND_LABELS",
@@ -14,6 +15,9 @@ __all__ = [
     "Hand",
     "Light",
     "RenderOptions",
+    "SimulatedTable",
+    "TableFrame",
+    "TableSettings",
     "orbit_pose",
     "random_camera",
     "render",
