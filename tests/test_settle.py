@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,46 @@ def test_rolling_bands_of_a_mains_flicker_are_not_motion(two_turns):
         moving.append(obs.moving_cells)
     assert max(moving[1:]) < detector.settings.motion_cells, moving
     assert [e for e in events if e] == ["baseline"]
+
+
+CYCLES = Path(__file__).parent / "data" / "cycles"
+
+
+@pytest.mark.skipif(not (CYCLES / "000.jpg").is_file(),
+                    reason="the Cycles frames (another renderer) are not in this tree")
+@pytest.mark.parametrize("name", ["000", "001"])
+def test_another_renderers_frame_flickering_and_an_arm_held_over_it(name):
+    """A frame the twin never made: flicker, noise and rolling bands are not motion; an
+    arm painted in from the picture's edge and held still is not read as a turn."""
+    import json
+
+    import cv2
+
+    from calibration.camera import Camera, Pose, project
+
+    image = cv2.imread(str(CYCLES / f"{name}.jpg"))
+    camera = Camera.load(CYCLES / f"{name}.camera.json")
+    pose = Pose.from_json(json.loads((CYCLES / f"{name}.pose.json").read_text()))
+    rng = np.random.default_rng(1)
+    rows = np.arange(image.shape[0], dtype=np.float32)[:, None, None]
+    detector = SettleDetector()
+    events, moving = [], []
+    for k in range(20):
+        band = 1 - 0.08 * (0.5 + 0.5 * np.sin(2 * np.pi * (rows / 90 + 0.37 * k)))
+        shot = image * band * rng.uniform(0.93, 1.07) + rng.normal(0, 3, image.shape)
+        obs = detector.update(np.clip(shot, 0, 255).astype(np.uint8), camera, pose, k * 0.1)
+        events.append(obs.event)
+        moving.append(obs.moving_cells)
+    assert max(moving[1:]) < detector.settings.motion_cells
+    middle = project(camera, pose, np.array([[128.0, 128.0, 40.0]]))[0].astype(int)
+    arm = image.copy()
+    cv2.line(arm, (0, int(middle[1]) + 80), tuple(middle), (80, 120, 190), 70)
+    cv2.ellipse(arm, tuple(middle), (60, 45), 20, 0, 360, (120, 160, 220), -1)
+    states = []
+    for k in range(20, 60):
+        shot = np.clip(arm + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+        obs = detector.update(shot, camera, pose, k * 0.1)
+        events.append(obs.event)
+        states.append(obs.state)
+    assert [e for e in events if e] == ["baseline"]
+    assert states[-1] == "hands"

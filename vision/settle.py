@@ -71,7 +71,7 @@ class SettleSettings:
     moved_deg: float = 2.0
     """Beyond these the board moved since the reference: the table ring no longer says
     where an arm is."""
-    arm_wait_s: float = 4.0
+    arm_wait_s: float = 8.0
     """How long a still patch reaching out of the board blocks a read before it is taken
     for the palace itself."""
     keep_frames: int = 3
