@@ -73,6 +73,7 @@ def turns(games: int, count: int, db: Path) -> None:
     from palace.demo import TablePlayers
 
     latencies: list[float] = []
+    in_reader: list[float] = []
     by_phase: dict[str, list[float]] = {}
     right = built = 0
     for seed in range(games):
@@ -92,6 +93,7 @@ def turns(games: int, count: int, db: Path) -> None:
         session.close()
         stats = loop.stats
         latencies += stats.read_s
+        in_reader += stats.reader_s
         right += players.tally.read_right
         built += players.tally.built
         print(f"  game {seed}: {players.tally.line()}; reads {stats.reads}, moves "
@@ -101,7 +103,10 @@ def turns(games: int, count: int, db: Path) -> None:
               f"ms, p95 {1000 * np.percentile(times, 95):.1f} ms over {len(times)} frames")
     if latencies:
         print(f"settled frame to camera_turn: median {statistics.median(latencies):.2f} s, "
-              f"max {max(latencies):.2f} s over {len(latencies)} turns (target < 1.5 s)")
+              f"max {max(latencies):.2f} s over {len(latencies)} turns (target < 1.5 s); "
+              f"outside the reader (vision.read_turn): median "
+              f"{statistics.median(a - b for a, b in zip(latencies, in_reader, strict=True)):.3f}"
+              f" s")
     print(f"turns read right by the camera: {right} of {built}")
 
 

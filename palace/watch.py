@@ -95,6 +95,8 @@ class LoopStats:
     """Wall time spent on frames, reads included."""
     read_s: list[float] = field(default_factory=list)
     """From the settled frame's arrival to ``camera_turn`` being called."""
+    reader_s: list[float] = field(default_factory=list)
+    """Of which in the reader (reconstruction), per turn."""
     idle_frame_s: deque[float] = field(default_factory=lambda: deque(maxlen=IDLE_KEPT))
     """Per-frame time while nothing was being read (the latest IDLE_KEPT frames)."""
 
@@ -260,8 +262,10 @@ class CameraLoop:
         palace = self.session.palace()
         waiting = self.session.sync != "ready"
         before_frame = None if waiting else observation.before.image
+        reader_started = time.perf_counter()
         reading = self.read(frames, camera, palace, before_frame=before_frame,
                             ground=self.session.ground, look=self.look, locations=locations)
+        reader_s = time.perf_counter() - reader_started
         self.stats.reads += 1
         # Nothing new is news too: pieces read before and taken away since.
         result = self.session.camera_turn(reading, frames)
@@ -270,6 +274,7 @@ class CameraLoop:
             self._status("tracking", "nothing new on the board")
         else:
             self.stats.read_s.append(time.perf_counter() - started)
+            self.stats.reader_s.append(reader_s)
             self.stats.turns += 1
             if self.on_turn is not None:
                 self.on_turn(reading, result)
