@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from rules.palace import Palace, PalaceError
 from rules.pieces import Axis, Kind, Piece
-from vision.decode import Decoder
+from vision.decode import PLANT, Decoder
 from vision.reading import PieceReading
 
 MAX_ALTERNATIVES = 3
@@ -41,6 +41,14 @@ def _variants(piece: Piece) -> Iterator[Piece]:
         yield piece.moved(kind=Kind.BRICK, id="")
 
 
+def _outline(piece: Piece) -> Piece:
+    """The piece as the decoder scores it: a round decoration has a brick's outline."""
+    if piece.kind is Kind.DECORATION:
+        return piece.moved(kind=Kind.BRICK, color="") if piece.color == "gold" else (
+            piece.moved(color=PLANT))
+    return piece
+
+
 def _stands(before: Palace, pieces: Sequence[Piece]) -> bool:
     trial = before.copy()
     try:
@@ -54,7 +62,7 @@ def _stands(before: Palace, pieces: Sequence[Piece]) -> bool:
 def rate_pieces(decoder: Decoder, pieces: Sequence[Piece]) -> tuple[PieceReading, ...]:
     """Each piece with its confidence and its closest alternatives, best first."""
     before = decoder.before
-    shape = [p.moved(kind=Kind.BRICK) if p.kind is Kind.DECORATION else p for p in pieces]
+    shape = [_outline(p) for p in pieces]
     whole = decoder.score_of(shape)
     out = []
     for i, piece in enumerate(pieces):

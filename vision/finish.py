@@ -34,11 +34,14 @@ def name_decoration(before: Palace, pieces: Sequence[Piece], frame: NDArray[np.u
     pieces = list(pieces)
     tops = {(x, y, p.top): p for p in pieces if p.kind is Kind.ARCH for x, y in p.knobs()}
     covered = {(x, y, p.z) for p in pieces for x, y in p.legs()}
-    ends = [p for p in pieces if p.kind is Kind.BRICK and (p.x, p.y, p.z) in tops
-            and (p.x, p.y, p.top) not in covered]
+    ends = [p for p in pieces if p.kind in (Kind.BRICK, Kind.DECORATION)
+            and (p.x, p.y, p.z) in tops and (p.x, p.y, p.top) not in covered]
+    # Plants the decoder saw elsewhere are read as what stands there by the rules: bricks.
+    pieces = [p.moved(kind=Kind.BRICK, color="") if p.kind is Kind.DECORATION
+              and p not in ends else p for p in pieces]
     if not ends:
         return pieces
-    end = max(ends, key=lambda p: p.z)
+    end = max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z))
     probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     trial = [probe if p is end else p for p in pieces]
     report = analyse_added(before, trial)

@@ -29,6 +29,8 @@ ARCH_ROOF_MM = 6.4
 """An arch's opening rises this high under its middle two cells; only the roof above it
 hides what lies behind."""
 STUD_TOP_MM = 1.7
+LEAF_REACH_MM = 13.0
+LEAF_HEIGHT_MM = 7.5
 
 Voxel = tuple[int, int, int, int]
 """(x, y, level, shape): shape 0 a full voxel, 1 an arch's roof over its opening."""
@@ -147,6 +149,28 @@ class View:
         if not parts:
             return np.zeros(0, np.intp)
         return np.unique(np.concatenate(parts))
+
+    def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
+        """Pixels a plant decoration's leaves may cover around its stem (they overhang
+        about two studs at two thirds of its height), in front of the old palace."""
+        key = (piece.x, piece.y, piece.z, 2)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit[0]
+        cx, cy = (piece.x + 0.5) * STUD_MM, (piece.y + 0.5) * STUD_MM
+        z = piece.z * BRICK_MM + LEAF_HEIGHT_MM
+        angles = np.linspace(0, 2 * np.pi, 13)[:-1]
+        ring = np.stack([cx + LEAF_REACH_MM * np.cos(angles), cy + LEAF_REACH_MM * np.sin(angles),
+                         np.full(12, z)], axis=1)
+        px = self.to_region(project(self.camera, self.pose, ring))
+        mask = np.zeros(self.shape, np.uint8)
+        if np.all(np.isfinite(px)):
+            cv2.fillConvexPoly(mask, np.round(px * 4).astype(np.int32), 1, shift=2)
+        dist = self.distance((piece.x, piece.y, piece.z, 0))
+        ys, xs = np.nonzero((mask > 0) & (self.old_depth > dist))
+        idx = ys * self.shape[1] + xs
+        self._cache[key] = (idx, dist)
+        return idx
 
     def piece_area(self, piece: Piece) -> int:
         """Pixels the piece's silhouette covers with nothing in front (its whole size)."""

@@ -25,7 +25,7 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
-from vision.decode import HOT_LEVEL, Decoder, Evidence, hot_cells
+from vision.decode import COST_LEVEL, HOT_LEVEL, LEAF_GAIN, Decoder, Evidence, hot_cells
 from vision.finish import name_decoration
 from vision.look import TableLook
 from vision.reading import UNCERTAIN_BELOW, TurnReading
@@ -81,7 +81,8 @@ def read_turn(
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         flat = change.ravel()
-        evidence.append(Evidence(view, flat - HOT_LEVEL, flat > HOT_LEVEL))
+        evidence.append(Evidence(view, flat - COST_LEVEL, flat > HOT_LEVEL,
+                                 np.maximum(flat - HOT_LEVEL, 0) * LEAF_GAIN))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
