@@ -1,7 +1,7 @@
-"""The page in headless Chromium: a turn read by the camera, a piece corrected, a card
-picked, the turn confirmed, then undone, with the scores the page shows checked against
-the game's. Screenshots go to the test's folder (and docs/dashboard.png is made from the
-same page by ``bench``-free means: set PALACE_SCREENSHOT to a path to keep one)."""
+"""The page in headless Chromium: a turn read by the camera (a twin frame), a doubtful
+piece corrected, a card picked, the turn confirmed and undone, the scores the page shows
+checked against the game's, and nothing loaded from outside the table. Screenshots go
+to the test's folder, or to the folder named by PALACE_SHOTS."""
 
 from __future__ import annotations
 

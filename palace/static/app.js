@@ -211,10 +211,13 @@ $("#edit-remove").onclick = async () => {
 };
 $("#frog").onchange = (e) => api("POST", "/api/turn/corrections", { action: "frog", value: e.target.checked });
 $("#accept").onclick = () => api("POST", "/api/turn/corrections", { action: "accept" });
+const freeArches = () => ($("#free-arches").value === "" ? null : +$("#free-arches").value);
 $("#confirm").onclick = async () => {
-  if (await api("POST", "/api/turn/confirm", { seat: state.current, purchases: [...picks] })) { picks = new Set(); selected = null; }
+  if (await api("POST", "/api/turn/confirm", { seat: state.current, purchases: [...picks], free_arches: freeArches() })) {
+    picks = new Set(); selected = null;
+  }
 };
-$("#pass").onclick = () => api("POST", "/api/turn/pass", { seat: state.current });
+$("#pass").onclick = () => api("POST", "/api/turn/pass", { seat: state.current, free_arches: freeArches() });
 $("#discard").onclick = () => api("DELETE", "/api/turn");
 $("#end-game").onclick = () => { if (confirm("End the game now and rank the players?")) api("POST", "/api/game/end", {}); };
 $("#open-setup").onclick = () => $("#setup").showModal();
