@@ -59,10 +59,13 @@ class TablePlayers:
     """The bots' hands on the page: card picks, passes and corrections, turn by turn."""
 
     def __init__(self, session: TableSession, table: SimulatedTable,
-                 say: Callable[[str], None] | None = None, think_s: float = 0.0) -> None:
+                 say: Callable[[str], None] | None = None, think_s: float = 0.0,
+                 after_turn: Callable[[], None] | None = None) -> None:
         self.session = session
         self.table = table
         self.say = say or (lambda _: None)
+        self.after_turn = after_turn or (lambda: None)
+        """Called once a turn is in the game (played or passed)."""
         self.think_s = think_s
         """How long (table time) players look at a reading before acting on it, so that
         people watching the page see it, doubts and all."""
@@ -126,6 +129,7 @@ class TablePlayers:
                     session.discard()
                 session.pass_turn(seat)
                 self.say(f"turn {number + 1}: {name} passes")
+                self.after_turn()
                 return
             self.tally.built += 1
             truth = self.table.record.scenes[number + 1]
@@ -147,6 +151,7 @@ class TablePlayers:
             credits = report.credits if report is not None else 0
             self.say(f"turn {number + 1}: {name} built {len(turn.placed)} pieces, "
                      f"{credits} credits; {how}")
+            self.after_turn()
         except SessionError as exc:
             self.tally.refused += 1
             self.say(f"turn {number + 1}: the session refused it ({exc.message}); passed")

@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
                            settings=settings)
     session = open_session(db, False)
     try:
-        players = TablePlayers(session, table, say=lambda line: print(line, flush=True),
-                               think_s=0.0 if fast else 3.0)
+        players = TablePlayers(
+            session, table, say=lambda line: print(line, flush=True),
+            think_s=0.0 if fast else 3.0,
+            after_turn=(lambda: _print_last_turn(session)) if args.no_browser_needed else None)
         players.set_up()
         headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
                     f"{args.seed}, {table.turns} turns; game log {db}")
@@ -89,8 +91,6 @@ def run(args: argparse.Namespace) -> int:
 
         stats = loop.run(frames(), pace=not fast)
         players.finish_all()
-        if args.no_browser_needed:
-            _print_turns(session)
         _print_summary(session, players, stats)
         if not fast:
             keep_serving()
@@ -99,13 +99,12 @@ def run(args: argparse.Namespace) -> int:
         session.close()
 
 
-def _print_turns(session: Any) -> None:
-    """Every turn of the game in words, as the page shows them."""
-    for turn in session.state()["turns"]:
-        who = session.row.names[turn["seat"]]
-        print(f"turn {turn['number']} ({who}, {turn['kind']}, {turn['source']}):")
-        for line in turn["words"] if turn.get("report") else ["passed"]:
-            print(f"    {line}")
+def _print_last_turn(session: Any) -> None:
+    """The turn just played, in the words the page shows."""
+    turns = [t for t in session.state()["turns"] if not t["undone"]]
+    if turns:
+        for line in turns[-1]["words"] if turns[-1].get("report") else ["passed"]:
+            print(f"    {line}", flush=True)
 
 
 def _print_summary(session: Any, players: Any, stats: Any) -> None:
