@@ -189,7 +189,7 @@ class CameraLoop:
             # more pieces than a turn and goes out of sync for the players to settle.
             self.stats.moves += 1
             self._learned = None
-            self._status("tracking", "the board was moved; carrying on")
+            self._status("tracking", "the board was moved; carrying on", news=True)
         if observation.event == "baseline" or observation.state == "tracking":
             self._learn_when_confirmed()
         self.stats.idle_frame_s.append(time.perf_counter() - started)
@@ -239,8 +239,10 @@ class CameraLoop:
             error, self._read_error = self._read_error, None
             raise error
 
-    def _status(self, state: str, detail: str) -> None:
-        if state != self._state:
+    def _status(self, state: str, detail: str, *, news: bool = False) -> None:
+        """Tells the session when the state changes; ``news`` also when only the detail
+        does (the detector's details change every frame: pages would redraw each time)."""
+        if state != self._state or news:
             self._state = state
             self.session.camera_status(state, detail)
 
@@ -271,14 +273,14 @@ class CameraLoop:
         result = self.session.camera_turn(reading, frames)
         if reading_is_empty(reading):
             self.stats.nothing_new += 1
-            self._status("tracking", "nothing new on the board")
+            self._status("tracking", "nothing new on the board", news=True)
         else:
             self.stats.read_s.append(time.perf_counter() - started)
             self.stats.reader_s.append(reader_s)
             self.stats.turns += 1
             if self.on_turn is not None:
                 self.on_turn(reading, result)
-            self._status("tracking", "turn read")
+            self._status("tracking", "turn read", news=True)
         self.stats.busy_s += time.perf_counter() - started
 
     def _learn_when_confirmed(self) -> None:
