@@ -14,7 +14,7 @@ from collections.abc import Sequence
 # Subcommand modules, in the order `palace --help` lists them.
 COMMANDS = (
     "demo", "watch", "serve", "replay", "score", "check", "render", "dataset", "calibrate",
-    "locate",
+    "locate", "reconstruct",
 )
 
 

@@ -37,6 +37,11 @@ def _variants(piece: Piece) -> Iterator[Piece]:
                     yield piece.moved(x=lx, y=ly + shift, axis=other, id="")
     if piece.kind is Kind.BRICK:
         yield piece.moved(kind=Kind.COLUMN, id="")
+    if piece.kind in (Kind.BRICK, Kind.COLUMN):
+        # An arch with a leg on this cell: from above, a leg looks like a brick.
+        for shift in range(4):
+            yield Piece(Kind.ARCH, piece.x - shift, piece.y, piece.z, axis=Axis.X)
+            yield Piece(Kind.ARCH, piece.x, piece.y - shift, piece.z, axis=Axis.Y)
     if piece.kind is Kind.COLUMN:
         yield piece.moved(kind=Kind.BRICK, id="")
 

@@ -26,9 +26,12 @@ from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Axis, Kind, Piece
 from vision.silhouettes import View
 
 PIECE_PRICE = 0.06
-"""Share of its own outline (in evidence units) a piece must explain to be worth reading:
-it keeps hidden stacks out unless a visible piece needs them, and breaks the tie between
-a column and three bricks of the same outline in favour of fewer pieces."""
+"""Share of what it would show (in evidence units) a piece must explain to be worth
+reading."""
+PIECE_FLOOR = 2.0
+"""What every piece costs besides: it keeps hidden stacks out unless a visible piece
+needs them, and breaks the tie between a column and three bricks of the same outline in
+favour of fewer pieces."""
 LEAF_GAIN = 0.5
 """What a changed pixel within a plant's leaves earns (leaves cover part of their disc,
 so an unchanged pixel there costs nothing)."""
@@ -222,7 +225,7 @@ class Decoder:
         key = _key(piece)
         hit = self._prices.get(key)
         if hit is None:
-            hit = PIECE_PRICE * self.view_area(piece)
+            hit = PIECE_PRICE * sum(len(px) for px in self.pixels(piece)) + PIECE_FLOOR
             self._prices[key] = hit
         return hit
 

@@ -22,37 +22,44 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose, project
 from rules.pieces import BRICK_MM, STUD_MM, Kind, Piece
 
-INSET_MM = 0.4
+INSET_MM = 0.1
 """Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
 tenths of a pixel off, should not make a voxel claim its neighbour's pixels."""
 ARCH_ROOF_MM = 6.4
 """An arch's opening rises this high under its middle two cells; only the roof above it
 hides what lies behind."""
 STUD_TOP_MM = 1.7
+STUD_SHARE = 0.6
 LEAF_REACH_MM = 13.0
 LEAF_HEIGHT_MM = 7.5
 
 Voxel = tuple[int, int, int, int]
-"""(x, y, level, shape): shape 0 a full voxel, 1 an arch's roof over its opening."""
+"""(x, y, level, shape): shape FULL a voxel, ROOF an arch's roof over its opening,
+STUDDED a voxel with the stud on its top (a piece's knob)."""
+FULL, ROOF, STUDDED = 0, 1, 3
 
 
 def piece_voxels(piece: Piece) -> list[Voxel]:
     """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
     out: list[Voxel] = []
     cells = piece.footprint()
+    knobs = set(piece.knobs())
     for level in range(piece.z, piece.top):
         for i, (x, y) in enumerate(cells):
             roof = piece.kind is Kind.ARCH and 0 < i < len(cells) - 1
-            out.append((x, y, level, 1 if roof else 0))
+            stud = level == piece.top - 1 and (x, y) in knobs
+            out.append((x, y, level, ROOF if roof else STUDDED if stud else FULL))
     return out
 
 
-def voxel_corners(voxel: Voxel, stud: bool = False) -> NDArray[np.float64]:
+def voxel_corners(voxel: Voxel) -> NDArray[np.float64]:
+    """A voxel's box; a knob's stud adds its height over the stud's own width only, so
+    the box is raised by the share of the cell's area the stud covers."""
     x, y, level, shape = voxel
     x0, x1 = x * STUD_MM + INSET_MM, (x + 1) * STUD_MM - INSET_MM
     y0, y1 = y * STUD_MM + INSET_MM, (y + 1) * STUD_MM - INSET_MM
-    z0 = level * BRICK_MM + (ARCH_ROOF_MM if shape == 1 else 0.0)
-    z1 = (level + 1) * BRICK_MM + (STUD_TOP_MM * 0.5 if stud else 0.0)
+    z0 = level * BRICK_MM + (ARCH_ROOF_MM if shape == ROOF else 0.0)
+    z1 = (level + 1) * BRICK_MM + (STUD_TOP_MM * STUD_SHARE if shape == STUDDED else 0.0)
     return np.array([[a, b, c] for a in (x0, x1) for b in (y0, y1) for c in (z0, z1)])
 
 
