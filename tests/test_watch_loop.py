@@ -175,3 +175,31 @@ def test_a_live_camera_is_read_in_the_background(tmp_path):
     read_at = states.index("reading")
     assert previews_while_reading >= 2
     assert read_at > 0 and frames[read_at].phase == "still"
+
+
+def test_the_players_look_at_a_reading_before_acting_on_it(tmp_path):
+    """Watched live, a reading stays on the page for ``think_s`` of table time before the
+    simulated players settle it; the next player starting ends it at the latest."""
+    table = SimulatedTable(seed=4, turns=2)  # not iterated: no frame is rendered
+    session = TableSession.open(tmp_path / "think.sqlite", resume=False)
+    try:
+        players = TablePlayers(session, table, think_s=3.0)
+        players.set_up()
+
+        def at(time_s, playing=None):
+            players.watch(SimpleNamespace(time=time_s, playing=playing))
+
+        at(1.0, playing=0)
+        at(2.0)
+        players.on_turn(None, None)  # the camera read turn 1 (here: nothing, a miss)
+        for t in (2.1, 3.0, 5.0):
+            at(t)
+        assert players.finished == 0 and not session.state()["turns"]
+        at(5.2)
+        assert players.finished == 1 and len(session.state()["turns"]) == 1
+        assert players.tally.missed == 1
+        at(6.0, playing=1)
+        players.finish_all()
+        assert players.finished == 2 and len(session.state()["turns"]) == 2
+    finally:
+        session.close()
