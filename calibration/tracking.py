@@ -74,13 +74,21 @@ class BoardTracker:
         self.turned = False
         self.stats = TrackStats()
 
-    def update(self, image: NDArray[np.uint8]) -> BoardLocation:
-        """The board in this frame: tracked from the last pose when possible."""
+    def update(self, image: NDArray[np.uint8], *, search: bool = True) -> BoardLocation:
+        """The board in this frame: tracked from the last pose when possible.
+
+        With ``search`` false, a frame the last pose cannot explain is answered "not
+        found" at once and the last pose is kept: a camera loop that sees a hand over the
+        board knows the board is still there, and a full search per frame would cost it
+        up to a second each.
+        """
         self.moved = self.turned = False
         previous = self.last
         result = self._track(image) if previous is not None else None
         if result is None and previous is not None:
             result = self._refit(image, previous)
+        if (result is None or not result.found) and not search and previous is not None:
+            return BoardLocation(False, "the last pose does not explain this frame")
         if result is None or not result.found:
             result = locate_board(image, self.camera, self.ground)
             self.stats.searched += 1

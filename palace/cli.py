@@ -13,8 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 # Subcommand modules, in the order `palace --help` lists them.
-COMMANDS = ("score", "check", "demo", "render", "dataset", "calibrate", "locate", "serve",
-            "schemas")
+COMMANDS = (
+    "demo", "watch", "serve", "replay", "score", "check", "render", "dataset", "calibrate",
+    "locate", "reconstruct", "schemas",
+)
 
 
 class UsageError(Exception):

@@ -1,4 +1,4 @@
-"""`palace score`, `palace check` and `palace demo`: exit codes and what they print."""
+"""`palace score`, `palace check` and `palace replay`: exit codes and what they print."""
 
 from __future__ import annotations
 
@@ -132,8 +132,8 @@ def test_check_exit_codes(tmp_path, capsys):
     assert code == 2 and "no such scene file" in err
 
 
-def test_demo_scores_the_shipped_game(capsys):
-    code, out, _ = _run(capsys, "demo")
+def test_replay_scores_the_shipped_game(capsys):
+    code, out, _ = _run(capsys, "replay")
     assert code == 0
     assert out.count("Legal staircase.") == 8 and "Not a legal" not in out
     assert "+1 credit" in out  # at least one highest decoration
@@ -141,12 +141,12 @@ def test_demo_scores_the_shipped_game(capsys):
     assert "player 1:" in out and "player 2:" in out
 
 
-def test_demo_of_a_folder_and_a_missing_folder(tmp_path, capsys):
+def test_replay_of_a_folder_and_a_missing_folder(tmp_path, capsys):
     _scene(tmp_path, "turn_00.json", SETUP)
     _scene(tmp_path, "turn_01.json", SETUP + TWO_ARCHES)
-    code, out, _ = _run(capsys, "demo", str(tmp_path))
+    code, out, _ = _run(capsys, "replay", str(tmp_path))
     assert code == 0 and "player 1: 3 credits in 1 turn" in out
-    code, _, err = _run(capsys, "demo", str(tmp_path / "nope"))
+    code, _, err = _run(capsys, "replay", str(tmp_path / "nope"))
     assert code == 2 and "no such folder" in err
 
 

@@ -1,17 +1,23 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
 from twin.cameras import orbit_pose, random_camera
+from twin.clutter import Hand
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
 from twin.shading import Light
+from twin.table import SimulatedTable, TableFrame, TableSettings
 
 __all__ = [
     "KIND_LABELS",
     "PART_LABELS",
     "Frame",
+    "Hand",
     "Light",
     "RenderOptions",
+    "SimulatedTable",
+    "TableFrame",
+    "TableSettings",
     "orbit_pose",
     "random_camera",
     "render",

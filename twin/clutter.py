@@ -8,6 +8,7 @@ renderer can tell which pixels of the board they cover.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -94,6 +95,27 @@ def add_hand(mesh: Mesh, rng: np.random.Generator, palm: np.ndarray, heading: fl
     w = side * 38 * scale
     _flat(mesh, np.array([arm0 - w, arm0 + w, arm1 + w * 1.2, arm1 - w * 1.2]),
           np.clip(np.array(rng.uniform(0.1, 0.9, 3), np.float32), 0, 1))
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A hand where a caller wants it, not where the seed puts it: a player reaching in.
+
+    ``palm`` is in board millimetres, ``heading`` the direction the fingers point (radians,
+    board frame); ``reach`` and ``rise`` say where the forearm leaves (see :func:`add_hand`).
+    ``seed`` picks the skin and sleeve, so one player's hand looks the same in every frame.
+    """
+
+    palm: tuple[float, float, float]
+    heading: float
+    scale: float = 1.0
+    reach: float = 260.0
+    rise: float = 120.0
+    seed: int = 0
+
+    def draw(self, mesh: Mesh) -> None:
+        add_hand(mesh, np.random.default_rng(self.seed), np.array(self.palm, float),
+                 self.heading, self.scale, self.reach, self.rise)
 
 
 def _outside_point(rng: np.random.Generator, near: float, far: float) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 from calibration.camera import Camera, Pose
 from rules.pieces import Piece
 from rules.scene import Scene
+from twin.clutter import Hand
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.shading import Light
 
@@ -37,6 +38,7 @@ class RenderOptions:
     distortion: bool = True  # apply the camera's lens distortion
     color_jitter: float | None = None  # per-piece colour variation (fraction)
     table: str | None = None  # "wood", "cloth", "plain", "pattern"; None = random
+    hands: tuple[Hand, ...] = ()  # hands placed on purpose (a player at work), drawn always
 
 
 @dataclass

@@ -146,6 +146,8 @@ def render(
     cover_mesh = Mesh()
     if clutter_on:
         cover_mesh.extend(table_clutter(rng))
+    for hand in options.hands:
+        hand.draw(cover_mesh)
     if options.cover_with not in (None, "hand", "card"):
         raise ValueError(f"cover_with: {options.cover_with!r} is not 'hand' or 'card'")
     if options.cover_corners:

@@ -1,123 +1,124 @@
-"""`palace demo [FOLDER]`: score a recorded game turn by turn.
+"""`palace demo`: the whole application on a simulated table, with nothing else needed.
 
-Until the dashboard exists this is the project's main command: it replays the shipped
-example game (``palace/examples/game1``: ``turn_00.json`` is the set-up, then one scene
-per turn, players in turn order) and prints each turn's report with a running tally,
-so a new user sees the whole rules engine at work in one command.
+Three bots play a game on the twin's table; a fixed webcam's frames (hands over the
+board while a turn is built, the board now and then slid or turned) go through the same
+camera loop as `palace watch`: board tracking, the settle detector, reconstruction and
+the rules. The dashboard at http://127.0.0.1:8000 follows it live; the simulated
+players pick their cards and correct misreadings on it as people would.
+
+``--turns N --exit`` (or ``--headless-check``, which also skips the web server) plays
+N turns as fast as the machine goes and prints a summary, for tests and scripts.
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
-from importlib import resources
+import statistics
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from palace.cli import UsageError
-from palace.commands.score import (
-    add_house_rules,
-    format_report,
-    house_rules,
-    resolve_map,
-    sound_palace,
-    sound_pieces,
+from palace.commands.watch import (
+    add_server_options,
+    check_port,
+    keep_serving,
+    open_session,
+    start_dashboard,
 )
-from rules.report import TurnReport
-from rules.scene import Scene, load_scene
-from rules.staircase import analyse_turn
 
-TROPHY_NAMES = ("monkey", "butterfly", "frog")
-
-
-@dataclass
-class Tally:
-    """What one player has earned so far (trophies are counted where they are now)."""
-
-    credits: int = 0
-    bonus_cards: int = 0
-    turns: int = 0
-    trophies: set[str] = field(default_factory=set)
-
-    def line(self) -> str:
-        held = f", holds {', '.join(sorted(self.trophies))}" if self.trophies else ""
-        turns = f"{self.turns} turn{'s' if self.turns != 1 else ''}"
-        return (f"{self.credits} credits in {turns}, "
-                f"{self.bonus_cards} bonus card(s){held}")
+PLAYERS = 3
 
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "demo",
-        help="score the shipped example game turn by turn",
-        description="Replay a game recorded as scene files (turn_00.json is the set-up) "
-        "and report every turn with a running tally per player.",
-    )
-    parser.add_argument("folder", nargs="?",
-                        help="folder of turn_NN.json scenes (default: the shipped example)")
-    parser.add_argument("--players", type=int, default=2, help="players taking turns (2-4)")
-    parser.add_argument("--map", help="ground map: 1..4 or a map file (default: the scenes')")
-    add_house_rules(parser)
+        "demo", help="the dashboard following a simulated table (bots play, a twin "
+        "webcam films, the real pipeline reads)",
+        description="Bots play a 3-player game on a simulated table; the camera loop reads "
+        "every turn from the rendered frames and the dashboard shows it at "
+        "http://127.0.0.1:8000. Nothing else is needed.")
+    add_server_options(parser, None, "the game log (default: a new temporary file; a new "
+                       "game is added to an existing one)", resume=False)
+    parser.add_argument("--seed", type=int, default=0, help="the game and the table (default 0)")
+    parser.add_argument("--turns", type=int, help="stop after this many turns (default: the "
+                        "whole game)")
+    parser.add_argument("--exit", action="store_true",
+                        help="run as fast as possible and end with a summary")
+    parser.add_argument("--headless-check", action="store_true",
+                        help="like --exit, without the web server (for tests)")
+    parser.add_argument("--no-browser-needed", action="store_true",
+                        help="follow the game in the terminal too: every turn's report")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 2 <= args.players <= 4:
-        raise UsageError(f"--players must be 2 to 4, found {args.players}")
-    scenes = _load_game(args.folder)
-    ground = resolve_map(args.map, *scenes)
-    first_path, first = scenes[0]
-    settings = house_rules(args)
-    board = sound_palace(first_path, first, ground, settings)
-    tallies = [Tally() for _ in range(args.players)]
-    all_legal = True
-    print(f"{first_path}: set-up, {len(first.pieces)} pieces on map {ground.name}")
-    for number, (path, scene) in enumerate(scenes[1:], start=1):
-        player = (number - 1) % args.players
-        report = analyse_turn(board, sound_pieces(path, scene, ground, settings), settings)
-        print()
-        note = f": {scene.extra['note']}" if isinstance(scene.extra.get("note"), str) else ""
-        print(f"Turn {number}, player {player + 1}{note}")
-        print(format_report(report))
-        _book(tallies, player, report)
-        all_legal = all_legal and report.legal
-        if report.legal:
-            board = sound_palace(path, scene, ground, settings)
-        for index, tally in enumerate(tallies):
-            print(f"    player {index + 1}: {tally.line()}")
-    return 0 if all_legal else 1
+    from palace.demo import TablePlayers
+    from palace.watch import CameraLoop
+    from twin.table import SimulatedTable, TableSettings
+
+    if args.turns is not None and args.turns < 1:
+        raise UsageError(f"--turns: must be at least 1, found {args.turns}")
+    serve = not args.headless_check
+    if serve:
+        check_port(args.host, args.port)
+    db = args.db or Path(tempfile.mkdtemp(prefix="palace-demo-")) / "demo.sqlite"
+    fast = args.exit or args.headless_check
+    # Watched live, the finished palace lies still a while and the players look at the
+    # page before picking cards, so people see each reading (and each doubt) there.
+    settings = TableSettings() if fast else TableSettings(still_s=5.0)
+    table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns,
+                           settings=settings)
+    session = open_session(db, False)
+    try:
+        players = TablePlayers(
+            session, table, say=lambda line: print(line, flush=True),
+            think_s=0.0 if fast else 3.0,
+            after_turn=(lambda: _print_last_turn(session)) if args.no_browser_needed else None)
+        players.set_up()
+        headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
+                    f"{args.seed}, {table.turns} turns; game log {db}")
+        if serve:
+            url = start_dashboard(session, args.host, args.port)
+            print(f"Palace Eye demo: the dashboard is at {url} ({headline})", flush=True)
+        else:
+            print(f"Palace Eye demo, no web server ({headline})", flush=True)
+        loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn)
+
+        def frames() -> Any:
+            for frame in table:
+                players.watch(frame)
+                yield frame
+
+        stats = loop.run(frames(), pace=not fast)
+        players.finish_all()
+        _print_summary(session, players, stats)
+        if not fast:
+            keep_serving()
+        return 0 if players.tally.built == 0 or stats.turns > 0 else 1
+    finally:
+        session.close()
 
 
-def _book(tallies: list[Tally], player: int, report: TurnReport) -> None:
-    tally = tallies[player]
-    tally.turns += 1
-    tally.credits += report.credits
-    tally.bonus_cards += int(report.bonus_card)
-    for name in TROPHY_NAMES:
-        if getattr(report.trophies, name):
-            for other in tallies:
-                other.trophies.discard(name)
-            tally.trophies.add(name)
+def _print_last_turn(session: Any) -> None:
+    """The turn just played, in the words the page shows."""
+    turns = [t for t in session.state()["turns"] if not t["undone"]]
+    if turns:
+        for line in turns[-1]["words"] if turns[-1].get("report") else ["passed"]:
+            print(f"    {line}", flush=True)
 
 
-def _load_game(folder: str | None) -> list[tuple[str, Scene]]:
-    """The scenes of a game in turn order; the shipped example when no folder is given."""
-    if folder is None:
-        shipped = resources.files("palace") / "examples" / "game1"
-        files = sorted((f for f in shipped.iterdir() if f.name.endswith(".json")),
-                       key=lambda f: f.name)
-        games = [(f"examples/game1/{f.name}", f) for f in files]
-    else:
-        root = Path(folder)
-        if not root.is_dir():
-            raise UsageError(f"{folder}: no such folder")
-        games = [(str(f), f) for f in sorted(root.glob("turn_*.json"))]
-    if len(games) < 2:
-        raise UsageError(f"{folder or 'examples/game1'}: needs turn_00.json (the set-up) and "
-                         "at least one turn")
-    out: list[tuple[str, Scene]] = []
-    for name, ref in games:
-        with resources.as_file(ref) as path:
-            scene = load_scene(path)
-        out.append((name, scene))
-    return out
+def _print_summary(session: Any, players: Any, stats: Any) -> None:
+    idle = stats.idle_frame_s
+    fps = len(idle) / sum(idle) if idle and sum(idle) > 0 else 0.0
+    latency = (f"{statistics.median(stats.read_s):.2f} s median from the settled frame to "
+               f"the turn" if stats.read_s else "no turn read")
+    print(f"camera loop: {stats.frames} frames, board found in {stats.found}, {stats.reads} "
+          f"reads ({stats.nothing_new} found nothing new), {stats.moves} board moves "
+          f"followed; {fps:.1f} frames/s between reads (rendering not counted); {latency}")
+    print(f"players: {players.tally.line()}")
+    game = session.game
+    names = session.row.names
+    scores = game.scores()
+    ranking = sorted(range(len(names)), key=lambda i: -scores[i])
+    print("scores: " + ", ".join(f"{names[i]} {scores[i]}" for i in ranking)
+          + (" (game over)" if game.is_over else ""))

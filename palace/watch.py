@@ -1,0 +1,339 @@
+"""The camera loop: frames in, turns out, the session told at every step.
+
+Per frame: the board is tracked from its last pose (found afresh only at the start or
+after it was lost for a while, so a hand over the board does not cost a full search a
+frame); the settle detector says whether something is over the board or whether the
+board has settled into a new picture; on a settled change the turn is read against the
+session's palace, with the previous settled picture as the "before", and handed to the
+session, which judges it by the rules and goes out of sync when it is doubtful.
+
+Nothing here decides what a turn is worth: the session does. The loop only decides
+when to look. A board that settles after being slid or turned is not read (the picture
+before was taken from elsewhere): its new picture becomes the reference, with no new
+set-up. A settled board whose reading finds nothing new (a shadow came and stayed) is
+not a turn either.
+
+``palace watch`` and ``palace demo`` both run this loop; they differ only in where the
+frames come from.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera
+from calibration.evidence import BoardLocation
+from calibration.pose import locate_board
+from calibration.tracking import BoardTracker
+from rules.maps import GroundMap
+from rules.palace import Palace
+from vision import TableLook, read_turn
+from vision.capture import FrameLike
+from vision.settle import Observation, SettleDetector, SettleSettings
+
+SEARCH_AFTER_S = 1.0
+"""A board unexplained this long (frame time) is searched for afresh: it was moved."""
+SEARCH_EVERY_S = 0.5
+"""While lost, a full search (up to a second) at most this often."""
+PREVIEW_EVERY_S = 0.1
+"""The page's camera view gets a frame at most this often (wall time)."""
+IDLE_KEPT = 10_000
+"""Idle frame times kept for the summary: a long evening at the table stays bounded."""
+LEARN_CHECK_S = 0.5
+"""How often (wall time) an idle loop asks whether the session confirmed a turn."""
+
+
+class Session(Protocol):
+    """What the loop needs of the table session (:class:`palace.session.TableSession`)."""
+
+    ground: GroundMap
+    sync: str
+    """ready (no turn waiting), pending, out_of_sync or over."""
+
+    def show_frame(self, image: NDArray[np.uint8], location: BoardLocation) -> None: ...
+
+    def camera_status(self, state: str, detail: str = "") -> None: ...
+
+    def camera_turn(self, reading: Any, frames: list[NDArray[np.uint8]]) -> Any: ...
+
+    def palace(self) -> Palace: ...
+
+
+class Look(Protocol):
+    """What the board and pieces look like at this table (``vision.TableLook``)."""
+
+    def learn(self, frame: NDArray[np.uint8], camera: Camera, location: BoardLocation,
+              palace: Palace) -> Any: ...
+
+
+Reader = Callable[..., Any]
+"""``vision.read_turn``'s signature: (frames, camera, before, *, before_frame, ground,
+look, locations) -> TurnReading."""
+
+
+@dataclass
+class LoopStats:
+    """What the loop did, for the summary line and the bench."""
+
+    frames: int = 0
+    found: int = 0
+    searches: int = 0
+    reads: int = 0
+    turns: int = 0
+    nothing_new: int = 0
+    moves: int = 0
+    """Settled after the board was moved or turned: taken as the new reference, unread."""
+    busy_s: float = 0.0
+    """Wall time spent on frames, reads included."""
+    read_s: list[float] = field(default_factory=list)
+    """From the settled frame's arrival to ``camera_turn`` being called."""
+    reader_s: list[float] = field(default_factory=list)
+    """Of which in the reader (reconstruction), per turn."""
+    idle_frame_s: deque[float] = field(default_factory=lambda: deque(maxlen=IDLE_KEPT))
+    """Per-frame time while nothing was being read (the latest IDLE_KEPT frames)."""
+
+
+def reading_is_empty(reading: Any) -> bool:
+    """A reading that found the palace as it was: nothing added, nothing in doubt."""
+    return bool(getattr(reading, "found", False)) and not getattr(reading, "added", ()) and (
+        not getattr(reading, "uncertain", ()))
+
+
+class CameraLoop:
+    """One table's camera: call :meth:`step` per frame, or :meth:`run` over a source."""
+
+    def __init__(self, session: Session, *, camera: Camera | None = None,
+                 reader: Reader | None = None, look: Look | None = None,
+                 settings: SettleSettings | None = None,
+                 on_turn: Callable[[Any, Any], None] | None = None,
+                 background: bool = False) -> None:
+        """``background`` reads turns in a thread of their own while the page's camera
+        view goes on (a live webcam, whose frames wait for nobody); a recording or the
+        simulated table is read in step, so that no frame of it goes unseen."""
+        self.session = session
+        self.background = background
+        self._reading: threading.Thread | None = None
+        self._read_error: BaseException | None = None
+        self._last_location: BoardLocation | None = None
+        self.camera = camera
+        self.refine_focal = camera is None
+        self.read: Reader = reader or read_turn
+        self.look: Look = look or TableLook()
+        self.detector = SettleDetector(settings)
+        self.tracker: BoardTracker | None = None
+        self.on_turn = on_turn
+        self.stats = LoopStats()
+        self._state = ""
+        self._last_found = -1e9
+        self._last_search = -1e9
+        self._last_preview = -1e9
+        self._last_learn_check = -1e9
+        self._learned: frozenset[object] | None = None
+
+    # -- one frame ---------------------------------------------------------------------
+    def step(self, frame: FrameLike) -> Observation:
+        """Track, watch for hands, and read the turn when the board settles changed."""
+        started = time.perf_counter()
+        image, now = frame.image, float(frame.time)
+        if self._reading is not None:
+            if self._reading.is_alive():
+                # The reader has the board; the page still sees the table live.
+                self._preview(image, self._last_location)
+                return Observation("reading", "reading the turn")
+            self._reading.join()
+            self._reading = None
+            if self._read_error is not None:
+                error, self._read_error = self._read_error, None
+                raise error
+        if self.camera is None:
+            height, width = image.shape[:2]
+            self.camera = Camera.default_for(width, height)
+        location = self._locate(image, now)
+        self.stats.frames += 1
+        camera = location.camera or self.camera
+        if location.found:
+            self.stats.found += 1
+            self._last_found = now
+        last = self.tracker.last if self.tracker is not None else None
+        pose = location.pose if location.found else (last.pose if last is not None else None)
+        observation = self.detector.update(image, camera, pose, now, found=location.found,
+                                           location=location)
+        if not location.found and pose is None:
+            observation.detail = location.reason or observation.detail
+        self._status(observation.state, observation.detail)
+        self._last_location = location
+        self._preview(image, location)
+        if observation.event == "changed" and not observation.moved:
+            if self.background:
+                self._reading = threading.Thread(target=self._read_in_background,
+                                                 args=(observation, started), daemon=True,
+                                                 name="read turn")
+                self._reading.start()
+            else:
+                self._read(observation, started)
+            return observation
+        if observation.event and observation.moved:
+            # The board was slid or turned (or the camera bumped): the picture before
+            # was taken from elsewhere and cannot be compared with, and a board that
+            # settles after a move is almost always the same palace. The new picture is
+            # the reference from now on (and the look learns the board's new place); a
+            # turn built in the same breath shows in the next reading, which then has
+            # more pieces than a turn and goes out of sync for the players to settle.
+            self.stats.moves += 1
+            self._learned = None
+            self._status("tracking", "the board was moved; carrying on", news=True)
+        if observation.event == "baseline" or observation.state == "tracking":
+            self._learn_when_confirmed()
+        self.stats.idle_frame_s.append(time.perf_counter() - started)
+        self.stats.busy_s += time.perf_counter() - started
+        return observation
+
+    def _locate(self, image: NDArray[np.uint8], now: float) -> BoardLocation:
+        """The board in this frame; a full search only at the start or when long lost."""
+        assert self.camera is not None
+        ground = self.session.ground
+        if self.tracker is None:
+            self.stats.searches += 1
+            location = locate_board(image, self.camera, ground, refine_focal=self.refine_focal)
+            if location.found:
+                self.tracker = BoardTracker(location.camera or self.camera, ground, location)
+            return location
+        if self.tracker.ground.ground != ground.ground:
+            # A new game on the page, on another map: the board's turn is read from it.
+            self.tracker = BoardTracker(self.tracker.camera, ground, self.tracker.last)
+        search = (now - self._last_found >= SEARCH_AFTER_S
+                  and now - self._last_search >= SEARCH_EVERY_S)
+        if self.tracker.last is None and not search:
+            return BoardLocation(False, "the board was lost; looking for it")
+        if search:
+            self._last_search = now
+            self.stats.searches += 1
+        return self.tracker.update(image, search=search)
+
+    def _preview(self, image: NDArray[np.uint8], location: BoardLocation | None) -> None:
+        """The page's camera view, at most every PREVIEW_EVERY_S."""
+        if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
+            self._last_preview = time.perf_counter()
+            self.session.show_frame(image, location)
+
+    def _read_in_background(self, observation: Observation, started: float) -> None:
+        try:
+            self._read(observation, started)
+        except BaseException as exc:  # handed to the loop's thread at the next frame
+            self._read_error = exc
+
+    def finish(self) -> None:
+        """Waits for a reading still under way (at the end of a source)."""
+        if self._reading is not None:
+            self._reading.join()
+            self._reading = None
+        if self._read_error is not None:
+            error, self._read_error = self._read_error, None
+            raise error
+
+    def _status(self, state: str, detail: str, *, news: bool = False) -> None:
+        """Tells the session when the state changes; ``news`` also when only the detail
+        does (the detector's details change every frame: pages would redraw each time)."""
+        if state != self._state or news:
+            self._state = state
+            self.session.camera_status(state, detail)
+
+    # -- turns -------------------------------------------------------------------------
+    def _read(self, observation: Observation, started: float) -> None:
+        """Read the settled board against the session's palace and hand the turn over.
+
+        The picture before is the previous settled one while the session waits for no
+        turn (it then shows the session's palace). While a reading still waits for the
+        players, that picture shows a palace the session does not have yet; the reader
+        is then left to the picture the table's look learned of the session's palace.
+        """
+        assert observation.before is not None and self.camera is not None
+        self._status("reading", f"{observation.changed_cells} cells changed")
+        snaps = observation.frames
+        frames = [s.image for s in snaps]
+        locations = [s.location for s in snaps]
+        camera = _camera_of(snaps[-1].location) or self.camera
+        palace = self.session.palace()
+        waiting = self.session.sync != "ready"
+        before_frame = None if waiting else observation.before.image
+        reader_started = time.perf_counter()
+        reading = self.read(frames, camera, palace, before_frame=before_frame,
+                            ground=self.session.ground, look=self.look, locations=locations)
+        reader_s = time.perf_counter() - reader_started
+        self.stats.reads += 1
+        # Nothing new is news too: pieces read before and taken away since.
+        result = self.session.camera_turn(reading, frames)
+        if reading_is_empty(reading):
+            self.stats.nothing_new += 1
+            self._status("tracking", "nothing new on the board", news=True)
+        else:
+            self.stats.read_s.append(time.perf_counter() - started)
+            self.stats.reader_s.append(reader_s)
+            self.stats.turns += 1
+            if self.on_turn is not None:
+                self.on_turn(reading, result)
+            self._status("tracking", "turn read", news=True)
+        self.stats.busy_s += time.perf_counter() - started
+
+    def _learn_when_confirmed(self) -> None:
+        """Teach the table's look from the settled picture once the session vouches for
+        the palace in it: at the set-up, and after each turn the players confirmed (the
+        session then waits for no turn and its palace is not the one last learned)."""
+        now = time.perf_counter()
+        if self._learned is not None and now - self._last_learn_check < LEARN_CHECK_S:
+            return
+        self._last_learn_check = now
+        reference = self.detector.reference
+        if reference is None or self.session.sync != "ready":
+            return
+        palace = self.session.palace()
+        signature = frozenset(palace.pieces)
+        location = reference.location
+        if signature == self._learned or not isinstance(location, BoardLocation):
+            return
+        if not location.found:
+            return
+        self._learned = signature
+        camera = location.camera or self.camera
+        assert camera is not None
+        self.look.learn(reference.image, camera, location, palace)
+
+    # -- a whole source ----------------------------------------------------------------
+    def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,
+            pace: bool = False, until: Callable[[], bool] | None = None) -> LoopStats:
+        """Every frame of ``source`` until it ends, ``stop`` is set or ``until()`` holds.
+
+        ``pace`` plays a recorded or simulated source no faster than its own clock, so
+        that people watching the page see the game at the speed it was played.
+        """
+        wall0: float | None = None
+        time0 = 0.0
+        for frame in source:
+            if stop is not None and stop.is_set():
+                break
+            if pace:
+                if wall0 is None:
+                    wall0, time0 = time.monotonic(), float(frame.time)
+                ahead = (float(frame.time) - time0) - (time.monotonic() - wall0)
+                if ahead > 0:
+                    if stop is not None:
+                        stop.wait(ahead)
+                    else:
+                        time.sleep(ahead)
+            self.step(frame)
+            if until is not None and until():
+                break
+        self.finish()
+        return self.stats
+
+
+def _camera_of(location: object) -> Camera | None:
+    return location.camera if isinstance(location, BoardLocation) else None

@@ -1,0 +1,205 @@
+"""The camera loop end to end on the simulated table: real tracking, the settle
+detector, the table session and the page's players; the reader here is a test double
+that answers with what was truly built (reconstruction is tested on its own)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from palace.demo import TablePlayers, same_pieces
+from palace.session import TableSession
+from palace.watch import CameraLoop, reading_is_empty
+from rules.pieces import Kind, Piece
+from rules.staircase import split_turn
+from twin.table import SimulatedTable, TableSettings
+
+
+class TruthReader:
+    """Reads a turn as what the table truly shows in the newest frame handed over."""
+
+    def __init__(self) -> None:
+        self.frame = None
+        self.calls = []
+
+    def __call__(self, frames, camera, before, *, before_frame, ground, look, locations):
+        assert len(frames) == len(locations) >= 1
+        assert before_frame.shape == frames[-1].shape and ground is not None
+        self.calls.append((self.frame.index, self.frame.phase, self.frame.turns_done))
+        added, _, _ = split_turn(before, self.frame.scene.pieces)
+        return SimpleNamespace(
+            found=True, reason="", uncertain=(), location=locations[-1], seconds=0.0,
+            added=[SimpleNamespace(piece=p, confidence=0.95, alternatives=()) for p in added])
+
+
+class CountingLook:
+    def __init__(self) -> None:
+        self.palaces = []
+
+    def learn(self, frame, camera, location, palace):
+        assert location.found
+        self.palaces.append(len(palace.pieces))
+
+
+class StatusSpy:
+    """The session, with the camera states it was told kept in order."""
+
+    def __init__(self, session: TableSession) -> None:
+        self.session = session
+        self.states = []
+        self.turns = 0
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+    def camera_status(self, state, detail=""):
+        self.states.append(state)
+        self.session.camera_status(state, detail)
+
+    def camera_turn(self, reading, frames):
+        self.turns += 1
+        return self.session.camera_turn(reading, frames)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    settings = TableSettings(width=960, height=540, still_s=1.2, setup_s=1.2,
+                             move_chance=1.0, quarter_turn_chance=1.0)
+    table = SimulatedTable(seed=4, turns=2, settings=settings)
+    session = TableSession.open(tmp_path_factory.mktemp("loop") / "game.sqlite", resume=False)
+    spy = StatusSpy(session)
+    players = TablePlayers(session, table)
+    players.set_up()
+    reader, look = TruthReader(), CountingLook()
+    loop = CameraLoop(spy, camera=table.camera, reader=reader, look=look,
+                      on_turn=players.on_turn)
+
+    def frames():
+        for frame in table:
+            players.watch(frame)
+            reader.frame = frame
+            yield frame
+
+    stats = loop.run(frames())
+    players.finish_all()
+    yield SimpleNamespace(table=table, session=session, spy=spy, players=players,
+                          reader=reader, look=look, stats=stats)
+    session.close()
+
+
+def test_each_turn_is_read_once_from_a_still_board(played):
+    run = played
+    built = sum(not t.passed for t in run.table.record.turns[:run.table.turns])
+    assert built == 2
+    assert run.spy.turns == run.stats.turns == built
+    assert run.players.tally.read_right == built and run.players.tally.missed == 0
+    assert all(phase == "still" for _, phase, _ in run.reader.calls)
+    # The turn's reads come after its pieces are all down, one per turn.
+    turn_reads = [done for _, _, done in run.reader.calls]
+    assert sorted(set(turn_reads)) == [1, 2]
+    # The session played both turns: its palace is the table's.
+    final = run.table.record.scenes[run.table.turns].pieces
+    added, removed, _ = split_turn(run.session.palace(), final)
+    assert not added and not removed
+
+
+def test_a_turned_board_is_followed_without_a_new_set_up(played):
+    run = played
+    # The board was turned by a quarter between the turns: noticed, taken as the new
+    # reference, not read, and the next turn read as usual.
+    assert run.stats.moves == 1
+    assert run.stats.reads == run.stats.turns
+    assert run.stats.found >= 0.8 * run.stats.frames
+    assert {"tracking", "hands", "settling", "reading"} <= set(run.spy.states)
+
+
+def test_the_look_is_learnt_at_set_up_and_after_each_confirmed_turn(played):
+    run = played
+    setup = len(run.table.record.scenes[0].pieces)
+    assert run.look.palaces[0] >= setup
+    # Learnt again where the board lies after it was turned.
+    assert len(run.look.palaces) == 1 + run.stats.turns + run.stats.moves
+    assert run.look.palaces == sorted(run.look.palaces)
+
+
+def test_an_empty_reading_is_not_a_turn():
+    assert reading_is_empty(SimpleNamespace(found=True, added=[], uncertain=[]))
+    assert not reading_is_empty(SimpleNamespace(found=False, added=[], uncertain=[]))
+    piece = SimpleNamespace(piece=Piece(Kind.BRICK, 3, 4))
+    assert not reading_is_empty(SimpleNamespace(found=True, added=[piece], uncertain=[]))
+
+
+def test_same_pieces_ignores_ids_building_colours_and_animals():
+    a = (Piece(Kind.ARCH, 1, 2, 0, color="tan", id="a1"), Piece(Kind.MONKEY, 5, 5, 1))
+    b = (Piece(Kind.ARCH, 1, 2, 0, color="dark_orange", id="x9"),)
+    assert same_pieces(a, b)
+    assert not same_pieces(a, (Piece(Kind.ARCH, 1, 3, 0),))
+
+
+def test_a_live_camera_is_read_in_the_background(tmp_path):
+    """While a (slow) reading runs, the page still gets frames and the loop says it is
+    reading; the turn is handed over once, when the reading is done."""
+    import time
+
+    settings = TableSettings(width=640, height=360, still_s=1.5, setup_s=1.2)
+    table = SimulatedTable(seed=5, turns=1, settings=settings)
+    frames = list(table)
+    session = TableSession.open(tmp_path / "bg.sqlite", resume=False)
+    spy = StatusSpy(session)
+    shown = []
+    spy.show_frame = lambda image, location: shown.append(time.perf_counter())
+    truth = TruthReader()
+
+    def slow_reader(*args, **kwargs):
+        time.sleep(0.6)
+        return truth(*args, **kwargs)
+
+    loop = CameraLoop(spy, camera=table.camera, reader=slow_reader, look=CountingLook(),
+                      background=True)
+    states, previews_while_reading = [], 0
+    try:
+        for frame in frames:
+            truth.frame = frame
+            started = time.perf_counter()
+            before = len(shown)
+            states.append(loop.step(frame).state)
+            if states[-1] == "reading":
+                previews_while_reading += len(shown) - before
+            time.sleep(max(0.0, 0.1 - (time.perf_counter() - started)))
+        loop.finish()
+    finally:
+        session.close()
+    assert spy.turns == 1 and loop.stats.turns == 1
+    assert states.count("reading") >= 3
+    read_at = states.index("reading")
+    assert previews_while_reading >= 2
+    assert read_at > 0 and frames[read_at].phase == "still"
+
+
+def test_the_players_look_at_a_reading_before_acting_on_it(tmp_path):
+    """Watched live, a reading stays on the page for ``think_s`` of table time before the
+    simulated players settle it; the next player starting ends it at the latest."""
+    table = SimulatedTable(seed=4, turns=2)  # not iterated: no frame is rendered
+    session = TableSession.open(tmp_path / "think.sqlite", resume=False)
+    try:
+        players = TablePlayers(session, table, think_s=3.0)
+        players.set_up()
+
+        def at(time_s, playing=None):
+            players.watch(SimpleNamespace(time=time_s, playing=playing))
+
+        at(1.0, playing=0)
+        at(2.0)
+        players.on_turn(None, None)  # the camera read turn 1 (here: nothing, a miss)
+        for t in (2.1, 3.0, 5.0):
+            at(t)
+        assert players.finished == 0 and not session.state()["turns"]
+        at(5.2)
+        assert players.finished == 1 and len(session.state()["turns"]) == 1
+        assert players.tally.missed == 1
+        at(6.0, playing=1)
+        players.finish_all()
+        assert players.finished == 2 and len(session.state()["turns"]) == 2
+    finally:
+        session.close()

@@ -1,0 +1,97 @@
+"""Seeded turns as a webcam sees them: the settled frame before the turn and after it.
+
+Two settled frames of one table share the table, the light and what lies around the
+board, and differ in the pieces added and in what the webcam does frame to frame. The
+twin draws its table, light and clutter after one random draw per piece (its colour
+tint), so the two frames are rendered with the tints off (the same draws then give the
+same table and clutter) and the frame after is re-developed here: its own exposure and
+white-balance drift, fresh sensor noise and a JPEG round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera, Pose
+from rules import GameRecord, Kind, Palace, Piece, load_map, simulate_game
+from rules.maps import GroundMap
+from twin import RenderOptions, random_camera, render
+
+
+@dataclass(frozen=True)
+class TurnPair:
+    """One turn: the palace before, the pieces truly added, both frames and the camera."""
+
+    game: int
+    turn: int
+    before: Palace
+    added: tuple[Piece, ...]
+    before_frame: NDArray[np.uint8]
+    after_frame: NDArray[np.uint8]
+    camera: Camera
+    pose: Pose
+    ground: GroundMap
+
+
+def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
+    """Another exposure of the same scene: gain and white balance drift, new noise, JPEG."""
+    gain = rng.uniform(0.92, 1.08) * rng.uniform(0.97, 1.03, 3)
+    out = image.astype(np.float32) * gain[None, None, :]
+    out += rng.normal(0, rng.uniform(1.0, 3.5), out.shape[:2])[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(70, 96))
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+
+
+def added_pieces(record: GameRecord, turn: int) -> tuple[Piece, ...]:
+    """Pieces standing after ``turn`` that did not stand before it (by place, not id)."""
+    def key(p: Piece) -> tuple[object, ...]:
+        return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None, p.color
+                if p.kind is Kind.DECORATION else None)
+
+    old = {key(p) for p in record.scenes[turn].pieces}
+    return tuple(p for p in record.scenes[turn + 1].pieces if key(p) not in old)
+
+
+def turn_pairs(
+    games: int,
+    seed: int,
+    *,
+    width: int = 1280,
+    height: int = 720,
+    elevation_deg: tuple[float, float] = (30.0, 70.0),
+    options: RenderOptions | None = None,
+    max_turns: int | None = None,
+    map_name: str = "1",
+) -> Iterator[TurnPair]:
+    """Every played turn of ``games`` seeded bot games, each from its own random webcam."""
+    base = options or RenderOptions()
+    opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0})
+    ground = load_map(map_name)
+    for game in range(games):
+        record = simulate_game(4, seed=seed + game, map_name=ground)
+        played = [i for i, t in enumerate(record.turns) if t.report is not None
+                  and not t.report.passed]
+        for turn in played[:max_turns]:
+            rng = np.random.default_rng([seed, game, turn])
+            camera, pose = random_camera(rng, width, height, elevation_deg=elevation_deg)
+            frame_seed = int(rng.integers(1 << 30))
+            before = render(record.scenes[turn], camera, pose, opts, seed=frame_seed)
+            after = render(record.scenes[turn + 1], camera, pose, opts, seed=frame_seed)
+            yield TurnPair(
+                game=seed + game,
+                turn=turn,
+                before=Palace(ground, record.scenes[turn].pieces),
+                added=added_pieces(record, turn),
+                before_frame=before.image,
+                after_frame=redevelop(after.image, rng),
+                camera=camera,
+                pose=pose,
+                ground=ground,
+            )

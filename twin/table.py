@@ -1,0 +1,321 @@
+"""A simulated game table: bots play, and a fixed webcam films the board over time.
+
+What a real webcam beside the table sees during a game, frame by frame: the set-up
+lying still; then for each turn the player's hand coming in from their side of the
+table, the staircase's pieces appearing one at a time under it (lowest first), the
+hand leaving; the finished palace lying still; and now and then two hands sliding or
+turning the board a little, or turning it by a quarter. Sensor noise and a slight
+flicker of the light change every frame, as they do on a real camera.
+
+The webcam, the light and the table are drawn once from the seed and stay put; the
+board moves under them (its light is turned with it, so shadows keep falling the same
+way in the room). The frames are an iterator of :class:`TableFrame`, shaped like the
+capture sources' frames (``image``, ``time``, ``index``) with the truth beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Pose
+from rules.bot import GameRecord, simulate_game
+from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece
+from rules.scene import Scene
+from twin.cameras import random_camera
+from twin.clutter import Hand
+from twin.frame import RenderOptions
+from twin.renderer import render
+from twin.shading import Light
+
+ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
+CENTRE = np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
+OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
+"""Side ``s`` of the table lies this way from the board; a hand from it points back."""
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """The pace of play and what the webcam adds to each frame."""
+
+    fps: float = 10.0
+    width: int = 1280
+    height: int = 720
+    setup_s: float = 2.0
+    still_s: float = 2.0
+    """How long the finished palace lies still after each turn."""
+    enter_frames: int = 4
+    frames_per_piece: int = 2
+    move_chance: float = 0.25
+    """After a turn, the chance that the board is slid or turned."""
+    quarter_turn_chance: float = 0.35
+    """Of those moves, the share that turn the board by a quarter."""
+    noise: float = 2.0
+    flicker: float = 0.03
+    """Frame-to-frame light flicker (a fraction of the brightness)."""
+
+
+@dataclass(frozen=True)
+class TableFrame:
+    """A webcam frame of the simulated table and what was truly there."""
+
+    image: NDArray[np.uint8]
+    time: float
+    index: int
+    turns_done: int
+    """Turns whose pieces are all on the board in this frame."""
+    phase: str
+    """still, hands (a player at work over the board) or moving (the board being moved)."""
+    scene: Scene
+    pose: Pose
+    """Where the board truly is (board frame to camera)."""
+    playing: int | None = None
+    """The turn (from 0) whose player is at work over the board, if any."""
+
+
+@dataclass(frozen=True)
+class _Placement:
+    """Where the board lies on the table: turned by ``angle`` about its middle, slid."""
+
+    angle: float = 0.0
+    shift: tuple[float, float] = (0.0, 0.0)
+
+    def rotation(self) -> NDArray[np.float64]:
+        c, s = math.cos(self.angle), math.sin(self.angle)
+        return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+    def to_board(self, world: NDArray[np.float64]) -> NDArray[np.float64]:
+        shift = np.array([*self.shift, 0.0])
+        return self.rotation().T @ (world - CENTRE - shift) + CENTRE
+
+    def to_world(self, board: NDArray[np.float64]) -> NDArray[np.float64]:
+        shift = np.array([*self.shift, 0.0])
+        return self.rotation() @ (board - CENTRE) + CENTRE + shift
+
+    def blend(self, other: _Placement, t: float) -> _Placement:
+        return _Placement(self.angle + (other.angle - self.angle) * t,
+                          (self.shift[0] + (other.shift[0] - self.shift[0]) * t,
+                           self.shift[1] + (other.shift[1] - self.shift[1]) * t))
+
+
+class SimulatedTable:
+    """Bots' game filmed by one webcam; iterate it for frames (``turns`` caps the turns)."""
+
+    def __init__(self, seed: int = 0, players: int = 3, map_name: str = "1",
+                 turns: int | None = None, settings: TableSettings | None = None) -> None:
+        self.settings = settings or TableSettings()
+        self.seed = seed
+        # No Frog: taking it is said on the page, which the simulated players do not do.
+        self.record: GameRecord = simulate_game(players, seed, map_name, frog_chance=0.0)
+        self.turns = len(self.record.turns) if turns is None else min(turns,
+                                                                       len(self.record.turns))
+        rng = np.random.default_rng(seed + 7919)
+        s = self.settings
+        self.camera, self.camera_pose = random_camera(
+            rng, s.width, s.height, elevation_deg=(48.0, 75.0), fill=(0.72, 0.88),
+            distortion=0.6, roll_deg=4.0)
+        light = Light.random(rng)
+        self.light = replace(light, elevation_deg=max(light.elevation_deg, 40.0))
+        self.table = str(rng.choice(["wood", "cloth", "plain"]))
+        self.blur = float(rng.uniform(0.3, 0.8))
+        self.exposure = float(rng.uniform(0.9, 1.1))
+        self.sides = self._seats(players)
+        self._render_seed = int(rng.integers(1 << 30))
+        self._still_cache: dict[tuple[object, ...], NDArray[np.uint8]] = {}
+
+    def _seats(self, players: int) -> list[int]:
+        """The table sides the players sit at: every side but the webcam's."""
+        eye = self.camera_pose.camera_center[:2] - CENTRE[:2]
+        camera_side = int(np.argmax([eye @ np.array(o) for o in OUTWARD]))
+        free = [s for s in range(4) if s != camera_side]
+        return [free[i % 3] for i in range(players)]
+
+    # -- pictures ----------------------------------------------------------------------
+    def board_pose(self, placement: _Placement) -> Pose:
+        """The board's pose for the fixed webcam when the board lies at ``placement``."""
+        r0 = self.camera_pose.rotation
+        rot = placement.rotation()
+        shift = np.array([*placement.shift, 0.0])
+        return Pose.from_matrix(r0 @ rot, r0 @ (CENTRE + shift - rot @ CENTRE)
+                                + self.camera_pose.tvec)
+
+    def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
+                 hands: tuple[Hand, ...]) -> NDArray[np.uint8]:
+        key = (pieces, placement)
+        if not hands and key in self._still_cache:
+            return self._still_cache[key]
+        light = replace(self.light,
+                        azimuth_deg=self.light.azimuth_deg - math.degrees(placement.angle))
+        options = RenderOptions(light=light, noise=0.0, blur=self.blur, jpeg_quality=0,
+                                exposure=self.exposure, white_balance=(1.0, 1.0, 1.0),
+                                clutter=False, color_jitter=0.0, table=self.table,
+                                hands=hands)
+        scene = Scene(map=self.record.map, pieces=pieces)
+        image = render(scene, self.camera, self.board_pose(placement), options,
+                       seed=self._render_seed).image
+        if not hands:
+            if len(self._still_cache) > 4:
+                self._still_cache.clear()
+            self._still_cache[key] = image
+        return image
+
+    def render_still(self, pieces: tuple[Piece, ...], hands: tuple[Hand, ...] = ()) -> NDArray[
+            np.uint8]:
+        """One frame of the board where it first lay, with these pieces and hands."""
+        return self._webcam(self._picture(pieces, _Placement(), hands), 0)
+
+    def _webcam(self, image: NDArray[np.uint8], index: int) -> NDArray[np.uint8]:
+        """This frame's sensor noise and flicker on a rendered picture."""
+        rng = np.random.default_rng((self.seed, index))
+        gain = 1.0 + float(np.clip(rng.normal(0.0, self.settings.flicker), -0.1, 0.1))
+        noise = rng.normal(0.0, self.settings.noise, image.shape[:2]).astype(np.float32)
+        out = image.astype(np.float32) * gain + noise[:, :, None]
+        return cv2.convertScaleAbs(out)
+
+    # -- hands -------------------------------------------------------------------------
+    def _hand(self, seat: int, world_palm: NDArray[np.float64], placement: _Placement,
+              wobble: float = 0.0) -> Hand:
+        """A hand from ``seat``'s side with its palm at ``world_palm`` (table frame)."""
+        side = self.sides[seat]
+        out = np.array(OUTWARD[side])
+        heading_world = math.atan2(-out[1], -out[0]) + wobble
+        palm = placement.to_board(world_palm)
+        # The forearm runs back to the player's edge of the board and beyond.
+        middle = placement.to_world(CENTRE)[:2]
+        to_edge = float(np.clip(BOARD_MM / 2 - (world_palm[:2] - middle) @ out, 0, None))
+        return Hand((float(palm[0]), float(palm[1]), float(palm[2])),
+                    heading_world - placement.angle, 1.0, to_edge + 220.0, 110.0,
+                    seed=self.seed * 10 + seat)
+
+    # -- the game ----------------------------------------------------------------------
+    def __iter__(self) -> Iterator[TableFrame]:
+        s = self.settings
+        rng = np.random.default_rng(self.seed + 104729)
+        placement = _Placement()
+        index = 0
+        scenes = self.record.scenes
+
+        def frame(pieces: tuple[Piece, ...], turns_done: int, phase: str,
+                  hands: tuple[Hand, ...] = (), where: _Placement | None = None,
+                  playing: int | None = None) -> TableFrame:
+            nonlocal index
+            at = where or placement
+            image = self._webcam(self._picture(pieces, at, hands), index)
+            out = TableFrame(image, index / s.fps, index, turns_done, phase,
+                             Scene(map=self.record.map, pieces=pieces), self.board_pose(at),
+                             playing)
+            index += 1
+            return out
+
+        pieces = scenes[0].pieces
+        for _ in range(max(1, round(s.setup_s * s.fps))):
+            yield frame(pieces, 0, "still")
+        for turn in range(self.turns):
+            seat = self.record.turns[turn].seat
+            after = scenes[turn + 1].pieces
+            yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
+            pieces = after
+            for _ in range(max(1, round(s.still_s * s.fps))):
+                yield frame(pieces, turn + 1, "still")
+            if turn + 1 < self.turns and rng.uniform() < s.move_chance:
+                target = self._new_placement(rng, placement)
+                yield from self._move_frames(frame, seat, turn + 1, pieces, placement, target)
+                placement = target
+                for _ in range(max(1, round(s.still_s * s.fps))):
+                    yield frame(pieces, turn + 1, "still")
+
+    def _turn_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
+                     turn: int, before: tuple[Piece, ...], after: tuple[Piece, ...],
+                     placement: _Placement) -> Iterator[TableFrame]:
+        """A hand comes in, the turn's pieces appear under it one by one, it leaves.
+
+        The hand's path is worked out on the table (the player's side is a side of the
+        table, not of the board, which may have been turned)."""
+        s = self.settings
+        kept = [p for p in before if p in set(after)]
+        added = sorted((p for p in after if p not in set(before)),
+                       key=lambda p: (p.kind in ANIMALS, p.z))
+        spots = [placement.to_world(_centre_mm(p)) for p in added] or [
+            placement.to_world(CENTRE + rng.uniform(-60, 60, 3) * (1, 1, 0))]
+        outside = self._outside(seat, np.mean(spots, axis=0), placement)
+
+        def hand(palm: NDArray[np.float64]) -> tuple[Hand, ...]:
+            return (self._hand(seat, palm, placement, rng.normal(0, 0.1)),)
+
+        first = self._palm_over(spots[0], seat)
+        for k in range(s.enter_frames):
+            t = (k + 1) / (s.enter_frames + 1)
+            yield frame(tuple(kept), turn, "hands", hand(outside + (first - outside) * t),
+                        playing=turn)
+        shown = list(kept)
+        for spot, piece in zip(spots, added or [None], strict=True):
+            for k in range(s.frames_per_piece):
+                if k == 1 and piece is not None:
+                    shown.append(piece)
+                palm = self._palm_over(spot, seat) + np.array([*rng.normal(0, 6, 2), 0.0])
+                yield frame(tuple(shown), turn, "hands", hand(palm), playing=turn)
+            if piece is not None and piece not in shown:
+                shown.append(piece)
+        last = self._palm_over(spots[-1], seat)
+        for k in range(s.enter_frames):
+            t = (k + 1) / (s.enter_frames + 1)
+            yield frame(after if added else before, turn + (1 if added else 0), "hands",
+                        hand(last + (outside - last) * t), playing=turn)
+
+    def _move_frames(self, frame: Callable[..., TableFrame], seat: int, turns_done: int,
+                     pieces: tuple[Piece, ...], start: _Placement,
+                     target: _Placement) -> Iterator[TableFrame]:
+        """Two hands take the board by its sides and slide or turn it."""
+        side = np.array(OUTWARD[self.sides[seat]])
+        grips = [CENTRE + np.array([*(side * (BOARD_MM / 2 + 20)), 30.0]),
+                 CENTRE + np.array([*(-side * (BOARD_MM / 2 + 20)), 30.0])]
+        steps = 6
+        for k in range(steps + 2):
+            t = min(max((k - 1) / (steps - 1), 0.0), 1.0)
+            at = start.blend(target, t)
+            hands = []
+            for g, grip in enumerate(grips):
+                world = at.to_world(grip)
+                hand = self._hand(seat, world, at, 0.0)
+                if g == 1:  # the other hand reaches over from the far side
+                    hand = replace(hand, heading=hand.heading + math.pi, seed=hand.seed + 1)
+                hands.append(hand)
+            yield frame(pieces, turns_done, "moving", tuple(hands), at)
+
+    def _new_placement(self, rng: np.random.Generator, at: _Placement) -> _Placement:
+        s = self.settings
+        if rng.uniform() < s.quarter_turn_chance:
+            angle = at.angle + float(rng.choice([-1, 1])) * math.pi / 2
+        else:
+            angle = at.angle + math.radians(float(np.clip(rng.normal(0, 4), -8, 8)))
+        shift = np.clip(np.array(at.shift) + rng.normal(0, 10, 2), -25, 25)
+        return _Placement(angle, (float(shift[0]), float(shift[1])))
+
+    def _outside(self, seat: int, spot: NDArray[np.float64],
+                 placement: _Placement) -> NDArray[np.float64]:
+        """Where the hand starts (table frame): beyond the player's edge of the board, in
+        line with the spot."""
+        out = np.array(OUTWARD[self.sides[seat]])
+        middle = placement.to_world(CENTRE)[:2]
+        along = spot[:2] - out * ((spot[:2] - middle) @ out)
+        edge = along + out * (BOARD_MM / 2 + 110.0)
+        return np.array([edge[0], edge[1], 90.0])
+
+    def _palm_over(self, spot: NDArray[np.float64], seat: int) -> NDArray[np.float64]:
+        """The palm just behind and above a piece's place (table frame), fingertips over
+        it."""
+        out = np.array(OUTWARD[self.sides[seat]])
+        palm = spot[:2] + out * 70.0
+        return np.array([palm[0], palm[1], spot[2] + 40.0])
+
+
+def _centre_mm(piece: Piece) -> NDArray[np.float64]:
+    """The middle of a piece's top, in board millimetres."""
+    cells = np.array(piece.footprint(), float)
+    x, y = (cells.mean(axis=0) + 0.5) * STUD_MM
+    return np.array([x, y, piece.top * BRICK_MM])

@@ -1,0 +1,80 @@
+"""Change evidence: how likely each pixel of the region shows something new since before.
+
+Two settled frames of the same table differ by more than the pieces added: the webcam
+re-exposes and re-balances, the light drifts, the sensor's noise and the JPEG's blocks are
+new. So the frame before is first brought to the frame after by a per-channel gain and
+offset fitted robustly on the whole region (most of it did not change), both are softened
+alike so that a different focus or blur does not light up every stud's edge, and the
+remaining colour difference is read against the region's own noise level.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+SOFTEN_PX = 1.5
+"""Gaussian sigma (full-size pixels) applied to both frames before comparing."""
+LOW, HIGH = 2.5, 6.0
+"""Differences, in units of the region's typical difference, read as surely unchanged
+(LOW) and surely changed (HIGH); in between the evidence rises linearly."""
+BRIGHTNESS_WEIGHT = 1.0
+SHADOW_DARKER = -0.9
+SHADOW_BRIGHTER = 0.12
+"""Log brightness ratios (after over before) that a shadow cast or lifted can explain."""
+
+
+def region(image: NDArray[np.uint8], box: tuple[int, int, int, int], scale: float
+           ) -> NDArray[np.float32]:
+    """The box of a frame, softened and resized to the working scale, as float BGR."""
+    x0, y0, x1, y1 = box
+    crop = image[y0:y1, x0:x1].astype(np.float32)
+    crop = cv2.GaussianBlur(crop, (0, 0), SOFTEN_PX)
+    h, w = max(1, round((y1 - y0) * scale)), max(1, round((x1 - x0) * scale))
+    return cv2.resize(crop, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def match_photometry(before: NDArray[np.float32], after: NDArray[np.float32]
+                     ) -> NDArray[np.float32]:
+    """``before`` with a gain and offset per channel that best match ``after`` where the
+    two agree (two rounds, the second on the pixels the first fits well)."""
+    out = np.empty_like(before)
+    for c in range(3):
+        b = before[..., c].ravel()
+        a = after[..., c].ravel()
+        keep = np.ones(b.shape, bool)
+        gain, offset = 1.0, 0.0
+        for _ in range(3):
+            bb, aa = b[keep], a[keep]
+            if len(bb) < 50 or float(bb.std()) < 1e-3:
+                break
+            gain, offset = np.polyfit(bb, aa, 1)
+            resid = np.abs(gain * b + offset - a)
+            keep = resid < 2.5 * max(float(np.median(resid)), 0.5)
+        out[..., c] = before[..., c] * gain + offset
+    return out
+
+
+def colour_difference(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per-pixel difference in chromaticity, and in brightness only beyond what a shadow
+    does: a new piece's shadow darkens the board by up to about half and keeps its colour,
+    a new piece changes the colour, or the brightness more than any shadow."""
+    sa = a.sum(axis=2) + 6.0
+    sb = b.sum(axis=2) + 6.0
+    chroma = a / sa[..., None] - b / sb[..., None]
+    chroma_diff = np.sqrt((chroma ** 2).sum(axis=2)) * 300.0
+    ratio = np.log(sa / sb)
+    beyond_shadow = np.maximum(ratio - SHADOW_BRIGHTER, 0) + np.maximum(SHADOW_DARKER - ratio, 0)
+    return chroma_diff + BRIGHTNESS_WEIGHT * 100.0 * beyond_shadow
+
+
+def change_evidence(after: NDArray[np.float32], before: NDArray[np.float32]
+                    ) -> NDArray[np.float32]:
+    """0..1 per pixel: 0 surely as before, 1 surely changed."""
+    matched = match_photometry(before, after)
+    diff = colour_difference(after, matched)
+    typical = max(float(np.median(diff)) * 1.5, 1.0)
+    evidence = np.clip((diff / typical - LOW) / (HIGH - LOW), 0.0, 1.0).astype(np.float32)
+    # Single changed pixels are noise and JPEG blocks; a piece is a blob.
+    return cv2.morphologyEx(evidence, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

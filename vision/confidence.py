@@ -1,0 +1,91 @@
+"""How sure each piece of a reading is: its margin over the nearest other reading.
+
+For every piece read, the alternatives are the pieces a misreading would most likely
+give instead: the same piece a stud over in x or y, a level up or down, an arch turned
+about either leg, a column for a brick and back, and no piece at all. Each alternative
+that can physically stand in its place (with everything else of the reading) is scored
+on the same evidence; the margin of the reading over the best of them, against the size
+of the piece's outline, is its confidence. A piece hidden behind a tower has no pixels
+to win by, so its margin and its confidence are near zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+from rules.palace import Palace, PalaceError
+from rules.pieces import Axis, Kind, Piece
+from vision.decode import PLANT, Decoder
+from vision.reading import PieceReading
+
+MAX_ALTERNATIVES = 3
+SURE_SHARE = 0.12
+"""A margin of this share of a piece's outline (in evidence units) gives 63 % confidence."""
+
+
+def _variants(piece: Piece) -> Iterator[Piece]:
+    for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+        yield piece.moved(x=piece.x + dx, y=piece.y + dy, z=piece.z + dz, id="")
+    if piece.kind is Kind.ARCH:
+        other = Axis.Y if piece.axis is Axis.X else Axis.X
+        for lx, ly in piece.legs():
+            for shift in (0, -3):
+                if other is Axis.X:
+                    yield piece.moved(x=lx + shift, y=ly, axis=other, id="")
+                else:
+                    yield piece.moved(x=lx, y=ly + shift, axis=other, id="")
+    if piece.kind is Kind.BRICK:
+        yield piece.moved(kind=Kind.COLUMN, id="")
+    if piece.kind in (Kind.BRICK, Kind.COLUMN):
+        # An arch with a leg on this cell: from above, a leg looks like a brick.
+        for shift in range(4):
+            yield Piece(Kind.ARCH, piece.x - shift, piece.y, piece.z, axis=Axis.X)
+            yield Piece(Kind.ARCH, piece.x, piece.y - shift, piece.z, axis=Axis.Y)
+    if piece.kind is Kind.COLUMN:
+        yield piece.moved(kind=Kind.BRICK, id="")
+
+
+def _outline(piece: Piece) -> Piece:
+    """The piece as the decoder scores it: a round decoration has a brick's outline."""
+    if piece.kind is Kind.DECORATION:
+        return piece.moved(kind=Kind.BRICK, color="") if piece.color == "gold" else (
+            piece.moved(color=PLANT))
+    return piece
+
+
+def _stands(before: Palace, pieces: Sequence[Piece]) -> bool:
+    trial = before.copy()
+    try:
+        for p in sorted(pieces, key=lambda q: q.z):
+            trial.place(p.moved(id=""))
+    except PalaceError:
+        return False
+    return True
+
+
+def rate_pieces(decoder: Decoder, pieces: Sequence[Piece]) -> tuple[PieceReading, ...]:
+    """Each piece with its confidence and its closest alternatives, best first."""
+    before = decoder.before
+    shape = [_outline(p) for p in pieces]
+    whole = decoder.score_of(shape)
+    out = []
+    for i, piece in enumerate(pieces):
+        others = shape[:i] + shape[i + 1:]
+        rivals: list[tuple[float, Piece | None]] = []
+        if _stands(before, others):
+            rivals.append((decoder.score_of(others), None))
+        for alt in _variants(shape[i]):
+            if alt.x < 0 or alt.y < 0 or alt.z < 0 or not _stands(before, [*others, alt]):
+                continue
+            rivals.append((decoder.score_of([*others, alt]), alt))
+        rivals.sort(key=lambda r: -r[0])
+        best_rival = rivals[0][0] if rivals else -math.inf
+        size = max(decoder.view_area(shape[i]), 1.0)
+        margin = whole - best_rival
+        confidence = 1.0 - math.exp(-max(margin, 0.0) / (SURE_SHARE * size))
+        alternatives = tuple(
+            (a.moved(kind=piece.kind, color=piece.color) if piece.kind is Kind.DECORATION else a)
+            for _, a in rivals[:MAX_ALTERNATIVES] if a is not None)
+        out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
+    return tuple(out)

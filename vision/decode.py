@@ -1,0 +1,341 @@
+"""Decoding a turn: the physically possible set of new pieces that best explains the change.
+
+The score of a set of new pieces is the change evidence summed over the pixels where the
+set would show in front of the palace before the turn (evidence is centred, so pixels
+that did not change count against it), less a small price per piece. The decoder grows
+the set the way a player builds: each round it tries every piece that could stand now
+(on an open knob of the ground or of the palace so far) on a cell that changed, an arch
+also with the stack of bricks and columns its unsupported leg needs, and keeps the move
+that gains most. Pieces that stop paying for themselves are dropped at the end. Every
+set it can return passes :meth:`rules.Palace.place`, so the reading is always a palace
+that can stand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import project
+from rules.moves import support_plan
+from rules.palace import Palace, PalaceError
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Axis, Kind, Piece
+from vision.silhouettes import View
+
+PIECE_PRICE = 0.06
+"""Share of what it would show (in evidence units) a piece must explain to be worth
+reading."""
+PIECE_FLOOR = 2.0
+"""What every piece costs besides: it keeps hidden stacks out unless a visible piece
+needs them, and breaks the tie between a column and three bricks of the same outline in
+favour of fewer pieces."""
+LEAF_GAIN = 0.5
+"""What a changed pixel within a plant's leaves earns (leaves cover part of their disc,
+so an unchanged pixel there costs nothing)."""
+PLANT = "light_green"
+"""The colour a plant decoration is decoded with; which green it is is read afterwards."""
+HOT_LEVEL = 0.5
+COST_LEVEL = 0.75
+"""Evidence a pixel must show to pay for a piece covering it: a piece over unchanged
+pixels costs three times what a changed one earns, because one view cannot tell a
+nearer, lower piece from a farther, higher one by how much it covers alone."""
+MAX_ROUNDS = 40
+HEADROOM = 6
+"""Levels above the palace's top that a new piece may reach in one turn."""
+
+
+@dataclass
+class Evidence:
+    """One view and its centred change evidence (flat, region pixels)."""
+
+    view: View
+    weight: NDArray[np.float32]
+    hot: NDArray[np.bool_]
+    leaf: NDArray[np.float32]
+
+
+def hot_cells(evidence: Sequence[Evidence], top: int) -> set[tuple[int, int, int]]:
+    """Voxels whose centre falls on changed pixels in some view: where new pieces may be."""
+    levels = np.arange(top + HEADROOM)
+    xs, ys, ls = np.meshgrid(np.arange(BOARD_STUDS), np.arange(BOARD_STUDS), levels,
+                             indexing="ij")
+    pts = np.stack([(xs.ravel() + 0.5) * STUD_MM, (ys.ravel() + 0.5) * STUD_MM,
+                    (ls.ravel() + 0.5) * BRICK_MM], axis=1)
+    found: set[tuple[int, int, int]] = set()
+    for ev in evidence:
+        h, w = ev.view.shape
+        px = np.round(ev.view.to_region(project(ev.view.camera, ev.view.pose, pts))).astype(int)
+        ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        hit = np.zeros(len(pts), bool)
+        hit[ok] = ev.hot.reshape(h, w)[px[ok, 1], px[ok, 0]]
+        picked = [(int(xs.ravel()[i]), int(ys.ravel()[i]), int(ls.ravel()[i]))
+                  for i in np.nonzero(hit)[0]]
+        ev.view.prepare((x, y, z, 0) for x, y, z in picked)
+        for x, y, z in picked:
+            # Most of what the voxel would show must have changed, not just its centre.
+            idx = ev.view.visible((x, y, z, 0))[0]
+            if len(idx) >= 3 and ev.hot[idx].mean() >= 0.5:
+                found.add((x, y, z))
+    return found
+
+
+def _shapes(x: int, y: int, z: int) -> Iterator[Piece]:
+    """Every building piece with a voxel at (x, y, z), and a plant decoration there (a
+    round decoration has a brick's outline; the rules tell the two apart later)."""
+    yield Piece(Kind.BRICK, x, y, z)
+    yield Piece(Kind.DECORATION, x, y, z, color=PLANT)
+    for base in range(z - 2, z + 1):
+        if base >= 0:
+            yield Piece(Kind.COLUMN, x, y, base)
+    for i in range(4):
+        if x - i >= 0 and x - i + 3 < BOARD_STUDS:
+            yield Piece(Kind.ARCH, x - i, y, z, axis=Axis.X)
+        if y - i >= 0 and y - i + 3 < BOARD_STUDS:
+            yield Piece(Kind.ARCH, x, y - i, z, axis=Axis.Y)
+
+
+def _stack_under(palace: Palace, x: int, y: int, z: int) -> list[Piece] | None:
+    """Bricks and columns (columns first) giving stud (x, y) a knob at level ``z``."""
+    plan = support_plan(palace, x, y, z, 4, 2)
+    if plan is None:
+        return None
+    level, columns, bricks = plan
+    out = []
+    for kind, count, height in ((Kind.COLUMN, columns, 3), (Kind.BRICK, bricks, 1)):
+        for _ in range(count):
+            out.append(Piece(kind, x, y, level))
+            level += height
+    return out
+
+
+def _lower_steps(palace: Palace, x: int, y: int, z: int) -> Iterator[list[Piece]]:
+    """Arches one level down whose end knob is (x, y), each with what holds it up: the
+    staircase's previous step, which is how a leg of a step usually stands."""
+    if z < 1:
+        return
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        sx, sy = x - 3 * dx, y - 3 * dy
+        if not (min(sx, x) >= 0 and max(sx, x) < BOARD_STUDS and min(sy, y) >= 0
+                and max(sy, y) < BOARD_STUDS):
+            continue
+        axis = Axis.X if dx else Axis.Y
+        lower = Piece(Kind.ARCH, min(sx, x), min(sy, y), z - 1, axis=axis)
+        if not palace.check(lower):
+            yield [lower]
+            continue
+        if z - 1 == 0:
+            continue
+        stack: list[Piece] = []
+        ok = True
+        for lx, ly in lower.legs():
+            if palace.is_open_knob(lx, ly, z - 1):
+                continue
+            under = _stack_under(palace, lx, ly, z - 1)
+            if under is None:
+                ok = False
+                break
+            stack.extend(under)
+        if ok and stack:
+            yield [*stack, lower]
+
+
+def with_support(palace: Palace, piece: Piece) -> list[tuple[Piece, ...]]:
+    """Ways to stand ``piece``: alone, or (an arch) with what its unsupported legs need,
+    a stack of bricks and columns or the staircase's previous step."""
+    if not palace.check(piece):
+        return [(piece,)]
+    if piece.kind is not Kind.ARCH or piece.z == 0:
+        return []
+    options: list[list[list[Piece]]] = []
+    for x, y in piece.legs():
+        if palace.is_open_knob(x, y, piece.z):
+            options.append([[]])
+            continue
+        ways = list(_lower_steps(palace, x, y, piece.z))
+        stack = _stack_under(palace, x, y, piece.z)
+        if stack is not None:
+            ways.append(stack)
+        if not ways:
+            return []
+        options.append(ways)
+    out: list[tuple[Piece, ...]] = []
+    for first in options[0]:
+        for second in options[1]:
+            move = (*first, *second, piece)
+            if stands(palace, move):
+                out.append(move)
+    return out
+
+
+def stands(palace: Palace, move: Sequence[Piece]) -> bool:
+    """Whether the pieces can all be placed, in order, on ``palace`` (left as it was)."""
+    placed: list[str] = []
+    try:
+        for p in move:
+            placed.append(palace.place(p).id)
+    except PalaceError:
+        return False
+    finally:
+        for pid in reversed(placed):
+            palace.remove(pid)
+    return True
+
+
+def _key(piece: Piece) -> tuple[object, ...]:
+    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
+
+
+class Decoder:
+    """The greedy search over physically possible additions, with its running score."""
+
+    def __init__(self, before: Palace, evidence: Sequence[Evidence]) -> None:
+        self.before = before
+        self.evidence = list(evidence)
+        self.state = before.copy()
+        self.added: list[Piece] = []
+        self.masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
+        self._pixels: dict[tuple[object, ...], list[NDArray[np.intp]]] = {}
+        self._prices: dict[tuple[object, ...], float] = {}
+        size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
+        self._stamp = np.zeros(size, np.int64)
+
+    def pixels(self, piece: Piece) -> list[NDArray[np.intp]]:
+        key = _key(piece)
+        hit = self._pixels.get(key)
+        if hit is None:
+            hit = [ev.view.piece_pixels(piece) for ev in self.evidence]
+            self._pixels[key] = hit
+        return hit
+
+    def _distinct(self, idx: NDArray[np.intp]) -> NDArray[np.intp]:
+        """Each index once, in linear time (the last write of each index wins)."""
+        order = np.arange(len(idx))
+        self._stamp[idx] = order
+        return idx[self._stamp[idx] == order]
+
+    def leaves(self, piece: Piece) -> list[NDArray[np.intp]]:
+        if piece.kind is not Kind.DECORATION or piece.color == "gold":
+            return [np.zeros(0, np.intp) for _ in self.evidence]
+        return [ev.view.leaf_pixels(piece) for ev in self.evidence]
+
+    def price(self, piece: Piece) -> float:
+        key = _key(piece)
+        hit = self._prices.get(key)
+        if hit is None:
+            hit = PIECE_PRICE * sum(len(px) for px in self.pixels(piece)) + PIECE_FLOOR
+            self._prices[key] = hit
+        return hit
+
+    def gain(self, pieces: Sequence[Piece], masks: list[NDArray[np.bool_]] | None = None
+             ) -> float:
+        """Evidence the pieces would add to the pixels no new piece covers yet."""
+        masks = self.masks if masks is None else masks
+        total = 0.0
+        for i, ev in enumerate(self.evidence):
+            if len(pieces) == 1:
+                idx = self.pixels(pieces[0])[i]
+            else:
+                idx = self._distinct(np.concatenate([self.pixels(p)[i] for p in pieces]))
+            mask = masks[i]
+            fresh = idx[~mask[idx]]
+            total += float(ev.weight[fresh].sum())
+            leaf = [self.leaves(p)[i] for p in pieces if p.kind is Kind.DECORATION]
+            if leaf and len(leaf[0]):
+                around = np.setdiff1d(np.concatenate(leaf), idx)
+                total += float(ev.leaf[around[~mask[around]]].sum())
+        return total - sum(self.price(p) for p in pieces)
+
+    def view_area(self, piece: Piece) -> float:
+        """The piece's whole outline in region pixels (nothing in front), over the views."""
+        return float(sum(ev.view.piece_area(piece) for ev in self.evidence))
+
+    def score_of(self, pieces: Sequence[Piece]) -> float:
+        """The score of a whole set of new pieces, from nothing."""
+        if not pieces:
+            return 0.0
+        return self.gain(pieces, [np.zeros_like(m) for m in self.masks])
+
+    def moves(self, hot: set[tuple[int, int, int]]) -> Iterator[tuple[Piece, ...]]:
+        """Every move on a changed voxel; after the first, only moves that join the pieces
+        read so far (a turn builds one staircase, so a lone piece elsewhere is a shadow,
+        a leaf or a hand, not part of it)."""
+        seen: set[Piece] = set()
+        ids = {p.id for p in self.added}
+        if self.added:
+            xs = [c[0] for p in self.added for c in p.footprint()]
+            ys = [c[1] for p in self.added for c in p.footprint()]
+            reach = 4
+            hot = {(x, y, z) for x, y, z in hot if min(xs) - reach <= x <= max(xs) + reach
+                   and min(ys) - reach <= y <= max(ys) + reach}
+        for x, y, z in sorted(hot):
+            for shape in _shapes(x, y, z):
+                if shape in seen:
+                    continue
+                seen.add(shape)
+                # A piece none of whose own pixels pay for it is no start of a move.
+                if self.gain([shape]) + self.price(shape) <= 0:
+                    continue
+                if shape.kind is Kind.DECORATION and not self._decoration_spot(shape, ids):
+                    continue
+                for move in with_support(self.state, shape):
+                    if ids and not any(self._joins(p, ids) for p in move):
+                        continue
+                    yield move
+
+    def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
+        """A decoration goes on an end knob of an arch of this turn, once per turn."""
+        if any(p.kind is Kind.DECORATION for p in self.added):
+            return False
+        owner = self.state.knob_owner(piece.x, piece.y, piece.z)
+        return owner is not None and owner.kind is Kind.ARCH and owner.id in ids
+
+    def _joins(self, piece: Piece, ids: set[str]) -> bool:
+        return any(t.id in ids for t in self.state.touching(piece))
+
+    def apply(self, move: Sequence[Piece]) -> None:
+        for piece in move:
+            placed = self.state.place(piece)
+            self.added.append(placed)
+            for i, px in enumerate(self.pixels(placed)):
+                self.masks[i][px] = True
+                self.masks[i][self.leaves(placed)[i]] = True
+
+    def run(self, hot: set[tuple[int, int, int]]) -> list[Piece]:
+        for _ in range(MAX_ROUNDS):
+            best: tuple[float, tuple[Piece, ...]] | None = None
+            for move in self.moves(hot):
+                g = self.gain(move)
+                if g > 0 and (best is None or g > best[0]):
+                    best = (g, move)
+            if best is None:
+                break
+            self.apply(best[1])
+        self.prune()
+        return self.added
+
+    def prune(self) -> None:
+        """Drops pieces, top first, that explain less than they cost (a greedy step taken
+        early can be made redundant by a bigger piece taken later)."""
+        changed = True
+        while changed:
+            changed = False
+            for piece in sorted(self.added, key=lambda p: -p.top):
+                others = [p for p in self.added if p.id != piece.id]
+                if self.state.resting_on(piece):
+                    continue
+                if self.score_of(others) >= self.score_of(self.added):
+                    self.state.remove(piece.id)
+                    self.added = others
+                    self._rebuild_masks()
+                    changed = True
+                    break
+
+    def _rebuild_masks(self) -> None:
+        self.masks = [np.zeros_like(m) for m in self.masks]
+        for piece in self.added:
+            for i, px in enumerate(self.pixels(piece)):
+                self.masks[i][px] = True
+                self.masks[i][self.leaves(piece)[i]] = True

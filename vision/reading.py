@@ -1,0 +1,71 @@
+"""What a reading of the board says: the pieces seen, how sure, and what else they could be.
+
+These records are the contract between reconstruction and everything that consumes it
+(the camera loop, the CLI, the dashboard), so they are small, frozen and JSON-friendly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calibration.evidence import BoardLocation
+from rules.maps import piece_to_json
+from rules.pieces import Piece
+
+UNCERTAIN_BELOW = 0.5
+"""A piece read with less confidence than this makes the whole reading uncertain."""
+
+
+@dataclass(frozen=True)
+class PieceReading:
+    """One piece read from the frames, with the other pieces the evidence also allows.
+
+    ``confidence`` is 0..1: how much better this piece explains the pictures than its
+    best alternative (another place, height, axis, kind or decoration colour), or than
+    leaving it out. A piece hidden behind a tower, that only the rules put there, is
+    read with a low confidence.
+    """
+
+    piece: Piece
+    confidence: float
+    alternatives: tuple[Piece, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out = piece_to_json(self.piece)
+        out["confidence"] = round(self.confidence, 3)
+        if self.alternatives:
+            out["alternatives"] = [piece_to_json(p) for p in self.alternatives]
+        return out
+
+
+@dataclass(frozen=True)
+class TurnReading:
+    """The pieces one turn added to the palace, as the frames after it show them.
+
+    ``found`` is False when the board could not be located (``reason`` says why) or the
+    frames cannot be compared with the palace before; ``added`` is then empty.
+    ``uncertain`` says that at least one piece is doubtful or something changed that no
+    piece explains. ``seconds`` is the time the reading took.
+    """
+
+    found: bool
+    reason: str
+    added: tuple[PieceReading, ...]
+    uncertain: bool
+    location: BoardLocation | None
+    seconds: float
+
+    @property
+    def pieces(self) -> tuple[Piece, ...]:
+        return tuple(r.piece for r in self.added)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "found": self.found,
+            "reason": self.reason,
+            "uncertain": self.uncertain,
+            "added": [r.to_json() for r in self.added],
+            "location": None if self.location is None else self.location.to_json(),
+            "seconds": round(self.seconds, 4),
+        }

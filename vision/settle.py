@@ -1,0 +1,330 @@
+"""When to read a turn: hands and motion over the board, and the board settling again.
+
+A turn may only be read from a picture of the finished palace with nothing over it.
+Everything here works on a small picture of the board resampled in the board's own
+frame (one cell per stud, plus a ring of table around the plate), so that the same
+cell is the same place on the board however the camera or the board moved, and
+each cell's mean colour averages away the studs, sensor noise and the last tenth of a
+pixel of the tracked pose:
+
+- **motion**: cells that changed since the last frame. Colours are divided by the
+  board's median colour first, so a flickering lamp or the webcam's auto-exposure
+  reacting to a hand does not count, while a hand, a sleeve or a piece being put
+  down does, whatever its colour.
+- **the board lost**: a frame whose board the tracker could not explain (a hand over
+  most of it) is never still.
+- **an arm at rest**: a hand held still over the board differs from the last settled
+  picture in a patch that runs from the board out to the edge of the ring, which a
+  piece standing on the board does not. Such a picture waits (up to
+  ``SettleSettings.arm_wait_s``: a very tall palace seen from low down may reach the
+  ring's edge on its own).
+
+The board has **settled** when no cell moved for ``still_frames`` frames and
+``still_s`` seconds. That picture is compared with the previous settled one: a changed
+board is a turn to read; an unchanged one (a hand came and went, the board was slid
+and put back square) only refreshes the reference, so slow changes of the light never
+pile up.
+
+Run alone on a folder or a video to see what it decides, frame by frame::
+
+    python3 -m vision.settle --frames DIR [--camera CAM.json] [--map 1]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import CENTRE
+from calibration.camera import Camera, Pose, project, rotation_angle_deg
+from rules.pieces import BOARD_STUDS, STUD_MM
+
+PX_PER_CELL = 4
+"""Resampled pixels per stud cell; a cell's mean is taken over these 4 x 4."""
+RING_CELLS = 6
+"""Table cells kept around the plate (48 mm): where an arm comes in from."""
+SIDE_CELLS = BOARD_STUDS + 2 * RING_CELLS
+BOARD_SLICE = slice(RING_CELLS, RING_CELLS + BOARD_STUDS)
+
+
+@dataclass(frozen=True)
+class SettleSettings:
+    """How still is still, and how different is a change. Colour steps are in units of
+    the board's median colour (0.1 = a tenth of the plate's brightness)."""
+
+    still_frames: int = 5
+    still_s: float = 0.8
+    motion_step: float = 0.08
+    """A cell moved when a channel changed by more than this since the last frame."""
+    motion_cells: int = 2
+    """A frame is still when fewer cells than this moved."""
+    change_step: float = 0.12
+    """A cell of the board changed when a channel differs this much from the reference."""
+    change_cells: int = 3
+    """A settled board changed when at least this many of its cells did."""
+    moved_mm: float = 4.0
+    moved_deg: float = 2.0
+    """Beyond these the board moved since the reference: the table ring no longer says
+    where an arm is."""
+    arm_wait_s: float = 8.0
+    """How long a still patch reaching out of the board blocks a read before it is taken
+    for the palace itself."""
+    keep_frames: int = 3
+    """Still frames handed to the reader (the newest last)."""
+
+
+@dataclass
+class Snapshot:
+    """One frame as the detector keeps it: the picture, the pose and its cells."""
+
+    image: NDArray[np.uint8]
+    pose: Pose
+    cells: NDArray[np.float32]
+    time: float
+    location: object = None
+    """Whatever the caller attached (the tracker's BoardLocation); handed back untouched."""
+
+
+@dataclass
+class Observation:
+    """What one frame showed. ``event`` is ``""`` on most frames; ``"baseline"`` the first
+    time the board settles; ``"changed"`` when it settled different from ``before``;
+    ``"unchanged"`` when it settled as it was."""
+
+    state: str
+    """searching, tracking, hands or settling (the session's camera states)."""
+    detail: str = ""
+    event: str = ""
+    moving_cells: int = 0
+    changed_cells: int = 0
+    before: Snapshot | None = None
+    frames: list[Snapshot] = field(default_factory=list)
+    moved: bool = False
+    """The board was moved or turned since ``before``."""
+
+
+def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray[np.float32]:
+    """The board and a ring of table around it, one mean colour per stud cell, divided
+    by the board's median colour (SIDE_CELLS x SIDE_CELLS x 3).
+
+    Only the part of the picture the ring covers is read. It is first shrunk to a
+    quarter with area averaging, so the 4 x 4 samples per cell read a blurred picture
+    instead of aliasing the studs, and a cell's mean is the same whichever tenth of a
+    pixel the pose puts it on. Where each sample lies is projected (lens included) only
+    at the cells' corners and interpolated between them: the lens bends the picture
+    smoothly, and projecting every sample would cost more than the rest together.
+    """
+    height, width = image.shape[:2]
+    corners_mm = (np.arange(SIDE_CELLS + 1, dtype=np.float64) - RING_CELLS) * STUD_MM
+    grid_x, grid_y = np.meshgrid(corners_mm, corners_mm)
+    points = np.column_stack([grid_x.ravel(), grid_y.ravel(), np.zeros(grid_x.size)])
+    corners_px = project(camera, pose, points)
+    scale = 4
+    x0 = int(np.clip(np.floor(corners_px[:, 0].min()), 0, width - scale)) // scale * scale
+    y0 = int(np.clip(np.floor(corners_px[:, 1].min()), 0, height - scale)) // scale * scale
+    # Whole blocks of 4 x 4 only: any other size makes the area resize stretch the
+    # picture by a fraction of a pixel, which moves with the board.
+    x1 = x0 + min(-(-(int(np.ceil(corners_px[:, 0].max())) + 1 - x0) // scale) * scale,
+                  (width - x0) // scale * scale)
+    y1 = y0 + min(-(-(int(np.ceil(corners_px[:, 1].max())) + 1 - y0) // scale) * scale,
+                  (height - y0) // scale * scale)
+    x1, y1 = max(x1, x0 + scale), max(y1, y0 + scale)
+    crop = image[y0:y1, x0:x1]
+    small_u8 = cv2.resize(crop, ((x1 - x0) // scale, (y1 - y0) // scale),
+                          interpolation=cv2.INTER_AREA)
+    small = small_u8.astype(np.float32)
+    # A lamp flickering at the mains frequency darkens whole rows of a webcam's picture
+    # in bands that roll from frame to frame: each row is divided by its own median
+    # brightness. What stands on the board moves a row's median only where it covers
+    # most of the row, and a hand that does is motion anyway. (Every third pixel of a
+    # row gives the same median at a third of the cost.)
+    rows = np.median(cv2.cvtColor(small_u8, cv2.COLOR_BGR2GRAY)[:, ::3], axis=1)
+    small /= np.maximum(rows, 4.0)[:, None, None]
+    side = SIDE_CELLS * PX_PER_CELL
+    # Corner maps in the small picture's pixels, then stretched to every sample: sample
+    # i sits at (i + 0.5) / PX_PER_CELL cells, the corners at whole cells.
+    corner_x = ((corners_px[:, 0] - x0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
+    corner_y = ((corners_px[:, 1] - y0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
+    size = (side + PX_PER_CELL, side + PX_PER_CELL)
+    map_x = cv2.resize(corner_x.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    map_y = cv2.resize(corner_y.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    half = PX_PER_CELL // 2
+    map_x, map_y = map_x[half:half + side, half:half + side], map_y[half:half + side,
+                                                                   half:half + side]
+    flat = cv2.remap(small, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cells = cv2.resize(flat, (SIDE_CELLS, SIDE_CELLS), interpolation=cv2.INTER_AREA)
+    median = np.median(cells[BOARD_SLICE, BOARD_SLICE].reshape(-1, 3), axis=0)
+    return cells / np.maximum(median, 0.03)[None, None, :]
+
+
+def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The largest channel difference of each cell, in units of the board's median
+    colour, or of the cell's own where it is brighter: a white or sunlit patch (often
+    clipped, so it does not follow the exposure as the median does) then moves no more
+    than the board when the light flickers."""
+    return (np.abs(a - b) / np.maximum(np.maximum(a, b), 1.0)).max(axis=2)
+
+
+def board_moved(a: Pose, b: Pose, settings: SettleSettings) -> bool:
+    """Whether the board's middle moved or the board turned beyond the settings' limits."""
+    shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
+    return shift > settings.moved_mm or rotation_angle_deg(a.rotation, b.rotation) > (
+        settings.moved_deg)
+
+
+def reaches_out(changed: NDArray[np.bool_]) -> bool:
+    """Whether a patch of changed cells covers part of the board and runs out to the
+    edge of the ring: an arm, not a piece standing on the board."""
+    count, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return False
+    inside = set(np.unique(labels[BOARD_SLICE, BOARD_SLICE]).tolist()) - {0}
+    rim = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+    return bool(inside & (set(np.unique(rim).tolist()) - {0}))
+
+
+class SettleDetector:
+    """Frame by frame: is something over the board, and has it settled into a change?"""
+
+    def __init__(self, settings: SettleSettings | None = None) -> None:
+        self.settings = settings or SettleSettings()
+        self.reference: Snapshot | None = None
+        self._previous: NDArray[np.float32] | None = None
+        self._still: deque[Snapshot] = deque()
+        self._still_since: float | None = None
+        self._spell = 0
+        self._arm_since: float | None = None
+        self._reported = False
+        """The current still spell was already reported (one event per spell)."""
+
+    def update(self, image: NDArray[np.uint8], camera: Camera, pose: Pose | None,
+               time_s: float, *, found: bool = True, location: object = None) -> Observation:
+        """One frame. ``pose`` may be the last known one with ``found`` false (the tracker
+        could not explain this frame): the frame then only measures motion."""
+        if pose is None:
+            self._break()
+            self._previous = None
+            return Observation("searching", "no board in view")
+        cells = board_cells(image, camera, pose)
+        previous, self._previous = self._previous, cells
+        moving = 0 if previous is None else int(
+            (cell_steps(cells, previous) > self.settings.motion_step).sum())
+        if not found:
+            self._break()
+            return Observation("hands", "the board is hidden", moving_cells=moving)
+        if previous is None:
+            self._break()
+            return Observation("settling", "a first look at the board")
+        if moving >= self.settings.motion_cells:
+            self._break()
+            return Observation("hands", f"{moving} cells moving", moving_cells=moving)
+        return self._still_frame(Snapshot(image, pose, cells, time_s, location), moving)
+
+    def _break(self) -> None:
+        self._still.clear()
+        self._still_since = None
+        self._spell = 0
+        self._arm_since = None
+        self._reported = False
+
+    def _still_frame(self, snap: Snapshot, moving: int) -> Observation:
+        s = self.settings
+        if self._still_since is None:
+            self._still_since = snap.time
+        self._spell += 1
+        self._still.append(snap)
+        while len(self._still) > max(s.keep_frames, 1):
+            self._still.popleft()
+        if self._reported:
+            return Observation("tracking", "settled", moving_cells=moving)
+        held = snap.time - self._still_since
+        if self._spell < s.still_frames or held < s.still_s:
+            return Observation("settling", f"still for {held:.1f} s", moving_cells=moving)
+        return self._settled(snap, moving)
+
+    def _settled(self, snap: Snapshot, moving: int) -> Observation:
+        s = self.settings
+        before = self.reference
+        frames = list(self._still)
+        if before is None:
+            self.reference = snap
+            self._reported = True
+            return Observation("tracking", "board settled: the set-up", "baseline",
+                               moving_cells=moving, frames=frames)
+        steps = cell_steps(snap.cells, before.cells) > s.change_step
+        changed = int(steps[BOARD_SLICE, BOARD_SLICE].sum())
+        moved = board_moved(snap.pose, before.pose, s)
+        if changed >= s.change_cells and not moved and reaches_out(steps):
+            if self._arm_since is None:
+                self._arm_since = snap.time
+            if snap.time - self._arm_since < s.arm_wait_s:
+                return Observation("hands", "something rests over the board's edge",
+                                   moving_cells=moving, changed_cells=changed)
+        self.reference = snap
+        self._reported = True
+        event = "changed" if changed >= s.change_cells else "unchanged"
+        return Observation("tracking", f"board settled, {changed} cells changed", event,
+                           moving_cells=moving, changed_cells=changed, before=before,
+                           frames=frames, moved=moved)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the detector alone over a recording: what it decides, frame by frame."""
+    import argparse
+    import time
+
+    from calibration.pose import locate_board
+    from calibration.tracking import BoardTracker
+    from rules.maps import MapError, load_map
+    from vision.capture import CaptureError, open_source
+
+    parser = argparse.ArgumentParser(prog="python3 -m vision.settle",
+                                     description=main.__doc__)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--frames", help="a folder of pictures, in name order")
+    source.add_argument("--video", help="a video file")
+    parser.add_argument("--fps", type=float, default=10.0, help="the folder's frame rate")
+    parser.add_argument("--camera", help="lens file (default: a guess refined on the board)")
+    parser.add_argument("--map", default="1", help="ground map: 1..4 or a map file")
+    args = parser.parse_args(argv)
+    try:
+        ground = load_map(args.map)
+        camera = Camera.load(args.camera) if args.camera else None
+        frames = open_source(video=args.video, frames=args.frames, fps=args.fps)
+        detector = SettleDetector()
+        tracker: BoardTracker | None = None
+        spent, count, last = 0.0, 0, ""
+        for frame in frames:
+            cam = camera or Camera.default_for(frame.image.shape[1], frame.image.shape[0])
+            if tracker is None:
+                found = locate_board(frame.image, cam, ground, refine_focal=camera is None)
+                tracker = BoardTracker(found.camera or cam, ground, found) if found.found \
+                    else None
+                location = found
+            else:
+                location = tracker.update(frame.image, search=False)
+            held = tracker.last if tracker is not None else None
+            pose = location.pose if location.found else (held.pose if held else None)
+            started = time.perf_counter()
+            lens = location.camera or (held.camera if held is not None else None) or cam
+            obs = detector.update(frame.image, lens, pose, frame.time, found=location.found)
+            spent += time.perf_counter() - started
+            count += 1
+            line = f"{obs.state}{' ' + obs.event if obs.event else ''}"
+            if line != last or obs.event:
+                print(f"frame {frame.index} ({frame.time:.2f} s): {line}: {obs.detail}")
+                last = line
+    except (CaptureError, MapError, ValueError) as exc:
+        print(f"vision.settle: {exc}", file=sys.stderr)
+        return 2
+    print(f"{count} frames, {1000 * spent / max(count, 1):.1f} ms a frame in the detector")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

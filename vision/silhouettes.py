@@ -1,0 +1,207 @@
+"""The expected picture of a palace: where each piece's voxels fall in a frame, front to back.
+
+Reconstruction compares what each candidate palace would look like with what the frame
+shows, so it needs, for any piece, the pixels it would cover and whether something
+already on the board stands in front of them. A piece is cut into one-stud, one-brick
+voxels; a voxel's silhouette is the convex hull of its eight projected corners (exact for
+a box, lens distortion included at the corners), and the board's own pieces are painted
+far to near into a depth buffer, which is exact for equal boxes on a grid. Everything is
+worked out in a region of interest at a reduced scale, because pieces are 15 to 40 px
+wide and the decision needs a few hundred pixels per piece, not thousands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera, Pose, project
+from rules.pieces import BRICK_MM, STUD_MM, Kind, Piece
+
+INSET_MM = 0.1
+"""Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
+tenths of a pixel off, should not make a voxel claim its neighbour's pixels."""
+ARCH_ROOF_MM = 6.4
+"""An arch's opening rises this high under its middle two cells; only the roof above it
+hides what lies behind."""
+STUD_TOP_MM = 1.7
+STUD_SHARE = 0.6
+LEAF_REACH_MM = 13.0
+LEAF_HEIGHT_MM = 7.5
+
+Voxel = tuple[int, int, int, int]
+"""(x, y, level, shape): shape FULL a voxel, ROOF an arch's roof over its opening,
+STUDDED a voxel with the stud on its top (a piece's knob)."""
+FULL, ROOF, STUDDED = 0, 1, 3
+
+
+def piece_voxels(piece: Piece) -> list[Voxel]:
+    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
+    out: list[Voxel] = []
+    cells = piece.footprint()
+    knobs = set(piece.knobs())
+    for level in range(piece.z, piece.top):
+        for i, (x, y) in enumerate(cells):
+            roof = piece.kind is Kind.ARCH and 0 < i < len(cells) - 1
+            stud = level == piece.top - 1 and (x, y) in knobs
+            out.append((x, y, level, ROOF if roof else STUDDED if stud else FULL))
+    return out
+
+
+def voxel_corners(voxel: Voxel) -> NDArray[np.float64]:
+    """A voxel's box; a knob's stud adds its height over the stud's own width only, so
+    the box is raised by the share of the cell's area the stud covers."""
+    x, y, level, shape = voxel
+    x0, x1 = x * STUD_MM + INSET_MM, (x + 1) * STUD_MM - INSET_MM
+    y0, y1 = y * STUD_MM + INSET_MM, (y + 1) * STUD_MM - INSET_MM
+    z0 = level * BRICK_MM + (ARCH_ROOF_MM if shape == ROOF else 0.0)
+    z1 = (level + 1) * BRICK_MM + (STUD_TOP_MM * STUD_SHARE if shape == STUDDED else 0.0)
+    return np.array([[a, b, c] for a in (x0, x1) for b in (y0, y1) for c in (z0, z1)])
+
+
+@dataclass
+class View:
+    """One frame's geometry: the camera, the pose and the region worked in, at ``scale``.
+
+    ``old_depth`` is the distance (mm) to the nearest voxel of the palace before the turn
+    at each region pixel, ``inf`` where the board or the table shows.
+    """
+
+    camera: Camera
+    pose: Pose
+    box: tuple[int, int, int, int]
+    scale: float
+    old_depth: NDArray[np.float32] = field(init=False)
+    _cache: dict[Voxel, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        x0, y0, x1, y1 = self.box
+        self.shape = (max(1, round((y1 - y0) * self.scale)), max(1, round((x1 - x0) * self.scale)))
+        self.old_depth = np.full(self.shape, np.inf, np.float32)
+        self.eye = self.pose.camera_center
+
+    def to_region(self, px: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Frame pixels to region pixels."""
+        return (px - np.array(self.box[:2], float)) * self.scale
+
+    def distance(self, voxel: Voxel) -> float:
+        x, y, level, _ = voxel
+        centre = np.array([(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, (level + 0.5) * BRICK_MM])
+        return float(np.linalg.norm(centre - self.eye))
+
+    def _hulls(self, voxels: list[Voxel]) -> list[NDArray[np.int32] | None]:
+        if not voxels:
+            return []
+        corners = np.concatenate([voxel_corners(v) for v in voxels])
+        px = self.to_region(project(self.camera, self.pose, corners)).reshape(-1, 8, 2)
+        h, w = self.shape
+        out: list[NDArray[np.int32] | None] = []
+        for pts in px:
+            if (pts[:, 0].max() < 0 or pts[:, 1].max() < 0 or pts[:, 0].min() >= w
+                    or pts[:, 1].min() >= h or not np.all(np.isfinite(pts))):
+                out.append(None)
+                continue
+            out.append(cv2.convexHull(np.round(pts * 4).astype(np.int32)))
+        return out
+
+    def paint_old(self, pieces: Iterable[Piece]) -> None:
+        """Fills :attr:`old_depth` with the palace before the turn, far voxels first."""
+        voxels = [v for p in pieces for v in piece_voxels(p)]
+        order = sorted(voxels, key=self.distance, reverse=True)
+        for voxel, hull in zip(order, self._hulls(order), strict=True):
+            if hull is not None:
+                cv2.fillConvexPoly(self.old_depth, hull, float(self.distance(voxel)), shift=2)
+        self._cache.clear()
+
+    def visible(self, voxel: Voxel) -> tuple[NDArray[np.intp], float]:
+        """Flat region indices where ``voxel`` would be in front of the old palace, and its
+        distance; cached, since the decoder asks for the same voxels again and again."""
+        hit = self._cache.get(voxel)
+        if hit is None:
+            self.prepare([voxel])
+            hit = self._cache[voxel]
+        return hit
+
+    def prepare(self, voxels: Iterable[Voxel]) -> None:
+        """Works out many voxels' visible pixels with one projection."""
+        todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
+        if not todo:
+            return
+        h, w = self.shape
+        for voxel, hull in zip(todo, self._hulls(todo), strict=True):
+            dist = self.distance(voxel)
+            if hull is None:
+                self._cache[voxel] = (np.zeros(0, np.intp), dist)
+                continue
+            bx, by, bw, bh = cv2.boundingRect(hull)
+            xa, ya = max(bx >> 2, 0), max(by >> 2, 0)
+            xb, yb = min(((bx + bw) >> 2) + 2, w), min(((by + bh) >> 2) + 2, h)
+            if xb <= xa or yb <= ya:
+                self._cache[voxel] = (np.zeros(0, np.intp), dist)
+                continue
+            patch = np.zeros((yb - ya, xb - xa), np.uint8)
+            shifted = hull - np.array([[xa * 4, ya * 4]], np.int32)
+            cv2.fillConvexPoly(patch, shifted, 1, shift=2)
+            front = (patch > 0) & (self.old_depth[ya:yb, xa:xb] > dist)
+            ys, xs = np.nonzero(front)
+            self._cache[voxel] = ((ys + ya) * w + (xs + xa), dist)
+
+    def piece_pixels(self, piece: Piece) -> NDArray[np.intp]:
+        """Region pixels where ``piece`` would show in front of the palace before the turn."""
+        parts = [self.visible(v)[0] for v in piece_voxels(piece)]
+        if not parts:
+            return np.zeros(0, np.intp)
+        return np.unique(np.concatenate(parts))
+
+    def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
+        """Pixels a plant decoration's leaves may cover around its stem (they overhang
+        about two studs at two thirds of its height), in front of the old palace."""
+        key = (piece.x, piece.y, piece.z, 2)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit[0]
+        cx, cy = (piece.x + 0.5) * STUD_MM, (piece.y + 0.5) * STUD_MM
+        z = piece.z * BRICK_MM + LEAF_HEIGHT_MM
+        angles = np.linspace(0, 2 * np.pi, 13)[:-1]
+        ring = np.stack([cx + LEAF_REACH_MM * np.cos(angles), cy + LEAF_REACH_MM * np.sin(angles),
+                         np.full(12, z)], axis=1)
+        px = self.to_region(project(self.camera, self.pose, ring))
+        mask = np.zeros(self.shape, np.uint8)
+        if np.all(np.isfinite(px)):
+            cv2.fillConvexPoly(mask, np.round(px * 4).astype(np.int32), 1, shift=2)
+        dist = self.distance((piece.x, piece.y, piece.z, 0))
+        ys, xs = np.nonzero((mask > 0) & (self.old_depth > dist))
+        idx = ys * self.shape[1] + xs
+        self._cache[key] = (idx, dist)
+        return idx
+
+    def piece_area(self, piece: Piece) -> int:
+        """Pixels the piece's silhouette covers with nothing in front (its whole size)."""
+        voxels = piece_voxels(piece)
+        hulls = self._hulls(voxels)
+        mask = np.zeros(self.shape, np.uint8)
+        for hull in hulls:
+            if hull is not None:
+                cv2.fillConvexPoly(mask, hull, 1, shift=2)
+        return int(mask.sum())
+
+
+def board_box(camera: Camera, pose: Pose, top_level: int, margin: int = 8
+              ) -> tuple[int, int, int, int] | None:
+    """The frame's box holding the whole board up to ``top_level`` bricks, clipped."""
+    b = 32 * STUD_MM
+    pts = np.array([[x, y, z] for x in (0, b) for y in (0, b) for z in (0, top_level * BRICK_MM)])
+    px = project(camera, pose, pts)
+    if not np.all(np.isfinite(px)):
+        return None
+    x0, y0 = np.floor(px.min(0)).astype(int) - margin
+    x1, y1 = np.ceil(px.max(0)).astype(int) + margin
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, camera.width), min(y1, camera.height)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)

@@ -1,0 +1,118 @@
+"""Turn mode: the pieces a turn added to a known palace, read from the frames after it.
+
+The palace before the turn is known exactly, and so is the pose; what is read is only
+the change. Each frame after the turn is compared with the settled frame before it (or,
+when the loop has none, with the last frame :class:`~vision.look.TableLook` learned of
+this palace) to give change evidence per pixel (:mod:`vision.change`); the decoder
+(:mod:`vision.decode`) finds the physically possible set of new pieces that best
+explains that change in every view at once; the staircase's rules then name the
+decoration and its colour, and each piece's confidence is how much better it explains
+the pictures than its nearest alternative (:mod:`vision.confidence`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera
+from calibration.evidence import BoardLocation
+from calibration.pose import locate_board
+from rules.maps import GroundMap
+from rules.palace import Palace
+from vision.change import change_evidence, region
+from vision.confidence import rate_pieces
+from vision.decode import COST_LEVEL, HOT_LEVEL, LEAF_GAIN, Decoder, Evidence, hot_cells
+from vision.finish import name_decoration
+from vision.look import TableLook
+from vision.reading import UNCERTAIN_BELOW, TurnReading
+from vision.silhouettes import View, board_box
+from vision.views import resolve_turns, working_scale
+
+HEADROOM_LEVELS = 6
+
+
+def read_turn(
+    frames: Sequence[NDArray[np.uint8]],
+    camera: Camera,
+    before: Palace,
+    *,
+    before_frame: NDArray[np.uint8] | None = None,
+    ground: GroundMap | None = None,
+    look: TableLook | None = None,
+    locations: Sequence[BoardLocation | None] | None = None,
+) -> TurnReading:
+    """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
+
+    ``before_frame`` is the settled frame before the turn, taken with the board where the
+    first of ``frames`` sees it. ``locations`` are the poses the camera loop already has
+    for ``frames`` (None, or None entries, to locate the board here).
+    """
+    started = time.perf_counter()
+    ground = ground or before.ground
+    if not frames:
+        return TurnReading(False, "no frames", (), True, None, 0.0)
+    located = _locate(frames, camera, ground, locations)
+    usable = [(f, loc) for f, loc in zip(frames, located, strict=True)
+              if loc.found and loc.pose is not None]
+    if not usable:
+        reason = located[0].reason or "the board was not found"
+        return TurnReading(False, f"board not found: {reason}", (), True, located[0],
+                           time.perf_counter() - started)
+    usable = resolve_turns(usable, camera, before)
+    first = usable[0][1]
+    references = _before_frames(before, before_frame, look, len(usable))
+    if references is None:
+        return TurnReading(False, "no frame of the palace before the turn to compare with",
+                           (), True, first, time.perf_counter() - started)
+    top = max((p.top for p in before), default=0)
+    evidence: list[Evidence] = []
+    for (frame, loc), reference in zip(usable, references, strict=True):
+        cam = loc.camera or camera
+        assert loc.pose is not None
+        box = board_box(cam, loc.pose, top + HEADROOM_LEVELS)
+        if box is None or reference is None:
+            continue
+        scale = working_scale(cam, loc.pose)
+        change = change_evidence(region(frame, box, scale), region(reference, box, scale))
+        view = View(cam, loc.pose, box, scale)
+        view.paint_old(before.pieces)
+        flat = change.ravel()
+        evidence.append(Evidence(view, flat - COST_LEVEL, flat > HOT_LEVEL,
+                                 np.maximum(flat - HOT_LEVEL, 0) * LEAF_GAIN))
+    if not evidence:
+        return TurnReading(False, "the board is not in view", (), True, first,
+                           time.perf_counter() - started)
+    decoder = Decoder(before, evidence)
+    pieces = decoder.run(hot_cells(evidence, top))
+    pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
+    readings = rate_pieces(decoder, pieces)
+    uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
+    return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
+
+
+def _locate(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: GroundMap,
+            locations: Sequence[BoardLocation | None] | None) -> list[BoardLocation]:
+    out = []
+    for i, frame in enumerate(frames):
+        given = locations[i] if locations is not None and i < len(locations) else None
+        out.append(given if given is not None else locate_board(frame, camera, ground))
+    return out
+
+
+def _before_frames(before: Palace, before_frame: NDArray[np.uint8] | None,
+                   look: TableLook | None, views: int
+                   ) -> list[NDArray[np.uint8] | None] | None:
+    """The picture of the palace before the turn for each view: the settled frame for the
+    first view (the loop's views after it are of the same, unmoved board) or the frame
+    the table's look learned of this very palace."""
+    if before_frame is None and look is not None:
+        learned = look.reference_for(before)
+        if learned is not None:
+            before_frame = learned[0]
+    if before_frame is None:
+        return None
+    return [before_frame] + [None] * (views - 1)
