@@ -19,9 +19,10 @@ from calibration.evidence import (
     implausible_view,
     judge,
     lattice_problem,
+    map_problem,
 )
 from calibration.grid import refine_on_grid
-from calibration.turn import resolve_turn_scored
+from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
 SETTLE_ROUNDS = 5
@@ -33,7 +34,7 @@ def finish(
     gray: NDArray[np.float32],
     camera: Camera,
     pose: Pose,
-    ground: GroundMap,
+    ground: GroundMap | None,
     focal_refined: bool,
 ) -> BoardLocation:
     """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
@@ -61,15 +62,26 @@ def finish(
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground, grid.studs)
-    reason, seen, quality = judge(grid, support, margin, boundary, map_score)
+    # The pose stands on the plate, the studs and the corner bricks; the map only says
+    # which way round, and only a map that explains the card far better than unrelated
+    # layouts may vouch for anything (a wrong map's turns can differ by 15 times).
+    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs)
+    trusted = turn.mapped and map_explains(turn.agreement, turn.null)
+    margin = turn.margin if trusted else 0.0
+    score = turn.score if trusted else 0.0
+    reason, seen, quality = judge(grid, support, margin, boundary, score)
+    resolved = trusted and not map_problem(margin, score, grid.blocks)
+    pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
-        return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
+        return BoardLocation(
+            False, reason, quality=quality, corner_bricks=seen, map_margin=turn.margin
+        )
     return BoardLocation.located(
-        camera, pose, grid, seen, quality, focal_refined, margin, map_score
+        camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
+        turn_resolved=resolved,
     )
 
 

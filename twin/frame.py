@@ -37,6 +37,7 @@ class RenderOptions:
     distortion: bool = True  # apply the camera's lens distortion
     color_jitter: float | None = None  # per-piece colour variation (fraction)
     table: str | None = None  # "wood", "cloth", "plain", "pattern"; None = random
+    wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
 
 
 @dataclass

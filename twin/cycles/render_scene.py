@@ -13,13 +13,14 @@ nothing of the project and nothing beyond the standard library.
 import json
 import math
 import sys
+from typing import Any
 
 import bpy  # type: ignore[import-not-found]
 
 MM = 0.001  # the job speaks millimetres, the scene is built in metres
 
 
-def _linear(rgb):
+def _linear(rgb: list[float]) -> tuple[float, float, float, float]:
     """sRGB 0..255 to Blender's linear colour."""
     out = []
     for c in rgb:
@@ -28,7 +29,7 @@ def _linear(rgb):
     return (*out, 1.0)
 
 
-def _plastic(name, rgb, roughness, specular=0.5):
+def _plastic(name: str, rgb: list[float], roughness: float, specular: float = 0.5) -> Any:
     mat = bpy.data.materials.new(name)
     mat.use_nodes = True
     bsdf = mat.node_tree.nodes["Principled BSDF"]
@@ -38,12 +39,13 @@ def _plastic(name, rgb, roughness, specular=0.5):
     return mat
 
 
-def _object(name, verts, faces, material, smooth=None):
+def _object(name: str, verts: list, faces: list, material: Any,
+            smooth: list[bool] | None = None) -> Any:
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata([tuple(v * MM for v in p) for p in verts], [], faces)
     mesh.update()
     if smooth is not None:
-        for poly, s in zip(mesh.polygons, smooth):
+        for poly, s in zip(mesh.polygons, smooth, strict=True):
             poly.use_smooth = s
     mesh.materials.append(material)
     obj = bpy.data.objects.new(name, mesh)
@@ -51,7 +53,7 @@ def _object(name, verts, faces, material, smooth=None):
     return obj
 
 
-def _cylinders(cyls, segments, top):
+def _cylinders(cyls: list, segments: int, top: bool) -> tuple[list, list, list]:
     """Side walls (smooth) and optionally top discs of vertical cylinders."""
     verts, faces, smooth = [], [], []
     for x, y, z0, r, h in cyls:
@@ -74,7 +76,7 @@ def _cylinders(cyls, segments, top):
     return verts, faces, smooth
 
 
-def _box(lo, hi):
+def _box(lo: list[float], hi: list[float]) -> tuple[list, list]:
     x0, y0, z0 = lo
     x1, y1, z1 = hi
     verts = [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
@@ -83,7 +85,7 @@ def _box(lo, hi):
     return verts, faces
 
 
-def _card(job):
+def _card(job: dict[str, Any]) -> None:
     """The printed card: a textured sheet whose alpha cuts the stud holes."""
     card = job["card"]
     size, z = card["size_mm"], card["z_mm"]
@@ -91,7 +93,7 @@ def _card(job):
     mesh.from_pydata([(0, 0, z * MM), (size * MM, 0, z * MM), (size * MM, size * MM, z * MM),
                       (0, size * MM, z * MM)], [], [(0, 1, 2, 3)])
     uv = mesh.uv_layers.new()
-    for loop, (u, v) in zip(uv.data, ((0, 0), (1, 0), (1, 1), (0, 1))):
+    for loop, (u, v) in zip(uv.data, ((0, 0), (1, 0), (1, 1), (0, 1)), strict=True):
         loop.uv = (u, v)
     mat = bpy.data.materials.new("card")
     mat.use_nodes = True
@@ -116,7 +118,7 @@ def _card(job):
     bpy.context.scene.collection.objects.link(obj)
 
 
-def _table(job):
+def _table(job: dict[str, Any]) -> None:
     t = job["table"]
     mat = bpy.data.materials.new("table")
     mat.use_nodes = True
@@ -141,7 +143,7 @@ def _table(job):
             [(0, 1, 2, 3)], mat)
 
 
-def _lights(job):
+def _lights(job: dict[str, Any]) -> None:
     world = bpy.data.worlds.new("sky")
     bpy.context.scene.world = world
     world.use_nodes = True
@@ -164,7 +166,7 @@ def _lights(job):
         bpy.context.scene.collection.objects.link(obj)
 
 
-def _camera(job):
+def _camera(job: dict[str, Any]) -> None:
     cam = job["camera"]
     data = bpy.data.cameras.new("webcam")
     data.sensor_fit = "HORIZONTAL"
@@ -192,7 +194,7 @@ def _camera(job):
     bpy.context.scene.camera = obj
 
 
-def build(job):
+def build(job: dict[str, Any]) -> None:
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
@@ -249,7 +251,7 @@ def build(job):
     _camera(job)
 
 
-def main():
+def main() -> None:
     argv = sys.argv[sys.argv.index("--") + 1:]
     with open(argv[0], encoding="utf-8") as handle:
         job = json.load(handle)
