@@ -178,8 +178,9 @@ def make_job(seed: int, work: Path, samples: int, width: int = 1280,
     job = {
         "seed": seed, "samples": samples, "threads": 2,
         "exposure_stops": float(rng.uniform(-0.6, 0.6)),
+        # OpenCV counts pixel centres from 0, Blender's film from the picture's edge.
         "camera": {"width": width + 2 * mw, "height": height + 2 * mh, "fx": float(k[0, 0]),
-                   "cx": float(k[0, 2] + mw), "cy": float(k[1, 2] + mh),
+                   "cx": float(k[0, 2] + mw + 0.5), "cy": float(k[1, 2] + mh + 0.5),
                    "rotation": r.tolist(), "tvec_mm": pose.tvec.tolist()},
         "plate": {"rgb": [float(v) for v in rng.normal([24, 108, 52], 6)],
                   "roughness": float(rng.uniform(0.25, 0.45)), "size_mm": BOARD_MM,
