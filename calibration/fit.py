@@ -15,6 +15,7 @@ from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
     EDGE_MODEL,
+    SOFT_LATTICE_CLARITY,
     BoardLocation,
     implausible_view,
     judge,
@@ -25,6 +26,8 @@ from calibration.grid import refine_on_grid
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
+UNMAPPED_SIDES = 3
+"""Sides that must step where the lattice puts them when no map explains the card."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -70,6 +73,22 @@ def finish(
     margin = turn.margin if trusted else 0.0
     score = turn.score if trusted else 0.0
     reason, seen, quality = judge(grid, support, margin, boundary, score)
+    if not reason and not trusted and grid.clarity < SOFT_LATTICE_CLARITY:
+        # Soft studs on a small board leave the plane's tilt open (a board a few
+        # hundred pixels across has been found tilted 5 px off with all four sides and
+        # three corner bricks agreeing): only a map that explains the card vouches.
+        reason = (
+            f"the studs are soft (clarity {grid.clarity:.1f}) and no ground map vouches"
+            " for the stud grid"
+        )
+    if not reason and not trusted and boundary.good < UNMAPPED_SIDES:
+        # A map that explains the card is a second witness of the place: without one,
+        # two sides where the lattice puts them (and two elsewhere) have been a board
+        # six studs off on the wide twin, so the sides must carry the place alone.
+        reason = (
+            f"only {boundary.good} of the board's sides confirm the stud grid and no ground"
+            f" map vouches for it ({', '.join(boundary.detail)})"
+        )
     resolved = trusted and not map_problem(margin, score, grid.blocks)
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)

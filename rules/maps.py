@@ -23,7 +23,9 @@ GROUND_CHARS: dict[str, DecorationColor | None] = {
     "D": DecorationColor.DARK_GREEN,
     "G": DecorationColor.GOLD,
     "X": None,
+    "?": None,  # a stud the camera could not read (hidden in every view): no starting point
 }
+UNKNOWN_GROUND = "?"
 SHIPPED_MAPS = ("1", "2", "3", "4")
 
 
@@ -59,7 +61,7 @@ class GroundMap:
             if bad:
                 raise MapError(
                     f"map {self.name}: ground row {y} has {''.join(sorted(bad))!r}; "
-                    "use L, D, G or X"
+                    "use L, D, G, X or ?"
                 )
 
     def char(self, x: int, y: int) -> str:

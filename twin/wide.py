@@ -52,11 +52,16 @@ class WideLook:
         def drift(toward: tuple[float, float, float], spread: float) -> np.ndarray:
             return (np.array(toward) * rng.uniform(1 - spread, 1 + spread, 3)).astype(np.float32)
 
-        dark = float(rng.uniform(0.35, 1.45))  # near-black to lifted grey
+        # Dark green from near black to a lifted, greyer green: darker or lighter, and
+        # the lighter the greyer (a dark ink lifts towards the paper, not towards lime).
+        dark = float(rng.uniform(0.35, 1.3))
+        lift = max(dark - 1.0, 0.0) * 1.5
+        dark_ink = (np.array([dark] * 3) * (1 - lift)
+                    + lift * np.array([0.36 / 0.2, 0.36 / 0.41, 0.36 / 0.19]))
         inks = {
             "G": drift((rng.uniform(0.5, 1.0), rng.uniform(0.8, 1.0), rng.uniform(1.0, 1.15)),
                        0.06),
-            "D": drift((dark, dark, dark), 0.1),
+            "D": drift(tuple(dark_ink), 0.08),
             "L": drift((rng.uniform(0.6, 1.0), rng.uniform(0.8, 1.05), rng.uniform(0.7, 1.0)),
                        0.06),
             "X": drift((1.0, 1.0, 1.0), 0.15),

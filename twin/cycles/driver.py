@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--frames", type=int, default=64)
     parser.add_argument("--first", type=int, default=0)
-    parser.add_argument("--samples", type=int, default=24)
+    parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--quality", type=int, default=88)
     parser.add_argument("--blender", default="blender")
     args = parser.parse_args(argv)
