@@ -2,7 +2,9 @@
 
 A webcam stays the same camera from game to game while tables change, so the profile
 keeps one camera and one last pose per table name; the last pose is where tracking
-starts looking, which makes the first frame of the next game as fast as any other.
+starts looking, which makes the first frame of the next game as fast as any other. A
+table may also keep the ground map read off its board (``palace map read``): real maps
+are not published, so the camera's reading is what tells which way round the board lies.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from calibration.camera import Camera, CameraFileError, Pose
 from rules.jsonfile import read_json
+from rules.maps import GroundMap, MapError, map_from_json
 
 PROFILE_FORMAT = "palace-profile/1"
 DEFAULT_TABLE = "default"
@@ -21,10 +24,12 @@ DEFAULT_TABLE = "default"
 
 @dataclass
 class TablePose:
-    """The last pose seen at one table and which way round the board lay."""
+    """The last pose seen at one table, which way round the board lay, and the ground map
+    read off that board (``palace map read``), which then says which way round it lies."""
 
     pose: Pose
     rotation: int
+    map: GroundMap | None = None
 
 
 @dataclass
@@ -59,7 +64,15 @@ class Profile:
             rotation = entry.get("rotation", 0)
             if not isinstance(rotation, int) or not 0 <= rotation <= 3:
                 raise CameraFileError(f"{where}: 'rotation' must be 0, 1, 2 or 3")
-            tables[str(name)] = TablePose(Pose.from_json(entry.get("pose"), where), rotation)
+            ground = None
+            if entry.get("map") is not None:
+                try:
+                    ground = map_from_json(entry["map"], f"{where}.map")
+                except MapError as exc:
+                    raise CameraFileError(str(exc)) from None
+            tables[str(name)] = TablePose(
+                Pose.from_json(entry.get("pose"), where), rotation, ground
+            )
         return cls(camera, tables)
 
     def to_json(self) -> dict[str, Any]:
@@ -68,6 +81,7 @@ class Profile:
             "camera": self.camera.to_json() if self.camera else None,
             "tables": {
                 name: {"pose": entry.pose.to_json(), "rotation": entry.rotation}
+                | ({"map": entry.map.to_json()} if entry.map is not None else {})
                 for name, entry in sorted(self.tables.items())
             },
         }
