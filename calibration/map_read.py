@@ -28,7 +28,7 @@ from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
-from calibration.turn import TURNS, cell_colours, lab_samples
+from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
@@ -37,6 +37,10 @@ START = "S"
 MAX_STUD_TOP_DE = 28.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
+MIN_SPREAD = 14.0
+SPREAD_OVER_TYPICAL = 2.5
+"""A cell whose four card samples stray from their middle by more than this many times
+the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
 GREEN_SPLIT = 10.0
 """Lab distance between the two green groups' centres below which the greens are taken
 as one ink and named by their lightness alone."""
@@ -83,13 +87,20 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     pose = location.pose
     cam = location.camera or camera
     shown = stud_cells(gray_float(image), cam, pose, 0).reshape(-1)
-    colours = cell_colours(image, cam, pose)
+    samples = lab_samples(image, cam, pose, MAP_POINTS).reshape(-1, len(CARD_OFFSETS_MM), 3)
+    # The middle of the four samples around each stud: one of them on a leaf, a shadow
+    # or the next region does not move it.
+    colours = np.median(samples, axis=1)
+    spread = np.linalg.norm(samples - colours[:, None, :], axis=2).max(axis=1)
     tops = lab_samples(image, cam, pose, _stud_tops())
     usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
     if usable.sum() >= 20:
         typical = np.median(tops[usable], axis=0)
         usable &= np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
             MAX_STUD_TOP_DE * 255 / 100)
+        # Samples that disagree: a region's border, a piece's shadow edge or a leaf. A
+        # stud read as unknown costs little; one read wrong misleads the rules.
+        usable &= spread <= max(MIN_SPREAD, SPREAD_OVER_TYPICAL * float(np.median(spread[usable])))
     return ViewRead(pose, colours, usable)
 
 
