@@ -69,7 +69,7 @@ class Profile:
                 try:
                     ground = map_from_json(entry["map"], f"{where}.map")
                 except MapError as exc:
-                    raise CameraFileError(str(exc)) from None
+                    raise CameraFileError(f"{where}.map: {exc}") from None
             tables[str(name)] = TablePose(
                 Pose.from_json(entry.get("pose"), where), rotation, ground
             )
