@@ -39,7 +39,8 @@ def test_a_tiny_cycles_frame_shows_the_board_where_the_truth_puts_it(tmp_path: P
     assert image.shape == (108, 192, 3)
     right = board_contrast(image, project(truth["camera"], truth["pose"], PLATE))
     # The same outline moved by a quarter of the board is a worse fit: the truth is the board.
-    shifted = project(truth["camera"], truth["pose"], PLATE + np.array([BOARD_MM / 4, BOARD_MM / 4, 0]))
+    moved = PLATE + np.array([BOARD_MM / 4, BOARD_MM / 4, 0])
+    shifted = project(truth["camera"], truth["pose"], moved)
     assert right > board_contrast(image, shifted)
 
 
