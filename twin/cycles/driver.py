@@ -5,7 +5,7 @@ a later turn), a webcam somewhere over the table, a light and a table; writes a 
 ``render_scene.py`` (run inside Blender), then develops Blender's linear-ish picture as a
 webcam would (white balance, metering or fixed exposure, lens distortion, noise, JPEG).
 
-    nice -n 19 python3 -m twin.cycles.driver tests/data/cycles --frames 64
+    nice -n 19 python3 -m twin.cycles.driver tests/data/cycles --frames 64 --samples 16 --quality 88
 
 renders frames ``000..063`` into the folder, skipping those already there (so an
 interrupted run resumes with the same command). Never train on these frames: they
