@@ -10,7 +10,7 @@ the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a star
 point for the rules.
 
 Naming needs no colour calibration beyond the card's own contrasts: gold is the
-yellow-to-orange ink, the starting area the whitest low-colour one, blocked areas grey
+yellow-to-orange ink (hue under 114 degrees), the starting area the whitest low-colour one, blocked areas grey
 with little colour, and the greens split into light and dark by their lightness where
 they form two groups (k-means), else all light green.
 """
@@ -37,6 +37,7 @@ START = "S"
 MAX_STUD_TOP_DE = 28.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
+GOLD_HUE_LIMIT = 114.0
 MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
@@ -166,7 +167,9 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     hue = np.degrees(np.arctan2(b, a))
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
-    gold = (hue > 35) & (hue < 100) & (a > -4) & (b > 12) & ~white
+    # Sand prints from orange to a greenish yellow (hue 75 to 105 on the wide twin) and
+    # the greens at 125 and above: the hue alone parts them, lightness does not.
+    gold = (hue > 35) & (hue < GOLD_HUE_LIMIT) & (b > 12) & ~white
     grey = (chroma < 11) & ~white & ~gold & (lightness > 30)
     green = ~(gold | white | grey)
     names[gold] = "G"
