@@ -10,9 +10,9 @@ the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a star
 point for the rules.
 
 Naming needs no colour calibration beyond the card's own contrasts: gold is the
-yellow-to-orange ink (hue under 114 degrees), the starting area the whitest low-colour one, blocked areas grey
-with little colour, and the greens split into light and dark by their lightness where
-they form two groups (k-means), else all light green.
+orange-to-yellow ink (hue under 114 degrees), the starting area the whitest low-colour
+one, blocked areas grey with little colour, and the greens split into light and dark
+where they form two groups (k-means), else all light green.
 """
 
 from __future__ import annotations
