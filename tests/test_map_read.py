@@ -120,3 +120,25 @@ def test_cli_locate_without_a_map_says_the_turn_is_unresolved(
     camera.save(tmp_path / "cam.json")
     assert main(["locate", str(tmp_path / "f.png"), "--camera", str(tmp_path / "cam.json")]) == 0
     assert "rotation unresolved" in capsys.readouterr().out
+
+
+def test_a_map_read_into_the_profile_resolves_the_turn_later(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(2)
+    ground = random_map(rng, start_area=True)
+    camera, pose = random_camera(rng)
+    clean = render(Palace(ground, ground.setup), camera, pose, RenderOptions(clean=True), seed=2)
+    cv2.imwrite(str(tmp_path / "setup.png"), clean.image)
+    camera.save(tmp_path / "cam.json")
+    profile = str(tmp_path / "profile.json")
+    assert main(["map", "read", str(tmp_path / "setup.png"), "--camera", str(tmp_path / "cam.json"),
+                 "--profile", profile, "--png", str(tmp_path / "map.png")]) == 0
+    assert Profile.load(profile).tables["default"].map is not None
+    assert cv2.imread(str(tmp_path / "map.png")) is not None
+    capsys.readouterr()
+    later = render(Palace(ground, ground.setup), camera, pose, RenderOptions(), seed=3)
+    cv2.imwrite(str(tmp_path / "later.png"), later.image)
+    assert main(["locate", str(tmp_path / "later.png"), "--profile", profile, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["found"] and out["turn_resolved"]
