@@ -23,11 +23,10 @@ from calibration.evidence import (
     map_problem,
 )
 from calibration.grid import refine_on_grid
+from calibration.map_place import map_peaks_here
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
-UNMAPPED_SIDES = 3
-"""Sides that must step where the lattice puts them when no map explains the card."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -81,14 +80,20 @@ def finish(
             f"the studs are soft (clarity {grid.clarity:.1f}) and no ground map vouches"
             " for the stud grid"
         )
-    if not reason and not trusted and boundary.good < UNMAPPED_SIDES:
+    if not reason and not trusted and not boundary.passed:
         # A map that explains the card is a second witness of the place: without one,
         # two sides where the lattice puts them (and two elsewhere) have been a board
-        # six studs off on the wide twin, so the sides must carry the place alone.
+        # six studs off on the wide twin, and a side off in one half taken for an arm
+        # over it a board one stud off, so the sides must carry the place alone: three
+        # where the lattice puts them and none elsewhere.
         reason = (
-            f"only {boundary.good} of the board's sides confirm the stud grid and no ground"
-            f" map vouches for it ({', '.join(boundary.detail)})"
+            f"the board's sides do not pin the stud grid on their own and no ground map"
+            f" vouches for it ({', '.join(boundary.detail)})"
         )
+    if not reason and trusted and ground is not None and not map_peaks_here(
+        image, gray, camera, grid.pose, ground, turn.turn
+    ):
+        reason = "the ground map fits the card better a stud away from where the sides put it"
     resolved = trusted and not map_problem(margin, score, grid.blocks)
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)

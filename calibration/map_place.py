@@ -170,3 +170,29 @@ def _window(colours: FloatArray, move: tuple[int, int]) -> FloatArray:
     reach = (colours.shape[0] - BOARD_STUDS) // 2
     y0, x0 = reach + move[1], reach + move[0]
     return colours[y0 : y0 + BOARD_STUDS, x0 : x0 + BOARD_STUDS].reshape(-1, 3)
+
+
+PEAK_OVER_NEIGHBOUR = 1.1
+
+
+def map_peaks_here(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    turn: int,
+) -> bool:
+    """Whether the map (under ``turn`` of ``pose``) fits no neighbouring stud place
+    clearly better than the pose's own.
+
+    A map that explains the card still explains it a stud off (only the cells along
+    its regions' borders change), so it can vouch for a pose a stud off: on the wide
+    twin one passed with three sides good and the fourth excused as an arm. Under the
+    right place the map's score peaks; a neighbour scoring more says the pose is off.
+    """
+    colours = plane_colours(image, camera, pose, 1)
+    colours[~stud_cells(gray, camera, pose, 1)] = np.nan
+    moves = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    scores = map_scores(colours, map_labels(ground), moves, (turn,))[:, 0]
+    return bool(scores[4] * PEAK_OVER_NEIGHBOUR >= scores.max())

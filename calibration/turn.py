@@ -330,6 +330,8 @@ class TurnEvidence:
     agreement: float = 0.0
     null: float = 0.0
     mapped: bool = False
+    turn: int = 0
+    """The winning quarter turn relative to the pose the evidence was weighed under."""
 
 
 def canonical_turn(camera: Camera, pose: Pose) -> Pose:
@@ -358,7 +360,7 @@ def weigh_turn(
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[_UNTURN[turn]][None])[0])
     null = float(agreements(colours, null_labelings()).max())
-    return TurnEvidence(turned_pose(pose, turn), margin, score, agreement, null, True)
+    return TurnEvidence(turned_pose(pose, turn), margin, score, agreement, null, True, turn)
 
 
 def map_explains(agreement: float, null: float) -> bool:
