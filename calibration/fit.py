@@ -67,11 +67,21 @@ def finish(
     # The pose stands on the plate, the studs and the corner bricks; the map only says
     # which way round, and only a map that explains the card far better than unrelated
     # layouts may vouch for anything (a wrong map's turns can differ by 15 times).
-    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs)
-    trusted = turn.mapped and map_explains(turn.agreement, turn.null)
+    # The unrelated layouts cost the most: they are asked only once the geometry (with
+    # the map's word as it would count if the map is trusted) has accepted the pose.
+    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
+    hopeful = turn.mapped and map_explains(turn.agreement, 0.0)
+    reason, seen, quality = judge(
+        grid, support, turn.margin if hopeful else 0.0, boundary, turn.score if hopeful else 0.0
+    )
+    trusted = False
+    if hopeful and not reason:
+        turn = turn.with_null()
+        trusted = map_explains(turn.agreement, turn.null)
+        if not trusted:
+            reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0)
     margin = turn.margin if trusted else 0.0
     score = turn.score if trusted else 0.0
-    reason, seen, quality = judge(grid, support, margin, boundary, score)
     if not reason and not trusted and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
         # hundred pixels across has been found tilted 5 px off with all four sides and

@@ -10,7 +10,7 @@ light or a colour cast does not matter.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -72,6 +72,9 @@ LIGHTNESS_WEIGHT = 0.25
 """Weight of Lab lightness against a and b in the map score: over 600 twin frames at the
 true pose it halves the frames where the right turn wins by less than 4 (10 to 3)."""
 UNKNOWN_CLASS = 4
+AGREEMENT_LIGHTNESS = 0.6
+"""Lightness weight in the agreement: more than in the turn score, since light and dark
+green differ mostly in lightness and a cell is named by its nearest region here."""
 NULL_MAPS = 16
 """Unrelated random layouts a map must beat before it may say which way round the board
 lies: a wrong map (a stand-in, another sheet) has scored a margin of 15 between its own
@@ -276,26 +279,24 @@ def agreements(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatArray
     """
     finite = np.isfinite(per_cell)
     valid = finite[:, 0] & finite[:, 1] & finite[:, 2]
-    colours = per_cell[valid].astype(np.float64)
-    colours[:, 0] *= LIGHTNESS_WEIGHT
+    colours = per_cell[valid].astype(np.float32)
+    colours[:, 0] *= AGREEMENT_LIGHTNESS
     ids = labelings[:, valid]
     count, n = ids.shape
     if n < 50:
         return np.zeros(count)
     classes = UNKNOWN_CLASS
-    scored = ids < classes
-    groups = np.where(scored, ids + classes * np.arange(count)[:, None], count * classes)
-    flat = groups.ravel()
-    sizes = np.bincount(flat, minlength=count * classes + 1)[:-1].reshape(count, classes)
-    means = np.stack(
-        [np.bincount(flat, weights=np.tile(colours[:, c], count), minlength=count * classes + 1)
-         [:-1].reshape(count, classes) for c in range(3)], axis=-1
-    ) / np.maximum(sizes, 1)[..., None]
+    # Class membership as 0/1 rows: class sums and sizes are then two matrix products.
+    member = (ids[:, None, :] == np.arange(classes, dtype=ids.dtype)[None, :, None]).astype(
+        np.float32)
+    sizes = member.sum(axis=2)
+    means = (member @ colours) / np.maximum(sizes, 1)[..., None]
     used = sizes >= 3
     # Squared distance less the cell's own |c|^2, the same for every class: one product.
-    cross = (means.reshape(-1, 3) @ colours.T).reshape(count, classes, n)
+    cross = means @ colours.T
     dist = np.where(used, (means**2).sum(-1), np.inf)[:, :, None] - 2 * cross
     nearest = np.argmin(dist, axis=1)
+    scored = ids < classes
     counted = scored & np.take_along_axis(used, np.minimum(ids, classes - 1), axis=1)
     right = (nearest == ids) & counted
     return right.sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
@@ -332,6 +333,16 @@ class TurnEvidence:
     mapped: bool = False
     turn: int = 0
     """The winning quarter turn relative to the pose the evidence was weighed under."""
+    colours: FloatArray | None = field(default=None, repr=False, compare=False)
+    """The cells' colours it was weighed on (for :func:`with_null` later)."""
+
+    def with_null(self) -> TurnEvidence:
+        """The same evidence with the unrelated layouts' best agreement worked out: the
+        costly part, left until the geometry has accepted the pose."""
+        if self.colours is None:
+            return self
+        null = float(agreements(self.colours, null_labelings()).max())
+        return replace(self, null=null)
 
 
 def canonical_turn(camera: Camera, pose: Pose) -> Pose:
@@ -349,8 +360,10 @@ def weigh_turn(
     pose: Pose,
     ground: GroundMap | None,
     studs: FloatArray | None = None,
+    null: bool = True,
 ) -> TurnEvidence:
-    """The map's evidence about the turn of ``pose`` (none without a map)."""
+    """The map's evidence about the turn of ``pose`` (none without a map); without
+    ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`)."""
     if ground is None:
         return TurnEvidence(canonical_turn(camera, pose))
     colours = cell_colours(image, camera, pose)
@@ -359,8 +372,9 @@ def weigh_turn(
     labels = map_labels(ground)
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[_UNTURN[turn]][None])[0])
-    null = float(agreements(colours, null_labelings()).max())
-    return TurnEvidence(turned_pose(pose, turn), margin, score, agreement, null, True, turn)
+    evidence = TurnEvidence(turned_pose(pose, turn), margin, score, agreement, 1.0, True, turn,
+                            colours)
+    return evidence.with_null() if null else evidence
 
 
 def map_explains(agreement: float, null: float) -> bool:
