@@ -101,7 +101,7 @@ def finish(
             f" vouches for it ({', '.join(boundary.detail)})"
         )
     if not reason and trusted and ground is not None and not map_peaks_here(
-        image, gray, camera, grid.pose, ground, turn.turn
+        image, camera, grid.pose, ground, turn.turn, grid.studs
     ):
         reason = "the ground map fits the card better a stud away from where the sides put it"
     resolved = trusted and not map_problem(margin, score, grid.blocks)

@@ -177,22 +177,27 @@ PEAK_OVER_NEIGHBOUR = 1.1
 
 def map_peaks_here(
     image: NDArray[np.uint8],
-    gray: NDArray[np.float32],
     camera: Camera,
     pose: Pose,
     ground: GroundMap,
     turn: int,
+    studs: FloatArray | None,
 ) -> bool:
-    """Whether the map (under ``turn`` of ``pose``) fits no neighbouring stud place
+    """Whether the map (under ``turn`` of ``pose``) fits no place a stud along x or y
     clearly better than the pose's own.
 
     A map that explains the card still explains it a stud off (only the cells along
     its regions' borders change), so it can vouch for a pose a stud off: on the wide
     twin one passed with three sides good and the fourth excused as an arm. Under the
     right place the map's score peaks; a neighbour scoring more says the pose is off.
+    Only cells whose stud shows (``studs``, from the lattice fit) are scored; the ring
+    beyond the plate is table.
     """
     colours = plane_colours(image, camera, pose, 1)
-    colours[~stud_cells(gray, camera, pose, 1)] = np.nan
-    moves = [(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    colours[0], colours[-1], colours[:, 0], colours[:, -1] = np.nan, np.nan, np.nan, np.nan
+    if studs is not None and len(studs) == BOARD_STUDS * BOARD_STUDS:
+        inner = colours[1:-1, 1:-1]
+        inner[(studs < VISIBLE_STUD).reshape(BOARD_STUDS, BOARD_STUDS)] = np.nan
+    moves = [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
     scores = map_scores(colours, map_labels(ground), moves, (turn,))[:, 0]
-    return bool(scores[4] * PEAK_OVER_NEIGHBOUR >= scores.max())
+    return bool(scores[0] * PEAK_OVER_NEIGHBOUR >= scores.max())
