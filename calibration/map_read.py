@@ -34,7 +34,7 @@ from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
 UNKNOWN = "?"
 START = "S"
-MAX_STUD_TOP_DE = 28.0
+MAX_STUD_TOP_DE = 14.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
 GOLD_HUE_LIMIT = 114.0
