@@ -219,7 +219,7 @@ def main() -> None:
                         help="the classic twin: map 1 on every board, the old look and framing")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    n = args.frames or (40 if args.quick else 600)
+    n = args.frames if args.frames is not None else (40 if args.quick else 600)
     look = "classic twin, map 1" if args.classic else "wide twin, a random map per frame"
     report(look, *run_twin(n, wide=not args.classic))
     limit = args.cycles if args.cycles is not None else (12 if args.quick else None)
