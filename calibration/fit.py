@@ -64,42 +64,34 @@ def finish(
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    # The pose stands on the plate, the studs and the corner bricks; the map only says
-    # which way round, and only a map that explains the card far better than unrelated
-    # layouts may vouch for anything (a wrong map's turns can differ by 15 times).
-    # The unrelated layouts cost the most: they are asked only once the geometry (with
-    # the map's word as it would count if the map is trusted) has accepted the pose.
-    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
-    hopeful = turn.mapped and map_explains(turn.agreement, 0.0)
-    reason, seen, quality = judge(
-        grid, support, turn.margin if hopeful else 0.0, boundary, turn.score if hopeful else 0.0
-    )
-    trusted = False
-    if hopeful and not reason:
-        turn = turn.with_null()
-        trusted = map_explains(turn.agreement, turn.null)
-        if not trusted:
-            reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0)
-    margin = turn.margin if trusted else 0.0
-    score = turn.score if trusted else 0.0
-    if not reason and not trusted and grid.clarity < SOFT_LATTICE_CLARITY:
+    # The pose stands on the plate, the studs and the corner bricks alone: the map only
+    # says which way round, and vouches for nothing. (With a right map allowed to vouch
+    # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
+    # were wrong poses.) So the geometry is judged as if there were no map.
+    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0)
+    if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
         # hundred pixels across has been found tilted 5 px off with all four sides and
-        # three corner bricks agreeing): only a map that explains the card vouches.
-        reason = (
-            f"the studs are soft (clarity {grid.clarity:.1f}) and no ground map vouches"
-            " for the stud grid"
-        )
-    if not reason and not trusted and not boundary.passed:
-        # A map that explains the card is a second witness of the place: without one,
-        # two sides where the lattice puts them (and two elsewhere) have been a board
+        # three corner bricks agreeing).
+        reason = f"the studs are soft (clarity {grid.clarity:.1f})"
+    if not reason and not boundary.passed:
+        # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
-        # over it a board one stud off, so the sides must carry the place alone: three
-        # where the lattice puts them and none elsewhere.
+        # over it a board one stud off: three sides where the lattice puts them and
+        # none elsewhere.
         reason = (
-            f"the board's sides do not pin the stud grid on their own and no ground map"
-            f" vouches for it ({', '.join(boundary.detail)})"
+            f"the board's sides do not pin the stud grid ({', '.join(boundary.detail)})"
         )
+    # Only a map that explains the card far better than unrelated layouts says which
+    # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
+    # cost the most, so they are asked only once the pose stands.
+    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
+    trusted = False
+    if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
+        turn = turn.with_null()
+        trusted = map_explains(turn.agreement, turn.null)
+    margin = turn.margin if trusted else 0.0
+    score = turn.score if trusted else 0.0
     if not reason and trusted and ground is not None and not map_peaks_here(
         image, camera, grid.pose, ground, turn.turn, grid.studs
     ):
