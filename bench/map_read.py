@@ -130,7 +130,7 @@ def main() -> None:
     parser.add_argument("--maps", type=int, help="twin maps (default 60, quick 10)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    n = args.maps or (10 if args.quick else 60)
+    n = args.maps if args.maps is not None else (10 if args.quick else 60)
     setup, palace = Tally(), Tally()
     for i in range(n):
         seed = 20_000 + i
@@ -141,8 +141,9 @@ def main() -> None:
             camera, pose = random_camera(rng)
             frame = render(board, camera, pose, RenderOptions(wide=True), seed=seed)
             tally.add(str(seed), frame.image, camera, pose, ground, labelled_visible(frame))
-    setup.report("twin, set-up position, one view")
-    palace.report("twin, a palace standing, one view")
+    if n:
+        setup.report("twin, set-up position, one view")
+        palace.report("twin, a palace standing, one view")
     cycles = Tally()
     for frame in load_frames(limit=8 if args.quick else None):
         hidden = under_pieces(frame.scene.pieces, frame.ground)
