@@ -77,6 +77,13 @@ def turned_pose(pose: Pose, k: int) -> Pose:
     return Pose.from_matrix(rot, pose.rotation @ t[:3, 3] + pose.tvec)
 
 
+def nearest_turn(pose: Pose, reference: Pose) -> Pose:
+    """The quarter turn of ``pose`` whose rotation lies closest to ``reference``'s."""
+    relative = pose.rotation.T @ reference.rotation
+    traces = [float(np.trace(quarter_turn(k)[:3, :3].T @ relative)) for k in range(4)]
+    return turned_pose(pose, int(np.argmax(traces)))
+
+
 def projected_outline(camera: Camera, pose: Pose, outline: FloatArray) -> FloatArray | None:
     """The pixels of an outline of the board (N x 3 mm), or None when part of it lies behind
     the camera or the pose throws it off to infinity: no box in the picture holds it."""

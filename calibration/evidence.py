@@ -76,6 +76,10 @@ class BoardLocation:
     map_score: float = 0.0
     method: str = ""
     """Which stage found it: outline, lattice, corners, rim, focal or tracked."""
+    turn_resolved: bool = True
+    """Whether the ground map said which way round the board lies. When it did not (no
+    map, a wrong one, too little of it in view) the pose is still the board's, in the
+    quarter turn whose row y = 0 faces the camera, and ``rotation`` is that choice."""
 
     @classmethod
     def located(
@@ -89,6 +93,7 @@ class BoardLocation:
         map_margin: float,
         map_score: float,
         method: str = "",
+        turn_resolved: bool = True,
     ) -> BoardLocation:
         """A found board: the pose with the evidence it passed on, its view rotation worked
         out here so that every stage reports it the same way."""
@@ -105,6 +110,7 @@ class BoardLocation:
             map_margin,
             map_score,
             method,
+            turn_resolved,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -119,6 +125,8 @@ class BoardLocation:
             "corner_bricks": self.corner_bricks,
             "quality": round(self.quality, 3),
             "method": self.method,
+            "turn_resolved": self.turn_resolved,
+            "map_margin": round(self.map_margin, 3),
         }
         if self.focal_refined and self.camera is not None:
             out["focal_px"] = round(self.camera.fx, 2)
@@ -259,7 +267,6 @@ def judge(
         * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
         * min(1.0, grid.blocks / 8)
         * min(1.0, len(seen) / 3)
-        * np.clip((margin - 1) / (MIN_MAP_MARGIN - 1) / 2, 0, 1)
     )
     problem = lattice_problem(grid, vouches_for_soft_lattice(boundary, margin))
     if problem:
@@ -282,7 +289,25 @@ def judge(
         # do three over a lattice that fixes the board's size (a hand over the fourth
         # side's corner); one corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
-    return map_problem(margin, map_score, grid.blocks), seen, quality
+    return thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen)), seen, quality
+
+
+def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int) -> str:
+    """Why a lattice seen in few blocks is not vouched for (empty if it is or is not thin).
+
+    A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few degrees
+    can fit them and throw the hidden part of the board studs off. A map that explains
+    the card clearly (``map_score``, 0 when no trusted map was given) vouches for it.
+    Without one the sides and corner bricks are not enough: on the wide twin, thin
+    lattices with all four sides and two corner bricks confirmed were still 6 studs off.
+    """
+    if blocks >= TRUSTED_GRID_BLOCKS or map_score >= WEAK_MAP_SCORE:
+        return ""
+    return (
+        f"the stud grid shows in only {blocks} blocks and neither the ground map nor the"
+        f" board's sides and corner bricks vouch for it (map score {map_score:.2f},"
+        f" {good_sides} sides, {corners} corner bricks)"
+    )
 
 
 def map_problem(margin: float, score: float, blocks: int = TRUSTED_GRID_BLOCKS) -> str:

@@ -15,13 +15,16 @@ from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
     EDGE_MODEL,
+    SOFT_LATTICE_CLARITY,
     BoardLocation,
     implausible_view,
     judge,
     lattice_problem,
+    map_problem,
 )
 from calibration.grid import refine_on_grid
-from calibration.turn import resolve_turn_scored
+from calibration.map_place import map_peaks_here
+from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
 SETTLE_ROUNDS = 5
@@ -33,7 +36,7 @@ def finish(
     gray: NDArray[np.float32],
     camera: Camera,
     pose: Pose,
-    ground: GroundMap,
+    ground: GroundMap | None,
     focal_refined: bool,
 ) -> BoardLocation:
     """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
@@ -61,15 +64,50 @@ def finish(
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
-    pose, margin, map_score = resolve_turn_scored(image, camera, grid.pose, ground, grid.studs)
-    reason, seen, quality = judge(grid, support, margin, boundary, map_score)
+    # The pose stands on the plate, the studs and the corner bricks alone: the map only
+    # says which way round, and vouches for nothing. (With a right map allowed to vouch
+    # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
+    # were wrong poses.) So the geometry is judged as if there were no map.
+    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0)
+    if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
+        # Soft studs on a small board leave the plane's tilt open (a board a few
+        # hundred pixels across has been found tilted 5 px off with all four sides and
+        # three corner bricks agreeing).
+        reason = f"the studs are soft (clarity {grid.clarity:.1f})"
+    if not reason and not boundary.passed:
+        # Two sides where the lattice puts them (and two elsewhere) have been a board
+        # six studs off on the wide twin, and a side off in one half taken for an arm
+        # over it a board one stud off: three sides where the lattice puts them and
+        # none elsewhere.
+        reason = (
+            f"the board's sides do not pin the stud grid ({', '.join(boundary.detail)})"
+        )
+    # Only a map that explains the card far better than unrelated layouts says which
+    # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
+    # cost the most, so they are asked only once the pose stands.
+    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
+    trusted = False
+    if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
+        turn = turn.with_null()
+        trusted = map_explains(turn.agreement, turn.null)
+    margin = turn.margin if trusted else 0.0
+    score = turn.score if trusted else 0.0
+    if not reason and trusted and ground is not None and not map_peaks_here(
+        image, camera, grid.pose, ground, turn.turn, grid.studs
+    ):
+        reason = "the ground map fits the card better a stud away from where the sides put it"
+    resolved = trusted and not map_problem(margin, score, grid.blocks)
+    pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.
     seen = sorted(_renumber(seen, grid.pose, pose))
     if reason:
-        return BoardLocation(False, reason, quality=quality, corner_bricks=seen, map_margin=margin)
+        return BoardLocation(
+            False, reason, quality=quality, corner_bricks=seen, map_margin=turn.margin
+        )
     return BoardLocation.located(
-        camera, pose, grid, seen, quality, focal_refined, margin, map_score
+        camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
+        turn_resolved=resolved,
     )
 
 

@@ -25,11 +25,15 @@ from calibration.camera import Camera, FloatArray, Pose
 from calibration.lattice_view import rectify_map
 from calibration.stud_cell import stud_scores
 from calibration.turn import (
+    _UNTURN,
     VISIBLE_STUD,
+    agreements,
     card_means,
     card_points,
     lab_samples,
+    map_explains,
     map_labels,
+    null_labelings,
     turn_scores,
 )
 from rules.maps import GroundMap
@@ -49,6 +53,15 @@ class MapPlace:
     score: float
     rival: float = 0.0
     """The best score (any turn) at the move it was asked to compare with."""
+    agreement: float = 1.0
+    null: float = 0.0
+    """Share of cells the map explains at its place, and the best share of unrelated
+    layouts anywhere in the same search (both only worked out when the map would move
+    the board away from ``rival``'s place)."""
+
+    def explains(self) -> bool:
+        """Whether the place fits far better than unrelated layouts would fit anywhere."""
+        return map_explains(self.agreement, self.null)
 
     def apply(self, pose: Pose) -> Pose:
         """The pose moved and turned to where the map puts the board."""
@@ -137,4 +150,58 @@ def place_by_map(
     near = map_scores(colours, labels, fine, (int(k),))[:, 0]
     j = int(np.argmax(near))
     against = float(map_scores(colours, labels, [rival], (0, 1, 2, 3)).max())
-    return MapPlace(fine[j][0], fine[j][1], int(k), float(near[j]), against)
+    place = MapPlace(fine[j][0], fine[j][1], int(k), float(near[j]), against)
+    if fine[j] == tuple(rival):
+        return place
+    # The map would move the board by whole studs: only a fit far better than any
+    # unrelated layout finds anywhere in the same search may do that (a wrong map has
+    # slid boards four studs with a margin of 1.5 over the sides' place).
+    nulls = null_labelings(NULL_PLACE_MAPS)
+    null = max(float(agreements(_window(colours, m), nulls).max()) for m in coarse)
+    agreement = float(agreements(_window(colours, fine[j]), labels[_UNTURN[int(k)]][None])[0])
+    return MapPlace(place.dx, place.dy, place.turn, place.score, against, agreement, null)
+
+
+NULL_PLACE_MAPS = 8
+
+
+def _window(colours: FloatArray, move: tuple[int, int]) -> FloatArray:
+    """The cells' colours of the board moved by ``move`` studs, cell order y-major."""
+    reach = (colours.shape[0] - BOARD_STUDS) // 2
+    y0, x0 = reach + move[1], reach + move[0]
+    return colours[y0 : y0 + BOARD_STUDS, x0 : x0 + BOARD_STUDS].reshape(-1, 3)
+
+
+PEAK_OVER_NEIGHBOUR = 1.3
+"""A neighbour's score over the pose's own that says the pose is a stud off. A print is
+not registered on the studs to the millimetre: on the Cycles frames (print shifted by
+up to a third of a stud) right poses saw neighbours at up to 1.23 times; the one twin
+pose a stud off that reached this check saw 1.35."""
+
+
+def map_peaks_here(
+    image: NDArray[np.uint8],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    turn: int,
+    studs: FloatArray | None,
+) -> bool:
+    """Whether the map (under ``turn`` of ``pose``) fits no place a stud along x or y
+    clearly better than the pose's own.
+
+    A map that explains the card still explains it a stud off (only the cells along
+    its regions' borders change), so it can vouch for a pose a stud off: on the wide
+    twin one passed with three sides good and the fourth excused as an arm. Under the
+    right place the map's score peaks; a neighbour scoring more says the pose is off.
+    Only cells whose stud shows (``studs``, from the lattice fit) are scored; the ring
+    beyond the plate is table.
+    """
+    colours = plane_colours(image, camera, pose, 1)
+    colours[0], colours[-1], colours[:, 0], colours[:, -1] = np.nan, np.nan, np.nan, np.nan
+    if studs is not None and len(studs) == BOARD_STUDS * BOARD_STUDS:
+        inner = colours[1:-1, 1:-1]
+        inner[(studs < VISIBLE_STUD).reshape(BOARD_STUDS, BOARD_STUDS)] = np.nan
+    moves = [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
+    scores = map_scores(colours, map_labels(ground), moves, (turn,))[:, 0]
+    return bool(scores[0] * PEAK_OVER_NEIGHBOUR >= scores.max())

@@ -157,12 +157,16 @@ def focal_guess(quad: FloatArray, camera: Camera) -> Camera:
 def locate_board(
     image: NDArray[np.uint8],
     camera: Camera,
-    ground: GroundMap,
+    ground: GroundMap | None = None,
     *,
     refine_focal: bool = False,
     budget_s: float = SEARCH_BUDGET_S,
 ) -> BoardLocation:
     """The board's pose in one BGR frame, searched from scratch.
+
+    The pose rests on the plate, its studs and the corner bricks alone; ``ground`` (the
+    map on the board, when known) only says which way round it lies, and only when it
+    explains the card far better than unrelated layouts do (``turn_resolved``).
 
     ``budget_s`` bounds the slow path (poses from every three corners of every outline,
     the rim at full size); the outlines' own poses are always tried.
@@ -241,7 +245,7 @@ def _fit_outlines(
     gray: NDArray[np.float32],
     half: NDArray[np.float32],
     camera: Camera,
-    ground: GroundMap,
+    ground: GroundMap | None,
     search: PlateSearch,
     budget: int,
     tried: list[Pose],
@@ -272,7 +276,7 @@ def _focal_from_outline(
     half: NDArray[np.float32],
     camera: Camera,
     pose: Pose,
-    ground: GroundMap,
+    ground: GroundMap | None,
 ) -> BoardLocation:
     """One outline's pose with the focal length searched on the rim at full size."""
     h, w = gray.shape
@@ -288,7 +292,7 @@ def _search_lattice(
     image: NDArray[np.uint8],
     gray: NDArray[np.float32],
     camera: Camera,
-    ground: GroundMap,
+    ground: GroundMap | None,
     tried: list[Pose],
 ) -> BoardLocation | None:
     """The first of the lattice's poses that :func:`finish` accepts, if any."""
@@ -301,7 +305,8 @@ def _search_lattice(
 
 
 def lattice_starts(
-    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera, ground: GroundMap
+    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera,
+    ground: GroundMap | None,
 ) -> list[Pose]:
     """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
 
@@ -324,10 +329,11 @@ def lattice_starts(
             placed = moved_pose(grid.pose, *move)
             if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
                 starts.append(placed)
-            if i == 0:
+            if i == 0 and ground is not None:
                 reach = min(start.reach + 1, MAX_MAP_REACH)
                 found = place_by_map(image, gray, camera, grid.pose, ground, reach, move)
-                if found is not None and found.score >= MAP_OVER_SIDES * found.rival:
+                if (found is not None and found.score >= MAP_OVER_SIDES * found.rival
+                        and found.explains()):
                     by_map.append(found.apply(grid.pose))
     return starts + [p for p in by_map if not any(_same_outline(camera, p, s, 2.0) for s in starts)]
 
@@ -349,7 +355,7 @@ def _search_hypotheses(
     gray: NDArray[np.float32],
     half: NDArray[np.float32],
     camera: Camera,
-    ground: GroundMap,
+    ground: GroundMap | None,
     search: PlateSearch,
     tried: list[Pose],
     deadline: float,

@@ -2,7 +2,9 @@
 
 A webcam stays the same camera from game to game while tables change, so the profile
 keeps one camera and one last pose per table name; the last pose is where tracking
-starts looking, which makes the first frame of the next game as fast as any other.
+starts looking, which makes the first frame of the next game as fast as any other. A
+table may also keep the ground map read off its board (``palace map read``): real maps
+are not published, so the camera's reading is what tells which way round the board lies.
 """
 
 from __future__ import annotations

@@ -16,12 +16,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import check_boundary
-from calibration.board_model import CENTRE, quarter_turn
+from calibration.board_model import CENTRE, nearest_turn, quarter_turn, view_rotation
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
     BRICK_MODEL,
     MAX_RMS_PX,
+    TRUSTED_GRID_BLOCKS,
     BoardLocation,
     corners_seen,
     gray_float,
@@ -30,14 +31,16 @@ from calibration.evidence import (
     map_problem,
 )
 from calibration.fit import finish
-from calibration.grid import refine_on_grid
+from calibration.grid import GridFit, refine_on_grid
 from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
 from calibration.turn import (
     cell_colours,
     hide_covered,
+    map_explains,
     map_labels,
     turn_scores,
+    weigh_turn,
     winning_turn,
 )
 from rules.maps import GroundMap
@@ -65,7 +68,7 @@ class BoardTracker:
     """Board pose per frame, reusing the last one; ``moved`` and ``turned`` say what changed."""
 
     def __init__(
-        self, camera: Camera, ground: GroundMap, last: BoardLocation | None = None
+        self, camera: Camera, ground: GroundMap | None = None, last: BoardLocation | None = None
     ) -> None:
         self.camera = camera
         self.ground = ground
@@ -119,6 +122,10 @@ class BoardTracker:
         if not result.found:
             return None
         result.method = "tracked"
+        if not result.turn_resolved and result.pose is not None:
+            # No map vouches for a turn: keep the one the board had, not a new choice.
+            result.pose = nearest_turn(result.pose, previous.pose)
+            result.rotation = view_rotation(camera, result.pose)
         return result
 
     def _track(self, image: NDArray[np.uint8]) -> BoardLocation | None:
@@ -142,6 +149,8 @@ class BoardTracker:
             # A bump of a whole stud leaves every stud on a stud: only the sides see it.
             return None
         pose, margin = grid.pose, self.last.map_margin
+        if self.ground is None or not self.last.turn_resolved:
+            return self._track_unresolved(image, camera, grid, gray, window)
         # The board keeps its turn unless a player turned it, and then the map's score
         # for the old turn collapses.
         colours = cell_colours(image, camera, grid.pose)
@@ -170,6 +179,35 @@ class BoardTracker:
             camera, pose, grid, seen, quality, self.last.focal_refined, margin, score, "tracked"
         )
 
+    def _track_unresolved(
+        self, image: NDArray[np.uint8], camera: Camera, grid: GridFit,
+        gray: NDArray[np.float32], window: Camera,
+    ) -> BoardLocation | None:
+        """The fast path while no map says which way round: the pose keeps its turn,
+        and a given map is asked again (it may show more of itself now)."""
+        pose, margin, score, resolved = grid.pose, 0.0, 0.0, False
+        if self.ground is not None:
+            turn = weigh_turn(image, camera, grid.pose, self.ground, grid.studs)
+            margin, score = turn.margin, turn.score
+            if map_explains(turn.agreement, turn.null) and not map_problem(
+                margin, score, grid.blocks
+            ):
+                pose, resolved = turn.pose, True
+        if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:
+            return None  # a thin lattice needs the whole fit's checks
+        if implausible_view(camera, pose):
+            return None
+        support = edge_support(gray, window, pose, BRICK_MODEL, 6.0, 4.0)
+        seen = corners_seen(support)
+        quality = float(
+            min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
+        )
+        assert self.last is not None
+        return BoardLocation.located(
+            camera, pose, grid, seen, quality, self.last.focal_refined, margin, score,
+            "tracked", turn_resolved=resolved,
+        )
+
 
 def _centre_shift_mm(a: Pose, b: Pose) -> float:
     """How far apart (mm, in the camera) two poses put the board's middle."""
@@ -186,3 +224,4 @@ def _same_turn(a: BoardLocation, b: BoardLocation) -> bool:
     relative = a.pose.rotation.T @ b.pose.rotation
     traces = [float(np.trace(quarter_turn(k)[:3, :3].T @ relative)) for k in range(4)]
     return int(np.argmax(traces)) == 0
+

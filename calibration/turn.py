@@ -10,15 +10,17 @@ light or a colour cast does not matter.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import quarter_turn, turned_pose
+from calibration.board_model import quarter_turn, turned_pose, view_rotation
 from calibration.camera import Camera, FloatArray, Pose, project
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
+from rules.random_map import random_map
 
 
 def map_sample_points() -> tuple[FloatArray, NDArray[np.int32]]:
@@ -69,6 +71,22 @@ MIN_SHOWN_CELLS = 150
 LIGHTNESS_WEIGHT = 0.25
 """Weight of Lab lightness against a and b in the map score: over 600 twin frames at the
 true pose it halves the frames where the right turn wins by less than 4 (10 to 3)."""
+UNKNOWN_CLASS = 4
+AGREEMENT_LIGHTNESS = 0.6
+"""Lightness weight in the agreement: more than in the turn score, since light and dark
+green differ mostly in lightness and a cell is named by its nearest region here."""
+NULL_MAPS = 16
+"""Unrelated random layouts a map must beat before it may say which way round the board
+lies: a wrong map (a stand-in, another sheet) has scored a margin of 15 between its own
+turns on twin frames, so its turns alone cannot vouch for it."""
+MIN_AGREEMENT = 0.5
+AGREEMENT_OVER_NULL = 0.15
+"""The agreement is Cohen's kappa of naming each cell after its nearest region mean. At
+the true pose on 48 twin frames (24 classic, 24 wide; random maps and map 1) the right
+map's kappa was 0.49 to 0.99 and 0.19 to 0.76 above the best of 64 unrelated layouts in
+all but one frame (0.30, +0.06: left unresolved); a wrong map's at most 0.31 and at most
+0.08 above the unrelated layouts' best; on the wide twin bench one wrong map reached
+0.43 (0.20 above that best) at a found pose, hence 0.5."""
 MAP_POINTS, MAP_CELLS = map_sample_points()
 TURNS = turn_permutations()
 _UNTURN = np.argsort(TURNS, axis=1)
@@ -197,7 +215,8 @@ def map_labels(ground: GroundMap) -> NDArray[np.int32]:
 @functools.lru_cache(maxsize=16)
 def _labels(rows: tuple[str, ...]) -> NDArray[np.int32]:
     """Computed once per map: a tracked frame should not spend time re-reading the map."""
-    codes = {"L": 0, "D": 1, "G": 2, "X": 3}
+    # "?" (a stud read as unknown) gets a class of its own that is never scored.
+    codes = {"L": 0, "D": 1, "G": 2, "X": 3, "?": UNKNOWN_CLASS}
     labels = np.array([codes[c] for row in rows for c in row[:BOARD_STUDS]], dtype=np.int32)
     labels.setflags(write=False)
     return labels
@@ -252,3 +271,125 @@ def winning_turn(scores: FloatArray) -> tuple[int, float, float]:
     order = np.argsort(scores)[::-1]
     best, second = float(scores[order[0]]), float(scores[order[1]])
     return int(order[0]), best / max(second, 1e-6), best
+
+
+def agreements(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatArray:
+    """Per labeling (rows of ``labelings``), how well a layout explains the card: the
+    share of scored cells whose colour lies nearest their own class's mean, less what
+    chance would give with the same class shares (Cohen's kappa; 0 chance, 1 every
+    cell). Unlike the between/within ratio it does not grow with the number of layouts
+    tried, and unlike the raw share it does not favour a layout that is mostly one colour.
+
+    Cells without colour (NaN) and cells of the unknown class do not count.
+    """
+    finite = np.isfinite(per_cell)
+    valid = finite[:, 0] & finite[:, 1] & finite[:, 2]
+    colours = per_cell[valid].astype(np.float32)
+    colours[:, 0] *= AGREEMENT_LIGHTNESS
+    ids = labelings[:, valid]
+    count, n = ids.shape
+    if n < 50:
+        return np.zeros(count)
+    classes = UNKNOWN_CLASS
+    # Class membership as 0/1 rows: class sums and sizes are then two matrix products.
+    member = (ids[:, None, :] == np.arange(classes, dtype=ids.dtype)[None, :, None]).astype(
+        np.float32)
+    sizes = member.sum(axis=2)
+    means = (member @ colours) / np.maximum(sizes, 1)[..., None]
+    used = sizes >= 3
+    # Squared distance less the cell's own |c|^2, the same for every class: one product.
+    cross = means @ colours.T
+    dist = np.where(used, (means**2).sum(-1), np.inf)[:, :, None] - 2 * cross
+    nearest = np.argmin(dist, axis=1)
+    scored = ids < classes
+    counted = scored & np.take_along_axis(used, np.minimum(ids, classes - 1), axis=1)
+    right = (nearest == ids) & counted
+    total = np.maximum(counted.sum(axis=1), 1)
+    observed = right.sum(axis=1) / total
+    # Less what naming every cell after the same shares of classes would get by chance
+    # (Cohen's kappa): a layout that is mostly one colour agrees with a card that is
+    # mostly one colour wherever its regions lie.
+    shares = (member * counted[:, None, :]).sum(axis=2) / total[:, None]
+    named = np.stack([((nearest == k) & counted).sum(axis=1) for k in range(classes)], axis=1)
+    chance = (shares * named / total[:, None]).sum(axis=1)
+    return (observed - chance) / np.maximum(1 - chance, 1e-6)
+
+
+@functools.lru_cache(maxsize=2)
+def null_labelings(count: int = NULL_MAPS) -> NDArray[np.int32]:
+    """Unrelated random layouts under all four turns (4 * count rows), made once."""
+    rows = []
+    for i in range(count):
+        labels = map_labels(random_map(np.random.default_rng(90_000 + i)))
+        rows.extend(labels[_UNTURN[k]] for k in range(4))
+    out = np.array(rows, dtype=np.int32)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class TurnEvidence:
+    """What the ground map says about the quarter turn, and how far it can be trusted.
+
+    ``pose`` is the map's winning turn of the pose when a map was given, else the pose
+    turned so that its row y = 0 faces the camera (a fixed choice, not a claim).
+    ``margin`` is the winning turn's score over the runner-up's, ``agreement`` the
+    share of cells the map explains under it and ``null`` the best share of unrelated
+    layouts (see :data:`NULL_MAPS`).
+    """
+
+    pose: Pose
+    margin: float = 0.0
+    score: float = 0.0
+    agreement: float = 0.0
+    null: float = 0.0
+    mapped: bool = False
+    turn: int = 0
+    """The winning quarter turn relative to the pose the evidence was weighed under."""
+    colours: FloatArray | None = field(default=None, repr=False, compare=False)
+    """The cells' colours it was weighed on (for :func:`with_null` later)."""
+
+    def with_null(self) -> TurnEvidence:
+        """The same evidence with the unrelated layouts' best agreement worked out: the
+        costly part, left until the geometry has accepted the pose."""
+        if self.colours is None:
+            return self
+        null = float(agreements(self.colours, null_labelings()).max())
+        return replace(self, null=null)
+
+
+def canonical_turn(camera: Camera, pose: Pose) -> Pose:
+    """The quarter turn of ``pose`` whose row y = 0 faces the camera (rotation 0)."""
+    for k in range(4):
+        turned = turned_pose(pose, k)
+        if view_rotation(camera, turned) == 0:
+            return turned
+    return pose
+
+
+def weigh_turn(
+    image: NDArray[np.uint8],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap | None,
+    studs: FloatArray | None = None,
+    null: bool = True,
+) -> TurnEvidence:
+    """The map's evidence about the turn of ``pose`` (none without a map); without
+    ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`)."""
+    if ground is None:
+        return TurnEvidence(canonical_turn(camera, pose))
+    colours = cell_colours(image, camera, pose)
+    if studs is not None:
+        colours = hide_covered(colours, studs)
+    labels = map_labels(ground)
+    turn, margin, score = winning_turn(turn_scores(colours, labels))
+    agreement = float(agreements(colours, labels[_UNTURN[turn]][None])[0])
+    evidence = TurnEvidence(turned_pose(pose, turn), margin, score, agreement, 1.0, True, turn,
+                            colours)
+    return evidence.with_null() if null else evidence
+
+
+def map_explains(agreement: float, null: float) -> bool:
+    """Whether a map explains the card far better than unrelated layouts would."""
+    return agreement >= MIN_AGREEMENT and agreement >= null + AGREEMENT_OVER_NULL

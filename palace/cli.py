@@ -15,7 +15,7 @@ from typing import NoReturn
 # Subcommand modules, in the order `palace --help` lists them.
 COMMANDS = (
     "demo", "watch", "serve", "replay", "score", "check", "render", "dataset", "calibrate",
-    "locate", "reconstruct", "schemas",
+    "locate", "reconstruct", "map", "schemas",
 )
 
 

@@ -29,8 +29,9 @@ GROUND_CHARS: dict[str, DecorationColor | None] = {
     "D": DecorationColor.DARK_GREEN,
     "G": DecorationColor.GOLD,
     "X": None,
-    "?": None,  # a stud whose colour the camera could not see
+    "?": None,  # a stud the camera could not read (hidden in every view): no starting point
 }
+UNKNOWN_GROUND = "?"
 SHIPPED_MAPS = ("1", "2", "3", "4")
 
 

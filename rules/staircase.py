@@ -54,6 +54,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from rules.bonus import STACKING_KINDS, check_animals, decoration_rank, tallest_run
+from rules.maps import UNKNOWN_GROUND
 from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, Cell, DecorationColor, Kind, Piece
 from rules.report import Trophies, TurnReport, Violation
@@ -378,8 +379,13 @@ def _judge(
                              f"{first.label} stands at level {first.z}"))
     elif board.ground.color(*route.start) is None:
         x, y = route.start
-        out.append(Violation("A", (first.id,), f"{first.label} starts on stud {x},{y}, which has "
-                             "no ground colour (the starting-staircase area)"))
+        if board.ground.char(x, y) == UNKNOWN_GROUND and route.start not in board.ground.start_area:
+            out.append(Violation("A", (first.id,), f"{first.label} starts on stud {x},{y}, whose "
+                                 "ground colour is unknown (the map was read with that stud "
+                                 "hidden), so it cannot be a starting point"))
+        else:
+            out.append(Violation("A", (first.id,), f"{first.label} starts on stud {x},{y}, which "
+                                 "has no ground colour (the starting-staircase area)"))
     if not first.is_building():
         out.append(Violation("B", (first.id,), f"the staircase starts with {first.label}; it "
                              "must start with a brick, an arch or a column"))

@@ -171,7 +171,8 @@ def test_locate_command(palace, tmp_path, capsys):
     camera.save(cam_file)
     profile = tmp_path / "profile.json"
     code = main(
-        ["locate", str(image), "--camera", str(cam_file), "--json", "--profile", str(profile)]
+        ["locate", str(image), "--camera", str(cam_file), "--json", "--profile", str(profile),
+         "--map", "1"]
     )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["found"] is True
@@ -182,7 +183,7 @@ def test_locate_command(palace, tmp_path, capsys):
     assert saved.tables["default"].rotation == 2
 
     # The profile alone now supplies the camera, and the last pose to start from.
-    code = main(["locate", str(image), "--json", "--profile", str(profile)])
+    code = main(["locate", str(image), "--json", "--profile", str(profile), "--map", "1"])
     again = json.loads(capsys.readouterr().out)
     assert code == 0 and again["rotation"] == 2
     assert grid_error_px(camera, pose, Pose(np.array(again["rvec"]), np.array(again["tvec"]))) < 1.0

@@ -28,6 +28,17 @@ SHADOW_PX_PER_MM = 1
 SHADOW_MARGIN_MM = 32
 
 
+@dataclass(frozen=True)
+class BoardLook:
+    """How the studs and holes take the light; the defaults are the classic twin's."""
+
+    top_level: float = 1.0
+    """Stud tops' light relative to what the classic twin gives them."""
+    hole_card: bool = False
+    """Holes show the card's colour (a pressed rim) instead of the plate's."""
+    hole_shade: float = 0.55
+
+
 @dataclass
 class BoardLayer:
     """Board colour, inverse depth (0 = not board) and part, inside ``box`` of the canvas.
@@ -59,7 +70,8 @@ class BoardLayer:
 _CLEAN_CARDS: dict[tuple[tuple[str, ...], frozenset[tuple[int, int]]], np.ndarray] = {}
 
 
-def card_texture(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarray:
+def card_texture(ground: GroundMap, rng: np.random.Generator | None,
+                 inks: dict[str, np.ndarray] | None = None) -> np.ndarray:
     """The printed map in board space (BGR float, 2 px per mm, row = y).
 
     Without ``rng`` (clean frames) the print is the same every time, so it is made once
@@ -75,10 +87,11 @@ def card_texture(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarr
             cached.flags.writeable = False
             _CLEAN_CARDS[key] = cached
         return cached
-    return _print_card(ground, rng)
+    return _print_card(ground, rng, inks)
 
 
-def _print_card(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarray:
+def _print_card(ground: GroundMap, rng: np.random.Generator | None,
+                inks: dict[str, np.ndarray] | None = None) -> np.ndarray:
     cells = np.zeros((BOARD_STUDS, BOARD_STUDS, 3), np.float32)
     tints = {
         key: np.array(rgb[::-1], np.float32) / 255.0 for key, rgb in GROUND_RGB.items()
@@ -86,6 +99,10 @@ def _print_card(ground: GroundMap, rng: np.random.Generator | None) -> np.ndarra
     if rng is not None:
         for key in tints:
             tints[key] = np.clip(tints[key] * rng.uniform(0.88, 1.1, 3), 0, 1).astype(np.float32)
+    for key, drift in (inks or {}).items():
+        tints[key] = np.clip(tints[key] * drift, 0, 1).astype(np.float32)
+    # A stud read as unknown ("?") is printed as light green: someone's real map.
+    tints["?"] = tints["L"]
     keys = list(tints)
     which = np.array([[keys.index(ch) for ch in row] for row in ground.ground], np.int64)
     for x, y in ground.start_area:
@@ -207,6 +224,7 @@ def render_board(
     plate_tint: np.ndarray,
     gain: np.ndarray,
     nearer: np.ndarray | None = None,
+    look: BoardLook | None = None,
 ) -> BoardLayer:
     """The board's pixels as 8-bit colour (``gain`` maps light to 0..255 per channel).
 
@@ -289,6 +307,7 @@ def render_board(
             {"x": x0m, "y": y0m, "ox": oxm, "oy": oym, "r2": rm2},
             {"side": side, "hole": hole, "top": top, "plate": plate_px},
             where, texture, np.dstack([shadow, contact]), light, plate_tint, gain,
+            look or BoardLook(),
         )
         # Scattered as one 32-bit word per pixel: far faster than three bytes.
         packed = np.zeros(board.size, np.uint32)
@@ -310,6 +329,7 @@ def _shade(
     light: Light,
     plate_tint: np.ndarray,
     gain: np.ndarray,
+    look: BoardLook,
 ) -> np.ndarray:
     """8-bit colour of the board pixels at flat indices ``where``, as ``(rows, _LANE, 3)``.
 
@@ -349,16 +369,18 @@ def _shade(
     np.subtract(light.diffuse, direct, out=direct)
     direct *= lam
     level += direct
-    np.multiply(level, np.float32(0.55), out=level, where=hole)
+    np.multiply(level, np.float32(look.hole_shade), out=level, where=hole)
     # A soft highlight on stud tops: the plastic is glossier than the card.
     np.add(level, np.float32(light.specular * 0.35), out=level, where=top)
+    if look.top_level != 1.0:
+        np.multiply(level, np.float32(look.top_level), out=level, where=top)
     tx = x0m * TEXTURE_PX_PER_MM
     np.clip(tx, 0, texture.shape[1] - 1, out=tx)
     ty = y0m * TEXTURE_PX_PER_MM
     np.clip(ty, 0, texture.shape[0] - 1, out=ty)
     # Plate pixels sample far outside the texture, where remap returns exactly its
     # border value: the plate colour (cheaper than overwriting three channels after).
-    np.copyto(tx, np.float32(-16), where=plate_px)
+    np.copyto(tx, np.float32(-16), where=plate_px & ~hole if look.hole_card else plate_px)
     plate = tuple(float(c) for c in np.asarray(plate_tint, np.float32).reshape(3))
     albedo = cv2.remap(texture, tx, ty, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                        borderValue=plate)

@@ -35,6 +35,7 @@ from twin.realism import (
     table_texture,
 )
 from twin.shading import Light, piece_color, shade_polygons
+from twin.wide import WideLook, hard_light, stud_shadow_mask
 
 MAX_PIXELS = 3840 * 2160
 """The largest frame the renderer is asked for: a 4K webcam. Its buffers take about 60
@@ -124,7 +125,12 @@ def render(
     rng = np.random.default_rng(seed)
     clean = options.clean
     as_scene, pieces, ground = _resolve(scene)
-    light = options.light or (CLEAN_LIGHT if clean else Light.random(rng))
+    wide = options.wide and not clean
+    look = WideLook.random(rng) if wide else None
+    if options.light is not None:
+        light = options.light
+    else:
+        light = CLEAN_LIGHT if clean else (hard_light(rng) if wide else Light.random(rng))
     jitter = options.color_jitter if options.color_jitter is not None else (0 if clean else 0.05)
     rotation = pose.rotation
     tvec = np.asarray(pose.tvec, float).reshape(3)
@@ -171,8 +177,15 @@ def render(
     covered_before = zb.poly >= 0 if extra.outlines else None
     raster.draw(zb, extra, n_scene)
 
-    texture = board_layer.card_texture(ground, None if clean else rng)
+    texture = board_layer.card_texture(ground, None if clean else rng,
+                                       look.inks if look else None)
     table_tex = table_texture(None if clean else rng, options.table)
+    if look is not None:
+        if look.stud_shadow > 0:
+            mask = stud_shadow_mask(light, board_layer.TEXTURE_PX_PER_MM)
+            texture = texture * (1 - look.stud_shadow * light.shadow * mask)[:, :, None]
+        if look.bright_table > 0:
+            table_tex = table_tex + (np.float32(0.93) - table_tex) * np.float32(look.bright_table)
     pipeline = _override(random_pipeline(None if clean else rng), options)
     flat_level = light.ambient + light.diffuse * max(float(light.direction[2]), 0.0)
     tint = np.array(light.color, np.float32)
@@ -183,8 +196,10 @@ def render(
     shadow, contact = board_layer.shadow_maps(
         list(pieces), [g.verts for g in bases], light, light.softness_mm
     )
+    board_look = None if look is None else board_layer.BoardLook(
+        look.top_level, look.hole_card, look.hole_shade)
     board = board_layer.render_board(lens, rotation, tvec, texture, shadow, contact, light,
-                                     plate, gain, nearer=zb.invz)
+                                     plate, gain, nearer=zb.invz, look=board_look)
     table_light = tint * np.float32(flat_level) * gain
     table_u8 = cv2.convertScaleAbs(
         cv2.multiply(table_tex, (*(float(c) for c in table_light), 0.0)))
@@ -210,7 +225,7 @@ def render(
     kinds[clutter_px] = KIND_BACKGROUND
     depth[clutter_px] = np.inf
 
-    if not clean:
+    if not clean and (look is None or look.metered):
         image = meter(image, pipeline)
     picture = finish(image, pipeline, rng)
     return Frame(
@@ -238,6 +253,7 @@ def render(
             "jpeg_quality": pipeline.jpeg_quality,
             "clutter": bool(clutter_on),
             "cover_corners": list(options.cover_corners),
+            "wide": wide,
         },
     )
 

@@ -23,6 +23,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.image_file import load_image
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 MAX_PIXELS = 4096 * 4096
 """A frame larger than this is refused: no webcam makes one, and it would stall the loop."""
@@ -101,7 +103,7 @@ class FolderSource(FrameSource):
 
     def __iter__(self) -> Iterator[TimedFrame]:
         for index, path in enumerate(self.files):
-            image = _checked(cv2.imread(str(path), cv2.IMREAD_COLOR), str(path))
+            image = load_image(path)
             yield TimedFrame(image, index / self.fps, index)
 
 

@@ -1,4 +1,6 @@
-"""`palace locate IMAGE [--camera camera.json] [--profile P.json] [--json]`: where is the board?"""
+"""`palace locate IMAGE [--camera camera.json] [--profile P.json] [--map M] [--json]`: where is
+the board? The pose needs no map; a map (given, or read for this table earlier) only says
+which way round the board lies."""
 
 from __future__ import annotations
 
@@ -34,7 +36,11 @@ def add_parser(subparsers: Any) -> None:
         "--profile", help="profile file: camera to use if --camera is not given; the pose is saved"
     )
     parser.add_argument("--table", default=DEFAULT_TABLE, help="table name in the profile")
-    parser.add_argument("--map", default="1", help="ground map: 1..4 or a map file (default 1)")
+    parser.add_argument(
+        "--map",
+        help="ground map: 1..4 or a map file; it only says which way round the board lies "
+        "(default: the map read for this table in the profile, else none)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
@@ -42,7 +48,8 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
     image = load_image(args.image)
-    ground = load_map(args.map)
+    saved = profile.tables.get(args.table) if profile is not None else None
+    ground = load_map(args.map) if args.map else (saved.map if saved is not None else None)
     h, w = image.shape[:2]
     if args.camera:
         camera, source = Camera.load(args.camera), args.camera
@@ -59,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = locate_board(image, camera, ground, refine_focal=source is None)
     if result.found and profile is not None and result.pose is not None:
-        profile.tables[args.table] = TablePose(result.pose, int(result.rotation or 0))
+        profile.tables[args.table] = TablePose(
+            result.pose, int(result.rotation or 0), saved.map if saved is not None else None
+        )
         if profile.camera is None and result.camera is not None:
             profile.camera = result.camera
         profile.save(args.profile)
@@ -79,7 +88,13 @@ def run(args: argparse.Namespace) -> int:
     rv, tv = result.pose.rvec, result.pose.tvec
     print(f"rvec {rv[0]:.6f} {rv[1]:.6f} {rv[2]:.6f}")
     print(f"tvec {tv[0]:.2f} {tv[1]:.2f} {tv[2]:.2f} (mm)")
-    print(f"rotation {result.rotation} ({FACING[result.rotation or 0]} faces the camera)")
+    if result.turn_resolved:
+        print(f"rotation {result.rotation} ({FACING[result.rotation or 0]} faces the camera)")
+    else:
+        why = "no ground map given" if ground is None else (
+            f"the ground map does not tell it, margin {result.map_margin:.2f}")
+        print(f"rotation unresolved ({why}): the pose is reported with the map's row y = 0 "
+              "facing the camera")
     print(f"reprojection error {result.reprojection_error_px:.3f} px, quality {result.quality:.2f}")
     print(f"corner bricks seen: {', '.join(map(str, result.corner_bricks)) or 'none'}")
     return 0

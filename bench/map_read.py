@@ -1,0 +1,155 @@
+"""Map reading benchmark: studs read right, on twin frames and on the Cycles frames.
+
+    python3 -m bench.map_read            # 60 twin maps x (set-up, palace) + the Cycles set
+    python3 -m bench.map_read --quick    # 10 twin maps + the first 8 Cycles frames
+
+Each twin frame draws a random ground map (``rules.random_map``) under the wide look and
+is read from one view: once with the set-up position, once with a palace from a bot
+game. A stud is *visible* when the twin's labels show the board's stud top at its
+centre; *right* when the character read (L, D, G, X, or S for the starting area)
+equals the map's. Reported: the share of visible studs read (coverage), the share of
+studs read that are right (target 99.5 %), and the share of hidden studs read as known
+and wrong (target under 0.5 %: a hidden stud should come out as ``?``). Cycles frames
+carry no labels: there a stud counts as hidden when a piece stands on it. The time of
+one reading is set against OpenCV's ArUco marker detection on the same frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from bench.calibration import aruco_ms, board_scene
+from calibration.camera import Camera, Pose, project
+from calibration.map_read import UNKNOWN, MapReadError, cell_in, read_map
+from rules.maps import GroundMap
+from rules.palace import Palace
+from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from rules.random_map import random_map
+from twin import RenderOptions, random_camera, render
+from twin.cycles.frames import load_frames
+from twin.mesh import KIND_BOARD, PART_STUD_TOP
+
+
+@dataclass
+class Tally:
+    views: int = 0
+    read: int = 0
+    visible: int = 0
+    known: int = 0
+    right: int = 0
+    hidden: int = 0
+    hidden_wrong: int = 0
+    ms: list[float] = field(default_factory=list)
+    aruco: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, name: str, image: np.ndarray, camera: Camera, truth_pose: Pose,
+            ground: GroundMap, visible: np.ndarray) -> None:
+        """Read one view and score it against the map; ``visible`` per truth cell."""
+        self.views += 1
+        self.aruco.append(aruco_ms(image))
+        t0 = time.perf_counter()
+        try:
+            reading = read_map([(name, image)], camera)
+        except MapReadError:
+            self.misses.append(name)
+            return
+        finally:
+            self.ms.append((time.perf_counter() - t0) * 1000)
+        self.read += 1
+        where = cell_in(reading.pose, truth_pose)
+        truth = truth_cells(ground)
+        got = reading.cells().reshape(-1)
+        on_board = where >= 0
+        want = np.where(on_board, truth[np.maximum(where, 0)], UNKNOWN)
+        seen = np.where(on_board, visible[np.maximum(where, 0)], False)
+        known = (got != UNKNOWN) & on_board
+        self.visible += int(seen.sum())
+        self.known += int((known & seen).sum())
+        self.right += int((known & seen & (got == want)).sum())
+        self.hidden += int((~seen & on_board).sum())
+        self.hidden_wrong += int((known & ~seen & (got != want)).sum())
+
+    def report(self, title: str) -> None:
+        print(f"\n== {title}: {self.views} views, board found in {self.read}")
+        if not self.read:
+            return
+        print(f"visible studs read      {self.known / max(self.visible, 1):.1%} "
+              f"({self.known} of {self.visible})")
+        print(f"read studs right        {self.right / max(self.known, 1):.2%} "
+              f"({self.right} of {self.known}; target 99.5 %)")
+        print(f"hidden read wrongly     {self.hidden_wrong / max(self.hidden, 1):.2%} "
+              f"({self.hidden_wrong} of {self.hidden}; target under 0.5 %)")
+        ms, ref = float(np.median(self.ms)), float(np.median(self.aruco))
+        print(f"reading ms p50          {ms:.0f} = {ms / ref:.1f} x ArUco ({ref:.1f} ms)")
+        if self.misses:
+            print(f"  board not found: {' '.join(self.misses)}")
+
+
+def truth_cells(ground: GroundMap) -> np.ndarray:
+    grid = np.array([list(row) for row in ground.ground])
+    for x, y in ground.start_area:
+        grid[y, x] = "S"
+    return grid.reshape(-1)
+
+
+def stud_tops() -> np.ndarray:
+    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
+    xs, ys = np.meshgrid(idx, idx)
+    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, STUD_HEIGHT_MM)], axis=1)
+
+
+def labelled_visible(frame) -> np.ndarray:
+    """Cells whose stud top the twin's labels show as the board's own."""
+    px = np.rint(project(frame.camera, frame.pose, stud_tops())).astype(int)
+    h, w = frame.parts.shape
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    out = np.zeros(len(px), bool)
+    x, y = px[inside, 0], px[inside, 1]
+    out[inside] = (frame.parts[y, x] == PART_STUD_TOP) & (frame.kinds[y, x] == KIND_BOARD)
+    return out
+
+
+def under_pieces(pieces: tuple, ground: GroundMap) -> np.ndarray:
+    covered = np.zeros(BOARD_STUDS * BOARD_STUDS, bool)
+    for piece in pieces:
+        if piece.z == 0:
+            for x, y in piece.footprint():
+                covered[y * BOARD_STUDS + x] = True
+    return covered
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--maps", type=int, help="twin maps (default 60, quick 10)")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    n = args.maps if args.maps is not None else (10 if args.quick else 60)
+    setup, palace = Tally(), Tally()
+    for i in range(n):
+        seed = 20_000 + i
+        rng = np.random.default_rng(seed)
+        ground = random_map(rng, start_area=True)
+        for tally, board in ((setup, Palace(ground, ground.setup)),
+                             (palace, board_scene(rng, seed, ground))):
+            camera, pose = random_camera(rng)
+            frame = render(board, camera, pose, RenderOptions(wide=True), seed=seed)
+            tally.add(str(seed), frame.image, camera, pose, ground, labelled_visible(frame))
+    if n:
+        setup.report("twin, set-up position, one view")
+        palace.report("twin, a palace standing, one view")
+    cycles = Tally()
+    for frame in load_frames(limit=8 if args.quick else None):
+        hidden = under_pieces(frame.scene.pieces, frame.ground)
+        cycles.add(frame.name, frame.image, frame.camera, frame.pose, frame.ground, ~hidden)
+    cycles.report("Cycles frames, one view (hidden = under a piece)")
+
+
+if __name__ == "__main__":
+    main()

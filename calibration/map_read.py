@@ -1,0 +1,253 @@
+"""Reading the ground map off the board: the colour of the card around every stud.
+
+The real Ground Maps are not published and nobody wants to type 1024 letters, so the
+camera reads the map: the board is located without a map (the pose needs none), the
+card's colour is sampled around each stud that shows, the views are fused in the board
+frame of the first one (each later view turned the quarter turn under which its colours
+agree best with what is read so far), and every cell is named light green, dark green,
+gold, blocked or the white starting area. A stud hidden in every view (a piece, a hand,
+the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a starting
+point for the rules.
+
+Naming needs no colour calibration beyond the card's own contrasts: gold is the
+orange-to-yellow ink (hue under 114 degrees), the starting area the whitest low-colour
+one, blocked areas grey with little colour, and the greens split into light and dark
+where they form two groups (k-means), else all light green.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import Camera, FloatArray, Pose
+from calibration.evidence import gray_float
+from calibration.map_place import stud_cells
+from calibration.pose import locate_board
+from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
+from rules.maps import GroundMap
+from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+
+UNKNOWN = "?"
+START = "S"
+MAX_STUD_TOP_DE = 14.0
+"""A cell's stud top must be within this Lab distance of the board's median stud top: a
+brick, a column or an arch standing there shows its own colour on top."""
+GOLD_HUE_LIMIT = 114.0
+MIN_SPREAD = 14.0
+SPREAD_OVER_TYPICAL = 2.5
+"""A cell whose four card samples stray from their middle by more than this many times
+the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
+GREEN_SPLIT = 10.0
+"""Lab distance between the two green groups' centres below which the greens are taken
+as one ink and named by their lightness alone."""
+
+
+@dataclass(frozen=True)
+class ViewRead:
+    """One picture's reading: the pose it was read under, colours and which cells showed."""
+
+    pose: Pose
+    colours: FloatArray  # 1024 x 3 Lab (OpenCV 8-bit scale)
+    shown: NDArray[np.bool_]  # 1024
+
+
+@dataclass(frozen=True)
+class MapReading:
+    """The map read from one or more views, in the first located view's board frame."""
+
+    ground: GroundMap
+    pose: Pose
+    camera: Camera
+    views: int
+    known: int
+
+    def cells(self) -> NDArray[np.str_]:
+        """32 x 32 characters, with the starting area as ``S``."""
+        grid = np.array([list(row) for row in self.ground.ground])
+        for x, y in self.ground.start_area:
+            grid[y, x] = START
+        return grid
+
+
+class MapReadError(ValueError):
+    """No picture showed the board; the message names the pictures and why."""
+
+
+def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
+    """The card's colours in one picture, or why the board was not found in it."""
+    if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
+        camera = camera.scaled_to(image.shape[1], image.shape[0])
+    location = locate_board(image, camera)
+    if not location.found or location.pose is None:
+        return location.reason
+    pose = location.pose
+    cam = location.camera or camera
+    shown = stud_cells(gray_float(image), cam, pose, 0).reshape(-1)
+    samples = lab_samples(image, cam, pose, MAP_POINTS).reshape(-1, len(CARD_OFFSETS_MM), 3)
+    # The middle of the four samples around each stud: one of them on a leaf, a shadow
+    # or the next region does not move it.
+    colours = np.median(samples, axis=1)
+    spread = np.linalg.norm(samples - colours[:, None, :], axis=2).max(axis=1)
+    tops = lab_samples(image, cam, pose, _stud_tops())
+    usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
+    if usable.sum() >= 20:
+        typical = np.median(tops[usable], axis=0)
+        usable &= np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
+            MAX_STUD_TOP_DE * 255 / 100)
+        # Samples that disagree: a region's border, a piece's shadow edge or a leaf. A
+        # stud read as unknown costs little; one read wrong misleads the rules.
+        usable &= spread <= max(MIN_SPREAD, SPREAD_OVER_TYPICAL * float(np.median(spread[usable])))
+    return ViewRead(pose, colours, usable)
+
+
+def _stud_tops() -> FloatArray:
+    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
+    xs, ys = np.meshgrid(idx, idx)
+    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, STUD_HEIGHT_MM)], axis=1)
+
+
+def _normalised(view: ViewRead) -> FloatArray:
+    """Colours less the view's median over shown cells (exposure and cast cancel)."""
+    out = view.colours.astype(np.float64).copy()
+    if view.shown.any():
+        out -= np.median(out[view.shown], axis=0)
+    out[~view.shown] = np.nan
+    return out
+
+
+def align(reference: FloatArray, view: ViewRead) -> int:
+    """The quarter turn of ``view``'s cells that agrees best with ``reference`` (1024 x 3,
+    NaN where unread): view cell ``TURNS[k][c]`` is reference cell ``c``."""
+    colours = _normalised(view)
+    best, best_k = np.inf, 0
+    for k in range(4):
+        moved = colours[TURNS[k]]
+        both = np.all(np.isfinite(moved), axis=1) & np.all(np.isfinite(reference), axis=1)
+        if both.sum() < 20:
+            continue
+        cost = float(np.median(np.linalg.norm(moved[both] - reference[both], axis=1)))
+        if cost < best:
+            best, best_k = cost, k
+    return best_k
+
+
+def fuse(views: list[ViewRead]) -> FloatArray:
+    """Median colour per cell over the views it shows in (NaN where it shows in none),
+    in the first view's frame, each view's exposure brought to the first's."""
+    first = views[0]
+    offset = np.median(first.colours[first.shown], axis=0) if first.shown.any() else 0
+    stack = [_normalised(first)]
+    for view in views[1:]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            reference = np.nanmedian(np.stack(stack), axis=0)
+        k = align(reference, view)
+        stack.append(_normalised(view)[TURNS[k]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # cells unread in every view
+        fused = np.nanmedian(np.stack(stack), axis=0)
+    return fused + offset
+
+
+def name_cells(colours: FloatArray) -> NDArray[np.str_]:
+    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3)."""
+    out = np.full(len(colours), UNKNOWN, dtype="<U1")
+    seen = np.all(np.isfinite(colours), axis=1)
+    if not seen.any():
+        return out
+    lab = colours[seen].astype(np.float64)
+    lightness = lab[:, 0] * 100 / 255
+    a, b = lab[:, 1] - 128, lab[:, 2] - 128
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a))
+    names = np.full(len(lab), "L", dtype="<U1")
+    white = (chroma < 16) & (lightness > 72)
+    # Sand prints from orange to a greenish yellow (hue 75 to 105 on the wide twin) and
+    # the greens at 125 and above: the hue alone parts them, lightness does not.
+    gold = (hue > 35) & (hue < GOLD_HUE_LIMIT) & (b > 12) & ~white
+    grey = (chroma < 11) & ~white & ~gold & (lightness > 30)
+    green = ~(gold | white | grey)
+    names[gold] = "G"
+    names[white] = START
+    names[grey] = "X"
+    names[green] = _split_greens(np.stack([lightness, a, b], axis=1)[green])
+    out[seen] = names
+    return out
+
+
+def _split_greens(lab: FloatArray) -> NDArray[np.str_]:
+    """Light or dark green for cells of green ink (rows L, a, b on the 0..100 scale)."""
+    if len(lab) < 6:
+        return np.full(len(lab), "L")
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+    cv2.setRNGSeed(7)
+    _, assigned, centres = cv2.kmeans(lab.astype(np.float32), 2, None, criteria, 3,
+                                      cv2.KMEANS_PP_CENTERS)
+    assigned = assigned.reshape(-1)
+    gap = float(np.linalg.norm(centres[0] - centres[1]))
+    sizes = np.bincount(assigned, minlength=2)
+    if gap < GREEN_SPLIT or sizes.min() < 3:
+        # One green ink: its lightness alone cannot say which (exposure moves it), and
+        # a map with one green is more often light green with gold than dark alone.
+        return np.full(len(lab), "L")
+    light = int(np.argmax(centres[:, 0]))
+    return np.where(assigned == light, "L", "D")
+
+
+def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | None,
+             name: str = "read") -> MapReading:
+    """The map read from the pictures (name, BGR image); cameras default to a 60-degree
+    webcam of each picture's size."""
+    views: list[ViewRead] = []
+    misses: list[str] = []
+    first_camera: Camera | None = None
+    for label, image in pictures:
+        cam = camera or Camera.default_for(image.shape[1], image.shape[0])
+        view = read_view(image, cam)
+        if isinstance(view, str):
+            misses.append(f"{label}: {view}")
+            continue
+        views.append(view)
+        first_camera = first_camera or cam
+    if not views or first_camera is None:
+        raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
+    chars = name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS)
+    start = frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(chars == START), strict=True))
+    chars[chars == START] = "L"
+    ground = GroundMap(
+        name=name,
+        ground=tuple("".join(row) for row in chars),
+        start_area=start,
+        extra={"note": f"read by the camera from {len(views)} picture(s); '?' = unknown"},
+    )
+    known = int((chars != UNKNOWN).sum())
+    return MapReading(ground, views[0].pose, first_camera, len(views), known)
+
+
+def cell_in(reference: Pose, other: Pose) -> NDArray[np.int64]:
+    """For each cell of ``reference``'s board frame, the cell of ``other``'s frame at the
+    same place (both poses of the same board in the same camera), -1 off the board."""
+    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
+    xs, ys = np.meshgrid(idx, idx)
+    pts = np.stack([xs.ravel(), ys.ravel(), np.zeros(xs.size)], axis=1)
+    cam = reference.to_camera(pts)
+    back = (cam - other.tvec) @ other.rotation
+    ij = np.floor(back[:, :2] / STUD_MM).astype(np.int64)
+    ok = np.all((ij >= 0) & (ij < BOARD_STUDS), axis=1)
+    return np.where(ok, ij[:, 1] * BOARD_STUDS + ij[:, 0], -1)
+
+
+PNG_COLOURS = {"L": (74, 178, 132), "D": (52, 104, 48), "G": (96, 178, 214),
+               "X": (90, 90, 90), START: (235, 235, 235), UNKNOWN: (180, 0, 180)}
+
+
+def map_picture(cells: NDArray[np.str_], cell_px: int = 8) -> NDArray[np.uint8]:
+    """A small BGR picture of a map's cells (``?`` magenta), row y = 0 at the top."""
+    grid = np.array([[PNG_COLOURS[c] for c in row] for row in cells], np.uint8)
+    return cv2.resize(grid, None, fx=cell_px, fy=cell_px, interpolation=cv2.INTER_NEAREST)
+

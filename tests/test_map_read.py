@@ -1,0 +1,144 @@
+"""Reading the ground map off the board, '?' for unknown studs, and where the map is kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import Pose
+from calibration.map_read import UNKNOWN, cell_in, map_picture, read_map
+from calibration.profile import Profile, TablePose
+from palace.cli import main
+from rules.maps import MapError, map_from_json
+from rules.palace import Palace
+from rules.pieces import Axis, Kind, Piece
+from rules.random_map import random_map
+from rules.staircase import analyse_turn
+from twin import RenderOptions, random_camera, render
+
+
+def truth_cells(ground) -> np.ndarray:
+    grid = np.array([list(row) for row in ground.ground])
+    for x, y in ground.start_area:
+        grid[y, x] = "S"
+    return grid.reshape(-1)
+
+
+def test_map_read_from_a_setup_frame_matches_the_truth_on_visible_studs() -> None:
+    rng = np.random.default_rng(1)
+    ground = random_map(rng, start_area=True)
+    camera, pose = random_camera(rng)
+    frame = render(Palace(ground, ground.setup), camera, pose, RenderOptions(clean=True), seed=1)
+    reading = read_map([("setup", frame.image)], camera)
+    where = cell_in(reading.pose, pose)
+    got = reading.cells().reshape(-1)
+    known = (got != UNKNOWN) & (where >= 0)
+    assert known.sum() > 700  # most of the board is read
+    assert (got[known] == truth_cells(ground)[where[known]]).mean() > 0.98
+    # The setup pieces stand on the start area: those studs are unknown, not guessed.
+    for piece in ground.setup:
+        for x, y in piece.footprint():
+            cell = int(np.nonzero(where == y * 32 + x)[0][0])
+            assert got[cell] == UNKNOWN
+
+
+def test_random_maps_vary_and_keep_the_corner_bricks_blocked() -> None:
+    a = random_map(np.random.default_rng(0), start_area=True, blocked=False)
+    b = random_map(np.random.default_rng(1), start_area=False)
+    assert a.ground != b.ground
+    assert a.start_area and not b.start_area and not b.setup
+    for ground in (a, b):
+        assert ground.char(1, 1) == ground.char(30, 30) == "X"
+    assert random_map(np.random.default_rng(0), start_area=True, blocked=False) == a
+
+
+def _map_with(char: str) -> dict:
+    ground = ["L" * 32 for _ in range(32)]
+    ground[5] = "L" * 10 + char + "L" * 21
+    return {"format": "palace-map/1", "ground": ground}
+
+
+def test_unknown_stud_is_read_but_never_a_starting_point() -> None:
+    ground = map_from_json(_map_with(UNKNOWN), "read.json")
+    assert ground.color(10, 5) is None and ground.buildable(10, 5)
+    with pytest.raises(MapError, match="row 5"):
+        map_from_json(_map_with("Z"), "bad.json")
+    before = Palace(ground, [Piece(Kind.BRICK, 16, 16, 0, id="b0")])
+    arch = Piece(Kind.ARCH, 10, 5, 0, axis=Axis.X, id="a1")
+    after = Palace(ground, [*before.pieces, arch, Piece(Kind.BRICK, 14, 5, 0, id="x")])
+    report = analyse_turn(before, after)
+    text = " ".join(v.message for v in report.violations)
+    assert "unknown" in text and "10,5" in text
+
+
+def test_profile_keeps_the_map_read_for_a_table(tmp_path: Path) -> None:
+    ground = map_from_json(_map_with(UNKNOWN), "read.json")
+    profile = Profile(tables={"kitchen": TablePose(Pose(np.zeros(3), np.array([0, 0, 500.0])),
+                                                   2, ground)})
+    path = tmp_path / "profile.json"
+    profile.save(path)
+    again = Profile.load(path)
+    assert again.tables["kitchen"].map is not None
+    assert again.tables["kitchen"].map.ground == ground.ground
+    data = json.loads(path.read_text())
+    data["tables"]["kitchen"]["map"]["ground"][3] = "LL"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="kitchen"):
+        Profile.load(path)
+
+
+def test_map_picture_marks_unknown_studs() -> None:
+    cells = np.full((32, 32), "L")
+    cells[0, 0] = UNKNOWN
+    picture = map_picture(cells, cell_px=4)
+    assert picture.shape == (128, 128, 3)
+    assert tuple(picture[1, 1]) != tuple(picture[10, 10])
+
+
+def test_cli_map_read_bad_input_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "not-an-image.png"
+    bad.write_text("hello")
+    assert main(["map", "read", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "not a readable image" in err and err.count("\n") == 1
+
+
+def test_cli_locate_without_a_map_says_the_turn_is_unresolved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(1)
+    ground = random_map(rng, start_area=True)
+    camera, pose = random_camera(rng)
+    frame = render(Palace(ground, ground.setup), camera, pose, RenderOptions(), seed=1)
+    cv2.imwrite(str(tmp_path / "f.png"), frame.image)
+    camera.save(tmp_path / "cam.json")
+    assert main(["locate", str(tmp_path / "f.png"), "--camera", str(tmp_path / "cam.json")]) == 0
+    assert "rotation unresolved" in capsys.readouterr().out
+
+
+def test_a_map_read_into_the_profile_resolves_the_turn_later(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(2)
+    ground = random_map(rng, start_area=True)
+    camera, pose = random_camera(rng)
+    clean = render(Palace(ground, ground.setup), camera, pose, RenderOptions(clean=True), seed=2)
+    cv2.imwrite(str(tmp_path / "setup.png"), clean.image)
+    camera.save(tmp_path / "cam.json")
+    profile = str(tmp_path / "profile.json")
+    assert main(["map", "read", str(tmp_path / "setup.png"), "--camera", str(tmp_path / "cam.json"),
+                 "--profile", profile, "--png", str(tmp_path / "map.png")]) == 0
+    assert Profile.load(profile).tables["default"].map is not None
+    assert cv2.imread(str(tmp_path / "map.png")) is not None
+    capsys.readouterr()
+    later = render(Palace(ground, ground.setup), camera, pose, RenderOptions(), seed=3)
+    cv2.imwrite(str(tmp_path / "later.png"), later.image)
+    assert main(["locate", str(tmp_path / "later.png"), "--profile", profile, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["found"] and out["turn_resolved"]
