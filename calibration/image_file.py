@@ -21,6 +21,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+"""The names of the pictures the loader reads (PNG and JPEG, told apart by content)."""
 MAX_PIXELS = 25_000_000
 """A 24-megapixel phone photo still fits; beyond that the work (and memory) of finding the
 board grows with no gain, since the board's studs are a few pixels wide long before."""

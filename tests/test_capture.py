@@ -7,12 +7,13 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.image_file import ImageFileError
 from palace.cli import main
 from vision.capture import CaptureError, FolderSource, VideoSource, open_source
 
 
 def _picture(value: int) -> np.ndarray:
-    image = np.zeros((48, 64, 3), np.uint8)
+    image = np.zeros((72, 96, 3), np.uint8)
     image[:, :, 1] = value
     image[10:20, value % 40:value % 40 + 8] = 255
     return image
@@ -26,12 +27,12 @@ def test_a_folder_is_read_in_name_order_at_its_rate(tmp_path):
     assert [f.index for f in frames] == [0, 1, 2, 3]
     assert [f.time for f in frames] == pytest.approx([0.0, 0.2, 0.4, 0.6])
     assert [int(f.image[0, 0, 1]) for f in frames] == [20, 40, 60, 200]
-    assert all(f.image.shape == (48, 64, 3) and f.image.dtype == np.uint8 for f in frames)
+    assert all(f.image.shape == (72, 96, 3) and f.image.dtype == np.uint8 for f in frames)
 
 
 def test_a_video_gives_its_frames_on_its_own_clock(tmp_path):
     path = tmp_path / "table.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 4.0, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 4.0, (96, 72))
     assert writer.isOpened()
     for k in range(6):
         writer.write(_picture(40 * k))
@@ -51,7 +52,7 @@ def test_bad_sources_say_what_is_wrong(tmp_path):
     with pytest.raises(CaptureError, match="no pictures"):
         FolderSource(tmp_path)
     (tmp_path / "broken.png").write_bytes(b"not a png")
-    with pytest.raises(CaptureError, match=r"broken\.png: not a readable picture"):
+    with pytest.raises(ImageFileError, match=r"broken\.png: not a PNG or JPEG"):
         list(FolderSource(tmp_path))
     with pytest.raises(CaptureError, match="no such file"):
         open_source(video=str(tmp_path / "missing.mp4"))
@@ -84,7 +85,7 @@ def test_a_live_source_hands_over_the_newest_frame(tmp_path):
     from vision.capture import CameraSource
 
     path = tmp_path / "live.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30.0, (96, 72))
     for k in range(200):
         writer.write(_picture(k))
     writer.release()

@@ -106,7 +106,7 @@ def test_cli_map_read_bad_input_is_one_line_exit_2(
     bad.write_text("hello")
     assert main(["map", "read", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "not a readable image" in err and err.count("\n") == 1
+    assert "not-an-image.png: not a PNG or JPEG" in err and err.count("\n") == 1
 
 
 def test_cli_locate_without_a_map_says_the_turn_is_unresolved(

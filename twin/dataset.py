@@ -20,13 +20,11 @@ from typing import Any, TextIO
 import cv2
 import numpy as np
 
+from calibration.image_file import IMAGE_SUFFIXES
 from rules.scene import Scene
 from twin.cameras import random_camera
 from twin.frame import Frame, RenderOptions
 from twin.renderer import render
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
-
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3

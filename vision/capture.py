@@ -23,9 +23,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.image_file import load_image
+from calibration.image_file import IMAGE_SUFFIXES, load_image
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 MAX_PIXELS = 4096 * 4096
 """A frame larger than this is refused: no webcam makes one, and it would stall the loop."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from calibration.camera import Camera, Pose
+from calibration.image_file import IMAGE_SUFFIXES
 from palace.cli import SEED, UsageError
 from palace.commands.score import with_corners
 from palace.output_path import output_file
@@ -23,7 +24,7 @@ from rules.palace import impossible_violations
 from rules.scene import load_scene
 from twin import RenderOptions, render
 from twin.cameras import random_pose
-from twin.dataset import IMAGE_SUFFIXES, FrameWriteError, frame_paths, save_frame
+from twin.dataset import FrameWriteError, frame_paths, save_frame
 from twin.renderer import MAX_PIXELS as MAX_RENDER_PIXELS
 
 
