@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order `palace --help` lists them.
-COMMANDS = ("score", "check", "demo", "render", "dataset", "calibrate", "locate")
+COMMANDS = ("score", "check", "demo", "render", "dataset", "calibrate", "locate", "serve")
 
 
 class UsageError(Exception):

@@ -1,0 +1,420 @@
+"""The table session: one game at the table, driven by the camera loop and by the page.
+
+Contract (the camera loop and the server code against exactly this; all of it is
+thread-safe, the loop calling from its own thread):
+
+- ``TableSession.open(db_path, *, resume)``: the game log at ``db_path``; with
+  ``resume`` the latest game is rebuilt from it, otherwise a new default game (two
+  players, map 1) is started until the page sets one up.
+- ``show_frame(image, location)``: the newest BGR camera picture and where the board is
+  in it (``calibration.evidence.BoardLocation`` or None); the overlay is drawn here and
+  pages are told a new frame is there.
+- ``camera_status(state, detail="")``: searching, tracking, hands, settling, reading.
+- ``camera_turn(reading, frames)``: a settled board was read (vision's ``TurnReading``,
+  duck-typed: ``found``, ``reason``, ``uncertain``, ``added`` of readings with
+  ``piece``, ``confidence``, ``alternatives``). Found, certain and legal: it is the
+  active player's turn, pending card picks. Otherwise the game is "out of sync" and the
+  page asks the players, showing what is doubtful, until they correct or confirm.
+- ``palace()`` the palace as the game has it (corrections and undo included), which
+  the loop reads the next turn against; ``ground`` the map in use.
+
+Everything the page does goes through the methods below the camera's; a refused action
+raises :class:`SessionError` with an HTTP status, a short code and a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from palace import views
+from palace.broadcast import Broadcast
+from palace.draft import (
+    CorrectionError,
+    Draft,
+    DraftPiece,
+    apply,
+    check_piece,
+    from_reading,
+    named,
+)
+from palace.gamelog import GameLog, GameRow
+from palace.ldraw import palace_ldr
+from palace.overlay import CameraFrame, OverlayScene, draw_overlay, encode_jpeg, scaled
+from palace.replay import game_export, palace_at, replay
+from rules.cards import PurchaseError
+from rules.game import Game, GameError, IllegalTurnError
+from rules.maps import GroundMap, MapError, load_map, map_from_json, piece_to_json
+from rules.palace import Palace
+from rules.report import TurnReport
+from rules.scene import scene_from_json
+from rules.settings import RuleSettings
+from rules.staircase import split_turn
+
+MAX_TURN_FRAMES = 4
+"""Frames kept per turn: the settled frame before, the one read, and a few between."""
+
+
+class SessionError(Exception):
+    """A refused action: ``status`` for HTTP, ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, status: int, code: str, message: str,
+                 report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.report = status, code, message, report
+
+
+class TableSession:
+    """See the module's contract. Every change is logged before it is shown."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        self.hub = Broadcast()
+        self._lock = threading.RLock()
+        self._frame_lock = threading.Lock()
+        self._frame: CameraFrame | None = None
+        self._jpeg: tuple[int, bytes] | None = None
+        self._state: tuple[int, bytes] | None = None
+        self.camera = {"state": "off", "detail": "", "frame": 0, "board": False}
+        self.row: GameRow
+        self.game: Game
+        self.draft: Draft | None = None
+        self._report: TurnReport | None = None
+        self._placed_in: dict[str, int] = {}
+        self._numbers: list[int] = []
+
+    # -- opening ------------------------------------------------------------------------
+    @classmethod
+    def open(cls, db_path: Path, *, resume: bool) -> TableSession:
+        session = cls(GameLog.open(db_path))
+        row = session.log.latest_game() if resume else None
+        if row is None:
+            session.new_game(players=2)
+        else:
+            session._load(row)
+        return session
+
+    def close(self) -> None:
+        self.log.close()
+
+    def new_game(self, players: int, names: Sequence[str] | None = None, map_name: str = "1",
+                 map_data: dict[str, Any] | None = None, settings: RuleSettings | None = None,
+                 seed: int = 0) -> None:
+        """Sets up a new game (the old one stays in the log)."""
+        names = list(names or [])
+        if not 2 <= players <= 4:
+            raise SessionError(422, "players", f"Monkey Palace is played by 2 to 4 players, "
+                               f"not {players}")
+        names = [n.strip() or f"Player {i + 1}" for i, n in enumerate(names[:players])]
+        names += [f"Player {i + 1}" for i in range(len(names), players)]
+        try:
+            ground = map_from_json(map_data, "uploaded map") if map_data else load_map(map_name)
+        except MapError as exc:
+            raise SessionError(422, "map", str(exc)) from None
+        settings = settings or RuleSettings()
+        with self._lock:
+            game_id = self.log.new_game(names, ground.name if map_data else map_name,
+                                        ground.to_json() if map_data else None,
+                                        asdict(settings), seed)
+            self._load(self.log.game(game_id))
+
+    def _load(self, row: GameRow) -> None:
+        """Rebuilds the game from the log: set-up, then every turn not undone."""
+        game, placed_in, numbers = replay(self.log, row)
+        with self._lock:
+            self.row, self.game, self._placed_in, self._numbers = row, game, placed_in, numbers
+            data = self.log.draft(row.id)
+            self._set_draft(Draft.from_json(data) if data else None, log=False)
+
+    # -- the camera loop's side -------------------------------------------------------
+    def palace(self) -> Palace:
+        with self._lock:
+            return self.game.palace.copy()
+
+    @property
+    def ground(self) -> GroundMap:
+        with self._lock:
+            return self.game.palace.ground
+
+    def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
+        """Keeps the picture (scaled for the page) with what to draw on it; the overlay
+        is drawn when a page asks for it, so a loop with nobody watching pays nothing."""
+        view, scale = scaled(image)
+        found = bool(location is not None and location.found and location.pose is not None)
+        scene = None
+        if found:
+            with self._lock:
+                draft, report = self.draft, self._report
+                scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
+                                     report.path if report else (),
+                                     draft.doubtful if draft else ())
+        frame = CameraFrame(view, scale, location.camera if found else None,
+                            location.pose if found else None, scene)
+        with self._frame_lock:
+            self._frame = frame
+            self.camera["frame"] = int(self.camera["frame"]) + 1
+            self.camera["board"] = found
+        self.hub.publish("frame")
+
+    def camera_status(self, state: str, detail: str = "") -> None:
+        with self._frame_lock:
+            changed = (state, detail) != (self.camera["state"], self.camera["detail"])
+            self.camera.update(state=state, detail=detail)
+        if changed:
+            self._changed()
+
+    def camera_turn(self, reading: Any, frames: Sequence[NDArray[np.uint8]]) -> None:
+        jpegs = [encode_jpeg(f) for f in list(frames)[-MAX_TURN_FRAMES:]]
+        with self._lock:
+            if self.over:
+                return
+            kept = self.draft
+            if reading.found and not reading.added and not reading.uncertain:
+                self.camera_status("tracking", "the board settled with nothing new on it")
+                if kept is not None and kept.source == "camera" and not kept.corrections:
+                    self._set_draft(None)  # what the camera had read was taken away
+                return
+            new = from_reading(reading, [p.id for p in self.game.palace])
+            if kept is not None and (kept.source != "camera" or kept.corrections):
+                new = replace(self.draft, notice=f"The camera read the board again "
+                              f"({len(new.pieces)} new pieces); your corrections are kept.")
+            self._set_draft(new, frames=jpegs)
+
+    # -- reading the game -----------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.game.is_over or self.row.ended is not None
+
+    @property
+    def sync(self) -> str:
+        """over, ready (waiting for a turn), pending (a sound turn awaiting its cards)
+        or out_of_sync (a doubtful or illegal reading the players must settle)."""
+        if self.over:
+            return "over"
+        if self.draft is None:
+            return "ready"
+        doubtful = self.draft.uncertain or self.draft.doubtful
+        legal = self._report is not None and self._report.legal
+        return "pending" if legal and not doubtful else "out_of_sync"
+
+    def state(self) -> dict[str, Any]:
+        with self._frame_lock:
+            camera = dict(self.camera)
+        with self._lock:
+            game, draft, report = self.game, self.draft, self._report
+            out = views.game_json(game, self.row.names)
+            color = report.start_color if report is not None and report.legal else None
+            out.update(
+                game_id=self.row.id, map=self.row.map_name, seed=self.row.seed,
+                ended=self.row.ended is not None, end_reason=self.row.end_reason,
+                sync=self.sync, version=self.hub.versions["state"], camera=camera,
+                market=views.market_json(game, color),
+                palace=views.palace_json(game, self._placed_in),
+                turns=views.turns_json(self.log.turns(self.row.id, undone=True)),
+                draft=views.draft_json(draft, report))
+            return out
+
+    def state_bytes(self) -> bytes:
+        """The state as JSON, built once per change however many pages ask."""
+        with self._lock:
+            version = self.hub.versions["state"]
+            if self._state is None or self._state[0] != version:
+                self._state = (version, json.dumps(self.state()).encode())
+            return self._state[1]
+
+    def camera_jpeg(self) -> tuple[int, bytes] | None:
+        """The newest picture with its overlay as JPEG and its number; drawn and encoded
+        once per picture however many pages ask."""
+        with self._frame_lock:
+            frame, number, cached = self._frame, int(self.camera["frame"]), self._jpeg
+        if frame is None:
+            return None
+        if cached is None or cached[0] != number:
+            cached = (number, encode_jpeg(draw_overlay(frame)))
+            with self._frame_lock:
+                self._jpeg = cached
+        return cached
+
+    # -- the players' actions ---------------------------------------------------------
+    def correct(self, action: dict[str, Any]) -> None:
+        """Applies one correction to this turn (starting one by hand if there is none)."""
+        with self._lock:
+            self._require_running()
+            draft = self.draft or Draft("manual")
+            taken = {p.id for p in self.game.palace}
+            try:
+                new = apply(draft, action, taken)
+            except CorrectionError as exc:
+                raise SessionError(422, "correction", str(exc)) from None
+            if new.frog and not draft.frog:
+                try:
+                    self.game.check_turn(new.added, frog=True)
+                except GameError as exc:
+                    raise SessionError(409, "frog", str(exc)) from None
+            self._set_draft(new, correction=action)
+
+    def set_scene(self, data: Any) -> None:
+        """This turn as a whole scene after it (``palace-scene/1``): what is new on it
+        becomes the draft; a scene that removes pieces of the board is refused."""
+        with self._lock:
+            self._require_running()
+            try:
+                scene = scene_from_json(data, "scene")
+            except ValueError as exc:
+                raise SessionError(422, "scene", str(exc)) from None
+            added, removed, _ = split_turn(self.game.palace, scene.pieces)
+            if removed:
+                text = "; ".join(v.message for v in removed)
+                raise SessionError(422, "scene", f"scene: {text}")
+            pieces = named(added, [p.id for p in self.game.palace])
+            try:
+                draft = Draft("scene", tuple(DraftPiece(check_piece(p)) for p in pieces))
+            except CorrectionError as exc:
+                raise SessionError(422, "scene", f"scene: {exc}") from None
+            self._set_draft(draft, correction={"action": "scene", "pieces": len(pieces)})
+
+    def discard(self) -> None:
+        with self._lock:
+            if self.draft is None:
+                raise SessionError(409, "no_turn", "there is no turn being read to discard")
+            self._set_draft(None, correction={"action": "discard"})
+
+    def confirm(self, seat: int, purchases: Sequence[str], *, free_arches: int | None = None,
+                stacks: Sequence[int] | None = None,
+                monkey_at: tuple[int, int, int] | None = None) -> None:
+        """Plays this turn's staircase with the cards picked, as the rules allow."""
+        with self._lock:
+            self._require_turn(seat)
+            if self.draft is None:
+                raise SessionError(409, "no_turn", "there is no staircase to confirm: build "
+                                   "one (or enter it by hand) first, or pass")
+            draft = self.draft
+            options = {"purchases": list(purchases), "frog": draft.frog,
+                       "free_arches": free_arches,
+                       "stacks": list(stacks) if stacks is not None else None,
+                       "monkey_at": list(monkey_at) if monkey_at else None}
+            try:
+                result = self.game.play_turn(
+                    draft.added, purchases, frog=draft.frog, free_arches=free_arches,
+                    stacks=stacks, monkey_at=monkey_at)
+            except IllegalTurnError as exc:
+                raise SessionError(409, "illegal_turn", str(exc), exc.report.to_json()) from None
+            except PurchaseError as exc:
+                raise SessionError(409, "purchase", str(exc)) from None
+            except GameError as exc:
+                raise SessionError(409, "refused", str(exc)) from None
+            self._record(result, "play", [piece_to_json(p) for p in draft.added], options,
+                         draft.source, [(c.pile, c.id, c.cost, c.bananas) for c in result.cards])
+
+    def pass_turn(self, seat: int, *, free_arches: int | None = None) -> None:
+        with self._lock:
+            self._require_turn(seat)
+            result = self.game.pass_turn(free_arches=free_arches)
+            self._record(result, "pass", [], {"free_arches": free_arches}, "manual", [])
+
+    def undo(self, number: int) -> None:
+        """Takes back turn ``number`` and every later one; its pieces come back as this
+        turn's draft, to be corrected and confirmed again."""
+        with self._lock:
+            if number not in self._numbers:
+                known = ", ".join(map(str, self._numbers)) or "none"
+                raise SessionError(404, "no_such_turn",
+                                   f"there is no turn {number} in play (turns: {known})")
+            turn = next(t for t in self.log.turns(self.row.id) if t.number == number)
+            draft = None
+            if turn.kind == "play":
+                pieces = scene_from_json({"format": "palace-scene/1", "pieces": turn.added})
+                draft = Draft("undo", tuple(DraftPiece(p) for p in pieces.pieces),
+                              frog=bool(turn.options.get("frog")))
+            self.log.undo(self.row.id, number, draft.to_json() if draft else None)
+            self._load(self.log.game(self.row.id))
+            self._changed()
+
+    def end_game(self, reason: str = "the players ended the game") -> None:
+        with self._lock:
+            if self.over:
+                raise SessionError(409, "over", "the game is already over")
+            self.log.end_game(self.row.id, reason)
+            self.row = self.log.game(self.row.id)
+            self._changed()
+
+    # -- export -------------------------------------------------------------------------
+    def export(self) -> dict[str, Any]:
+        with self._lock:
+            return game_export(self.log, self.row, self.game, self.draft)
+
+    def ldraw(self, number: int) -> str:
+        """The palace after turn ``number`` (0: the set-up) as an LDraw model."""
+        with self._lock:
+            pieces = palace_at(self.log, self.row, self.game.palace.ground, number)
+            if pieces is None:
+                known = ", ".join(map(str, self._numbers)) or "none"
+                raise SessionError(404, "no_such_turn",
+                                   f"there is no turn {number} in play (turns: {known})")
+            return palace_ldr(pieces, f"Monkey Palace, game {self.row.id}, after turn {number}")
+
+    def frames(self, number: int) -> list[bytes]:
+        with self._lock:
+            turn = next((t for t in self.log.turns(self.row.id) if t.number == number), None)
+            if turn is None:
+                raise SessionError(404, "no_such_turn", f"there is no turn {number} in play")
+            return self.log.frames(self.row.id, turn.id)
+
+    # -- inside -------------------------------------------------------------------------
+    def _require_running(self) -> None:
+        if self.over:
+            raise SessionError(409, "over", "the game is over; set up a new one to play on")
+
+    def _require_turn(self, seat: int) -> None:
+        self._require_running()
+        if seat != self.game.current:
+            who = self.row.names[self.game.current]
+            raise SessionError(409, "out_of_turn", f"it is {who}'s turn (seat "
+                               f"{self.game.current}), not seat {seat}'s")
+
+    def _record(self, result: Any, kind: str, added: list[dict[str, Any]],
+                options: dict[str, Any], source: str,
+                picks: list[tuple[str, str, int, int]]) -> None:
+        number = (self._numbers[-1] + 1) if self._numbers else 1
+        turn = {"number": number, "seat": result.seat, "round": result.round, "kind": kind,
+                "added": added, "options": options,
+                "report": result.report.to_json() if result.report else None,
+                "result": views.result_json(result), "scene": self.game.scene().to_json(),
+                "source": source}
+        try:
+            self.log.add_turn(self.row.id, turn, picks)
+        except Exception:
+            self._load(self.row)  # the log is the truth: take the turn back
+            raise
+        self._numbers.append(number)
+        self._placed_in.update(dict.fromkeys((p.id for p in result.placed), number))
+        if self.game.is_over and self.row.ended is None:
+            self.log.end_game(self.row.id, "the tray ran short")
+            self.row = self.log.game(self.row.id)
+        self._set_draft(None, log=False)
+
+    def _set_draft(self, draft: Draft | None, *, correction: dict[str, Any] | None = None,
+                   frames: list[bytes] | None = None, log: bool = True) -> None:
+        report = None
+        if draft is not None and draft.pieces and not self.game.is_over:
+            try:
+                report = self.game.check_turn(draft.added, frog=draft.frog)
+            except GameError as exc:
+                draft = replace(draft, reason=str(exc))
+        if log:
+            self.log.save_draft(self.row.id, draft.to_json() if draft else None,
+                                correction=correction, frames=frames,
+                                turn_number=(self._numbers[-1] + 1) if self._numbers else 1)
+        self.draft, self._report = draft, report
+        self._changed()
+
+    def _changed(self) -> None:
+        self.hub.publish("state")
+

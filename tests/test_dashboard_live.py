@@ -1,0 +1,126 @@
+"""The server as a process: live updates over server-sent events, and a SIGKILL in the
+middle of a turn that loses nothing once the server is started again with --resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session
+
+from palace.server import create_app
+from rules.maps import piece_to_json
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(db: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "palace.cli", "serve", "--port", str(port),
+                             "--db", str(db), *extra], env=env, cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/state", timeout=1)
+            return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"server did not start: {proc.stderr.read().decode()[-500:]}")
+
+
+def test_sigkill_mid_turn_loses_nothing(tmp_path):
+    oracle = open_session(tmp_path / "oracle")  # the same game in-process, to find turns
+    oracle.new_game(players=2)
+    db, port = tmp_path / "table.sqlite", _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = _start(db, port)
+    try:
+        httpx.post(f"{url}/api/game", json={"players": 2}).raise_for_status()
+        first = legal_staircase(oracle)
+        for piece in first:
+            httpx.post(f"{url}/api/turn/corrections",
+                       json={"action": "add", "piece": piece_to_json(piece)}).raise_for_status()
+        httpx.post(f"{url}/api/turn/confirm", json={"seat": 0}).raise_for_status()
+        for piece in first:
+            oracle.correct({"action": "add", "piece": piece_to_json(piece)})
+        oracle.confirm(0, [])
+        second = legal_staircase(oracle)
+        for piece in second[:-1]:  # mid-turn: the decoration is not entered yet
+            httpx.post(f"{url}/api/turn/corrections",
+                       json={"action": "add", "piece": piece_to_json(piece)}).raise_for_status()
+        before = httpx.get(f"{url}/api/state").json()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    proc = _start(db, port, "--resume")
+    try:
+        after = httpx.get(f"{url}/api/state").json()
+        for key in ("game_id", "players", "market", "palace", "tray", "trophies", "current"):
+            assert after[key] == before[key], key
+        assert after["draft"]["pieces"] == before["draft"]["pieces"]
+        assert len(after["draft"]["pieces"]) == len(second) - 1
+        assert [t["number"] for t in after["turns"]] == [1]
+        # The turn carries on where it stopped.
+        httpx.post(f"{url}/api/turn/corrections", json={
+            "action": "add", "piece": piece_to_json(second[-1])}).raise_for_status()
+        state = httpx.post(f"{url}/api/turn/confirm", json={"seat": 1}).json()
+        assert [t["number"] for t in state["turns"]] == [1, 2]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+        oracle.close()
+
+
+def test_server_sent_events_bring_the_report(tmp_path):
+    session = open_session(tmp_path)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        with httpx.stream("GET", f"http://127.0.0.1:{port}/api/events", timeout=10) as stream:
+            lines = stream.iter_lines()
+            first = _next_state(lines)
+            assert first["draft"] is None
+            pieces = legal_staircase(session)
+            session.camera_turn(FakeReading(True, tuple(FakePiece(p) for p in pieces)), [])
+            state = _next_state(lines)
+            while state["draft"] is None:
+                state = _next_state(lines)
+            assert state["sync"] == "pending" and state["draft"]["report"]["legal"]
+            assert len(state["draft"]["pieces"]) == len(pieces)
+    finally:
+        server.should_exit = True
+        thread.join(5)
+        session.close()
+
+
+def _next_state(lines):
+    event = None
+    for line in lines:
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event == "state":
+            return json.loads(line[6:])
+    pytest.fail("the stream ended")
