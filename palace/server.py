@@ -41,6 +41,7 @@ from palace.api_models import (
     SetupIn,
     StateOut,
 )
+from palace.monopoly_api import monopoly_router
 from palace.session import SessionError, TableSession
 from rules.settings import RuleSettings
 
@@ -69,6 +70,8 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
                   "camera and the players have it, its turns, cards, corrections and undo.")
     static = resources.files("palace") / "static"
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    app.include_router(monopoly_router())  # the Monopoly Builder table (by hand)
 
     @app.middleware("http")
     async def require_join_code(request: Request,

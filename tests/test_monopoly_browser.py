@@ -1,0 +1,89 @@
+"""The Monopoly Builder page in headless Chromium: a turn taken by hand (roll with the
+table's dice, buy, build on a clicked lot), a refused build showing the engine's reason,
+and the page's score checked against the API's."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+from dashboard_helpers import open_session
+
+from palace.server import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="run tools/install-test-browser for Chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def served(tmp_path):
+    session = open_session(tmp_path)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(5)
+    session.close()
+
+
+def test_a_turn_by_hand_on_the_page(served, tmp_path):
+    import httpx
+
+    url = served
+    httpx.post(f"{url}/api/monopoly-builder/game",
+               json={"players": ["red", "yellow"], "first": 0}).raise_for_status()
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{url}/")
+        page.click("a[href='/monopoly-builder']")
+        page.wait_for_selector("[data-lot='1,1']")
+        assert "red's turn, step 1" in page.inner_text("[data-testid=turn]")
+        dice = page.locator("[data-testid=actions] select")
+        dice.nth(0).select_option("1")
+        dice.nth(1).select_option("2")
+        page.click("button:has-text('Roll')")
+        page.click("button:has-text('Buy Baltic Avenue for $60')")
+        page.click("button:has-text('Done with the space')")
+        page.click("[data-lot='1,1']")
+        page.fill("fieldset:has(legend:has-text('Build on')) input[title='crane']", "3")
+        page.click("button:has-text('Build a floor')")
+        page.wait_for_function("document.querySelector('[data-testid=error]').textContent"
+                               ".includes('floor 1 needs')")
+        page.fill("fieldset:has(legend:has-text('Build on')) input[title='crane']", "")
+        page.click("button:has-text('Build a floor')")
+        page.wait_for_selector("[data-lot='1,1'] .floor.c-red")
+        assert "11 blocks left" in page.inner_text("[data-testid=players]")
+        page.screenshot(path=str(tmp_path / "monopoly-builder.png"), full_page=True)
+        api = httpx.get(f"{url}/api/monopoly-builder/state").json()
+        red = next(s for s in api["score"]["ranking"] if s["colour"] == "red")
+        row = page.locator("[data-testid=score] tr", has_text="red").inner_text()
+        assert str(red["total"]) in row and f"${red['cash']}" in row
+        page.click("button:has-text('End turn')")
+        page.wait_for_function("document.querySelector('[data-testid=turn]').textContent"
+                               ".startsWith(\"yellow's turn\")")
+        browser.close()
+    assert errors == []
