@@ -23,6 +23,13 @@ BRIGHTNESS_WEIGHT = 1.0
 SHADOW_DARKER = -0.9
 SHADOW_BRIGHTER = 0.12
 """Log brightness ratios (after over before) that a shadow cast or lifted can explain."""
+SHADOW_SHIFT_BELOW = -0.05
+SHADOW_CHROMA = 0.6
+"""Where the picture darkened, a colour difference counts this much: a cast shadow
+shifts the colour a little (lamp and room light differ), a new piece shifts it a lot."""
+TYPICAL_FLOOR = 3.0
+"""The least typical difference (chromaticity x 300) a region is read against: two frames
+from one webcam a moment apart differ by about 1 to 3 between their noise and JPEG."""
 
 
 def region(image: NDArray[np.uint8], box: tuple[int, int, int, int], scale: float
@@ -65,6 +72,8 @@ def colour_difference(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray
     chroma = a / sa[..., None] - b / sb[..., None]
     chroma_diff = np.sqrt((chroma ** 2).sum(axis=2)) * 300.0
     ratio = np.log(sa / sb)
+    # Under a shadow the colour shifts too (the lamp and the room light differ in colour).
+    chroma_diff = np.where(ratio < SHADOW_SHIFT_BELOW, chroma_diff * SHADOW_CHROMA, chroma_diff)
     beyond_shadow = np.maximum(ratio - SHADOW_BRIGHTER, 0) + np.maximum(SHADOW_DARKER - ratio, 0)
     return chroma_diff + BRIGHTNESS_WEIGHT * 100.0 * beyond_shadow
 
@@ -74,7 +83,7 @@ def change_evidence(after: NDArray[np.float32], before: NDArray[np.float32]
     """0..1 per pixel: 0 surely as before, 1 surely changed."""
     matched = match_photometry(before, after)
     diff = colour_difference(after, matched)
-    typical = max(float(np.median(diff)) * 1.5, 1.0)
+    typical = max(float(np.median(diff)) * 1.5, TYPICAL_FLOOR)
     evidence = np.clip((diff / typical - LOW) / (HIGH - LOW), 0.0, 1.0).astype(np.float32)
     # Single changed pixels are noise and JPEG blocks; a piece is a blob.
     return cv2.morphologyEx(evidence, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))

@@ -43,6 +43,8 @@ COST_LEVEL = 0.75
 pixels costs three times what a changed one earns, because one view cannot tell a
 nearer, lower piece from a farther, higher one by how much it covers alone."""
 MAX_ROUNDS = 40
+SUPPORT_DEPTH = 1
+"""Steps of a staircase the decoder may put under an arch it sees in one move."""
 HEADROOM = 6
 """Levels above the palace's top that a new piece may reach in one turn."""
 
@@ -111,56 +113,55 @@ def _stack_under(palace: Palace, x: int, y: int, z: int) -> list[Piece] | None:
     return out
 
 
-def _lower_steps(palace: Palace, x: int, y: int, z: int) -> Iterator[list[Piece]]:
-    """Arches one level down whose end knob is (x, y), each with what holds it up: the
-    staircase's previous step, which is how a leg of a step usually stands."""
-    if z < 1:
-        return
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        sx, sy = x - 3 * dx, y - 3 * dy
-        if not (min(sx, x) >= 0 and max(sx, x) < BOARD_STUDS and min(sy, y) >= 0
-                and max(sy, y) < BOARD_STUDS):
+def _supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[Piece]]:
+    """Ways to give stud (x, y) a knob at level ``z``, pieces bottom-up: nothing (an open
+    knob), a stack of bricks and columns, or the staircase's previous step ending there,
+    straight under it or lifted by a brick on its end knob; that step's own legs are
+    held up the same ways, ``depth`` steps down at most. Hidden under a staircase, these
+    are what a player builds and a camera cannot see."""
+    if palace.is_open_knob(x, y, z):
+        return [[]]
+    ways: list[list[Piece]] = []
+    stack = _stack_under(palace, x, y, z)
+    if stack is not None:
+        ways.append(stack)
+    if depth <= 0 or z < 1:
+        return ways
+    for lift in (0, 1):
+        level = z - 1 - lift
+        if level < 0:
             continue
-        axis = Axis.X if dx else Axis.Y
-        lower = Piece(Kind.ARCH, min(sx, x), min(sy, y), z - 1, axis=axis)
-        if not palace.check(lower):
-            yield [lower]
-            continue
-        if z - 1 == 0:
-            continue
-        stack: list[Piece] = []
-        ok = True
-        for lx, ly in lower.legs():
-            if palace.is_open_knob(lx, ly, z - 1):
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            sx, sy = x - 3 * dx, y - 3 * dy
+            if not (min(sx, x) >= 0 and max(sx, x) < BOARD_STUDS and min(sy, y) >= 0
+                    and max(sy, y) < BOARD_STUDS):
                 continue
-            under = _stack_under(palace, lx, ly, z - 1)
-            if under is None:
-                ok = False
-                break
-            stack.extend(under)
-        if ok and stack:
-            yield [*stack, lower]
+            axis = Axis.X if dx else Axis.Y
+            lower = Piece(Kind.ARCH, min(sx, x), min(sy, y), level, axis=axis)
+            if any(palace.occupant(cx, cy, level) for cx, cy in lower.footprint()):
+                continue
+            top = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+            if level == 0:
+                if not palace.check(lower):
+                    ways.append([lower, *top])
+                continue
+            first = _supports(palace, sx, sy, level, depth - 1)
+            second = _supports(palace, x, y, level, depth - 1)
+            for a in first[:3]:
+                for b in second[:3]:
+                    ways.append([*a, *b, lower, *top])
+    return ways
 
 
 def with_support(palace: Palace, piece: Piece) -> list[tuple[Piece, ...]]:
-    """Ways to stand ``piece``: alone, or (an arch) with what its unsupported legs need,
-    a stack of bricks and columns or the staircase's previous step."""
+    """Ways to stand ``piece``: alone, or (an arch) with what its unsupported legs need."""
     if not palace.check(piece):
         return [(piece,)]
     if piece.kind is not Kind.ARCH or piece.z == 0:
         return []
-    options: list[list[list[Piece]]] = []
-    for x, y in piece.legs():
-        if palace.is_open_knob(x, y, piece.z):
-            options.append([[]])
-            continue
-        ways = list(_lower_steps(palace, x, y, piece.z))
-        stack = _stack_under(palace, x, y, piece.z)
-        if stack is not None:
-            ways.append(stack)
-        if not ways:
-            return []
-        options.append(ways)
+    options = [_supports(palace, x, y, piece.z, SUPPORT_DEPTH) for x, y in piece.legs()]
+    if not all(options):
+        return []
     out: list[tuple[Piece, ...]] = []
     for first in options[0]:
         for second in options[1]:

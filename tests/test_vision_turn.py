@@ -1,0 +1,137 @@
+"""Turn mode on seeded twin frames: a short bot game read turn by turn, a hidden piece,
+a board that is not there, the table's learned frame, and the reconstruct command."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.evidence import BoardLocation
+from palace.cli import main
+from rules import Axis, Kind, Palace, Piece, load_map
+from rules.scene import Scene
+from training.pairs import TurnPair, redevelop, turn_pairs
+from twin import RenderOptions, orbit_pose, render
+from twin.cameras import random_camera
+from vision import TableLook, read_turn
+
+
+def place_key(p: Piece) -> tuple[object, ...]:
+    return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None,
+            p.color if p.kind is Kind.DECORATION else None)
+
+
+def staircase(pieces: tuple[Piece, ...]) -> list[tuple[object, ...]]:
+    """What turn mode reads: building pieces and the decoration (animals are not read)."""
+    return sorted((place_key(p) for p in pieces if p.kind not in
+                   (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)), key=repr)
+
+
+def located(pair: TurnPair) -> BoardLocation:
+    return BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)
+
+
+@pytest.fixture(scope="module")
+def game() -> list[TurnPair]:
+    return list(turn_pairs(1, 100, max_turns=3, elevation_deg=(45.0, 60.0),
+                           options=RenderOptions(clutter=False)))
+
+
+def test_a_short_bot_game_is_read_turn_by_turn_exactly(game: list[TurnPair]) -> None:
+    assert len(game) == 3
+    for pair in game:
+        reading = read_turn([pair.after_frame], pair.camera, pair.before,
+                            before_frame=pair.before_frame, locations=[located(pair)])
+        assert reading.found, reading.reason
+        assert staircase(reading.pieces) == staircase(pair.added), f"turn {pair.turn}"
+        # Whatever is read can stand on the palace before the turn.
+        board = pair.before.copy()
+        for piece in reading.pieces:
+            board.place(piece)
+
+
+def test_the_tables_learned_frame_stands_in_for_the_frame_before(game: list[TurnPair]) -> None:
+    pair = game[0]
+    look = TableLook()
+    look.learn(pair.before_frame, pair.camera, located(pair), pair.before)
+    assert set(look.region_colours) >= {"L", "D", "G"}
+    reading = read_turn([pair.after_frame], pair.camera, pair.before, look=look,
+                        locations=[located(pair)])
+    assert staircase(reading.pieces) == staircase(pair.added)
+    # A look learned on another palace is no picture of this one.
+    other = TableLook()
+    other.learn(pair.after_frame, pair.camera, located(pair), Palace(pair.ground))
+    missing = read_turn([pair.after_frame], pair.camera, pair.before, look=other,
+                        locations=[located(pair)])
+    assert not missing.found
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the decoder reads this view's hidden "
+                   "supports with confidence; see docs/vision.md")
+def test_a_step_hidden_behind_a_tower_is_reported_uncertain() -> None:
+    ground = load_map("1")
+    before = Palace.setup(ground)
+    # A wall of columns two levels higher than the new step, between it and the camera.
+    for x in range(4, 12):
+        before.place(Piece(Kind.COLUMN, x, 6, 0))
+        before.place(Piece(Kind.COLUMN, x, 6, 3))
+    added = [Piece(Kind.BRICK, 5, 9, 0), Piece(Kind.BRICK, 8, 9, 0),
+             Piece(Kind.ARCH, 5, 9, 1, axis=Axis.X)]
+    after = before.copy()
+    for p in added:
+        after.place(p)
+    rng = np.random.default_rng(5)
+    camera, _ = random_camera(rng)
+    pose = orbit_pose(35.0, 270.0, 520.0, target=np.array([64.0, 80.0, 0.0]))
+    options = RenderOptions(clutter=False, color_jitter=0.0)
+    before_frame = render(before, camera, pose, options, seed=3).image
+    after_frame = redevelop(render(after, camera, pose, options, seed=3).image, rng)
+    reading = read_turn([after_frame], camera, before, before_frame=before_frame,
+                        locations=[BoardLocation(True, pose=pose, rotation=0, camera=camera)])
+    assert reading.found
+    assert reading.uncertain
+    assert any(r.confidence < 0.5 for r in reading.added)
+
+
+def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:
+    pair = game[0]
+    blank = np.full_like(pair.after_frame, 90)
+    reading = read_turn([blank], pair.camera, pair.before, before_frame=pair.before_frame)
+    assert not reading.found
+    assert reading.added == ()
+    assert "not found" in reading.reason
+
+
+def test_reconstruct_writes_the_scene_with_confidences(game: list[TurnPair], tmp_path,
+                                                        capsys) -> None:
+    pair = game[1]
+    cv2.imwrite(str(tmp_path / "before.png"), pair.before_frame)
+    cv2.imwrite(str(tmp_path / "after.png"), pair.after_frame)
+    pair.camera.save(tmp_path / "camera.json")
+    Scene.of(pair.before.pieces, "1").save(tmp_path / "before.json")
+    out = tmp_path / "after.json"
+    code = main(["reconstruct", str(tmp_path / "after.png"), "--camera",
+                 str(tmp_path / "camera.json"), "--before", str(tmp_path / "before.json"),
+                 "--before-image", str(tmp_path / "before.png"), "--out", str(out), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    scene = json.loads(out.read_text())
+    assert code in (0, 1)
+    assert (code == 0) == (printed["reading"]["found"] and not printed["reading"]["uncertain"])
+    assert all("confidence" in p for p in scene["pieces"])
+    new = [p for p in scene["pieces"] if str(p.get("id", "")).startswith("r")]
+    assert len(new) == len(printed["reading"]["added"])
+    assert printed["report"] is not None
+
+
+def test_reconstruct_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:
+    (tmp_path / "camera.json").write_text("{}")
+    Scene.of(()).save(tmp_path / "before.json")
+    code = main(["reconstruct", str(tmp_path / "missing.png"), "--camera",
+                 str(tmp_path / "camera.json"), "--before", str(tmp_path / "before.json"),
+                 "--out", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "camera.json" in err
