@@ -13,23 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
-from numpy.typing import NDArray
-
 from calibration.camera import Camera
+from calibration.image_file import load_image
 from palace.cli import UsageError
 from palace.commands.score import format_report, resolve_map, sound_palace
+from palace.output_path import output_file
 from rules.maps import piece_to_json
 from rules.scene import SCENE_FORMAT, load_scene
 from rules.staircase import analyse_added
 from vision import TurnReading, read_turn
-
-MAX_PIXELS = 40_000_000
-"""A photo larger than this is refused before it is decoded (a webcam frame is 1 to 8 MP)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -51,33 +45,17 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def read_image(path: str) -> NDArray[np.uint8]:
-    file = Path(path)
-    if not file.is_file():
-        raise UsageError(f"{path}: no such file")
-    if file.stat().st_size > MAX_PIXELS * 3:
-        raise UsageError(f"{path}: file too large for a photo")
-    image = cv2.imread(path, cv2.IMREAD_COLOR)
-    if image is None:
-        raise UsageError(f"{path}: not a readable image")
-    if image.shape[0] * image.shape[1] > MAX_PIXELS:
-        raise UsageError(f"{path}: {image.shape[1]}x{image.shape[0]} is too large a picture")
-    return image
-
-
 def run(args: argparse.Namespace) -> int:
     if args.before is None:
         raise UsageError("--before: reading a palace with no scene before it (full mode) "
                          "is not available yet; give the scene and photo before the turn")
+    out = output_file(args.out, "--out", (".json",))
     camera = Camera.load(args.camera)
     before_scene = load_scene(args.before)
     ground = resolve_map(args.map, (args.before, before_scene))
     before = sound_palace(args.before, before_scene, ground)
-    frames = [read_image(p) for p in args.images]
-    before_frame = read_image(args.before_image) if args.before_image else None
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {args.out}: no such folder {out.parent}")
+    frames = [load_image(p) for p in args.images]
+    before_frame = load_image(args.before_image) if args.before_image else None
     reading = read_turn(frames, camera, before, before_frame=before_frame, ground=ground)
     pieces = [{**piece_to_json(p), "confidence": 1.0} for p in before_scene.pieces]
     for i, r in enumerate(reading.added):
