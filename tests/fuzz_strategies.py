@@ -176,6 +176,40 @@ PATTERNS = ["chessboard:99999999999x6:25", "chessboard:9x6:0", "chessboard:9x6:1
             "chessboard:2x2:1", "chessboard:9x6:25", "chessboard:101x6:25"]
 
 
+BAD_PORTS = ["0", "-1", "65536", "99999999999", "x", "", "8000.5"]
+BAD_HOSTS = ["256.1.1.1", "no such host!", "::1::", "999.0.0.0"]
+BAD_DBS = ["{dir}", "{dir}/file.txt/games.sqlite", "{dir}/file.txt"]
+"""A folder, a file's path used as a folder, and a file that is not SQLite."""
+
+
+def _refused_server_options(draw: st.DrawFn) -> list[str]:
+    """Server options of which at least one is refused before anything is served."""
+    bad = draw(st.sampled_from(["--port", "--host", "--seed", "--turns"]))
+    if bad == "--port":
+        return ["--port", draw(st.sampled_from(BAD_PORTS))]
+    if bad == "--host":
+        return ["--host", draw(st.sampled_from(BAD_HOSTS)), "--port", "1"]
+    # Options only `palace demo` has: elsewhere argparse refuses them just as well.
+    return [bad, draw(st.sampled_from(["x", "", "1.5", "0", "-3"] if bad == "--turns"
+                                      else ["x", "", "1.5", "nan"]))]
+
+
+def _watch_source(draw: st.DrawFn, files: dict[str, bytes], large: bool) -> list[str]:
+    """A folder of bad pictures, a missing or bad video, or a camera that is not there."""
+    kind = draw(st.sampled_from(["--frames", "--frames", "--video", "--camera"]))
+    if kind == "--frames":
+        for i in range(draw(st.integers(0, 3))):
+            files[f"frames/f{i}.png"] = draw(picture_file(large))
+        return ["--frames", draw(st.sampled_from(["{dir}/frames", "{dir}/file.txt",
+                                                  "{dir}/none", "{dir}/frames"]))]
+    if kind == "--video":
+        files["clip.mp4"] = draw(garbage_text)
+        return ["--video", draw(st.sampled_from(["{dir}/clip.mp4", "{dir}/none.mp4", "{dir}",
+                                                 "{dir}/file.txt"]))]
+    return ["--camera", draw(st.sampled_from(["99", "-1", "x", "", "{dir}/none",
+                                              "{dir}/file.txt", "1e9"]))]
+
+
 def _maybe(draw: st.DrawFn, *options: str) -> list[str]:
     return list(options) if draw(st.booleans()) else []
 
@@ -203,11 +237,10 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
         if command == "check":
             argv = [a for a in argv if a not in ("--json", "--frog-taken")]
     elif command == "demo":
-        files["game/turn_00.json"] = _dumps(SCENE)
-        files["game/turn_01.json"] = draw(json_file("scene"))
-        argv = ["demo", draw(st.sampled_from(["{dir}/game", "{dir}/file.txt", "{dir}/none"]))]
-        argv += _maybe(draw, "--players", draw(st.sampled_from(BAD_NUMBERS)))
-        argv += _maybe(draw, "--map", draw(st.sampled_from(MAPS)))
+        # Refusals only: a valid run plays a whole simulated game (and may serve a page).
+        argv = ["demo", *_refused_server_options(draw)]
+        argv += _maybe(draw, "--db", draw(st.sampled_from(BAD_DBS)))
+        argv += _maybe(draw, "--exit") + _maybe(draw, "--no-browser-needed")
     elif command == "render":
         camera_bad = draw(st.booleans())
         camera = "{dir}/cam.json"
@@ -254,6 +287,69 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
     elif command == "schemas":
         argv = ["schemas", "--out", draw(st.sampled_from(["{dir}/file.txt", "{dir}/missing/s",
                                                           "/proc/schemas", ""]))]
+    elif command == "map":
+        images = [f"{{dir}}/v{i}.png" for i in range(draw(st.integers(1, 2)))]
+        for i in range(len(images)):
+            files[f"v{i}.png"] = draw(picture_file(large))
+        argv = ["map", "read", *images]
+        if draw(st.booleans()):
+            files["cam.json"] = draw(json_file("camera")) if draw(st.booleans()) \
+                else _dumps(CAMERA)
+            argv += ["--camera", "{dir}/cam.json"]
+        argv += _maybe(draw, "--out", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/m.json"])))
+        argv += _maybe(draw, "--png", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/m.png"])))
+        if draw(st.booleans()):
+            files["profile.json"] = draw(json_file("profile"))
+            argv += ["--profile", draw(st.sampled_from(["{dir}/profile.json", "{dir}",
+                                                        "{dir}/missing/p.json"]))]
+        argv += _maybe(draw, "--json")
+    elif command == "reconstruct":
+        images = [f"{{dir}}/v{i}.png" for i in range(draw(st.integers(1, 2)))]
+        for i in range(len(images)):
+            files[f"v{i}.png"] = draw(picture_file(large))
+        files["cam.json"] = draw(json_file("camera")) if draw(st.booleans()) \
+            else _dumps(CAMERA)
+        argv = ["reconstruct", *images, "--camera",
+                draw(st.sampled_from(["{dir}/cam.json", "{dir}/none.json", "{dir}"])),
+                "--out", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/s.json"]))]
+        if draw(st.integers(0, 5)):  # without --before the command refuses at once
+            argv += ["--before",
+                     scene("b.json") if draw(st.booleans()) else valid("b.json", "scene")]
+        if draw(st.booleans()):
+            files["before.png"] = draw(picture_file(large))
+            argv += ["--before-image", "{dir}/before.png"]
+        argv += _maybe(draw, "--map", draw(st.sampled_from(MAPS))) + _maybe(draw, "--json")
+    elif command == "watch":
+        argv = ["watch", "--exit", *_watch_source(draw, files, large)]
+        argv += _maybe(draw, "--fps", draw(st.sampled_from(["0", "-1", "nan", "x", "1e9"])))
+        if draw(st.booleans()):
+            files["cam.json"] = draw(json_file("camera"))
+            argv += ["--intrinsics", "{dir}/cam.json"]
+        # A page is served only in the bench (``large``), on a port of its own; the
+        # suite runs in-process, where a served page would outlive the test.
+        if large and draw(st.booleans()):
+            argv += ["--port", str(draw(st.integers(20_000, 60_000)))]
+        else:
+            argv += _refused_server_options(draw)
+        argv += ["--db", draw(st.sampled_from([*BAD_DBS, "{dir}/log/games.sqlite"]))]
+    elif command == "serve":
+        # Refusals only: a valid run serves until Ctrl-C.
+        argv = ["serve"]
+        if draw(st.booleans()):
+            argv += _refused_server_options(draw)
+            argv += _maybe(draw, "--db", draw(st.sampled_from(BAD_DBS)))
+        else:
+            argv += ["--db", draw(st.sampled_from(BAD_DBS)), "--port", "1"]
+        argv += _maybe(draw, "--resume")
+    elif command == "replay":
+        files["game/turn_00.json"] = draw(json_file("scene")) if draw(st.booleans()) \
+            else _dumps(SCENE)
+        for turn in range(1, draw(st.integers(1, 3)) + 1):
+            files[f"game/turn_{turn:02d}.json"] = draw(json_file("scene"))
+        argv = ["replay", draw(st.sampled_from(["{dir}/game", "{dir}/file.txt", "{dir}/none",
+                                                "{dir}"]))]
+        argv += _maybe(draw, "--players", draw(st.sampled_from(BAD_NUMBERS)))
+        argv += _maybe(draw, "--map", draw(st.sampled_from(MAPS)))
     else:
         raise ValueError(f"no strategy for the command {command!r}")
     return argv, files
@@ -289,5 +385,6 @@ def broken_promises(command: str, code: int | None, err: str) -> list[str]:
     return problems
 
 
-FUZZED_COMMANDS = ("score", "check", "demo", "render", "dataset", "calibrate", "locate",
-                   "schemas")
+FUZZED_COMMANDS = ("demo", "watch", "serve", "replay", "score", "check", "render", "dataset",
+                   "calibrate", "locate", "reconstruct", "map", "schemas")
+"""Every command of ``palace.cli.COMMANDS`` (a test checks that none is left out)."""

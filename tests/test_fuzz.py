@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from calibration.camera import Camera, CameraFileError, Pose
 from calibration.image_file import MAX_PIXELS, MIN_SIDE, ImageFileError, load_image
 from calibration.profile import Profile
-from palace.cli import main
+from palace.cli import COMMANDS, main
 from rules.maps import MapError, load_map
 from rules.scene import SceneError, load_scene
 
@@ -93,3 +93,7 @@ def test_any_command_line_keeps_the_cli_promise(drawn):
         except SystemExit as exc:  # argparse's own exit
             code = exc.code if isinstance(exc.code, int) else 2
     assert not broken_promises(command, code, err.getvalue()), (argv, err.getvalue())
+
+
+def test_every_command_of_the_cli_is_fuzzed():
+    assert sorted(FUZZED_COMMANDS) == sorted(COMMANDS)

@@ -31,14 +31,18 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from palace.cli import UsageError
+    from palace.commands.watch import check_port
     from palace.gamelog import LogError
     from palace.server import serve
     from palace.session import TableSession
 
     # Bad input is answered here (one line, exit 2) rather than raised, so that the
     # message is the same however the command was started.
-    if not 0 < args.port < 65536:
-        print(f"palace serve: --port must be 1..65535, found {args.port}", file=sys.stderr)
+    try:
+        check_port(args.host, args.port)
+    except UsageError as exc:
+        print(f"palace serve: {exc}", file=sys.stderr)
         return 2
     try:
         session = TableSession.open(args.db, resume=args.resume)
