@@ -158,3 +158,31 @@ def test_a_map_file_error_names_the_path_in_every_command(tmp_path, capsys):
     for argv in (["check", scene, "--map", bad], ["score", scene, scene, "--map", bad]):
         err = refused(capsys, argv, f"{bad}: start_area[0][1]: missing")
         assert "Kitchen" not in err
+
+
+def test_a_file_that_is_no_video_is_refused_in_one_line_without_ffmpeg_noise(tmp_path):
+    # FFmpeg writes to the process's stderr itself, so only a fresh process shows it.
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(b"abc")
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
+    with socket.socket() as probe:  # a port free now: the source is refused before serving
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "palace.cli", "watch", "--exit", "--video", str(clip),
+         "--port", str(port), "--db", str(tmp_path / "g.sqlite")],
+        capture_output=True, text=True, env=env, timeout=60)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and lines == [f"palace watch: {clip}: not a video OpenCV "
+                                              "can read"], done.stderr
+
+
+def test_serve_refuses_a_host_it_cannot_serve_on_in_one_line(capsys):
+    assert main(["serve", "--host", "256.1.1.1", "--port", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("palace serve: --host 256.1.1.1") and "\n" not in err

@@ -12,6 +12,7 @@ latest frame and stamps it with the moment it was grabbed.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -112,6 +113,9 @@ class VideoSource(FrameSource):
     def __init__(self, path: str | Path) -> None:
         if not Path(path).is_file():
             raise CaptureError(f"{path}: no such file")
+        # FFmpeg writes its own complaints ("moov atom not found") straight to stderr,
+        # beside our one-line refusal; it reads this setting as each capture opens.
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
         self.capture = cv2.VideoCapture(str(path))
         if not self.capture.isOpened():
             raise CaptureError(f"{path}: not a video OpenCV can read")
