@@ -194,6 +194,13 @@ def _refused_server_options(draw: st.DrawFn) -> list[str]:
                                       else ["x", "", "1.5", "nan"]))]
 
 
+@st.composite
+def board_free_picture(draw: st.DrawFn, large: bool) -> bytes:
+    """A readable picture with no board in it: what reaches the searches themselves."""
+    sizes = [(120, 160), (480, 640), (1080, 1920)] if large else [(120, 160)]
+    return _encoded(*draw(st.sampled_from(sizes)), draw(st.sampled_from([".png", ".jpg"])))
+
+
 def _watch_source(draw: st.DrawFn, files: dict[str, bytes], large: bool) -> list[str]:
     """A folder of bad pictures, a missing or bad video, or a camera that is not there."""
     kind = draw(st.sampled_from(["--frames", "--frames", "--video", "--camera"]))
@@ -292,6 +299,10 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
         for i in range(len(images)):
             files[f"v{i}.png"] = draw(picture_file(large))
         argv = ["map", "read", *images]
+        if draw(st.booleans()):  # everything else sound: the pictures reach the search
+            files["v0.png"] = draw(board_free_picture(large))
+            files["cam.json"] = _dumps(CAMERA)
+            return [*argv, "--camera", "{dir}/cam.json", "--out", "{dir}/m.json"], files
         if draw(st.booleans()):
             files["cam.json"] = draw(json_file("camera")) if draw(st.booleans()) \
                 else _dumps(CAMERA)
@@ -304,11 +315,16 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
                                                         "{dir}/missing/p.json"]))]
         argv += _maybe(draw, "--json")
     elif command == "reconstruct":
+
         images = [f"{{dir}}/v{i}.png" for i in range(draw(st.integers(1, 2)))]
         for i in range(len(images)):
             files[f"v{i}.png"] = draw(picture_file(large))
         files["cam.json"] = draw(json_file("camera")) if draw(st.booleans()) \
             else _dumps(CAMERA)
+        if draw(st.booleans()):  # everything else sound: the pictures reach the reading
+            files["v0.png"] = draw(board_free_picture(large))
+            return ["reconstruct", *images, "--camera", valid("cam.json", "camera"),
+                    "--before", valid("b.json", "scene"), "--out", "{dir}/s.json"], files
         argv = ["reconstruct", *images, "--camera",
                 draw(st.sampled_from(["{dir}/cam.json", "{dir}/none.json", "{dir}"])),
                 "--out", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/s.json"]))]
@@ -320,17 +336,19 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
             argv += ["--before-image", "{dir}/before.png"]
         argv += _maybe(draw, "--map", draw(st.sampled_from(MAPS))) + _maybe(draw, "--json")
     elif command == "watch":
+        # A page is served only in the bench (``large``), on a port of its own; the
+        # suite runs in-process, where a served page would outlive the test.
+        if large and draw(st.booleans()):  # all sound: the loop reads every frame
+            for i in range(draw(st.integers(1, 4))):
+                files[f"frames/f{i}.png"] = draw(board_free_picture(large))
+            return ["watch", "--exit", "--frames", "{dir}/frames", "--port",
+                    str(draw(st.integers(20_000, 60_000))), "--db", "{dir}/log/g.sqlite"], files
         argv = ["watch", "--exit", *_watch_source(draw, files, large)]
         argv += _maybe(draw, "--fps", draw(st.sampled_from(["0", "-1", "nan", "x", "1e9"])))
         if draw(st.booleans()):
             files["cam.json"] = draw(json_file("camera"))
             argv += ["--intrinsics", "{dir}/cam.json"]
-        # A page is served only in the bench (``large``), on a port of its own; the
-        # suite runs in-process, where a served page would outlive the test.
-        if large and draw(st.booleans()):
-            argv += ["--port", str(draw(st.integers(20_000, 60_000)))]
-        else:
-            argv += _refused_server_options(draw)
+        argv += _refused_server_options(draw)
         argv += ["--db", draw(st.sampled_from([*BAD_DBS, "{dir}/log/games.sqlite"]))]
     elif command == "serve":
         # Refusals only: a valid run serves until Ctrl-C.
