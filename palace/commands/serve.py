@@ -82,8 +82,10 @@ def open_session(db: Path, resume: bool) -> Any:
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         return TableSession.open(db, resume=resume)
-    except (LogError, OSError) as exc:
-        raise UsageError(f"{db}: {exc}") from None
+    except LogError as exc:  # names the file already
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{db}: {exc.strerror or exc}") from None
 
 
 def keep_serving() -> None:
