@@ -4,12 +4,55 @@ found by the rules engine's own move generator (so no answer is hard-coded)."""
 from __future__ import annotations
 
 import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+import uvicorn
+
+from palace.server import create_app
 from palace.session import TableSession
 from rules.moves import Hand, staircases
 from rules.pieces import Piece
+
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's Chromium, which tools/install-test-browser installs; never a downloaded one."""
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+"""No background networking: the machine's closed network would refuse it many times over."""
+needs_chromium = pytest.mark.skipif(not CHROMIUM.exists(),
+                                    reason="run tools/install-test-browser for Chromium")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served_in_thread(session: TableSession) -> Iterator[str]:
+    """The dashboard on a free loopback port in this process (so a test can drive the
+    session directly while a client watches); yields its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(5)
 
 
 def open_session(tmp_path: Path, resume: bool = False) -> TableSession:

@@ -6,52 +6,36 @@ to the test's folder, or to the folder named by PALACE_SHOTS."""
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-import uvicorn
-from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session
+from dashboard_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FakePiece,
+    FakeReading,
+    legal_staircase,
+    needs_chromium,
+    open_session,
+    served_in_thread,
+)
 
 from calibration.evidence import BoardLocation
-from palace.server import create_app
 from twin.cameras import random_camera
 from twin.frame import RenderOptions
 from twin.renderer import render
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="run tools/install-test-browser for Chromium")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def served(tmp_path):
     session = open_session(tmp_path)
     session.new_game(players=3, names=["Ana", "Ben", "Caro"])
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield session, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(5)
+    with served_in_thread(session) as url:
+        yield session, url
     session.close()
 
 
@@ -82,7 +66,7 @@ def test_a_turn_through_the_page(served, tmp_path):
     session, url = served
     shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1500})
         page.on("dialog", lambda d: d.accept())
         outside: list[str] = []

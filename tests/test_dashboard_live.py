@@ -6,28 +6,25 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
-from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session
+from dashboard_helpers import (
+    FakePiece,
+    FakeReading,
+    free_port,
+    legal_staircase,
+    open_session,
+    served_in_thread,
+)
 
-from palace.server import create_app
 from rules.maps import piece_to_json
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _start(db: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
@@ -49,7 +46,7 @@ def _start(db: Path, port: int, *extra: str) -> subprocess.Popen[bytes]:
 def test_sigkill_mid_turn_loses_nothing(tmp_path):
     oracle = open_session(tmp_path / "oracle")  # the same game in-process, to find turns
     oracle.new_game(players=2)
-    db, port = tmp_path / "table.sqlite", _free_port()
+    db, port = tmp_path / "table.sqlite", free_port()
     url = f"http://127.0.0.1:{port}"
     proc = _start(db, port)
     try:
@@ -91,15 +88,9 @@ def test_sigkill_mid_turn_loses_nothing(tmp_path):
 
 def test_server_sent_events_bring_the_report(tmp_path):
     session = open_session(tmp_path)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
     try:
-        with httpx.stream("GET", f"http://127.0.0.1:{port}/api/events", timeout=10) as stream:
+        with served_in_thread(session) as url, \
+                httpx.stream("GET", f"{url}/api/events", timeout=10) as stream:
             lines = stream.iter_lines()
             first = _next_state(lines)
             assert first["draft"] is None
@@ -111,8 +102,6 @@ def test_server_sent_events_bring_the_report(tmp_path):
             assert state["sync"] == "pending" and state["draft"]["report"]["legal"]
             assert len(state["draft"]["pieces"]) == len(pieces)
     finally:
-        server.should_exit = True
-        thread.join(5)
         session.close()
 
 

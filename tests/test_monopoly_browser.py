@@ -4,46 +4,24 @@ and the page's score checked against the API's."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from pathlib import Path
-
 import pytest
-import uvicorn
-from dashboard_helpers import open_session
-
-from palace.server import create_app
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from dashboard_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    needs_chromium,
+    open_session,
+    served_in_thread,
+)
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="run tools/install-test-browser for Chromium")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def served(tmp_path):
     session = open_session(tmp_path)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(session), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(5)
+    with served_in_thread(session) as url:
+        yield url
     session.close()
 
 
@@ -54,7 +32,7 @@ def test_a_turn_by_hand_on_the_page(served, tmp_path):
     httpx.post(f"{url}/api/monopoly-builder/game",
                json={"players": ["red", "yellow"], "first": 0}).raise_for_status()
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))

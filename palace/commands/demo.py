@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from palace.cli import UsageError
-from palace.commands.watch import (
+from palace.commands.serve import (
     add_server_options,
     check_port,
     keep_serving,

@@ -7,9 +7,13 @@ page; this command is for a table without a camera, or to look back at a logged 
 from __future__ import annotations
 
 import argparse
-import sys
+import socket
+import threading
+import time
 from pathlib import Path
 from typing import Any
+
+from palace.cli import UsageError
 
 DEFAULT_DB = Path.home() / ".palace-eye" / "games.sqlite"
 
@@ -19,36 +23,83 @@ def add_parser(subparsers: Any) -> None:
         "serve", help="the dashboard: the game, its turns, cards, corrections and undo",
         description="Serve the table's page. Games are logged in one SQLite file; "
         "--resume carries on with the latest game after a crash.")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1; any other prints a "
-                        "join code that pages must give)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB,
-                        help=f"the game log (default {DEFAULT_DB})")
-    parser.add_argument("--resume", action="store_true",
-                        help="carry on with the latest game in the log")
+    add_server_options(parser)
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from palace.cli import UsageError
-    from palace.commands.watch import check_port
-    from palace.gamelog import LogError
+def add_server_options(parser: argparse.ArgumentParser, db_default: Path | None = DEFAULT_DB,
+                       db_help: str | None = None, resume: bool = True) -> None:
+    """The dashboard's options, shared with `palace demo` (which always starts afresh:
+    its simulated table cannot resume a game)."""
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to serve the page on (default 127.0.0.1; any other "
+                        "prints a join code that pages must give)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", type=Path, default=db_default,
+                        help=db_help or f"the game log (default {db_default})")
+    if resume:
+        parser.add_argument("--resume", action="store_true",
+                            help="carry on with the latest game in the log")
+
+
+def check_port(host: str, port: int) -> None:
+    """A one-line error now rather than a server thread dying later."""
+    if not 0 < port < 65536:
+        raise UsageError(f"--port: must be 1..65535, found {port}")
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise UsageError(f"--host {host} --port {port}: cannot serve there "
+                         f"({exc.strerror or exc})") from None
+
+
+def start_dashboard(session: Any, host: str, port: int) -> str:
+    """The page served from a background thread; returns its address once it answers."""
     from palace.server import serve
+
+    thread = threading.Thread(target=serve, args=(session, host, port), name="dashboard",
+                              daemon=True)
+    thread.start()
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline and thread.is_alive():
+        try:
+            with socket.create_connection((shown, port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.05)
+    if not thread.is_alive():
+        raise UsageError(f"--host {host} --port {port}: the dashboard could not start")
+    return f"http://{shown}:{port}"
+
+
+def open_session(db: Path, resume: bool) -> Any:
+    from palace.gamelog import LogError
     from palace.session import TableSession
 
-    # Bad input is answered here (one line, exit 2) rather than raised, so that the
-    # message is the same however the command was started.
     try:
-        check_port(args.host, args.port)
-    except UsageError as exc:
-        print(f"palace serve: {exc}", file=sys.stderr)
-        return 2
-    try:
-        session = TableSession.open(args.db, resume=args.resume)
-    except LogError as exc:
-        print(f"palace serve: {exc}", file=sys.stderr)
-        return 2
+        db.parent.mkdir(parents=True, exist_ok=True)
+        return TableSession.open(db, resume=resume)
+    except LogError as exc:  # names the file already
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{db}: {exc.strerror or exc}") from None
+
+
+def keep_serving() -> None:
+    """Keeps the process (and the page) up until Ctrl-C."""
+    print("the source has ended; the dashboard stays up (Ctrl-C to stop)", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+def run(args: argparse.Namespace) -> int:
+    from palace.server import serve
+
+    check_port(args.host, args.port)
+    session = open_session(args.db, args.resume)
     try:
         serve(session, args.host, args.port)
     finally:

@@ -9,16 +9,17 @@ web server beside it. When a recorded source ends, the page stays up until Ctrl-
 from __future__ import annotations
 
 import argparse
-import socket
-import threading
-import time
-from pathlib import Path
 from typing import Any
 
 from calibration.camera import Camera
 from palace.cli import UsageError
-
-DEFAULT_DB = Path.home() / ".palace-eye" / "games.sqlite"
+from palace.commands.serve import (
+    add_server_options,
+    check_port,
+    keep_serving,
+    open_session,
+    start_dashboard,
+)
 
 
 def add_parser(subparsers: Any) -> None:
@@ -40,72 +41,6 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--exit", action="store_true",
                         help="end when the source ends instead of keeping the page up")
     parser.set_defaults(run=run)
-
-
-def add_server_options(parser: argparse.ArgumentParser, db_default: Path | None = DEFAULT_DB,
-                       db_help: str | None = None, resume: bool = True) -> None:
-    """The dashboard's options, shared with `palace demo` (which always starts afresh:
-    its simulated table cannot resume a game)."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to serve the page on (default 127.0.0.1; any other "
-                        "prints a join code that pages must give)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--db", type=Path, default=db_default,
-                        help=db_help or f"the game log (default {db_default})")
-    if resume:
-        parser.add_argument("--resume", action="store_true",
-                            help="carry on with the latest game in the log")
-
-
-def check_port(host: str, port: int) -> None:
-    """A one-line error now rather than a server thread dying later."""
-    if not 0 < port < 65536:
-        raise UsageError(f"--port: must be 1..65535, found {port}")
-    try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
-    except OSError as exc:
-        raise UsageError(f"--host {host} --port {port}: cannot serve there "
-                         f"({exc.strerror or exc})") from None
-
-
-def start_dashboard(session: Any, host: str, port: int) -> str:
-    """The page served from a background thread; returns its address once it answers."""
-    from palace.server import serve
-
-    thread = threading.Thread(target=serve, args=(session, host, port), name="dashboard",
-                              daemon=True)
-    thread.start()
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    deadline = time.monotonic() + 10.0
-    while time.monotonic() < deadline and thread.is_alive():
-        try:
-            with socket.create_connection((shown, port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.05)
-    if not thread.is_alive():
-        raise UsageError(f"--host {host} --port {port}: the dashboard could not start")
-    return f"http://{shown}:{port}"
-
-
-def open_session(db: Path, resume: bool) -> Any:
-    from palace.gamelog import LogError
-    from palace.session import TableSession
-
-    try:
-        db.parent.mkdir(parents=True, exist_ok=True)
-        return TableSession.open(db, resume=resume)
-    except (LogError, OSError) as exc:
-        raise UsageError(f"{db}: {exc}") from None
-
-
-def keep_serving() -> None:
-    """Keeps the process (and the page) up until Ctrl-C."""
-    print("the source has ended; the dashboard stays up (Ctrl-C to stop)", flush=True)
-    while True:
-        time.sleep(3600)
 
 
 def run(args: argparse.Namespace) -> int:
