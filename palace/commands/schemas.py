@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from calibration.formats import CameraModel, PoseModel, ProfileModel
 from palace.output_path import output_folder
 from rules.formats import MapModel, SceneModel
+from rules.monopoly_builder.state import State as MonopolyBuilderState
 
 SCHEMAS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("palace-scene-1", SceneModel),
@@ -24,6 +25,7 @@ SCHEMAS: tuple[tuple[str, type[BaseModel]], ...] = (
     ("camera", CameraModel),
     ("pose", PoseModel),
     ("palace-profile-1", ProfileModel),
+    ("monopoly-builder-state-1", MonopolyBuilderState),
 )
 """File stem in docs/schemas and the model; one entry per format."""
 
@@ -45,8 +47,8 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "schemas",
         help="write the JSON Schema of every file format",
-        description="Write the JSON Schemas of the scene, map, camera, pose and profile "
-        "files (generated from the models that read them).",
+        description="Write the JSON Schemas of the scene, map, camera, pose, profile and "
+        "Monopoly Builder state files (generated from the models that read them).",
     )
     parser.add_argument("--out", default="docs/schemas",
                         help="folder to write into (default docs/schemas)")
