@@ -87,6 +87,11 @@ def test_too_many_blocks_and_unreadable_files(tmp_path):
         load_state(_write(tmp_path, "{"))
     with pytest.raises(DataFileError, match="no such state file"):
         load_state(tmp_path / "missing.json")
+    # The project's one bounded reader: no RecursionError, no NaN.
+    with pytest.raises(DataFileError, match="nested 100000 deep"):
+        load_state(_write(tmp_path, "[" * 100_000 + "]" * 100_000))
+    with pytest.raises(DataFileError, match="not a JSON number"):
+        load_state(_write(tmp_path, '{"cash": NaN}'))
     with pytest.raises(DataFileError, match="file: Input should be a valid dictionary"):
         load_state(_write(tmp_path, "[1, 2]"))
 

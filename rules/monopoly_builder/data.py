@@ -8,7 +8,6 @@ state file is (:func:`validation_message` is shared with :mod:`.state`).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import cache
 from importlib import resources
@@ -24,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from rules import formats
 from rules.monopoly_builder.board import (
     CORNERS,
     SET_POINTS,
@@ -60,22 +60,9 @@ def validation_message(path: str | Path, exc: ValidationError) -> str:
 
 
 def read_json(path: str | Path, what: str) -> Any:
-    """The parsed JSON of ``path``; every failure is a one-line :class:`DataFileError`."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: no such {what}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFileError(f"{path}: cannot read the {what} ({exc})") from None
-    if len(text) > 2_000_000:
-        raise DataFileError(f"{path}: a {what} is not that large ({len(text)} characters)")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataFileError(
-            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+    """The parsed JSON of ``path`` through the project's one bounded reader (size, nesting,
+    NaN), every failure a one-line :class:`DataFileError`."""
+    return formats.read_json(path, what, DataFileError)
 
 
 def read_model(path: str | Path, model: type[_M], what: str) -> _M:
