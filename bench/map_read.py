@@ -25,8 +25,8 @@ import numpy as np
 
 from bench.calibration import aruco_ms, board_scene
 from calibration.camera import Camera, Pose, project
-from calibration.map_read import UNKNOWN, MapReadError, cell_in, read_map
-from rules.maps import GroundMap
+from calibration.map_read import MapReadError, cell_in, read_map
+from rules.maps import UNKNOWN_GROUND, GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 from rules.random_map import random_map
@@ -66,9 +66,9 @@ class Tally:
         truth = truth_cells(ground)
         got = reading.cells().reshape(-1)
         on_board = where >= 0
-        want = np.where(on_board, truth[np.maximum(where, 0)], UNKNOWN)
+        want = np.where(on_board, truth[np.maximum(where, 0)], UNKNOWN_GROUND)
         seen = np.where(on_board, visible[np.maximum(where, 0)], False)
-        known = (got != UNKNOWN) & on_board
+        known = (got != UNKNOWN_GROUND) & on_board
         self.visible += int(seen.sum())
         self.known += int((known & seen).sum())
         self.right += int((known & seen & (got == want)).sum())

@@ -24,15 +24,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
-from rules.maps import GroundMap
-from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.pieces import BOARD_STUDS, STUD_MM
 
-UNKNOWN = "?"
 START = "S"
 MAX_STUD_TOP_DE = 14.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
@@ -93,7 +93,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     # or the next region does not move it.
     colours = np.median(samples, axis=1)
     spread = np.linalg.norm(samples - colours[:, None, :], axis=2).max(axis=1)
-    tops = lab_samples(image, cam, pose, _stud_tops())
+    tops = lab_samples(image, cam, pose, stud_centres())
     usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
     if usable.sum() >= 20:
         typical = np.median(tops[usable], axis=0)
@@ -103,12 +103,6 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
         # stud read as unknown costs little; one read wrong misleads the rules.
         usable &= spread <= max(MIN_SPREAD, SPREAD_OVER_TYPICAL * float(np.median(spread[usable])))
     return ViewRead(pose, colours, usable)
-
-
-def _stud_tops() -> FloatArray:
-    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
-    xs, ys = np.meshgrid(idx, idx)
-    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, STUD_HEIGHT_MM)], axis=1)
 
 
 def _normalised(view: ViewRead) -> FloatArray:
@@ -156,7 +150,7 @@ def fuse(views: list[ViewRead]) -> FloatArray:
 
 def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3)."""
-    out = np.full(len(colours), UNKNOWN, dtype="<U1")
+    out = np.full(len(colours), UNKNOWN_GROUND, dtype="<U1")
     seen = np.all(np.isfinite(colours), axis=1)
     if not seen.any():
         return out
@@ -225,7 +219,7 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         start_area=start,
         extra={"note": f"read by the camera from {len(views)} picture(s); '?' = unknown"},
     )
-    known = int((chars != UNKNOWN).sum())
+    known = int((chars != UNKNOWN_GROUND).sum())
     return MapReading(ground, views[0].pose, first_camera, len(views), known)
 
 
@@ -243,7 +237,7 @@ def cell_in(reference: Pose, other: Pose) -> NDArray[np.int64]:
 
 
 PNG_COLOURS = {"L": (74, 178, 132), "D": (52, 104, 48), "G": (96, 178, 214),
-               "X": (90, 90, 90), START: (235, 235, 235), UNKNOWN: (180, 0, 180)}
+               "X": (90, 90, 90), START: (235, 235, 235), UNKNOWN_GROUND: (180, 0, 180)}
 
 
 def map_picture(cells: NDArray[np.str_], cell_px: int = 8) -> NDArray[np.uint8]:

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from calibration.camera import Pose
-from calibration.map_read import UNKNOWN, cell_in, map_picture, read_map
+from calibration.map_read import cell_in, map_picture, read_map
 from calibration.profile import Profile, TablePose
 from palace.cli import main
-from rules.maps import MapError, map_from_json
+from rules.maps import UNKNOWN_GROUND, MapError, map_from_json
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
 from rules.random_map import random_map
@@ -36,14 +36,14 @@ def test_map_read_from_a_setup_frame_matches_the_truth_on_visible_studs() -> Non
     reading = read_map([("setup", frame.image)], camera)
     where = cell_in(reading.pose, pose)
     got = reading.cells().reshape(-1)
-    known = (got != UNKNOWN) & (where >= 0)
+    known = (got != UNKNOWN_GROUND) & (where >= 0)
     assert known.sum() > 700  # most of the board is read
     assert (got[known] == truth_cells(ground)[where[known]]).mean() > 0.98
     # The setup pieces stand on the start area: those studs are unknown, not guessed.
     for piece in ground.setup:
         for x, y in piece.footprint():
             cell = int(np.nonzero(where == y * 32 + x)[0][0])
-            assert got[cell] == UNKNOWN
+            assert got[cell] == UNKNOWN_GROUND
 
 
 def test_random_maps_vary_and_keep_the_corner_bricks_blocked() -> None:
@@ -63,7 +63,7 @@ def _map_with(char: str) -> dict:
 
 
 def test_unknown_stud_is_read_but_never_a_starting_point() -> None:
-    ground = map_from_json(_map_with(UNKNOWN), "read.json")
+    ground = map_from_json(_map_with(UNKNOWN_GROUND), "read.json")
     assert ground.color(10, 5) is None and ground.buildable(10, 5)
     with pytest.raises(MapError, match="row 5"):
         map_from_json(_map_with("Z"), "bad.json")
@@ -76,7 +76,7 @@ def test_unknown_stud_is_read_but_never_a_starting_point() -> None:
 
 
 def test_profile_keeps_the_map_read_for_a_table(tmp_path: Path) -> None:
-    ground = map_from_json(_map_with(UNKNOWN), "read.json")
+    ground = map_from_json(_map_with(UNKNOWN_GROUND), "read.json")
     profile = Profile(tables={"kitchen": TablePose(Pose(np.zeros(3), np.array([0, 0, 500.0])),
                                                    2, ground)})
     path = tmp_path / "profile.json"
@@ -93,7 +93,7 @@ def test_profile_keeps_the_map_read_for_a_table(tmp_path: Path) -> None:
 
 def test_map_picture_marks_unknown_studs() -> None:
     cells = np.full((32, 32), "L")
-    cells[0, 0] = UNKNOWN
+    cells[0, 0] = UNKNOWN_GROUND
     picture = map_picture(cells, cell_px=4)
     assert picture.shape == (128, 128, 3)
     assert tuple(picture[1, 1]) != tuple(picture[10, 10])

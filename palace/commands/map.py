@@ -11,10 +11,11 @@ import cv2
 
 from calibration.camera import Camera
 from calibration.image_file import load_image
-from calibration.map_read import UNKNOWN, MapReadError, map_picture, read_map
+from calibration.map_read import MapReadError, map_picture, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from palace.cli import UsageError
 from palace.output_path import output_file
+from rules.maps import UNKNOWN_GROUND
 
 
 def add_parser(subparsers: Any) -> None:
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
         return 0
-    unknown = sum(row.count(UNKNOWN) for row in reading.ground.ground)
+    unknown = sum(row.count(UNKNOWN_GROUND) for row in reading.ground.ground)
     print(f"read from {reading.views} of {len(pictures)} picture(s): {reading.known} studs "
           f"known, {unknown} unknown ('?', never a starting point), "
           f"{len(reading.ground.start_area)} in the starting area (S)")
