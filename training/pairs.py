@@ -20,7 +20,11 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose
 from rules import GameRecord, Kind, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
-from twin import RenderOptions, random_camera, render
+from rules.random_map import random_map
+from twin import Frame, RenderOptions, random_camera, render
+from twin.wide import WIDE_FILL
+
+ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class TurnPair:
     camera: Camera
     pose: Pose
     ground: GroundMap
+    new_mask: NDArray[np.bool_]
+    """Pixels of the frame after that show a piece this turn added (animals, which only
+    move, are not pieces added)."""
 
 
 def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
@@ -47,6 +54,12 @@ def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
     quality = int(rng.integers(70, 96))
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+
+
+def _new_pixels(after: Frame, record: GameRecord, turn: int) -> NDArray[np.bool_]:
+    added = {p.id for p in added_pieces(record, turn) if p.kind not in ANIMALS}
+    index = [i for i, p in enumerate(after.pieces) if p.id in added]
+    return np.isin(after.piece_ids, index)
 
 
 def added_pieces(record: GameRecord, turn: int) -> tuple[Piece, ...]:
@@ -69,29 +82,46 @@ def turn_pairs(
     options: RenderOptions | None = None,
     max_turns: int | None = None,
     map_name: str = "1",
+    wide: bool = False,
 ) -> Iterator[TurnPair]:
-    """Every played turn of ``games`` seeded bot games, each from its own random webcam."""
+    """Every played turn of ``games`` seeded bot games, each from its own random webcam.
+
+    ``wide`` is the table as wide as real ones: a new random ground map for every game
+    (``map_name`` is then unused), the twin's wide look, framing from a third of the
+    picture to past its edges. Both frames are of a settled table either way: hands lie
+    at the edges, none reaches over the board (a reader waits until they have gone).
+    """
     base = options or RenderOptions()
-    opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0})
-    ground = load_map(map_name)
+    opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
+                            "wide": wide or base.wide})
+    fill = WIDE_FILL if wide else (0.7, 0.97)
     for game in range(games):
+        if wide:
+            layout = np.random.default_rng([seed, game, 1 << 20])
+            ground = random_map(layout, f"random-{seed + game}")
+        else:
+            ground = load_map(map_name)
         record = simulate_game(4, seed=seed + game, map_name=ground)
         played = [i for i, t in enumerate(record.turns) if t.report is not None
                   and not t.report.passed]
         for turn in played[:max_turns]:
             rng = np.random.default_rng([seed, game, turn])
-            camera, pose = random_camera(rng, width, height, elevation_deg=elevation_deg)
+            camera, pose = random_camera(rng, width, height, elevation_deg=elevation_deg,
+                                         fill=fill)
             frame_seed = int(rng.integers(1 << 30))
-            before = render(record.scenes[turn], camera, pose, opts, seed=frame_seed)
-            after = render(record.scenes[turn + 1], camera, pose, opts, seed=frame_seed)
+            palace_before = Palace(ground, record.scenes[turn].pieces)
+            before = render(palace_before, camera, pose, opts, seed=frame_seed)
+            after = render(Palace(ground, record.scenes[turn + 1].pieces), camera, pose, opts,
+                           seed=frame_seed)
             yield TurnPair(
                 game=seed + game,
                 turn=turn,
-                before=Palace(ground, record.scenes[turn].pieces),
+                before=palace_before,
                 added=added_pieces(record, turn),
                 before_frame=before.image,
                 after_frame=redevelop(after.image, rng),
                 camera=camera,
                 pose=pose,
                 ground=ground,
+                new_mask=_new_pixels(after, record, turn),
             )

@@ -127,8 +127,19 @@ def _outside_point(rng: np.random.Generator, near: float, far: float) -> np.ndar
             return p
 
 
-def table_clutter(rng: np.random.Generator) -> Mesh:
-    """Cards, spare pieces and a mug around the board; some cards overlap its edge."""
+SETTLED_HAND_BACK_MM = 110.0
+"""How far a hand at the board's edge draws back on a settled table: its fingers reach
+about this far ahead of the palm's centre."""
+
+
+def table_clutter(rng: np.random.Generator, reaching: bool = True) -> Mesh:
+    """Cards, spare pieces and a mug around the board; some cards overlap its edge.
+
+    ``reaching`` False keeps hands off the board (the one that now and then reaches over
+    the palace is left out, one at the board's edge draws back; the random draws are
+    made all the same, so the rest of the table stays as it was): a settled table has
+    hands at its edges only, since a reader waits for the others to go.
+    """
     mesh = Mesh()
     for _ in range(int(rng.integers(0, 7))):
         p = _outside_point(rng, -12, 160)
@@ -181,6 +192,8 @@ def table_clutter(rng: np.random.Generator) -> Mesh:
         edge = _outside_point(rng, -20, 10)
         center = np.array([BOARD_MM / 2, BOARD_MM / 2])
         heading = math.atan2(*(center - edge)[::-1])
+        if not reaching:  # resting at the board's edge, the fingertips short of the studs
+            edge = edge - SETTLED_HAND_BACK_MM * np.array([math.cos(heading), math.sin(heading)])
         add_hand(mesh, rng, np.array([edge[0], edge[1], rng.uniform(25, 80)]), heading,
                  rng.uniform(0.85, 1.1))
     elif rng.uniform() < 0.2:  # a player reaching over the palace to place a piece
@@ -188,8 +201,11 @@ def table_clutter(rng: np.random.Generator) -> Mesh:
         side = int(rng.integers(4))  # the player's side of the table
         heading = side * math.pi / 2 + rng.normal(0, 0.3)
         to_edge = (spot[0], spot[1], BOARD_MM - spot[0], BOARD_MM - spot[1])[side]
-        add_hand(mesh, rng, np.array([spot[0], spot[1], rng.uniform(45, 90)]), heading,
+        reach = Mesh()
+        add_hand(reach, rng, np.array([spot[0], spot[1], rng.uniform(45, 90)]), heading,
                  rng.uniform(0.85, 1.1), reach=to_edge + 200, rise=rng.uniform(40, 90))
+        if reaching:
+            mesh.extend(reach)
     return mesh
 
 

@@ -39,6 +39,7 @@ class RenderOptions:
     color_jitter: float | None = None  # per-piece colour variation (fraction)
     table: str | None = None  # "wood", "cloth", "plain", "pattern"; None = random
     hands: tuple[Hand, ...] = ()  # hands placed on purpose (a player at work), drawn always
+    settled: bool = False  # hands at the frame's edges only, none reaching over the board
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
 
 

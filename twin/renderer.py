@@ -151,7 +151,7 @@ def render(
     clutter_on = options.clutter if options.clutter is not None else not clean
     cover_mesh = Mesh()
     if clutter_on:
-        cover_mesh.extend(table_clutter(rng))
+        cover_mesh.extend(table_clutter(rng, reaching=not options.settled))
     for hand in options.hands:
         hand.draw(cover_mesh)
     if options.cover_with not in (None, "hand", "card"):
