@@ -1,11 +1,32 @@
-"""Turn mode on seeded twin turns the tests never see (games from seed 5000 on).
+"""Turn mode, stage by stage, on seeded turns the tests never see and on Cycles turns.
 
-Prints, per set: turns read, pieces precision / recall / F1 (a piece counts when kind,
-cells, level, arch axis and decoration colour are all right; animals are not read),
-turns exactly right, turn reports exactly right (legal, credits, highest decoration,
-bonus), pieces flagged uncertain and how many of those were wrong, wrong pieces that
-were flagged, and seconds per frame (median), beside a reference timing taken in the
-same run (the twin rendering one frame). Usage: python3 -m bench.vision [--quick]
+    python3 -m bench.vision               # 200 wide-twin turns, the Cycles turns, and
+                                          # 40 turns each outside the training range
+    python3 -m bench.vision --quick       # 12 twin turns, 6 per outside set, 4 Cycles
+    python3 -m bench.vision --no-model    # the classical change evidence only
+    python3 -m bench.vision --compare     # both, on the same frames
+
+The twin turns are bot games from seed 5000 on (the tests use 100-199, the model's
+training 100000 on), each game on a new random ground map, in the twin's wide look, one
+webcam per turn at 30 to 70 degrees of elevation, framing from a third of the picture
+to past its edges, clutter and hands at the table's edges, both frames of a settled
+table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
+same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly coloured
+light (the camera's white balance off by a third). The Cycles turns
+(``tests/data/cycles_turns``, rendered by ``twin.cycles``) come from a renderer the
+project never trains on.
+
+Each set prints its stages, each measured alone:
+
+- board found: :func:`calibration.locate_board` on the frame after the turn, with the
+  game's map, right when the stud grid lies within 2 px of the truth;
+- pieces precision, recall and F1 with the true pose (a piece counts when kind, cells,
+  level, arch axis and decoration colour are all right; animals are not read);
+- turns exactly right, and turn reports exactly right (legal, credits, highest
+  decoration, bonus);
+- pieces flagged uncertain and how many of those were wrong, and wrong pieces flagged;
+- seconds per frame (median, one thread), beside the twin rendering one frame in the
+  same run as the reference.
 """
 
 from __future__ import annotations
@@ -13,82 +34,187 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from bench.calibration import WRONG_PX, turn_errors
+from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
-from rules import Kind
+from calibration.pose import locate_board
+from rules import Kind, Palace, Piece, simulate_game
+from rules.maps import GroundMap
 from rules.staircase import analyse_added
 from training.pairs import turn_pairs
+from twin import RenderOptions, random_camera, render
 from vision import read_turn
 
 ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
+BENCH_SEED = 5000
+TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
+BLURRED = RenderOptions(blur=3.0)
 
 
-def key(p):
+@dataclass(frozen=True)
+class Turn:
+    """What one measured turn needs, whichever renderer made it."""
+
+    name: str
+    before: Palace
+    added: tuple[Piece, ...]
+    before_frame: NDArray[np.uint8]
+    after_frame: NDArray[np.uint8]
+    camera: Camera
+    pose: Pose
+    ground: GroundMap
+
+
+@dataclass
+class Tally:
+    """One set's counts, stage by stage."""
+
+    turns: int = 0
+    found: int = 0
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    exact: int = 0
+    reports: int = 0
+    flagged: int = 0
+    flagged_wrong: int = 0
+    wrong: int = 0
+    wrong_flagged: int = 0
+    seconds: list[float] = field(default_factory=list)
+
+    def f1(self) -> tuple[float, float, float]:
+        prec = self.tp / max(self.tp + self.fp, 1)
+        rec = self.tp / max(self.tp + self.fn, 1)
+        return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
+
+
+def key(p: Piece) -> tuple[object, ...]:
     return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None,
             p.color if p.kind is Kind.DECORATION else None)
 
 
-def report_key(r):
+def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
+    r = analyse_added(before, list(pieces))
     return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--games", type=int, default=12)
-    args = parser.parse_args()
-    games, turns = (1, 6) if args.quick else (args.games, 20)
-    tp = fp = fn = exact = reports = flagged = flagged_wrong = wrong = wrong_flagged = 0
-    n = 0
-    seconds: list[float] = []
-    render_s: list[float] = []
-    for pair in turn_pairs(games, 5000, max_turns=turns):
-        t = time.perf_counter()
-        loc = BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)
-        reading = read_turn([pair.after_frame], pair.camera, pair.before,
-                            before_frame=pair.before_frame, locations=[loc])
-        seconds.append(time.perf_counter() - t)
-        truth = {key(p) for p in pair.added if p.kind not in ANIMALS}
-        got = {key(r.piece) for r in reading.added}
-        tp += len(truth & got)
-        fp += len(got - truth)
-        fn += len(truth - got)
-        exact += truth == got
-        true_pieces = [p for p in pair.added if p.kind not in ANIMALS]
-        reports += report_key(analyse_added(pair.before, true_pieces)) == report_key(
-            analyse_added(pair.before, reading.pieces))
-        for r in reading.added:
-            bad = key(r.piece) not in truth
-            wrong += bad
-            if r.confidence < 0.5:
-                flagged += 1
-                flagged_wrong += bad
-                wrong_flagged += bad
-        n += 1
-    import numpy as np
+def twin_turns(games: int, turns: int, *, width: int = 1280, height: int = 720,
+               options: RenderOptions | None = None) -> Iterator[Turn]:
+    for pair in turn_pairs(games, BENCH_SEED, max_turns=turns, wide=True, width=width,
+                           height=height, options=options):
+        yield Turn(f"{pair.game}/{pair.turn}", pair.before, pair.added, pair.before_frame,
+                   pair.after_frame, pair.camera, pair.pose, pair.ground)
 
-    from rules import simulate_game
-    from twin import RenderOptions, render
-    from twin.cameras import random_camera
+
+def cycles_turns(limit: int | None) -> Iterator[Turn]:
+    from twin.cycles.frames import load_turns
+
+    for t in load_turns(limit=limit):
+        yield Turn(f"cycles/{t.name}", t.before, t.added, t.before_image, t.after_image,
+                   t.camera, t.pose, t.ground)
+
+
+def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
+            ) -> dict[bool, Tally]:
+    tallies = {m: Tally() for m in models}
+    for turn in turns:
+        truth = {key(p) for p in turn.added if p.kind not in ANIMALS}
+        true_report = report_key(turn.before, [p for p in turn.added if p.kind not in ANIMALS])
+        found = False
+        if locate:
+            loc = locate_board(turn.after_frame, turn.camera, turn.ground)
+            found = bool(loc.found and loc.pose is not None
+                         and min(turn_errors(turn.camera, turn.pose, loc)) <= WRONG_PX)
+        given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+        for model in models:
+            tally = tallies[model]
+            tally.turns += 1
+            tally.found += found
+            t = time.perf_counter()
+            reading = read_turn([turn.after_frame], turn.camera, turn.before,
+                                before_frame=turn.before_frame, locations=[given],
+                                model=model)
+            tally.seconds.append(time.perf_counter() - t)
+            got = {key(r.piece) for r in reading.added}
+            tally.tp += len(truth & got)
+            tally.fp += len(got - truth)
+            tally.fn += len(truth - got)
+            tally.exact += truth == got
+            tally.reports += true_report == report_key(turn.before, reading.pieces)
+            for r in reading.added:
+                bad = key(r.piece) not in truth
+                tally.wrong += bad
+                if r.confidence < 0.5:
+                    tally.flagged += 1
+                    tally.flagged_wrong += bad
+                    tally.wrong_flagged += bad
+    return tallies
+
+
+def render_reference() -> float:
+    """Median seconds the twin takes to render one 1280x720 frame, on this machine now."""
     scene = simulate_game(4, seed=1).scenes[8]
     cam, pose = random_camera(np.random.default_rng(1))
+    times = []
     for _ in range(3):
         t = time.perf_counter()
         render(scene, cam, pose, RenderOptions(), seed=1)
-        render_s.append(time.perf_counter() - t)
-    prec = tp / max(tp + fp, 1)
-    rec = tp / max(tp + fn, 1)
-    f1 = 2 * prec * rec / max(prec + rec, 1e-9)
-    med = statistics.median(seconds)
-    ref = statistics.median(render_s)
-    print(f"twin turns (one view, 1280x720, elevation 30-70, clutter on): {n}")
-    print(f"  pieces precision {prec:.3f} recall {rec:.3f} F1 {f1:.3f}")
-    print(f"  turns exactly right {exact}/{n} ({exact / max(n, 1):.1%}); "
-          f"turn reports right {reports}/{n} ({reports / max(n, 1):.1%})")
-    print(f"  pieces flagged uncertain {flagged}, of which wrong {flagged_wrong}; "
-          f"wrong pieces flagged {wrong_flagged}/{wrong}")
-    print(f"  seconds per frame median {med:.2f} s; reference (twin render) {ref:.2f} s; "
-          f"ratio {med / ref:.1f}")
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool) -> None:
+    for model, tally in tallies.items():
+        n = tally.turns
+        if not n:
+            print(f"{title}: no turns")
+            continue
+        prec, rec, f1 = tally.f1()
+        med = statistics.median(tally.seconds)
+        print(f"{title} [{'model' if model else 'no model'}]: {n} turns")
+        if locate:
+            print(f"  board found {tally.found}/{n} ({tally.found / n:.1%})")
+        print(f"  pieces precision {prec:.3f} recall {rec:.3f} F1 {f1:.3f}")
+        print(f"  turns exactly right {tally.exact}/{n} ({tally.exact / n:.1%}); "
+              f"turn reports right {tally.reports}/{n} ({tally.reports / n:.1%})")
+        print(f"  pieces flagged uncertain {tally.flagged}, of which wrong "
+              f"{tally.flagged_wrong}; wrong pieces flagged {tally.wrong_flagged}/{tally.wrong}")
+        print(f"  seconds per frame median {med:.2f} s; reference (twin render) "
+              f"{reference:.2f} s; ratio {med / reference:.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--games", type=int, default=10, help="twin games (20 turns each)")
+    parser.add_argument("--no-model", action="store_true")
+    parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--only", choices=("twin", "cycles", "outside"), default=None)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    models = (True, False) if args.compare else (not args.no_model,)
+    games, turns = (2, 6) if args.quick else (args.games, 20)
+    outside_games, outside_turns = (1, 6) if args.quick else (2, 20)
+    reference = render_reference()
+    if args.only in (None, "twin"):
+        show(f"wide twin ({games} games, 1280x720)",
+             measure(twin_turns(games, turns), models, True), reference, True)
+    if args.only in (None, "cycles"):
+        show("Cycles turns (never trained on)",
+             measure(cycles_turns(4 if args.quick else None), models, True), reference, True)
+    if args.only in (None, "outside"):
+        for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
+                          ("outside: strong blur", {"options": BLURRED}),
+                          ("outside: coloured light", {"options": TINTED})):
+            show(title, measure(twin_turns(outside_games, outside_turns, **kw), models, False),
+                 reference, False)
 
 
 if __name__ == "__main__":

@@ -120,18 +120,24 @@ def arch_from(x: int, y: int, z: int, d: tuple[int, int], piece_id: str = "") ->
     return Piece(Kind.ARCH, min(x, fx), min(y, fy), z, axis=axis, id=piece_id)
 
 
+def support_base(palace: Palace, x: int, y: int, z: int) -> int | None:
+    """The level a stack giving stud (x, y) a knob at ``z`` would stand on: the highest
+    thing under the free space below ``z``, which must be an open knob (else None)."""
+    base = z
+    while base > 0 and palace.occupant(x, y, base - 1) is None:
+        base -= 1
+    return base if palace.is_open_knob(x, y, base) else None
+
+
 def support_plan(palace: Palace, x: int, y: int, z: int, bricks: int,
                  columns: int) -> tuple[int, int, int] | None:
     """How to give stud (x, y) a knob at level ``z``: (base level, columns, bricks).
 
-    The stack stands on the highest thing under the free space below ``z``; that must
-    be an open knob. Columns go first as they are the fewest pieces (and what the
-    5-brick bonus likes); None when the hand or the space does not allow it.
+    Columns go first as they are the fewest pieces (and what the 5-brick bonus likes);
+    None when the hand or the space does not allow it.
     """
-    base = z
-    while base > 0 and palace.occupant(x, y, base - 1) is None:
-        base -= 1
-    if not palace.is_open_knob(x, y, base):
+    base = support_base(palace, x, y, z)
+    if base is None:
         return None
     need = z - base
     use_columns = min(columns, need // 3)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import project
-from rules.moves import support_plan
+from rules.moves import support_base
 from rules.palace import Palace, PalaceError
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Axis, Kind, Piece
 from vision.silhouettes import View
@@ -42,6 +42,19 @@ COST_LEVEL = 0.75
 """Evidence a pixel must show to pay for a piece covering it: a piece over unchanged
 pixels costs three times what a changed one earns, because one view cannot tell a
 nearer, lower piece from a farther, higher one by how much it covers alone."""
+COST_OVER_OLD = 0.2
+"""The same where the frame before showed a piece of the palace: a new piece in front of
+an old one of its colour changes nothing, so an unchanged pixel there says little."""
+UNIFORM_WITHIN = 30.0
+"""Colour units (:func:`colour_features`) within which a column's three levels count as
+one piece's colour; its top face's light alone moves the top level by up to about 26."""
+MIXED_PRICE = 0.15
+"""What each of a column's pixels costs when its levels differ in colour by
+``UNIFORM_WITHIN`` + 10 or more: three bricks of the box's four colours rarely match, a
+column is one colour, and the two have the same outline."""
+MAX_STACK = 4
+"""Most pieces in one stack under an arch's leg the decoder tries (columns counted
+once)."""
 MAX_ROUNDS = 40
 SUPPORT_DEPTH = 1
 """Steps of a staircase the decoder may put under an arch it sees in one move."""
@@ -51,12 +64,27 @@ HEADROOM = 6
 
 @dataclass
 class Evidence:
-    """One view and its centred change evidence (flat, region pixels)."""
+    """One view and its centred change evidence (flat, region pixels), with the colour of
+    each pixel after the turn (:func:`colour_features`)."""
 
     view: View
     weight: NDArray[np.float32]
     hot: NDArray[np.bool_]
     leaf: NDArray[np.float32]
+    colour: NDArray[np.float32] | None = None
+
+
+def colour_features(region: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per pixel (flat): chromaticity (r, g shares x 300) and log brightness (x 100), the
+    units in which one LEGO colour differs from another by tens and a piece's own shading
+    from face to face by less."""
+    flat = region.reshape(-1, 3).astype(np.float32)
+    total = flat.sum(axis=1) + 6.0
+    out = np.empty((len(flat), 3), np.float32)
+    out[:, 0] = flat[:, 2] / total * 300.0
+    out[:, 1] = flat[:, 1] / total * 300.0
+    out[:, 2] = np.log(total) * 100.0
+    return out
 
 
 def hot_cells(evidence: Sequence[Evidence], top: int) -> set[tuple[int, int, int]]:
@@ -99,17 +127,21 @@ def _shapes(x: int, y: int, z: int) -> Iterator[Piece]:
             yield Piece(Kind.ARCH, x, y - i, z, axis=Axis.Y)
 
 
-def _stack_under(palace: Palace, x: int, y: int, z: int) -> list[Piece] | None:
-    """Bricks and columns (columns first) giving stud (x, y) a knob at level ``z``."""
-    plan = support_plan(palace, x, y, z, 4, 2)
-    if plan is None:
-        return None
-    level, columns, bricks = plan
+def _stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
+    """Stacks (bottom-up) giving stud (x, y) a knob at level ``z``: the fewest pieces
+    (columns first) and, where that has a column, the same height in bricks alone. A
+    column and three bricks have one outline; the picture tells them apart by colour
+    (:meth:`Decoder.colour_steps`), so both are offered."""
+    base = support_base(palace, x, y, z)
+    if base is None or base == z:
+        return []
+    columns, bricks = divmod(z - base, 3)
     out = []
-    for kind, count, height in ((Kind.COLUMN, columns, 3), (Kind.BRICK, bricks, 1)):
-        for _ in range(count):
-            out.append(Piece(kind, x, y, level))
-            level += height
+    if columns + bricks <= MAX_STACK:
+        out.append([Piece(Kind.COLUMN, x, y, base + 3 * i) for i in range(columns)]
+                   + [Piece(Kind.BRICK, x, y, base + 3 * columns + i) for i in range(bricks)])
+    if columns and z - base <= MAX_STACK:
+        out.append([Piece(Kind.BRICK, x, y, level) for level in range(base, z)])
     return out
 
 
@@ -121,10 +153,7 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[P
     are what a player builds and a camera cannot see."""
     if palace.is_open_knob(x, y, z):
         return [[]]
-    ways: list[list[Piece]] = []
-    stack = _stack_under(palace, x, y, z)
-    if stack is not None:
-        ways.append(stack)
+    ways: list[list[Piece]] = _stacks_under(palace, x, y, z)
     if depth <= 0 or z < 1:
         return ways
     for lift in (0, 1):
@@ -154,7 +183,10 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[P
 
 
 def with_support(palace: Palace, piece: Piece) -> list[tuple[Piece, ...]]:
-    """Ways to stand ``piece``: alone, or (an arch) with what its unsupported legs need."""
+    """Ways to stand ``piece``: alone, or (an arch) with what its unsupported legs need.
+    Only the piece alone is checked here; a move with supports may still fail to stand
+    (:func:`stands`), which costs far more to find out than scoring it, so the decoder
+    checks only the moves that would win."""
     if not palace.check(piece):
         return [(piece,)]
     if piece.kind is not Kind.ARCH or piece.z == 0:
@@ -162,13 +194,7 @@ def with_support(palace: Palace, piece: Piece) -> list[tuple[Piece, ...]]:
     options = [_supports(palace, x, y, piece.z, SUPPORT_DEPTH) for x, y in piece.legs()]
     if not all(options):
         return []
-    out: list[tuple[Piece, ...]] = []
-    for first in options[0]:
-        for second in options[1]:
-            move = (*first, *second, piece)
-            if stands(palace, move):
-                out.append(move)
-    return out
+    return [(*first, *second, piece) for first in options[0] for second in options[1]]
 
 
 def stands(palace: Palace, move: Sequence[Piece]) -> bool:
@@ -226,9 +252,32 @@ class Decoder:
         key = _key(piece)
         hit = self._prices.get(key)
         if hit is None:
-            hit = PIECE_PRICE * sum(len(px) for px in self.pixels(piece)) + PIECE_FLOOR
+            size = sum(len(px) for px in self.pixels(piece))
+            hit = PIECE_PRICE * size + PIECE_FLOOR
+            if piece.kind is Kind.COLUMN:
+                hit += MIXED_PRICE * size * self.colour_steps(piece)
             self._prices[key] = hit
         return hit
+
+    def colour_steps(self, piece: Piece) -> float:
+        """0..1: how surely a column's three levels show different colours (so it is a
+        stack of bricks), from the view that sees most of them."""
+        best = 0.0
+        for ev in self.evidence:
+            if ev.colour is None:
+                continue
+            means = []
+            for level in range(piece.z, piece.top):
+                idx = ev.view.visible((piece.x, piece.y, level, 0))[0]
+                if len(idx) < 6:
+                    break
+                means.append(ev.colour[idx].mean(axis=0))
+            if len(means) < 2:
+                continue
+            spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
+                         for b in means[i + 1:])
+            best = max(best, min(max((spread - UNIFORM_WITHIN) / 10.0, 0.0), 1.0))
+        return best
 
     def gain(self, pieces: Sequence[Piece], masks: list[NDArray[np.bool_]] | None = None
              ) -> float:
@@ -304,18 +353,76 @@ class Decoder:
                 self.masks[i][px] = True
                 self.masks[i][self.leaves(placed)[i]] = True
 
+    def _upper(self, piece: Piece, bounds: dict[tuple[object, ...], float]) -> float:
+        """The most ``piece`` can add this round (its fresh pixels that pay, and its
+        leaves'), less its price: a move gains at most the sum of its pieces' bounds."""
+        key = _key(piece)
+        hit = bounds.get(key)
+        if hit is None:
+            hit = -self.price(piece)
+            for i, ev in enumerate(self.evidence):
+                idx = self.pixels(piece)[i]
+                hit += float(np.maximum(ev.weight[idx[~self.masks[i][idx]]], 0).sum())
+                leaf = self.leaves(piece)[i]
+                hit += float(ev.leaf[leaf].sum())
+            bounds[key] = hit
+        return hit
+
     def run(self, hot: set[tuple[int, int, int]]) -> list[Piece]:
         for _ in range(MAX_ROUNDS):
             best: tuple[float, tuple[Piece, ...]] | None = None
+            bounds: dict[tuple[object, ...], float] = {}
             for move in self.moves(hot):
+                if len(move) > 1 and sum(self._upper(p, bounds) for p in move) <= (
+                        best[0] if best is not None else 0.0):
+                    continue
                 g = self.gain(move)
-                if g > 0 and (best is None or g > best[0]):
+                if g > 0 and (best is None or g > best[0]) and (
+                        len(move) == 1 or stands(self.state, move)):
                     best = (g, move)
             if best is None:
                 break
             self.apply(best[1])
         self.prune()
+        self.restack()
         return self.added
+
+    def restack(self) -> None:
+        """Swaps each column read for three bricks, and each run of three bricks for a
+        column, where that scores better: the two have one outline, the moves above only
+        ever build the fewer pieces, and only the colours of the levels tell them apart."""
+        current = list(self.added)
+        for piece in list(current):
+            if piece.kind is Kind.COLUMN:
+                swap = [Piece(Kind.BRICK, piece.x, piece.y, piece.z + i) for i in range(3)]
+                olds = [piece]
+            elif piece.kind is Kind.BRICK:
+                run = [p for p in current if p.kind is Kind.BRICK and (p.x, p.y) == (
+                    piece.x, piece.y) and piece.z <= p.z < piece.z + 3]
+                if len(run) != 3:
+                    continue
+                swap, olds = [Piece(Kind.COLUMN, piece.x, piece.y, piece.z)], run
+            else:
+                continue
+            if any(o not in current for o in olds):
+                continue
+            trial = [p for p in current if p not in olds] + swap
+            if self.score_of(trial) > self.score_of(current) and self._rebuild(trial):
+                current = list(self.added)
+
+    def _rebuild(self, pieces: Sequence[Piece]) -> bool:
+        """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they
+        stand; the reading is left as it was if not."""
+        state = self.before.copy()
+        placed: list[Piece] = []
+        try:
+            for p in sorted(pieces, key=lambda q: q.z):
+                placed.append(state.place(p.moved(id="")))
+        except PalaceError:
+            return False
+        self.state, self.added = state, placed
+        self._rebuild_masks()
+        return True
 
     def prune(self) -> None:
         """Drops pieces, top first, that explain less than they cost (a greedy step taken

@@ -25,7 +25,16 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
-from vision.decode import COST_LEVEL, HOT_LEVEL, LEAF_GAIN, Decoder, Evidence, hot_cells
+from vision.decode import (
+    COST_LEVEL,
+    COST_OVER_OLD,
+    HOT_LEVEL,
+    LEAF_GAIN,
+    Decoder,
+    Evidence,
+    colour_features,
+    hot_cells,
+)
 from vision.finish import name_decoration
 from vision.look import TableLook
 from vision.reading import UNCERTAIN_BELOW, TurnReading
@@ -77,12 +86,15 @@ def read_turn(
         if box is None or reference is None:
             continue
         scale = working_scale(cam, loc.pose)
-        change = change_evidence(region(frame, box, scale), region(reference, box, scale))
+        after = region(frame, box, scale)
+        change = change_evidence(after, region(reference, box, scale))
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         flat = change.ravel()
-        evidence.append(Evidence(view, flat - COST_LEVEL, flat > HOT_LEVEL,
-                                 np.maximum(flat - HOT_LEVEL, 0) * LEAF_GAIN))
+        cost = np.where(np.isfinite(view.old_depth.ravel()), COST_OVER_OLD, COST_LEVEL)
+        evidence.append(Evidence(view, flat - cost, flat > HOT_LEVEL,
+                                 np.maximum(flat - HOT_LEVEL, 0) * LEAF_GAIN,
+                                 colour_features(after)))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
