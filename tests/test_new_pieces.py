@@ -45,9 +45,7 @@ def test_a_missing_or_broken_model_file_is_one_line_naming_it(tmp_path: Path,
 
 @pytest.fixture(scope="module")
 def held_out() -> list:
-    pairs = [region_pair(p) for p in turn_pairs(1, 150, max_turns=2, wide=True)]
-    pairs += [region_pair(p) for p in turn_pairs(1, 151, max_turns=2, wide=False,
-                                                 width=960, height=720)]
+    pairs = [region_pair(p) for p in turn_pairs(2, 150, max_turns=2, wide=True)]
     return [p for p in pairs if p is not None]
 
 

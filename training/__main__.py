@@ -3,21 +3,21 @@
 Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
 ``pip install -e .[train]``; the data set lives outside the repository)::
 
-    python3 -m training create_dataset --pairs 800 --seed 100000 --out /work/data/newpieces/train
-    python3 -m training create_dataset --pairs 80 --seed 200000 --look wide \\
+    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
         --out /work/data/newpieces/val_wide
     python3 -m training train --data /work/data/newpieces/train \\
-        --out models/new_pieces.onnx --seed 1 --epochs 4 --minutes 22
+        --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
     python3 -m training evaluate --data /work/data/newpieces/val_wide
 
 Sets beyond the training range for ``evaluate``::
 
-    python3 -m training create_dataset --pairs 60 --seed 201000 --look old --out .../val_old
-    python3 -m training create_dataset --pairs 60 --seed 202000 --width 640 --height 480 \\
+    python3 -m training create_dataset --pairs 40 --seed 201000 --look old --out .../val_old
+    python3 -m training create_dataset --pairs 40 --seed 202000 --width 640 --height 480 \\
         --out .../val_640
-    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide --blur 3 \\
+    python3 -m training create_dataset --pairs 40 --seed 200000 --look wide --blur 3 \\
         --out .../val_blur
-    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
+    python3 -m training create_dataset --pairs 40 --seed 200000 --look wide \\
         --tint 1.35,0.95,0.6 --out .../val_tint
 
 Seeds: training games from 100000 on, validation from 200000 on; the bench's games

@@ -28,7 +28,7 @@ from vision.confidence import rate_pieces
 from vision.decode import COST_LEVEL, HOT_LEVEL, LEAF_GAIN, Decoder, Evidence, hot_cells
 from vision.finish import name_decoration
 from vision.look import TableLook
-from vision.new_pieces import new_piece_evidence
+from vision.new_pieces import new_piece_change
 from vision.reading import UNCERTAIN_BELOW, TurnReading
 from vision.silhouettes import View, board_box
 from vision.views import resolve_turns, working_scale
@@ -81,7 +81,7 @@ def read_turn(
             continue
         scale = working_scale(cam, loc.pose)
         after_region, before_region = region(frame, box, scale), region(reference, box, scale)
-        change = (new_piece_evidence if model else change_evidence)(after_region, before_region)
+        change = (new_piece_change if model else change_evidence)(after_region, before_region)
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         flat = change.ravel()
