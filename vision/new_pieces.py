@@ -36,19 +36,21 @@ WIDEN_PX = 1
 
 
 def normalise(image: NDArray[np.floating] | NDArray[np.uint8]) -> NDArray[np.float32]:
-    """Log brightness per channel less its median over the image, clipped: exposure and
-    white balance, being gains, drop out."""
-    logs = np.log(image.astype(np.float32) + LOG_EPS)
-    centre = np.median(logs.reshape(-1, logs.shape[-1]), axis=0)
-    return np.clip(logs - centre[None, None, :], -CLIP, CLIP).astype(np.float32)
+    """Channels first, log brightness per channel less its median over the image,
+    clipped: exposure and white balance, being gains, drop out. (The median is taken
+    before the log, which keeps its order, as it is three times cheaper.)"""
+    chw = np.ascontiguousarray(np.moveaxis(image.astype(np.float32, copy=False), 2, 0))
+    flat = chw.reshape(chw.shape[0], -1)
+    centre = np.log(np.median(flat, axis=1) + LOG_EPS).astype(np.float32)
+    logs = cv2.log(flat + np.float32(LOG_EPS))
+    return np.clip(logs - centre[:, None], -CLIP, CLIP).reshape(chw.shape)
 
 
 def model_input(after: NDArray[np.floating] | NDArray[np.uint8],
                 before: NDArray[np.floating] | NDArray[np.uint8]) -> NDArray[np.float32]:
     """The network's input for one region pair, channels first (C, H, W), unpadded."""
     a, b = normalise(after), normalise(before)
-    stacked = np.concatenate([b, a, a - b], axis=2)
-    return np.ascontiguousarray(stacked.transpose(2, 0, 1))
+    return np.concatenate([b, a, a - b], axis=0)
 
 
 def new_piece_evidence(after_region: NDArray[np.floating] | NDArray[np.uint8],
