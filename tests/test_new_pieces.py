@@ -87,6 +87,10 @@ def test_the_recipe_refuses_held_out_seeds_and_empty_data(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert str(tmp_path) in err and err.count("\n") == 1
     assert not (tmp_path / "d").exists()
+    (tmp_path / "pair_00000.npz").write_bytes(b"PK\x03\x04 truncated")
+    assert recipe(["evaluate", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "pair_00000.npz" in err and err.count("\n") == 1
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="the training recipe needs torch (the train extra)")

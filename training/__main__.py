@@ -108,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as exc:
             print(f"train needs torch (pip install -e .[train]): {exc}", file=sys.stderr)
             return 2
-        result = train(args.data, args.out, args.seed, args.epochs, args.minutes)
+        try:
+            result = train(args.data, args.out, args.seed, args.epochs, args.minutes)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
         print(f"{args.out}: {result['steps']} steps, loss {result['loss']:.4f}, "
               f"{result['seconds']:.0f} s")
         return 0
@@ -117,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     from vision.new_pieces import MODEL
     try:
         print(evaluate(args.data, args.model or MODEL))
-    except ModelError as exc:
+    except (ModelError, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 2
     return 0

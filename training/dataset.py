@@ -15,6 +15,7 @@ blur and a coloured light over the whole table, in both frames alike.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,19 +109,32 @@ def save(pair: RegionPair, path: Path) -> None:
 
 
 def load(path: Path) -> RegionPair:
-    with np.load(path) as data:
-        return RegionPair(data["before"], data["after"],
-                          data["mask"].astype(np.float32) / 255.0)
+    """One saved pair; a file that is not one is a ValueError naming it."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            pair = RegionPair(data["before"], data["after"],
+                              data["mask"].astype(np.float32) / 255.0)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a region pair ({' '.join(str(exc).split())[:120]})"
+                         ) from None
+    if (pair.before.shape != pair.after.shape or pair.before.ndim != 3
+            or pair.before.shape[:2] != pair.mask.shape or pair.before.dtype != np.uint8):
+        raise ValueError(f"{path}: before, after and mask do not agree in shape or type")
+    return pair
 
 
-def create_dataset(out: Path, count: int, seed: int, **kwargs: object) -> int:
-    """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out``; returns how many."""
+def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
+                   size: tuple[int, int] | None = None, blur: float = 0.0,
+                   tint: tuple[float, float, float] | None = None) -> int:
+    """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
+    them as ``dataset.json``); returns how many."""
     out.mkdir(parents=True, exist_ok=True)
     n = 0
-    for n, pair in enumerate(region_pairs(count, seed, **kwargs), 1):  # type: ignore[arg-type]
+    for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
+                                          tint=tint), 1):
         save(pair, out / f"pair_{n - 1:05d}.npz")
-    (out / "dataset.json").write_text(json.dumps({"pairs": n, "seed": seed, **{
-        k: v for k, v in kwargs.items() if v is not None}}) + "\n")
+    made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint}
+    (out / "dataset.json").write_text(json.dumps(made) + "\n")
     return n
 
 

@@ -150,7 +150,8 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
             loss.backward()
             opt.step()
             step += 1
-            running = 0.95 * running + 0.05 * float(loss) if step > 1 else float(loss)
+            value = loss.item()
+            running = 0.95 * running + 0.05 * value if step > 1 else value
             if log and step % 25 == 0:
                 print(f"epoch {epoch} step {step}/{total} loss {running:.4f} "
                       f"{time.monotonic() - started:.0f}s", flush=True)
