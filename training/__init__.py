@@ -1,2 +1,7 @@
 """Recipes that make and measure the vision models on twin frames (imports twin, vision,
-models): seeded turns of bot games rendered as a webcam sees them before and after."""
+models): seeded turns of bot games rendered as a webcam sees them before and after.
+
+``python3 -m training create_dataset | train | evaluate`` makes the new-piece model
+(``models/new_pieces.onnx``); the reproducing commands are in ``training/__main__.py``.
+Only ``train`` needs torch (the ``train`` extra); the rest runs on the runtime deps.
+"""

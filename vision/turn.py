@@ -37,6 +37,7 @@ from vision.decode import (
 )
 from vision.finish import name_decoration
 from vision.look import TableLook
+from vision.new_pieces import new_piece_change
 from vision.reading import UNCERTAIN_BELOW, TurnReading
 from vision.silhouettes import View, board_box
 from vision.views import resolve_turns, working_scale
@@ -53,12 +54,14 @@ def read_turn(
     ground: GroundMap | None = None,
     look: TableLook | None = None,
     locations: Sequence[BoardLocation | None] | None = None,
+    model: bool = True,
 ) -> TurnReading:
     """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
 
     ``before_frame`` is the settled frame before the turn, taken with the board where the
     first of ``frames`` sees it. ``locations`` are the poses the camera loop already has
-    for ``frames`` (None, or None entries, to locate the board here).
+    for ``frames`` (None, or None entries, to locate the board here). ``model`` reads
+    the change with the learned new-piece network, else with the classical evidence.
     """
     started = time.perf_counter()
     ground = ground or before.ground
@@ -87,7 +90,8 @@ def read_turn(
             continue
         scale = working_scale(cam, loc.pose)
         after = region(frame, box, scale)
-        change = change_evidence(after, region(reference, box, scale))
+        change = (new_piece_change if model else change_evidence)(
+            after, region(reference, box, scale))
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         flat = change.ravel()

@@ -1,0 +1,131 @@
+"""The new-piece model's recipe: make the data set, train, evaluate.
+
+Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
+``pip install -e .[train]``; the data set lives outside the repository)::
+
+    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
+        --out /work/data/newpieces/val_wide
+    python3 -m training train --data /work/data/newpieces/train \\
+        --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
+    python3 -m training evaluate --data /work/data/newpieces/val_wide
+
+Sets beyond the training range for ``evaluate``::
+
+    python3 -m training create_dataset --pairs 40 --seed 201000 --look old --out .../val_old
+    python3 -m training create_dataset --pairs 40 --seed 202000 --width 640 --height 480 \\
+        --out .../val_640
+    python3 -m training create_dataset --pairs 40 --seed 200000 --look wide --blur 3 \\
+        --out .../val_blur
+    python3 -m training create_dataset --pairs 40 --seed 200000 --look wide \\
+        --tint 1.35,0.95,0.6 --out .../val_tint
+
+Seeds: training games from 100000 on, validation from 200000 on; the bench's games
+(5000-5999), the tests' (100-199) and the independent renderer's frames are never used.
+Training stops at ``--minutes`` of wall time if that comes first (so on a slower machine
+the model differs slightly from the committed one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _tint(text: str) -> tuple[float, float, float]:
+    parts = [float(v) for v in text.split(",")]
+    if len(parts) != 3 or not all(0.05 <= v <= 20 for v in parts):
+        raise argparse.ArgumentTypeError("three gains B,G,R between 0.05 and 20")
+    return parts[0], parts[1], parts[2]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python3 -m training", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    make = verbs.add_parser("create_dataset", help="render turn pairs, cut to regions")
+    make.add_argument("--pairs", type=int, required=True)
+    make.add_argument("--seed", type=int, required=True)
+    make.add_argument("--out", type=Path, required=True)
+    make.add_argument("--look", choices=("mix", "wide", "old"), default="mix")
+    make.add_argument("--width", type=int)
+    make.add_argument("--height", type=int)
+    make.add_argument("--blur", type=float, default=0.0)
+    make.add_argument("--tint", type=_tint)
+    fit = verbs.add_parser("train", help="train the network, write ONNX")
+    fit.add_argument("--data", type=Path, required=True)
+    fit.add_argument("--out", type=Path, required=True)
+    fit.add_argument("--seed", type=int, required=True)
+    fit.add_argument("--epochs", type=int, default=4)
+    fit.add_argument("--minutes", type=float)
+    score = verbs.add_parser("evaluate", help="pixel scores: model vs classical")
+    score.add_argument("--data", type=Path, required=True)
+    score.add_argument("--model", default=None)
+    return parser
+
+
+def _check_seed(seed: int) -> str | None:
+    if 5000 <= seed < 6000 or 100 <= seed < 200:
+        return f"--seed {seed}: seeds 100-199 (tests) and 5000-5999 (bench) are held out"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.verb == "create_dataset":
+        problem = _check_seed(args.seed)
+        if problem is None and args.pairs < 1:
+            problem = f"--pairs {args.pairs}: must be at least 1"
+        if problem is None and (args.width is None) != (args.height is None):
+            problem = "--width and --height go together"
+        if problem is None and not 0 <= args.blur <= 20:
+            problem = f"--blur {args.blur}: must be between 0 and 20 pixels"
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
+        from training.dataset import create_dataset
+        size = (args.width, args.height) if args.width else None
+        if size and not (160 <= size[0] <= 4096 and 120 <= size[1] <= 4096):
+            print(f"--width/--height {size}: outside 160x120..4096x4096", file=sys.stderr)
+            return 2
+        n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
+                           blur=args.blur, tint=args.tint)
+        print(f"{args.out}: {n} pairs")
+        return 0
+    if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):
+        print(f"{args.data}: no pair_*.npz files (make them with create_dataset)",
+              file=sys.stderr)
+        return 2
+    if args.verb == "train":
+        problem = _check_seed(args.seed) or (
+            f"--epochs {args.epochs}: must be at least 1" if args.epochs < 1 else None)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
+        try:
+            from training.train import train
+        except ImportError as exc:
+            print(f"train needs torch (pip install -e .[train]): {exc}", file=sys.stderr)
+            return 2
+        try:
+            result = train(args.data, args.out, args.seed, args.epochs, args.minutes)
+        except ValueError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        print(f"{args.out}: {result['steps']} steps, loss {result['loss']:.4f}, "
+              f"{result['seconds']:.0f} s")
+        return 0
+    from models import ModelError
+    from training.evaluate import evaluate
+    from vision.new_pieces import MODEL
+    try:
+        print(evaluate(args.data, args.model or MODEL))
+    except (ModelError, ValueError) as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

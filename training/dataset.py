@@ -1,0 +1,143 @@
+"""Turn pairs cut to what turn mode compares: the board's region before and after a turn.
+
+Each pair is cropped and scaled exactly as :func:`vision.turn.read_turn` does (the box of
+the board up to the palace's top plus the same headroom, the working scale, the same
+softening), so the model is trained on the very inputs it is later given. The pixels of
+the pieces the turn added are brought to the same grid by area, so a mask pixel is the
+fraction of that region pixel the new pieces cover.
+
+Looks are mixed on purpose (the widened twin with random maps, the old twin on map 1,
+several webcam resolutions, elevations 30 to 70 degrees) so the model is not tuned to one
+renderer's style. ``blur`` and ``tint`` make sets outside the training range: optical
+blur and a coloured light over the whole table, in both frames alike.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from training.pairs import TurnPair, turn_pairs
+from vision.change import region
+from vision.silhouettes import board_box
+from vision.turn import HEADROOM_LEVELS
+from vision.views import working_scale
+
+RESOLUTIONS = ((1280, 720), (1920, 1080), (1024, 768), (1600, 900))
+"""Webcam sizes the training set draws from (640x480 is kept out to test beyond them)."""
+OLD_LOOK_EVERY = 4
+"""One game in this many is drawn in the old twin's look (map 1, no wide look)."""
+
+
+@dataclass(frozen=True)
+class RegionPair:
+    """The board's region before and after one turn, and where the new pieces are."""
+
+    before: NDArray[np.uint8]
+    after: NDArray[np.uint8]
+    mask: NDArray[np.float32]
+    """0..1 per region pixel: the fraction covered by pieces this turn added."""
+
+
+def region_pair(pair: TurnPair, *, blur: float = 0.0,
+                tint: tuple[float, float, float] | None = None) -> RegionPair | None:
+    """``pair`` as read_turn sees it (None when the board's box is not in the frame)."""
+    top = max((p.top for p in pair.before), default=0)
+    box = board_box(pair.camera, pair.pose, top + HEADROOM_LEVELS)
+    if box is None:
+        return None
+    scale = working_scale(pair.camera, pair.pose)
+    before, after = pair.before_frame, pair.after_frame
+    if blur > 0 or tint is not None:
+        before, after = (_relight(f, blur, tint) for f in (before, after))
+    b = region(before, box, scale)
+    a = region(after, box, scale)
+    x0, y0, x1, y1 = box
+    crop = pair.new_mask[y0:y1, x0:x1].astype(np.float32)
+    mask = cv2.resize(crop, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
+    return RegionPair(_u8(b), _u8(a), mask.astype(np.float32))
+
+
+def _u8(image: NDArray[np.float32]) -> NDArray[np.uint8]:
+    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+
+
+def _relight(frame: NDArray[np.uint8], blur: float,
+             tint: tuple[float, float, float] | None) -> NDArray[np.uint8]:
+    out = frame.astype(np.float32)
+    if blur > 0:
+        out = cv2.GaussianBlur(out, (0, 0), blur)
+    if tint is not None:
+        out *= np.asarray(tint, np.float32)[None, None, :]
+    return _u8(out)
+
+
+def region_pairs(count: int, seed: int, *, look: str = "mix",
+                 size: tuple[int, int] | None = None, blur: float = 0.0,
+                 tint: tuple[float, float, float] | None = None) -> Iterator[RegionPair]:
+    """``count`` region pairs from bot games seeded from ``seed`` on, game after game.
+
+    ``look`` is "wide", "old" or "mix" (one game in :data:`OLD_LOOK_EVERY` old); ``size``
+    fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`.
+    """
+    made = 0
+    game = 0
+    while made < count:
+        wide = look == "wide" or (look == "mix" and game % OLD_LOOK_EVERY != 1)
+        width, height = size or RESOLUTIONS[game % len(RESOLUTIONS)]
+        for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide):
+            out = region_pair(pair, blur=blur, tint=tint)
+            if out is None:
+                continue
+            yield out
+            made += 1
+            if made >= count:
+                return
+        game += 1
+
+
+def save(pair: RegionPair, path: Path) -> None:
+    np.savez_compressed(path, before=pair.before, after=pair.after,
+                        mask=np.rint(pair.mask * 255).astype(np.uint8))
+
+
+def load(path: Path) -> RegionPair:
+    """One saved pair; a file that is not one is a ValueError naming it."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            pair = RegionPair(data["before"], data["after"],
+                              data["mask"].astype(np.float32) / 255.0)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"{path}: not a region pair ({' '.join(str(exc).split())[:120]})"
+                         ) from None
+    if (pair.before.shape != pair.after.shape or pair.before.ndim != 3
+            or pair.before.shape[:2] != pair.mask.shape or pair.before.dtype != np.uint8):
+        raise ValueError(f"{path}: before, after and mask do not agree in shape or type")
+    return pair
+
+
+def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
+                   size: tuple[int, int] | None = None, blur: float = 0.0,
+                   tint: tuple[float, float, float] | None = None) -> int:
+    """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
+    them as ``dataset.json``); returns how many."""
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
+                                          tint=tint), 1):
+        save(pair, out / f"pair_{n - 1:05d}.npz")
+    made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint}
+    (out / "dataset.json").write_text(json.dumps(made) + "\n")
+    return n
+
+
+def load_dataset(directory: Path) -> list[RegionPair]:
+    """Every pair under ``directory`` in name order."""
+    return [load(p) for p in sorted(directory.glob("pair_*.npz"))]

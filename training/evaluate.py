@@ -1,0 +1,97 @@
+"""Pixel scores of the new-piece network against the classical change evidence.
+
+Both are read at 0.5 on the same held-out region pairs, against the pixels that pieces
+added this turn cover at least half of; the counts are pooled over every pair, so a big
+turn weighs more than a small one, as it does for the decoder.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from training.dataset import RegionPair, load
+from vision.change import change_evidence
+from vision.new_pieces import MODEL, new_piece_evidence, stretched, widened
+
+THRESHOLD = 0.5
+
+
+@dataclass
+class PixelScore:
+    """Pooled pixel counts of one kind of evidence."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def add(self, evidence: NDArray[np.float32], truth: NDArray[np.bool_]) -> None:
+        hot = evidence > THRESHOLD
+        self.tp += int(np.count_nonzero(hot & truth))
+        self.fp += int(np.count_nonzero(hot & ~truth))
+        self.fn += int(np.count_nonzero(~hot & truth))
+
+    @property
+    def precision(self) -> float:
+        return self.tp / max(self.tp + self.fp, 1)
+
+    @property
+    def recall(self) -> float:
+        return self.tp / max(self.tp + self.fn, 1)
+
+    @property
+    def f1(self) -> float:
+        return 2 * self.tp / max(2 * self.tp + self.fp + self.fn, 1)
+
+    @property
+    def iou(self) -> float:
+        return self.tp / max(self.tp + self.fp + self.fn, 1)
+
+    def line(self, name: str) -> str:
+        return (f"{name:<22} precision {self.precision:.3f}  recall {self.recall:.3f}  "
+                f"F1 {self.f1:.3f}  IoU {self.iou:.3f}")
+
+
+def score_pairs(pairs: list[RegionPair], model: str = MODEL
+                ) -> tuple[dict[str, PixelScore], list[float], list[float]]:
+    """Scores of the model, the classical evidence and the model as turn mode's decoder
+    reads it (stretched and a pixel wider), and the seconds each pair took the model
+    and the classical evidence."""
+    scores = {"model": PixelScore(), "classical": PixelScore(),
+              "model, as decoded": PixelScore()}
+    model_s: list[float] = []
+    classical_s: list[float] = []
+    for pair in pairs:
+        before = pair.before.astype(np.float32)
+        after = pair.after.astype(np.float32)
+        truth = pair.mask >= 0.5
+        t = time.perf_counter()
+        learned = new_piece_evidence(after, before, model=model)
+        model_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        classical = change_evidence(after, before)
+        classical_s.append(time.perf_counter() - t)
+        scores["model"].add(learned, truth)
+        scores["classical"].add(classical, truth)
+        scores["model, as decoded"].add(widened(stretched(learned)), truth)
+    return scores, model_s, classical_s
+
+
+def evaluate(data: Path, model: str = MODEL) -> str:
+    """The report for the pairs under ``data`` (one line per kind of evidence)."""
+    pairs = [load(p) for p in sorted(data.glob("pair_*.npz"))]
+    if not pairs:
+        raise ValueError(f"{data}: no pair_*.npz files")
+    scores, model_s, classical_s = score_pairs(pairs, model)
+    lines = [f"{data}: {len(pairs)} pairs, mean region "
+             f"{np.mean([p.mask.shape[0] for p in pairs]):.0f}x"
+             f"{np.mean([p.mask.shape[1] for p in pairs]):.0f}"]
+    lines += [s.line(name) for name, s in scores.items()]
+    lines.append(f"seconds per region (median): model {np.median(model_s):.4f}, "
+                 f"classical {np.median(classical_s):.4f} (ratio "
+                 f"{np.median(model_s) / max(np.median(classical_s), 1e-9):.2f})")
+    return "\n".join(lines)

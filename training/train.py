@@ -1,0 +1,165 @@
+"""Training the new-piece network on region pairs (needs torch: training only).
+
+Crops are drawn around new pieces more often than not (a turn adds a few hundred pixels
+in a region of two hundred thousand), flipped and turned, and both frames are developed
+anew as different webcams and rooms would: a coloured light over both, exposure, white
+balance, gamma and a slow light gradient that drift between the two, sensor noise, blur
+and JPEG. The normalisation (:func:`vision.new_pieces.model_input`) is then the one the
+reader uses, so training and use see the same numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import nn
+
+from training.dataset import RegionPair, load_dataset
+from training.network import NewPieceNet, export_onnx
+from vision.new_pieces import model_input
+
+CROP = 192
+BATCH = 12
+CROPS_PER_PAIR = 4
+"""Crops drawn from each pair in one epoch."""
+NEAR_NEW = 0.65
+"""Share of crops centred near a pixel of a new piece."""
+POS_WEIGHT = 2.0
+
+
+def _develop(image: NDArray[np.float32], rng: np.random.Generator,
+             light: NDArray[np.float32], drift: float) -> NDArray[np.float32]:
+    """One webcam exposure of ``image``: the room's light, then this frame's own drift."""
+    h, w = image.shape[:2]
+    out = image * light
+    out = out * (rng.uniform(1 - drift, 1 + drift) * rng.uniform(1 - drift / 2, 1 + drift / 2, 3))
+    # A slow gradient: the lamp or the window light moved a little between the frames.
+    gx, gy = rng.normal(0, drift / 2, 2)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    out *= (1 + gx * (xx / w - 0.5) + gy * (yy / h - 0.5))[..., None]
+    gamma = rng.uniform(1 - drift, 1 + drift)
+    out = 255.0 * (np.clip(out, 0, 255) / 255.0) ** gamma
+    out += rng.normal(0, rng.uniform(0, 4.0), out.shape[:2])[..., None]
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        quality = int(rng.integers(55, 96))
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        if ok:
+            out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return out.astype(np.float32)
+
+
+def sample(pair: RegionPair, rng: np.random.Generator
+           ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """One augmented training crop: the network's input and the mask (0..1)."""
+    h, w = pair.mask.shape
+    ph, pw = max(CROP - h, 0), max(CROP - w, 0)
+    before, after, mask = pair.before, pair.after, pair.mask
+    if ph or pw:
+        pad = ((0, ph), (0, pw))
+        before = np.pad(before, (*pad, (0, 0)), mode="edge")
+        after = np.pad(after, (*pad, (0, 0)), mode="edge")
+        mask = np.pad(mask, pad)
+        h, w = mask.shape
+    ys, xs = np.nonzero(mask > 0.5)
+    if len(ys) and rng.random() < NEAR_NEW:
+        i = rng.integers(len(ys))
+        cy = ys[i] + rng.integers(-CROP // 3, CROP // 3 + 1)
+        cx = xs[i] + rng.integers(-CROP // 3, CROP // 3 + 1)
+        y0 = int(np.clip(cy - CROP // 2, 0, h - CROP))
+        x0 = int(np.clip(cx - CROP // 2, 0, w - CROP))
+    else:
+        y0, x0 = int(rng.integers(h - CROP + 1)), int(rng.integers(w - CROP + 1))
+    win = (slice(y0, y0 + CROP), slice(x0, x0 + CROP))
+    b = before[win].astype(np.float32)
+    a = after[win].astype(np.float32)
+    m = mask[win]
+    blur = rng.uniform(0, 1.6) if rng.random() < 0.4 else 0.0
+    if blur > 0.2:
+        b, a = (cv2.GaussianBlur(f, (0, 0), blur) for f in (b, a))
+    tint = (rng.uniform(0.65, 1.35, 3) * rng.uniform(0.6, 1.4)).astype(np.float32)
+    drift = rng.uniform(0.02, 0.12)
+    b, a = _develop(b, rng, tint, drift), _develop(a, rng, tint, drift)
+    x = model_input(a, b)
+    # The reader centres on the whole region's median, a crop on its own: shift both
+    # frames alike so the network does not lean on where the centre falls.
+    shift = rng.normal(0, 0.15, 3).astype(np.float32)
+    x[:6] += np.tile(shift, 2)[:, None, None]
+    k = int(rng.integers(4))
+    x, m = np.rot90(x, k, axes=(1, 2)), np.rot90(m, k)
+    if rng.random() < 0.5:
+        x, m = x[:, :, ::-1], m[:, ::-1]
+    return np.ascontiguousarray(x), np.ascontiguousarray(m)
+
+
+def _loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Weighted cross entropy, plus soft Dice so that the few new pixels are not drowned."""
+    bce = nn.functional.binary_cross_entropy_with_logits(
+        logits, target, pos_weight=torch.tensor(POS_WEIGHT))
+    p = torch.sigmoid(logits)
+    dice = 1 - (2 * (p * target).sum() + 1) / (p.sum() + target.sum() + 1)
+    return bce + 0.5 * dice
+
+
+def _learning_rate(done: float, peak: float = 3e-3) -> float:
+    """A short warm-up, then a cosine to nothing over the planned steps or minutes, so a
+    run cut short by time still ends annealed."""
+    if done < 0.05:
+        return peak * (0.1 + 0.9 * done / 0.05)
+    return peak * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
+
+
+def train(data: Path, out: Path, seed: int, epochs: int = 8,
+          minutes: float | None = None, log: bool = True,
+          threads: int = 2) -> dict[str, float]:
+    """Train on the pairs under ``data`` and write the ONNX model to ``out``.
+
+    Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
+    """
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    pairs = load_dataset(data)
+    if not pairs:
+        raise ValueError(f"{data}: no pair_*.npz files")
+    net = NewPieceNet()
+    opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
+    steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
+    total = steps_per_epoch * epochs
+    started = time.monotonic()
+    step, running = 0, 0.0
+    net.train()
+    for epoch in range(epochs):
+        for _ in range(steps_per_epoch):
+            done = step / total
+            if minutes is not None:
+                done = max(done, (time.monotonic() - started) / (minutes * 60))
+            for group in opt.param_groups:
+                group["lr"] = _learning_rate(done)
+            batch = [sample(pairs[int(rng.integers(len(pairs)))], rng) for _ in range(BATCH)]
+            x = torch.from_numpy(np.stack([b[0] for b in batch]))
+            y = torch.from_numpy(np.stack([b[1] for b in batch]))[:, None]
+            loss = _loss(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            value = loss.item()
+            running = 0.95 * running + 0.05 * value if step > 1 else value
+            if log and step % 25 == 0:
+                print(f"epoch {epoch} step {step}/{total} loss {running:.4f} "
+                      f"{time.monotonic() - started:.0f}s", flush=True)
+            if minutes is not None and time.monotonic() - started > minutes * 60:
+                break
+        else:
+            continue
+        break
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, str(out))
+    return {"steps": step, "loss": running, "seconds": time.monotonic() - started}
