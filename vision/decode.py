@@ -55,6 +55,8 @@ column is one colour, and the two have the same outline."""
 MAX_STACK = 4
 """Most pieces in one stack under an arch's leg the decoder tries (columns counted
 once)."""
+STARTS = 3
+"""First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
 MAX_ROUNDS = 40
 SUPPORT_DEPTH = 1
 """Steps of a staircase the decoder may put under an arch it sees in one move."""
@@ -368,24 +370,57 @@ class Decoder:
             bounds[key] = hit
         return hit
 
+    def _best_moves(self, hot: set[tuple[int, int, int]], n: int
+                    ) -> list[tuple[float, tuple[Piece, ...]]]:
+        """The ``n`` moves that gain most now (and stand), best first."""
+        top: list[tuple[float, tuple[Piece, ...]]] = []
+        bounds: dict[tuple[object, ...], float] = {}
+        for move in self.moves(hot):
+            floor = top[-1][0] if len(top) >= n else 0.0
+            if len(move) > 1 and sum(self._upper(p, bounds) for p in move) <= floor:
+                continue
+            g = self.gain(move)
+            if g > floor and (len(move) == 1 or stands(self.state, move)):
+                top.append((g, move))
+                top.sort(key=lambda t: -t[0])
+                del top[n:]
+        return top
+
+    def _fork(self) -> Decoder:
+        """A decoder on the same evidence from nothing read, sharing the caches."""
+        other = Decoder.__new__(Decoder)
+        other.__dict__.update(self.__dict__)
+        other.state = self.before.copy()
+        other.added = []
+        other.masks = [np.zeros_like(m) for m in self.masks]
+        return other
+
     def run(self, hot: set[tuple[int, int, int]]) -> list[Piece]:
+        """Grows a reading from each of the ``STARTS`` best first moves and keeps the
+        one that scores best: the first move is where one view misleads most (a piece a
+        level lower and nearer covers nearly what the true one does), and a greedy
+        search never takes it back."""
+        best: tuple[float, Decoder] | None = None
+        for _, first in self._best_moves(hot, STARTS):
+            trial = self._fork()
+            trial.apply(first)
+            trial.grow(hot)
+            score = trial.score_of(trial.added)
+            if best is None or score > best[0]:
+                best = (score, trial)
+        if best is not None:
+            self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
+        return self.added
+
+    def grow(self, hot: set[tuple[int, int, int]]) -> None:
+        """Adds the move that gains most until none gains, then tidies the reading."""
         for _ in range(MAX_ROUNDS):
-            best: tuple[float, tuple[Piece, ...]] | None = None
-            bounds: dict[tuple[object, ...], float] = {}
-            for move in self.moves(hot):
-                if len(move) > 1 and sum(self._upper(p, bounds) for p in move) <= (
-                        best[0] if best is not None else 0.0):
-                    continue
-                g = self.gain(move)
-                if g > 0 and (best is None or g > best[0]) and (
-                        len(move) == 1 or stands(self.state, move)):
-                    best = (g, move)
-            if best is None:
+            moves = self._best_moves(hot, 1)
+            if not moves:
                 break
-            self.apply(best[1])
+            self.apply(moves[0][1])
         self.prune()
         self.restack()
-        return self.added
 
     def restack(self) -> None:
         """Swaps each column read for three bricks, and each run of three bricks for a
