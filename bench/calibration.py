@@ -40,7 +40,7 @@ from rules.bot import simulate_game
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.random_map import random_map
-from twin import RenderOptions, random_camera, render
+from twin import Frame, RenderOptions, random_camera, render
 from twin.cycles.frames import load_frames
 from twin.wide import wide_view
 
@@ -140,18 +140,40 @@ def board_scene(rng: np.random.Generator, seed: int, ground: GroundMap) -> Palac
     return Palace(ground, scene.pieces)
 
 
+@dataclass
+class TwinFrame:
+    """One bench frame with what drew it; ``rng`` goes on where the drawing stopped."""
+
+    frame: Frame
+    ground: GroundMap
+    palace: Palace
+    options: RenderOptions
+    rng: np.random.Generator
+
+
+def twin_frame(seed: int, wide: bool = True) -> TwinFrame:
+    """The bench's frame for ``seed``: a random map (wide) or map 1, a palace, a webcam,
+    a corner brick under a hand in a quarter of frames. Other benches and tests draw
+    the same frames from here."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng) if wide else load_map("1")
+    camera, pose = wide_view(rng) if wide else random_camera(rng)
+    covered = (int(rng.integers(4)),) if rng.random() < 0.25 else ()
+    options = RenderOptions(cover_corners=covered, wide=wide)
+    palace = board_scene(rng, seed, ground)
+    return TwinFrame(render(palace, camera, pose, options, seed=seed), ground, palace, options,
+                     rng)
+
+
 def run_twin(n: int, wide: bool) -> tuple[list[Column], Speed]:
     columns = [Column() for _ in COLUMNS]
     speed = Speed()
     for i in range(n):
         seed = 1000 + i
-        rng = np.random.default_rng(seed)
-        ground = random_map(rng) if wide else load_map("1")
-        camera, pose = wide_view(rng) if wide else random_camera(rng)
-        covered = (int(rng.integers(4)),) if rng.random() < 0.25 else ()
-        options = RenderOptions(cover_corners=covered, wide=wide)
-        palace = board_scene(rng, seed, ground)
-        frame = render(palace, camera, pose, options, seed=seed)
+        drawn = twin_frame(seed, wide)
+        frame, ground, palace, options, rng = (
+            drawn.frame, drawn.ground, drawn.palace, drawn.options, drawn.rng)
+        camera, pose = frame.camera, frame.pose
         speed.aruco_ms.append(aruco_ms(frame.image))
         first = locate_columns(frame.image, camera, pose, ground, i, str(seed), columns)
         if first.found:
