@@ -101,7 +101,7 @@ class Speed:
     aruco_ms: list[float] = field(default_factory=list)
     tracked_ms: list[float] = field(default_factory=list)
     tracked_found: int = 0
-    tracked_wrong: int = 0
+    tracked_wrong: list[str] = field(default_factory=list)
 
 
 _ARUCO = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
@@ -186,7 +186,9 @@ def run_twin(n: int, wide: bool) -> tuple[list[Column], Speed]:
             speed.tracked_ms.append((time.perf_counter() - t0) * 1000)
             if result.found:
                 speed.tracked_found += 1
-                speed.tracked_wrong += min(turn_errors(camera, nudged, result)) > WRONG_PX
+                error = min(turn_errors(camera, nudged, result))
+                if error > WRONG_PX:
+                    speed.tracked_wrong.append(f"{seed} ({error:.1f} px)")
     return columns, speed
 
 
@@ -224,7 +226,7 @@ def report(title: str, columns: list[Column], speed: Speed) -> None:
         med = float(np.median(speed.tracked_ms))
         print(f"tracked frame ms p50     {med:.1f} = {med / aruco:.2f} x ArUco; "
               f"{speed.tracked_found} of {len(speed.tracked_ms)} found, "
-              f"{speed.tracked_wrong} wrong")
+              f"{len(speed.tracked_wrong)} wrong {' '.join(speed.tracked_wrong)}")
     for name, column in zip(COLUMNS, columns, strict=True):
         for reason, count in sorted(column.reasons.items(), key=lambda kv: -kv[1])[:4]:
             print(f"  {name}: not found x{count}: {reason}")
