@@ -40,7 +40,7 @@ from rules.bot import simulate_game
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.random_map import random_map
-from twin import RenderOptions, random_camera, render
+from twin import Frame, RenderOptions, random_camera, render
 from twin.cycles.frames import load_frames
 from twin.wide import wide_view
 
@@ -101,7 +101,7 @@ class Speed:
     aruco_ms: list[float] = field(default_factory=list)
     tracked_ms: list[float] = field(default_factory=list)
     tracked_found: int = 0
-    tracked_wrong: int = 0
+    tracked_wrong: list[str] = field(default_factory=list)
 
 
 _ARUCO = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
@@ -140,18 +140,40 @@ def board_scene(rng: np.random.Generator, seed: int, ground: GroundMap) -> Palac
     return Palace(ground, scene.pieces)
 
 
+@dataclass
+class TwinFrame:
+    """One bench frame with what drew it; ``rng`` goes on where the drawing stopped."""
+
+    frame: Frame
+    ground: GroundMap
+    palace: Palace
+    options: RenderOptions
+    rng: np.random.Generator
+
+
+def twin_frame(seed: int, wide: bool = True) -> TwinFrame:
+    """The bench's frame for ``seed``: a random map (wide) or map 1, a palace, a webcam,
+    a corner brick under a hand in a quarter of frames. Other benches and tests draw
+    the same frames from here."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng) if wide else load_map("1")
+    camera, pose = wide_view(rng) if wide else random_camera(rng)
+    covered = (int(rng.integers(4)),) if rng.random() < 0.25 else ()
+    options = RenderOptions(cover_corners=covered, wide=wide)
+    palace = board_scene(rng, seed, ground)
+    return TwinFrame(render(palace, camera, pose, options, seed=seed), ground, palace, options,
+                     rng)
+
+
 def run_twin(n: int, wide: bool) -> tuple[list[Column], Speed]:
     columns = [Column() for _ in COLUMNS]
     speed = Speed()
     for i in range(n):
         seed = 1000 + i
-        rng = np.random.default_rng(seed)
-        ground = random_map(rng) if wide else load_map("1")
-        camera, pose = wide_view(rng) if wide else random_camera(rng)
-        covered = (int(rng.integers(4)),) if rng.random() < 0.25 else ()
-        options = RenderOptions(cover_corners=covered, wide=wide)
-        palace = board_scene(rng, seed, ground)
-        frame = render(palace, camera, pose, options, seed=seed)
+        drawn = twin_frame(seed, wide)
+        frame, ground, palace, options, rng = (
+            drawn.frame, drawn.ground, drawn.palace, drawn.options, drawn.rng)
+        camera, pose = frame.camera, frame.pose
         speed.aruco_ms.append(aruco_ms(frame.image))
         first = locate_columns(frame.image, camera, pose, ground, i, str(seed), columns)
         if first.found:
@@ -164,7 +186,9 @@ def run_twin(n: int, wide: bool) -> tuple[list[Column], Speed]:
             speed.tracked_ms.append((time.perf_counter() - t0) * 1000)
             if result.found:
                 speed.tracked_found += 1
-                speed.tracked_wrong += min(turn_errors(camera, nudged, result)) > WRONG_PX
+                error = min(turn_errors(camera, nudged, result))
+                if error > WRONG_PX:
+                    speed.tracked_wrong.append(f"{seed} ({error:.1f} px)")
     return columns, speed
 
 
@@ -202,7 +226,7 @@ def report(title: str, columns: list[Column], speed: Speed) -> None:
         med = float(np.median(speed.tracked_ms))
         print(f"tracked frame ms p50     {med:.1f} = {med / aruco:.2f} x ArUco; "
               f"{speed.tracked_found} of {len(speed.tracked_ms)} found, "
-              f"{speed.tracked_wrong} wrong")
+              f"{len(speed.tracked_wrong)} wrong {' '.join(speed.tracked_wrong)}")
     for name, column in zip(COLUMNS, columns, strict=True):
         for reason, count in sorted(column.reasons.items(), key=lambda kv: -kv[1])[:4]:
             print(f"  {name}: not found x{count}: {reason}")

@@ -7,7 +7,7 @@
 The machines this runs on change speed by a fifth from one minute to the next, so two
 runs of `bench.calibration` an hour apart cannot say whether a change made the board's
 pose cheaper. Here both trees see the same frames (those of `bench.calibration`'s
-in-range set, a first frame and its nudged second frame, rendered once), each tree in
+wide twin, a first frame and its nudged second frame, rendered once), each tree in
 its own process, the two taking turns for several rounds; each frame's time is its
 thread's CPU time, the best of its rounds. The figures are medians over the frames and
 the ratio of this tree's to the baseline's, which is what carries over between
@@ -33,21 +33,20 @@ HERE = Path(__file__).resolve().parents[1]
 
 
 def render_frames(path: Path, n: int) -> None:
-    """The first ``n`` in-range frames of `bench.calibration`, as plain arrays."""
-    from bench.calibration import _nudge, _scene, options_for
-    from rules.maps import load_map
-    from twin import random_camera, render
+    """The first ``n`` wide-twin frames of `bench.calibration` and their nudged second
+    frames, as plain arrays, with each frame's own map as JSON."""
+    from bench.calibration import twin_frame
+    from calibration.camera import Pose
+    from twin import render
 
-    ground = load_map("1")
     frames = []
     for seed in range(1000, 1000 + n):
-        rng = np.random.default_rng(seed)
-        camera, pose = random_camera(rng)
-        options = options_for(rng, seed)
-        first = render(_scene(ground), camera, pose, options, seed=seed)
-        second = render(_scene(ground), camera, _nudge(pose, rng), options, seed=seed + 100000)
+        drawn = twin_frame(seed)
+        camera, pose, rng = drawn.frame.camera, drawn.frame.pose, drawn.rng
+        nudged = Pose(pose.rvec + rng.normal(0, 0.002, 3), pose.tvec + rng.normal(0, 1, 3))
+        second = render(drawn.palace, camera, nudged, drawn.options, seed=seed + 100_000)
         lens = (camera.width, camera.height, camera.camera_matrix, camera.dist_coeffs)
-        frames.append((seed, lens, first.image, second.image))
+        frames.append((seed, lens, drawn.frame.image, second.image, drawn.ground.to_json()))
     path.write_bytes(pickle.dumps(frames))
 
 
@@ -58,13 +57,13 @@ def worker(path: Path) -> None:
     from calibration.camera import Camera
     from calibration.pose import locate_board
     from calibration.tracking import BoardTracker
-    from rules.maps import load_map
+    from rules.maps import map_from_json
 
     cv2.setNumThreads(1)
-    ground = load_map("1")
     out: dict[str, list[float | None]] = {"first": [], "tracked": [], "found": []}
-    for _seed, (w, h, k, dist), image, second in pickle.loads(path.read_bytes()):
+    for seed, (w, h, k, dist), image, second, layout in pickle.loads(path.read_bytes()):
         camera = Camera(w, h, k, dist)
+        ground = map_from_json(layout, f"frame {seed}")
         t0 = time.thread_time()
         result = locate_board(image, camera, ground)
         out["first"].append(time.thread_time() - t0)

@@ -50,11 +50,14 @@ def finish(
         # end here, so this keeps a search's misses cheap.
         return BoardLocation(False, hopeless)
     boundary = check_boundary(image, camera, grid.pose)
-    if not boundary.holds(grid.blocks):
-        # A board far off shows its far side's bands a pixel apart at half size: look
-        # again at full size before taking the lattice for a stud off.
+    if not boundary.passed:
+        # A board far off shows its far side's bands a pixel apart at half size, and a
+        # soft, small board's sides blur into the card's first row there: look again at
+        # full size before taking the lattice for a stud off, or its sides for unclear.
+        # (On the wide twin, right poses over 16 lattice blocks had two sides "off" at
+        # half size and all four right at full size.)
         sharp = check_boundary(image, camera, grid.pose, halved=False)
-        if sharp.holds(grid.blocks):
+        if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it.

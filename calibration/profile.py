@@ -15,8 +15,8 @@ from typing import Any
 
 from calibration.camera import Camera, CameraFileError, Pose
 from calibration.formats import PROFILE_FORMAT, ProfileModel
-from rules.formats import read_json, validate, write_json
-from rules.maps import GroundMap, map_from_model
+from rules.formats import MapModel, read_json, validate, write_json
+from rules.maps import GroundMap, MapError, map_from_model
 
 DEFAULT_TABLE = "default"
 
@@ -60,7 +60,7 @@ class Profile:
             name: TablePose(
                 Pose.from_model(entry.pose),
                 entry.rotation,
-                None if entry.map is None else map_from_model(entry.map, f"table {name}"),
+                None if entry.map is None else _table_map(entry.map, name, path),
                 dict(entry.model_extra or {}),
             )
             for name, entry in model.tables.items()
@@ -78,3 +78,12 @@ class Profile:
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.to_json())
+
+
+def _table_map(model: MapModel, table: str, path: Path) -> GroundMap:
+    """A table's stored map; a starting area that contradicts it is the profile's error."""
+    try:
+        return map_from_model(model, f"table {table}")
+    except MapError as exc:
+        problem = str(exc).removeprefix(f"table {table}: ")
+        raise CameraFileError(f"{path}: tables.{table}.map: {problem}") from None

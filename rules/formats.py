@@ -316,15 +316,40 @@ class SceneModel(BaseModel):
 
 
 def ground_rows(rows: list[str]) -> list[str]:
-    """The rows unchanged, or ValueError naming the first row that is not 32 known studs."""
+    """The rows unchanged, or ValueError naming the first stud that is wrong by row and column.
+
+    Rows and columns count from 0, as a stud's ``y`` and ``x`` do everywhere else in the
+    formats, so "row 3, column 7" is the stud ``[7, 3]`` of ``start_area`` and of a scene.
+    """
     for y, row in enumerate(rows):
-        if len(row) != BOARD_STUDS:
-            raise ValueError(f"ground row {y} has {len(row)} characters, needs {BOARD_STUDS}")
-        bad = set(row) - set(GROUND_CHARACTERS)
-        if bad:
+        for x, char in enumerate(row[:BOARD_STUDS]):
+            if char not in GROUND_CHARACTERS:
+                raise ValueError(
+                    f"ground row {y}, column {x}: {char!r} is not a ground character; "
+                    "use L, D, G, X or ?"
+                )
+        if len(row) < BOARD_STUDS:
             raise ValueError(
-                f"ground row {y} has {''.join(sorted(bad))[:10]!r}; use L, D, G, X or ?"
+                f"ground row {y}, column {len(row)}: the row ends there after {len(row)} "
+                f"characters, needs {BOARD_STUDS}"
             )
+        if len(row) > BOARD_STUDS:
+            raise ValueError(
+                f"ground row {y}, column {BOARD_STUDS}: the row goes on to {len(row)} "
+                f"characters, needs {BOARD_STUDS}"
+            )
+    return rows
+
+
+def _thirty_two_rows(rows: Any) -> Any:
+    """A list of the wrong length named by the first row missing or too many (the length
+    bounds stay on the field for the JSON Schema; this only says it first, and better)."""
+    if isinstance(rows, list) and len(rows) != BOARD_STUDS:
+        row = min(len(rows), BOARD_STUDS)
+        what = "missing" if len(rows) < BOARD_STUDS else "one past the last"
+        raise ValueError(
+            f"ground row {row}: {what}; the map has {len(rows)} rows, needs {BOARD_STUDS}"
+        )
     return rows
 
 
@@ -342,6 +367,7 @@ class MapModel(BaseModel):
     ground: Annotated[
         list[Annotated[str, Field(strict=True)]],
         Field(min_length=BOARD_STUDS, max_length=BOARD_STUDS),
+        BeforeValidator(_thirty_two_rows),
         AfterValidator(ground_rows),
     ] = Field(description="32 rows (y = 0 first) of 32 of L, D, G, X (blocked), ? (unknown)")
     start_area: Annotated[list[Cell], Field(max_length=BOARD_STUDS**2)] = []

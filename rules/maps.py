@@ -123,15 +123,47 @@ def piece_to_json(piece: Piece) -> dict[str, Any]:
     return out
 
 
+def start_area_problem(ground: tuple[str, ...] | list[str], start_area: frozenset[Cell],
+                       setup: tuple[Piece, ...]) -> str:
+    """What is wrong with a map's starting area, as ``field: problem`` naming the stud by
+    ground row and column, or "" when nothing is.
+
+    The starting area is the white patch the starting staircase stands on at the start
+    of a game. A map may have none (a map read by the camera before any game, or one
+    with no set-up), but a set-up whose pieces stand on the ground outside it, or a
+    starting area on blocked ground, describes no board that can exist: the first would
+    let a staircase start under the set-up's own legs on a coloured stud.
+    """
+    for x, y in sorted(start_area, key=lambda c: (c[1], c[0])):
+        if ground[y][x] == "X":
+            return (f"start_area: stud [{x}, {y}] (ground row {y}, column {x}) is blocked "
+                    "('X'); the starting area is ground the set-up stands on")
+    for index, piece in enumerate(setup):
+        if piece.z != 0:
+            continue
+        for x, y in piece.legs():
+            if (x, y) not in start_area:
+                what = ("start_area is missing: the set-up" if not start_area
+                        else f"setup[{index}] ({piece.label}) is outside start_area: it")
+                return (f"{what} stands on ground row {y}, column {x}; list every stud the "
+                        "starting staircase stands on in start_area")
+    return ""
+
+
 def map_from_model(model: MapModel, where: str) -> GroundMap:
     """The rules' map for a validated one; ``where`` names it when the file does not."""
     from rules.scene import piece_from_model  # the scene module reads pieces the same way
 
+    start_area = frozenset((x, y) for x, y in model.start_area)
+    setup = tuple(piece_from_model(p) for p in model.setup)
+    problem = start_area_problem(model.ground, start_area, setup)
+    if problem:
+        raise MapError(f"{where}: {problem}")
     return GroundMap(
         name=model.name if model.name is not None else where,
         ground=tuple(model.ground),
-        start_area=frozenset((x, y) for x, y in model.start_area),
-        setup=tuple(piece_from_model(p) for p in model.setup),
+        start_area=start_area,
+        setup=setup,
         standin=model.standin,
         extra=dict(model.model_extra or {}),
     )

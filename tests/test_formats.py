@@ -156,8 +156,8 @@ def map_file(**changes):
         ({"setup": [1]}, "setup[0]: must be a JSON object"),
         ({"setup": "arch"}, "setup: must be a list"),
         ({"setup": [{"kind": "brick"}]}, "setup[0].x: missing"),
-        ({"ground": ["L" * 32] * 31}, "ground: must have at least 32 items"),
-        ({"ground": ["L" * 32] * 31 + ["L" * 31 + "Q"]}, "ground row 31 has 'Q'"),
+        ({"ground": ["L" * 32] * 31}, "ground row 31: missing"),
+        ({"ground": ["L" * 32] * 31 + ["L" * 31 + "Q"]}, "ground row 31, column 31: 'Q'"),
     ],
 )
 def test_a_malformed_map_names_the_file_not_its_inner_name(tmp_path, changes, says):
@@ -167,6 +167,53 @@ def test_a_malformed_map_names_the_file_not_its_inner_name(tmp_path, changes, sa
     message = str(err.value)
     assert message.startswith(f"{path}: ") and says in message
     assert "Inner Name" not in message and "\n" not in message
+
+
+def with_row(y: int, row: str) -> list[str]:
+    ground = list(load_map("1").ground)
+    ground[y] = row
+    return ground
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"ground": with_row(3, "L" * 7 + "Z" + "L" * 24)},
+         "ground row 3, column 7: 'Z' is not a ground character"),
+        ({"ground": with_row(0, "l" + "L" * 31)}, "ground row 0, column 0: 'l'"),
+        ({"ground": with_row(9, "L" * 20)}, "ground row 9, column 20: the row ends there"),
+        ({"ground": with_row(31, "L" * 40)}, "ground row 31, column 32: the row goes on"),
+        ({"ground": ["L" * 32] * 33}, "ground row 32: one past the last; the map has 33 rows"),
+        ({"ground": []}, "ground row 0: missing; the map has 0 rows"),
+        ({"start_area": []},
+         "start_area is missing: the set-up stands on ground row 15, column 12"),
+        ({"start_area": [[x, y] for x, y in sorted(load_map("1").start_area) if x != 18]},
+         "setup[1] (brick s2) is outside start_area: it stands on ground row 15, column 18"),
+        ({"start_area": [[1, 1], *sorted(load_map("1").start_area)]},
+         "start_area: stud [1, 1] (ground row 1, column 1) is blocked"),
+    ],
+)
+def test_a_bad_map_names_the_row_and_column_in_one_line(tmp_path, changes, says):
+    path = write(tmp_path, "mine.json", map_file(**changes))
+    with pytest.raises(MapError) as err:
+        load_map(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and says in message and "\n" not in message
+
+
+def test_a_map_without_a_set_up_needs_no_starting_area(tmp_path):
+    """A map read by the camera has no set-up; its starting area, if any, may be empty."""
+    ground = load_map(write(tmp_path, "read.json", map_file(setup=[], start_area=[])))
+    assert ground.start_area == frozenset() and ground.setup == ()
+
+
+def test_the_command_line_refuses_a_bad_map_in_one_line_with_exit_2(tmp_path, capsys):
+    bad = write(tmp_path, "bad.json", map_file(ground=with_row(4, "L" * 5 + "*" + "L" * 26)))
+    scene = write(tmp_path, "s.json", {"format": "palace-scene/1", "pieces": [],
+                                       "map": str(bad)})
+    assert main(["check", str(scene)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{bad}: ground: ground row 4, column 5: '*'" in err
 
 
 def test_a_map_may_mark_studs_whose_colour_is_unknown(tmp_path):
@@ -304,6 +351,9 @@ def test_a_profile_round_trips_its_maps_and_unknown_keys(tmp_path):
         ({"format": "palace-profile/1", "tables": {"t": {"pose": POSE, "map": {"a": 1}}}},
          "tables.t.map.format: missing"),
         ({"format": "palace-profile/1", "camera": camera_with(fx=-1.0)}, "fx is -1 px"),
+        ({"format": "palace-profile/1", "tables": {"t": {"pose": POSE, "map": map_file(
+            start_area=[[1, 1]], setup=[])}}},
+         "tables.t.map: start_area: stud [1, 1] (ground row 1, column 1) is blocked"),
     ],
 )
 def test_a_broken_profile_names_the_field(tmp_path, data, says):

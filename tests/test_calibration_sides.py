@@ -1,0 +1,34 @@
+"""The board's sides read at full size when the half-size look does not pin them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.calibration import twin_frame
+from calibration.alias import check_boundary
+from calibration.board_model import stud_centres, turned_pose
+from calibration.camera import project
+from calibration.evidence import gray_float
+from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
+
+SEED = 1071
+"""The calibration bench's wide-twin frame (a bot game's palace, a board 16 px a stud):
+at half size two of its sides blur into the card's first row and read as a stud off, at
+full size all four are where the lattice puts them."""
+
+
+def test_sides_blurred_at_half_size_are_read_again_at_full_size() -> None:
+    frame = twin_frame(SEED).frame
+    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.blocks >= 14
+    assert not check_boundary(frame.image, frame.camera, grid.pose).passed
+    assert check_boundary(frame.image, frame.camera, grid.pose, halved=False).passed
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    studs = stud_centres()
+    want = project(frame.camera, frame.pose, studs)
+    error = min(float(np.median(np.linalg.norm(
+        project(frame.camera, turned_pose(result.pose, k), studs) - want, axis=1)))
+        for k in range(4))
+    assert error < 2.0
