@@ -47,7 +47,8 @@ COST_OVER_OLD = 0.2
 an old one of its colour changes nothing, so an unchanged pixel there says little."""
 UNIFORM_WITHIN = 30.0
 """Colour units (:func:`colour_features`) within which a column's three levels count as
-one piece's colour; its top face's light alone moves the top level by up to about 26."""
+one piece's colour; its top face's light alone moves the top level by up to about 26
+(a hard shadow across it more: the test then says bricks, and the column is missed)."""
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
 ``UNIFORM_WITHIN`` + 10 or more: three bricks of the box's four colours rarely match, a
