@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -117,7 +117,9 @@ class CameraMaps:
         pictures = [(f"settled picture {i + 1}", image) for i, (image, _) in enumerate(frames)]
         reading = read_map(pictures, frames[-1][1], name=CAMERA_MAP)
         ground, pose = with_setup(reading)
-        png = cv2.imencode(".png", map_picture(reading.cells(), cell_px=6))[1].tobytes()
+        # The map the game would play on: turned, its starting area white.
+        drawn = map_picture(replace(reading, ground=ground).cells(), cell_px=6)
+        png = cv2.imencode(".png", drawn)[1].tobytes()
         result = CameraMap(ground, pose, reading.camera, reading.views, len(frames), png)
         with self._lock:
             self.latest = result

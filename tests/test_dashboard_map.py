@@ -9,7 +9,7 @@ import base64
 import cv2
 import numpy as np
 import pytest
-from dashboard_helpers import open_session
+from dashboard_helpers import open_session, setup_board
 from fastapi.testclient import TestClient
 
 from calibration.map_read import cell_in
@@ -18,7 +18,6 @@ from palace.server import create_app
 from palace.session import TableSession
 from rules.maps import SETUP_PIECES, GroundMap, map_from_json
 from rules.palace import Palace
-from rules.random_map import random_map
 from twin import RenderOptions, random_camera, render
 
 
@@ -27,16 +26,6 @@ def cells(ground: GroundMap) -> np.ndarray:
     for x, y in ground.start_area:
         grid[y, x] = "S"
     return grid
-
-
-def setup_board(seed: int) -> GroundMap:
-    """A random map with the starting staircase where the shipped maps have it."""
-    base = random_map(np.random.default_rng(seed), start_area=False)
-    feet = {cell for piece in SETUP_PIECES for cell in piece.footprint()}
-    rows = [list(row) for row in base.ground]
-    for x, y in feet:
-        rows[y][x] = "L"
-    return GroundMap("truth", tuple("".join(r) for r in rows), frozenset(feet), SETUP_PIECES)
 
 
 def agreement(read: GroundMap, truth: GroundMap) -> tuple[float, int]:
