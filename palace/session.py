@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import CameraFileError
 from calibration.map_read import MapReadError
 from palace import views
 from palace.broadcast import Broadcast
@@ -132,6 +133,13 @@ class TableSession:
             ground = map_from_json(map_data, "uploaded map") if map_data else load_map(map_name)
         except MapError as exc:
             raise SessionError(422, "map", str(exc)) from None
+        if camera_map:
+            # Kept first: a profile that cannot be written refuses the set-up cleanly.
+            try:
+                self.maps.remember(ground)
+            except (OSError, CameraFileError) as exc:
+                raise SessionError(409, "profile", f"the map read by the camera cannot be "
+                                   f"kept in the profile: {exc}") from None
         settings = settings or RuleSettings()
         with self._lock:
             game_id = self.log.new_game(names, CAMERA_MAP if camera_map else
@@ -139,8 +147,6 @@ class TableSession:
                                         ground.to_json() if map_data else None,
                                         asdict(settings), seed)
             self._load(self.log.game(game_id))
-        if camera_map:
-            self.maps.remember(ground)
 
     def _load(self, row: GameRow) -> None:
         """Rebuilds the game from the log: set-up, then every turn not undone."""
