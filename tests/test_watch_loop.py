@@ -223,6 +223,8 @@ def test_the_loop_keeps_settled_pictures_for_the_map_read(played):
     got, known = grid(reading.ground), np.array([list(r) for r in reading.ground.ground]) != "?"
     rates = sorted(float((got[known] == np.rot90(grid(truth), k)[known]).mean())
                    for k in range(4))
-    # Measured 99 % of about 950 studs under the right quarter turn, under 50 % under
-    # the others (pieces built in the game's turns hide the rest).
+    # Measured 99.2 % of 975 studs under the right quarter turn, under 47 % under the
+    # others (pieces built in the game's turns hide the rest).
     assert known.sum() > 800 and rates[-1] >= 0.9 and rates[-2] < 0.7
+    # The starting staircase stood on studs the camera could not see: it is the set-up.
+    assert reading.ground.setup == truth.setup
