@@ -47,11 +47,12 @@ class RulesIn(Strict):
 
 
 class SetupIn(Strict):
-    """A new game: 2 to 4 players, a shipped map (1..4) or an uploaded ``palace-map/1``."""
+    """A new game: 2 to 4 players, a shipped map (1..4), the map the camera read last
+    (``camera``, after ``POST /api/map/read``) or an uploaded ``palace-map/1``."""
 
     players: Annotated[int, Field(ge=2, le=4)] = 3
     names: Annotated[list[Name], Field(max_length=4)] = []
-    map: Literal["1", "2", "3", "4"] = "1"
+    map: Literal["1", "2", "3", "4", "camera"] = "1"
     map_data: dict[str, Any] | None = Field(
         None, description="an uploaded palace-map/1 document; replaces `map`")
     rules: RulesIn = RulesIn()
@@ -135,6 +136,19 @@ class PassIn(Strict):
 
 class EndIn(Strict):
     reason: Annotated[str, Field(max_length=200)] = "the players ended the game"
+
+
+class MapReadOut(BaseModel):
+    """The ground map read from the camera's latest settled pictures."""
+
+    map: dict[str, Any] = Field(description="the map as palace-map/1 ('?' = unknown stud)")
+    known: int = Field(description="studs whose ground was read")
+    unknown: int = Field(description="studs hidden in every picture (pieces, hands, edge)")
+    start_area: int = Field(description="studs read as the white starting area")
+    views: int = Field(description="pictures the board was found in")
+    pictures: int = Field(description="settled pictures read")
+    png: str = Field(description="a small PNG of the map (6 px per stud, '?' magenta), "
+                     "base64")
 
 
 class ErrorOut(BaseModel):

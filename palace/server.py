@@ -36,6 +36,7 @@ from palace.api_models import (
     Correction,
     EndIn,
     ErrorOut,
+    MapReadOut,
     PassIn,
     SceneIn,
     SetupIn,
@@ -124,6 +125,18 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
         session.new_game(body.players, body.names, body.map, body.map_data,
                          RuleSettings(**body.rules.model_dump()), body.seed)
         return state()
+
+    @app.post("/api/map/read", response_model=MapReadOut, responses=REFUSED,
+              tags=["game"])
+    def read_map() -> MapReadOut:
+        """Reads the ground map from the camera's latest settled pictures (a few
+        seconds); ``POST /api/game`` with ``map: "camera"`` then plays on it. 409
+        ``no_camera`` without a camera, ``no_settled_frame`` before the board has
+        settled, ``map_not_read`` when the board is in none of the pictures."""
+        got = session.read_map()
+        return MapReadOut(map=got.ground.to_json(), known=got.known, unknown=got.unknown,
+                          start_area=len(got.ground.start_area), views=got.views,
+                          pictures=got.offered, png=got.png_base64())
 
     @app.post("/api/game/end", response_model=StateOut, responses=REFUSED, tags=["game"])
     def end(body: EndIn) -> StateOut:

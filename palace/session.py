@@ -17,6 +17,8 @@ thread-safe, the loop calling from its own thread):
   page asks the players, showing what is doubtful, until they correct or confirm.
 - ``palace()`` the palace as the game has it (corrections and undo included), which
   the loop reads the next turn against; ``ground`` the map in use.
+- ``keep_settled(image, camera, time_s)``: a settled picture (board found, nothing over
+  it), kept for reading the ground map when the set-up asks (``read_map``).
 
 Everything the page does goes through the methods below the camera's; a refused action
 raises :class:`SessionError` with an HTTP status, a short code and a sentence.
@@ -34,8 +36,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import CameraFileError
+from calibration.map_read import MapReadError
 from palace import views
 from palace.broadcast import Broadcast
+from palace.camera_map import CAMERA_MAP, CameraMap, CameraMaps, NoFrames
 from palace.draft import (
     CorrectionError,
     Draft,
@@ -89,6 +94,9 @@ class TableSession:
         self._report: TurnReport | None = None
         self._placed_in: dict[str, int] = {}
         self._numbers: list[int] = []
+        self.maps = CameraMaps()
+        """Settled camera pictures and the map read from them; ``maps.profile`` (set by
+        ``palace watch --profile``) is where a game on the camera's map keeps it."""
 
     # -- opening ------------------------------------------------------------------------
     @classmethod
@@ -107,20 +115,35 @@ class TableSession:
     def new_game(self, players: int, names: Sequence[str] | None = None, map_name: str = "1",
                  map_data: dict[str, Any] | None = None, settings: RuleSettings | None = None,
                  seed: int = 0) -> None:
-        """Sets up a new game (the old one stays in the log)."""
+        """Sets up a new game (the old one stays in the log); ``map_name`` "camera" is
+        the map last read by ``read_map``."""
         names = list(names or [])
         if not 2 <= players <= 4:
             raise SessionError(422, "players", f"Monkey Palace is played by 2 to 4 players, "
                                f"not {players}")
         names = [n.strip() or f"Player {i + 1}" for i, n in enumerate(names[:players])]
         names += [f"Player {i + 1}" for i in range(len(names), players)]
+        camera_map = map_name == CAMERA_MAP and not map_data
+        if camera_map:
+            if self.maps.latest is None:
+                raise SessionError(409, "no_camera_map", "no map has been read by the camera "
+                                   "yet: read it first (POST /api/map/read)")
+            map_data = self.maps.latest.ground.to_json()
         try:
             ground = map_from_json(map_data, "uploaded map") if map_data else load_map(map_name)
         except MapError as exc:
             raise SessionError(422, "map", str(exc)) from None
+        if camera_map:
+            # Kept first: a profile that cannot be written refuses the set-up cleanly.
+            try:
+                self.maps.remember(ground)
+            except (OSError, CameraFileError) as exc:
+                raise SessionError(409, "profile", f"the map read by the camera cannot be "
+                                   f"kept in the profile: {exc}") from None
         settings = settings or RuleSettings()
         with self._lock:
-            game_id = self.log.new_game(names, ground.name if map_data else map_name,
+            game_id = self.log.new_game(names, CAMERA_MAP if camera_map else
+                                        ground.name if map_data else map_name,
                                         ground.to_json() if map_data else None,
                                         asdict(settings), seed)
             self._load(self.log.game(game_id))
@@ -162,6 +185,22 @@ class TableSession:
             self.camera["frame"] = int(self.camera["frame"]) + 1
             self.camera["board"] = found
         self.hub.publish("frame")
+
+    def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float) -> None:
+        self.maps.keep(image, camera, time_s)
+
+    def read_map(self) -> CameraMap:
+        """The ground map read from the camera's latest settled pictures (409 when
+        there are none, or the board is in none of them)."""
+        with self._frame_lock:
+            camera_on = self.camera["state"] != "off"
+        try:
+            return self.maps.read(camera_on)
+        except NoFrames as exc:
+            raise SessionError(409, "no_camera" if not camera_on else "no_settled_frame",
+                               str(exc)) from None
+        except MapReadError as exc:
+            raise SessionError(409, "map_not_read", f"the map was not read: {exc}") from None
 
     def camera_status(self, state: str, detail: str = "") -> None:
         with self._frame_lock:

@@ -62,6 +62,8 @@ class Session(Protocol):
 
     def camera_status(self, state: str, detail: str = "") -> None: ...
 
+    def keep_settled(self, image: NDArray[np.uint8], camera: Camera, time_s: float) -> None: ...
+
     def camera_turn(self, reading: Any, frames: list[NDArray[np.uint8]]) -> Any: ...
 
     def palace(self) -> Palace: ...
@@ -169,6 +171,9 @@ class CameraLoop:
         if not location.found and pose is None:
             observation.detail = location.reason or observation.detail
         self._status(observation.state, observation.detail)
+        if observation.state == "tracking" and location.found:
+            # Settled with nothing over it: what the set-up's map read wants.
+            self.session.keep_settled(image, camera, now)
         self._last_location = location
         self._preview(image, location)
         if observation.event == "changed" and not observation.moved:

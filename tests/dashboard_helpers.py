@@ -12,13 +12,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 import uvicorn
 
 from palace.server import create_app
 from palace.session import TableSession
+from rules.maps import SETUP_PIECES, GroundMap
 from rules.moves import Hand, staircases
 from rules.pieces import Piece
+from rules.random_map import random_map
 
 CHROMIUM = Path("/usr/bin/chromium")
 """Debian's Chromium, which tools/install-test-browser installs; never a downloaded one."""
@@ -92,3 +95,13 @@ class FakeReading:
     added: tuple[FakePiece, ...] = ()
     uncertain: bool = False
     reason: str = ""
+
+
+def setup_board(seed: int) -> GroundMap:
+    """A random map with the starting staircase where the shipped maps have it."""
+    base = random_map(np.random.default_rng(seed), start_area=False)
+    feet = {cell for piece in SETUP_PIECES for cell in piece.footprint()}
+    rows = [list(row) for row in base.ground]
+    for x, y in feet:
+        rows[y][x] = "L"
+    return GroundMap("truth", tuple("".join(r) for r in rows), frozenset(feet), SETUP_PIECES)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from palace.demo import TablePlayers, same_pieces
 from palace.session import TableSession
 from palace.watch import CameraLoop, reading_is_empty
+from rules.maps import load_map
 from rules.pieces import Kind, Piece
 from rules.staircase import split_turn
 from twin.table import SimulatedTable, TableSettings
@@ -203,3 +205,26 @@ def test_the_players_look_at_a_reading_before_acting_on_it(tmp_path):
         assert players.finished == 2 and len(session.state()["turns"]) == 2
     finally:
         session.close()
+
+
+def test_the_loop_keeps_settled_pictures_for_the_map_read(played):
+    run = played
+    # The simulated table's own frames, kept by the loop while the board was settled.
+    reading = run.session.read_map()
+    assert reading.offered == reading.views >= 2
+    truth = load_map(run.table.record.map)
+
+    def grid(ground):
+        out = np.array([list(row) for row in ground.ground])
+        for x, y in ground.start_area:
+            out[y, x] = "S"
+        return out
+
+    got, known = grid(reading.ground), np.array([list(r) for r in reading.ground.ground]) != "?"
+    rates = sorted(float((got[known] == np.rot90(grid(truth), k)[known]).mean())
+                   for k in range(4))
+    # Measured 99.2 % of 975 studs under the right quarter turn, under 47 % under the
+    # others (pieces built in the game's turns hide the rest).
+    assert known.sum() > 800 and rates[-1] >= 0.9 and rates[-2] < 0.7
+    # The starting staircase stood on studs the camera could not see: it is the set-up.
+    assert reading.ground.setup == truth.setup

@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 from calibration.camera import Camera
+from calibration.profile import DEFAULT_TABLE, Profile
 from palace.cli import UsageError
 from palace.commands.serve import (
     add_server_options,
@@ -20,6 +21,7 @@ from palace.commands.serve import (
     open_session,
     start_dashboard,
 )
+from palace.output_path import output_file
 
 
 def add_parser(subparsers: Any) -> None:
@@ -37,6 +39,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--intrinsics", metavar="CAMERA.json",
                         help="lens file from `palace calibrate camera` (default: a guess "
                         "refined on the board)")
+    parser.add_argument("--profile", metavar="P.json",
+                        help="profile file: its camera when --intrinsics is not given; a game "
+                        "set up on the map read by the camera keeps that map for --table")
+    parser.add_argument("--table", default=DEFAULT_TABLE,
+                        help=f"table name in the profile (default {DEFAULT_TABLE})")
     add_server_options(parser)
     parser.add_argument("--exit", action="store_true",
                         help="end when the source ends instead of keeping the page up")
@@ -48,13 +55,17 @@ def run(args: argparse.Namespace) -> int:
     from vision.capture import CaptureError, open_source
 
     check_port(args.host, args.port)
-    camera = Camera.load(args.intrinsics) if args.intrinsics else None
+    profile_path = output_file(args.profile, "--profile") if args.profile else None
+    profile = Profile.load(profile_path) if profile_path else None  # a broken one: now
+    camera = Camera.load(args.intrinsics) if args.intrinsics else (
+        profile.camera if profile else None)
     try:
         source = open_source(camera=args.camera, video=args.video, frames=args.frames,
                              fps=args.fps)
     except CaptureError as exc:
         raise UsageError(str(exc)) from None
     session = open_session(args.db, args.resume)
+    session.maps.profile, session.maps.table = profile_path, args.table
     try:
         url = start_dashboard(session, args.host, args.port)
         print(f"Palace Eye is watching {source.name}: the dashboard is at {url}", flush=True)

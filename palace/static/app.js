@@ -221,6 +221,27 @@ $("#pass").onclick = () => api("POST", "/api/turn/pass", { seat: state.current, 
 $("#discard").onclick = () => api("DELETE", "/api/turn");
 $("#end-game").onclick = () => { if (confirm("End the game now and rank the players?")) api("POST", "/api/game/end", {}); };
 $("#open-setup").onclick = () => $("#setup").showModal();
+// The map read by the camera: its picture and how many studs it could not see, before
+// the players start on it (the server keeps the reading for `map: "camera"`).
+$("#read-map").onclick = async () => {
+  const button = $("#read-map"), error = $("#camera-map-error");
+  button.disabled = true; error.textContent = "reading the map from the camera…";
+  try {
+    const r = await fetch("/api/map/read", { method: "POST" });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) {
+      error.textContent = typeof data.detail === "string" ? data.detail : `not read (${r.status})`;
+      return;
+    }
+    error.textContent = "";
+    $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
+    $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
+      + `(magenta: hidden in every picture, never a starting point); from ${data.views} of `
+      + `${data.pictures} settled pictures.`;
+    $("#camera-map").hidden = false;
+    $("#setup-form").map.value = "camera";
+  } finally { button.disabled = false; }
+};
 $("#setup-form").addEventListener("submit", async (e) => {
   if (e.submitter?.value !== "go") return;
   const f = e.target, body = {

@@ -1,0 +1,182 @@
+"""The ground map read by the table's camera, for the set-up dialog.
+
+Real Ground Maps are not published, so at a real table the camera is the only thing
+that knows the map. The camera loop hands over the settled pictures it sees (board
+found, nothing over it); when the players ask, the last few are read with
+calibration's map read (views fused, a stud hidden in all of them unknown) and the
+reading is kept until the set-up takes it. Only settled pictures are kept because a
+hand over the board would hide studs or, worse, be read as card colour.
+
+A table started with a profile file keeps the map it played on there (the table's
+entry), so that locating the board at the next game can tell which way round it lies.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections import deque
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import turned_pose
+from calibration.camera import Camera, Pose
+from calibration.map_read import START, MapReading, cell_in, map_picture, read_map
+from calibration.profile import DEFAULT_TABLE, Profile, TablePose
+from rules.maps import (
+    SETUP_PIECES,
+    UNKNOWN_GROUND,
+    GroundMap,
+    MapError,
+    map_from_json,
+    piece_to_json,
+)
+from rules.pieces import BOARD_STUDS
+
+SETTLED_KEPT = 3
+"""Settled pictures fused into one reading: studs hidden by a shadow or a glare in one
+show in another, and three reads stay within a few seconds on a laptop."""
+SETUP_HIDDEN = 0.75
+"""Share of the starting staircase's studs that must be hidden (or white) in the reading
+for the staircase to be taken as standing there."""
+SETTLED_EVERY_S = 1.0
+"""Frame time between two kept pictures: a still board gives nothing new at 10 a second,
+and each copy of a full-size picture costs the loop a millisecond."""
+CAMERA_MAP = "camera"
+"""The set-up's name for the map the camera read."""
+
+
+@dataclass(frozen=True)
+class CameraMap:
+    """One reading of the map, with what the set-up dialog shows of it."""
+
+    ground: GroundMap
+    pose: Pose
+    camera: Camera
+    views: int
+    """Pictures the board was found in."""
+    offered: int
+    """Settled pictures read."""
+    png: bytes
+
+    @property
+    def unknown(self) -> int:
+        return sum(row.count(UNKNOWN_GROUND) for row in self.ground.ground)
+
+    @property
+    def known(self) -> int:
+        return BOARD_STUDS * BOARD_STUDS - self.unknown
+
+    def png_base64(self) -> str:
+        return base64.b64encode(self.png).decode("ascii")
+
+
+class NoFrames(Exception):
+    """No settled picture to read; the message says why (no camera, or none settled)."""
+
+
+class CameraMaps:
+    """Settled pictures from the camera loop, the latest map read from them, and the
+    profile the map is kept in. Thread-safe: the loop keeps, the page reads."""
+
+    def __init__(self, profile: Path | None = None, table: str = DEFAULT_TABLE) -> None:
+        self.profile, self.table = profile, table
+        self._lock = threading.Lock()
+        self._frames: deque[tuple[NDArray[np.uint8], Camera | None]] = deque(maxlen=SETTLED_KEPT)
+        self._last_kept = -np.inf
+        self.latest: CameraMap | None = None
+
+    def keep(self, image: NDArray[np.uint8], camera: Camera | None, time_s: float) -> None:
+        """A settled picture (board found, nothing over it); kept at most every
+        ``SETTLED_EVERY_S`` of frame time, the oldest dropped. A clock that went back
+        (a new source) starts afresh."""
+        with self._lock:
+            if time_s < self._last_kept:
+                self._frames.clear()
+            elif time_s - self._last_kept < SETTLED_EVERY_S:
+                return
+            self._last_kept = time_s
+            self._frames.append((image.copy(), camera))
+
+    def read(self, camera_on: bool) -> CameraMap:
+        """The map read from the kept pictures; :class:`NoFrames` when there are none,
+        ``calibration.map_read.MapReadError`` when the board is in none of them."""
+        with self._lock:
+            frames = list(self._frames)
+        if not frames:
+            if not camera_on:
+                raise NoFrames("this table has no camera: `palace serve` runs without one; "
+                               "start `palace watch --camera 0` (or `palace demo`) to read "
+                               "the map, or choose a shipped map or upload one")
+            raise NoFrames("the camera has not seen the board settled with nothing over it "
+                           "yet: clear the board of hands and try again in a second")
+        pictures = [(f"settled picture {i + 1}", image) for i, (image, _) in enumerate(frames)]
+        reading = read_map(pictures, frames[-1][1], name=CAMERA_MAP)
+        ground, pose = with_setup(reading)
+        # The map the game would play on: turned, its starting area white.
+        drawn = map_picture(replace(reading, ground=ground).cells(), cell_px=6)
+        png = cv2.imencode(".png", drawn)[1].tobytes()
+        result = CameraMap(ground, pose, reading.camera, reading.views, len(frames), png)
+        with self._lock:
+            self.latest = result
+        return result
+
+    def remember(self, ground: GroundMap) -> None:
+        """The game is played on ``ground`` (the camera's map): the profile's table
+        keeps it, with the pose it was read under, as ``palace map read`` would."""
+        latest = self.latest
+        if self.profile is None or latest is None:
+            return
+        profile = Profile.load(self.profile)
+        old = profile.tables.get(self.table)
+        profile.tables[self.table] = TablePose(
+            latest.pose, old.rotation if old is not None else 0, ground,
+            old.extra if old is not None else {})
+        if profile.camera is None:
+            profile.camera = latest.camera
+        profile.save(self.profile)
+
+
+def with_setup(reading: MapReading) -> tuple[GroundMap, Pose]:
+    """The read map turned so that the starting staircase stands where the shipped maps
+    have it, with that staircase as the game's set-up, and the pose in the turned frame.
+
+    The camera reads the card, not the pieces: under the starting staircase it sees
+    nothing (``?``). Without the staircase in the map, the game would start on an empty
+    board and read the staircase as the first turn. So the quarter turn is taken under
+    which the staircase's studs are hidden or white in the reading; when none fits (the
+    board was read mid-game, or the staircase was elsewhere) the map has no set-up.
+    """
+    grid = reading.cells()
+    feet = [cell for piece in SETUP_PIECES for cell in piece.footprint()]
+    xs, ys = np.array([c[0] for c in feet]), np.array([c[1] for c in feet])
+    hidden = [float(np.isin(np.rot90(grid, k)[ys, xs], (UNKNOWN_GROUND, START)).mean())
+              for k in range(4)]
+    k = int(np.argmax(hidden))
+    if hidden[k] < SETUP_HIDDEN:
+        return reading.ground, reading.pose
+    turned = np.rot90(grid, k)
+    # Which turn of the pose sees the turned frame: the one that maps every cell of the
+    # reading's frame to where the turned grid put it.
+    moved_from = np.rot90(np.arange(BOARD_STUDS * BOARD_STUDS).reshape(grid.shape), k)
+    cells = np.arange(moved_from.size)
+    pose = reading.pose
+    for kk in range(4):
+        candidate = turned_pose(reading.pose, kk)
+        where = cell_in(reading.pose, candidate)
+        if np.array_equal(moved_from.reshape(-1)[where], cells):
+            pose = candidate
+            break
+    start = {(int(x), int(y)) for y, x in zip(*np.nonzero(turned == START), strict=True)}
+    rows = ["".join(row).replace(START, "L") for row in turned]
+    data = {**reading.ground.to_json(), "ground": rows,
+            "start_area": sorted([x, y] for x, y in start | set(feet)),
+            "setup": [piece_to_json(p) for p in SETUP_PIECES]}
+    try:
+        return map_from_json(data, "camera map"), pose
+    except MapError:  # a staircase stud read as blocked: not where the staircase stands
+        return reading.ground, reading.pose

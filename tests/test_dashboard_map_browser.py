@@ -1,0 +1,64 @@
+"""The set-up dialog's "Read the map from the camera" in headless Chromium: the message
+without a camera, then the map read from the twin's settled pictures shown with its
+count of unknown studs, and a game started on it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dashboard_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    needs_chromium,
+    open_session,
+    served_in_thread,
+    setup_board,
+)
+
+from rules.palace import Palace
+from twin import RenderOptions, random_camera, render
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytestmark = needs_chromium
+
+
+def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
+    shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
+    session = open_session(tmp_path)
+    truth = setup_board(2)
+    camera, pose = random_camera(np.random.default_rng(2))
+    with served_in_thread(session) as url, playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 1100})
+        page.goto(url)
+        page.wait_for_selector("[data-testid=sync].ready")
+        page.click("#open-setup")
+        page.click("[data-testid=read-map]")
+        page.wait_for_function("document.querySelector('[data-testid=camera-map-error]')"
+                               ".textContent.includes('no camera')")
+        assert page.is_hidden("[data-testid=camera-map]")
+        # The camera loop has seen the set-up board settled.
+        session.camera_status("tracking")
+        for i in range(2):
+            image = render(Palace(truth, truth.setup), camera, pose, RenderOptions(clean=True),
+                           seed=i).image
+            session.keep_settled(image, camera, float(i))
+        page.click("[data-testid=read-map]")
+        page.wait_for_selector("[data-testid=camera-map]:not([hidden])")
+        page.wait_for_function("document.querySelector('#camera-map-img').naturalWidth > 0")
+        assert page.evaluate("document.querySelector('#camera-map-img').naturalWidth") == 192
+        unknown = session.maps.latest.unknown
+        assert f"{unknown} unknown" in page.inner_text("#camera-map-words")
+        assert page.input_value("[data-testid=setup-map]") == "camera"
+        page.screenshot(path=str(shots / "dashboard-camera-map.png"))
+        page.click("[data-testid=setup-go]")
+        page.wait_for_function("() => document.querySelector('#setup').open === false")
+        deadline_ok = page.wait_for_selector("[data-testid=sync].ready")
+        assert deadline_ok is not None
+        browser.close()
+    assert session.row.map_name == "camera"
+    assert session.ground.ground == session.maps.latest.ground.ground
+    session.close()
