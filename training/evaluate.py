@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from training.dataset import RegionPair, load
 from vision.change import change_evidence
-from vision.new_pieces import MODEL, new_piece_evidence, stretched, widened
+from vision.new_pieces import MODEL, new_piece_evidence
 
 THRESHOLD = 0.5
 
@@ -58,11 +58,9 @@ class PixelScore:
 
 def score_pairs(pairs: list[RegionPair], model: str = MODEL
                 ) -> tuple[dict[str, PixelScore], list[float], list[float]]:
-    """Scores of the model, the classical evidence and the model as turn mode's decoder
-    reads it (stretched and a pixel wider), and the seconds each pair took the model
-    and the classical evidence."""
-    scores = {"model": PixelScore(), "classical": PixelScore(),
-              "model, as decoded": PixelScore()}
+    """Scores of the model and the classical evidence, and the seconds each pair took
+    each of them."""
+    scores = {"model": PixelScore(), "classical": PixelScore()}
     model_s: list[float] = []
     classical_s: list[float] = []
     for pair in pairs:
@@ -77,7 +75,6 @@ def score_pairs(pairs: list[RegionPair], model: str = MODEL
         classical_s.append(time.perf_counter() - t)
         scores["model"].add(learned, truth)
         scores["classical"].add(classical, truth)
-        scores["model, as decoded"].add(widened(stretched(learned)), truth)
     return scores, model_s, classical_s
 
 

@@ -197,7 +197,9 @@ def with_support(palace: Palace, piece: Piece) -> list[tuple[Piece, ...]]:
     options = [_supports(palace, x, y, piece.z, SUPPORT_DEPTH) for x, y in piece.legs()]
     if not all(options):
         return []
-    return [(*first, *second, piece) for first in options[0] for second in options[1]]
+    # Nothing under either leg leaves the piece alone, which the rules just refused.
+    return [(*first, *second, piece) for first in options[0] for second in options[1]
+            if first or second]
 
 
 def stands(palace: Palace, move: Sequence[Piece]) -> bool:

@@ -37,7 +37,7 @@ from vision.decode import (
 )
 from vision.finish import name_decoration
 from vision.look import TableLook
-from vision.new_pieces import new_piece_change
+from vision.new_pieces import new_piece_evidence, new_piece_weights
 from vision.reading import UNCERTAIN_BELOW, TurnReading
 from vision.silhouettes import View, board_box
 from vision.views import resolve_turns, working_scale
@@ -90,15 +90,9 @@ def read_turn(
             continue
         scale = working_scale(cam, loc.pose)
         after = region(frame, box, scale)
-        change = (new_piece_change if model else change_evidence)(
-            after, region(reference, box, scale))
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
-        flat = change.ravel()
-        cost = np.where(np.isfinite(view.old_depth.ravel()), COST_OVER_OLD, COST_LEVEL)
-        evidence.append(Evidence(view, flat - cost, flat > HOT_LEVEL,
-                                 np.maximum(flat - HOT_LEVEL, 0) * LEAF_GAIN,
-                                 colour_features(after)))
+        evidence.append(_view_evidence(view, after, region(reference, box, scale), model))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
@@ -108,6 +102,27 @@ def read_turn(
     readings = rate_pieces(decoder, pieces)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
+
+
+def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.float32],
+                   model: bool) -> Evidence:
+    """What each pixel of one view says about new pieces, in the decoder's units.
+
+    With the model, a pixel's weight is the log-odds of its probability of showing a new
+    piece. Without it, the classical change (0..1) less a cost: a covered pixel that did
+    not change costs three times what a changed one earns over the board, where any new
+    piece changes the picture, and far less over the old palace, where a new brick in
+    front of an old one of its colour changes nothing.
+    """
+    if model:
+        change = new_piece_evidence(after, before).ravel()
+        weight = new_piece_weights(change)
+    else:
+        change = change_evidence(after, before).ravel()
+        weight = change - np.where(np.isfinite(view.old_depth.ravel()), COST_OVER_OLD,
+                                   COST_LEVEL)
+    return Evidence(view, weight.astype(np.float32), change > HOT_LEVEL,
+                    np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after))
 
 
 def _locate(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: GroundMap,
