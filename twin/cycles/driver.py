@@ -29,8 +29,20 @@ import cv2
 import numpy as np
 
 from calibration.camera import Camera, Pose
-from rules.bot import simulate_game
-from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_DIAMETER_MM, STUD_HEIGHT_MM, STUD_MM, Kind
+from rules.bot import GameRecord, simulate_game
+from rules.maps import GroundMap
+from rules.pieces import (
+    BOARD_MM,
+    BOARD_STUDS,
+    STUD_DIAMETER_MM,
+    STUD_HEIGHT_MM,
+    STUD_MM,
+    Kind,
+    Piece,
+    missing_corners,
+    pieces_built,
+    place_key,
+)
 from rules.random_map import random_map
 from rules.scene import Scene
 from twin.cycles.card import card_texture
@@ -50,7 +62,7 @@ PIECE_RGB = {
 CLUTTER_RGB = [(240, 240, 235), (200, 30, 20), (20, 80, 180), (245, 205, 50), (30, 30, 35)]
 
 
-def _piece_rgb(piece: Any, rng: np.random.Generator) -> tuple[float, ...]:
+def _piece_rgb(piece: Piece, rng: np.random.Generator) -> tuple[float, ...]:
     if piece.kind is Kind.CORNER:
         name = "corner"
     elif piece.kind in (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG):
@@ -61,7 +73,8 @@ def _piece_rgb(piece: Any, rng: np.random.Generator) -> tuple[float, ...]:
     return tuple(float(v) for v in np.clip(rgb, 0, 255))
 
 
-def _camera(rng: np.random.Generator, width: int, height: int) -> tuple[Camera, Pose]:
+def _camera(rng: np.random.Generator, width: int, height: int,
+            elevation_deg: tuple[float, float] = (28.0, 88.0)) -> tuple[Camera, Pose]:
     """A webcam whose board fills from a third of the picture to past its edges."""
     hfov = math.radians(rng.uniform(50, 80))
     f = width / 2 / math.tan(hfov / 2)
@@ -71,7 +84,7 @@ def _camera(rng: np.random.Generator, width: int, height: int) -> tuple[Camera, 
     if rng.random() < 0.6:
         dist[0], dist[1] = rng.uniform(-0.12, 0.0), rng.uniform(0.0, 0.05)
     camera = Camera(width, height, k, dist)
-    elevation = math.radians(rng.uniform(28, 88))
+    elevation = math.radians(rng.uniform(*elevation_deg))
     azimuth = rng.uniform(0, 2 * math.pi)
     fill = rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3)])
     target = np.array([BOARD_MM / 2, BOARD_MM / 2, 0]) + np.r_[rng.normal(0, 10 + 40 * max(
@@ -95,15 +108,19 @@ def _camera(rng: np.random.Generator, width: int, height: int) -> tuple[Camera, 
     return camera, pose
 
 
-def _pieces_json(pieces: tuple[Any, ...], rng: np.random.Generator) -> list[dict[str, Any]]:
+def _pieces_json(pieces: tuple[Piece, ...], rng: np.random.Generator,
+                 looks: dict[tuple[object, ...], dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pieces' meshes and finishes; ``looks`` keeps each piece's finish across scenes."""
     out = []
     for i, piece in enumerate(pieces):
         mesh = piece_mesh(piece, i, np.zeros(3, np.float32))
-        gold = piece.kind is Kind.DECORATION and piece.color == "gold"
-        out.append({
-            "rgb": _piece_rgb(piece, rng),
-            "roughness": 0.25 if gold else float(rng.uniform(0.2, 0.45)),
-            "specular": 0.9 if gold else 0.5,
+        key = place_key(piece)
+        if key not in looks:
+            gold = piece.kind is Kind.DECORATION and piece.color == "gold"
+            looks[key] = {"rgb": _piece_rgb(piece, rng),
+                          "roughness": 0.25 if gold else float(rng.uniform(0.2, 0.45)),
+                          "specular": 0.9 if gold else 0.5}
+        out.append(looks[key] | {
             "polys": [p.tolist() for p in mesh.polys],
             "cylinders": [[*c.base, c.radius, c.height] for c in mesh.cylinders],
         })
@@ -157,31 +174,37 @@ def _clutter(rng: np.random.Generator) -> list[dict[str, Any]]:
     return boxes
 
 
-def make_job(seed: int, work: Path, samples: int, width: int = 1280,
-             height: int = 720) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The Blender job and the truth it is rendered from, both drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
-    ground = random_map(rng, name=f"cycles-{seed}")
-    record = simulate_game(int(rng.integers(2, 5)), seed, ground)
-    turn = 0 if rng.random() < 0.35 else int(rng.integers(1, len(record.scenes)))
-    scene = Scene(map="map.json", pieces=record.scenes[turn].pieces)
-    camera, pose = _camera(rng, width, height)
+def _develop_settings(rng: np.random.Generator, margin: tuple[int, int],
+                      seed: int) -> dict[str, Any]:
+    return {"margin": list(margin), "metered": bool(rng.random() < 0.5),
+            "target": float(rng.uniform(0.35, 0.6)),
+            "white_balance": rng.uniform(0.88, 1.12, 3).tolist(),
+            "blur": float(rng.uniform(0, 0.9)), "noise": float(rng.uniform(1, 4)),
+            "seed": seed}
+
+
+def _table_jobs(rng: np.random.Generator, ground: GroundMap, camera: Camera, pose: Pose,
+                work: Path, samples: int, seed: int,
+                piece_sets: list[tuple[Piece, ...]]) -> tuple[list[dict[str, Any]], list[int]]:
+    """One Blender job per set of pieces, all on the same table, light, card and clutter.
+
+    A piece standing in several sets keeps its colour and finish (a turn adds pieces, it
+    does not repaint the others). Returns the jobs and the margin rendered around the
+    camera's picture for its distortion.
+    """
     tex = work / "card.png"
     cv2.imwrite(str(tex), cv2.cvtColor(np.flipud(card_texture(ground, rng)), cv2.COLOR_RGBA2BGRA))
+    width, height = camera.width, camera.height
     margin = MARGIN if np.any(camera.dist_coeffs) else 0.0
     mw, mh = round(width * margin), round(height * margin)
     k = camera.camera_matrix
-    r = pose.rotation
-    from rules.pieces import missing_corners
-
-    pieces = (*scene.pieces, *missing_corners(scene.pieces))
-    job = {
+    common = {
         "seed": seed, "samples": samples, "threads": 2,
         "exposure_stops": float(rng.uniform(-0.6, 0.6)),
         # OpenCV counts pixel centres from 0, Blender's film from the picture's edge.
         "camera": {"width": width + 2 * mw, "height": height + 2 * mh, "fx": float(k[0, 0]),
                    "cx": float(k[0, 2] + mw + 0.5), "cy": float(k[1, 2] + mh + 0.5),
-                   "rotation": r.tolist(), "tvec_mm": pose.tvec.tolist()},
+                   "rotation": pose.rotation.tolist(), "tvec_mm": pose.tvec.tolist()},
         "plate": {"rgb": [float(v) for v in rng.normal([24, 108, 52], 6)],
                   "roughness": float(rng.uniform(0.25, 0.45)), "size_mm": BOARD_MM,
                   "bottom_mm": PLATE_BOTTOM_MM},
@@ -191,14 +214,26 @@ def make_job(seed: int, work: Path, samples: int, width: int = 1280,
                                 for y in range(BOARD_STUDS) for x in range(BOARD_STUDS)]},
         "card": {"texture": str(tex), "size_mm": BOARD_MM, "z_mm": CARD_Z_MM,
                  "roughness": float(rng.uniform(0.45, 0.8)), "specular": 0.4},
-        "table": _table(rng), "clutter": _clutter(rng), "pieces": _pieces_json(pieces, rng),
-        **_light(rng),
+        "table": _table(rng), "clutter": _clutter(rng),
     }
-    develop = {"margin": [mw, mh], "metered": bool(rng.random() < 0.5),
-               "target": float(rng.uniform(0.35, 0.6)),
-               "white_balance": rng.uniform(0.88, 1.12, 3).tolist(),
-               "blur": float(rng.uniform(0, 0.9)), "noise": float(rng.uniform(1, 4)),
-               "seed": seed}
+    looks: dict[tuple[object, ...], dict[str, Any]] = {}
+    pieces = [_pieces_json((*ps, *missing_corners(ps)), rng, looks) for ps in piece_sets]
+    light = _light(rng)
+    return [common | {"pieces": p} | light for p in pieces], [mw, mh]
+
+
+def make_job(seed: int, work: Path, samples: int, width: int = 1280,
+             height: int = 720) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The Blender job and the truth it is rendered from, both drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng, name=f"cycles-{seed}")
+    record = simulate_game(int(rng.integers(2, 5)), seed, ground)
+    turn = 0 if rng.random() < 0.35 else int(rng.integers(1, len(record.scenes)))
+    scene = Scene(map="map.json", pieces=record.scenes[turn].pieces)
+    camera, pose = _camera(rng, width, height)
+    (job,), margin = _table_jobs(rng, ground, camera, pose, work, samples, seed,
+                                 [scene.pieces])
+    develop = _develop_settings(rng, margin, seed)
     truth = {"camera": camera, "pose": pose, "scene": scene, "map": ground,
              "develop": develop, "turn": turn, "game_seed": seed}
     return job, truth
@@ -211,6 +246,7 @@ def develop(png: Path, camera: Camera, settings: dict[str, Any]) -> np.ndarray:
     if settings["metered"]:
         lum = float(np.mean(lin @ np.array([0.11, 0.59, 0.3], np.float32)))
         lin *= (settings["target"] ** 2.2) / max(lum, 1e-4)
+    lin *= settings.get("gain", 1.0)  # a later frame's exposure drift
     img = np.clip(lin, 0, 1) ** (1 / 2.2) * 255
     mw, mh = settings["margin"]
     if mw or mh:
@@ -227,17 +263,32 @@ def develop(png: Path, camera: Camera, settings: dict[str, Any]) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def write_truth(out: Path, stem: str, truth: dict[str, Any]) -> None:
-    def dump(name: str, data: Any) -> None:
-        (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+def _dump(out: Path, stem: str, name: str, data: Any) -> None:
+    (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
 
-    dump("camera", truth["camera"].to_json())
-    dump("pose", truth["pose"].to_json() | {"develop": truth["develop"],
-                                             "turn": truth["turn"]})
-    scene = truth["scene"].to_json()
-    scene["map"] = f"{stem}.map.json"
-    dump("scene", scene)
-    dump("map", truth["map"].to_json())
+
+def _scene_json(scene: Scene, stem: str) -> dict[str, Any]:
+    return scene.to_json() | {"map": f"{stem}.map.json"}
+
+
+def write_truth(out: Path, stem: str, truth: dict[str, Any]) -> None:
+    _dump(out, stem, "camera", truth["camera"].to_json())
+    _dump(out, stem, "pose", truth["pose"].to_json() | {"develop": truth["develop"],
+                                                          "turn": truth["turn"]})
+    _dump(out, stem, "scene", _scene_json(truth["scene"], stem))
+    _dump(out, stem, "map", truth["map"].to_json())
+
+
+def _blender(blender: str, job: dict[str, Any], work: Path, name: str) -> Path:
+    """Renders ``job`` in a Blender of its own; the 16-bit PNG it wrote."""
+    (work / f"{name}.json").write_text(json.dumps(job))
+    png = work / f"{name}.png"
+    done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
+                           str(work / f"{name}.json"), str(png)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode or not png.exists():
+        raise RuntimeError(f"{name}: blender failed:\n{done.stdout[-3000:]}")
+    return png
 
 
 def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int) -> float:
@@ -246,16 +297,91 @@ def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         job, truth = make_job(seed, work, samples)
-        (work / "job.json").write_text(json.dumps(job))
-        png = work / "frame.png"
-        done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
-                               str(work / "job.json"), str(png)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if done.returncode or not png.exists():
-            raise RuntimeError(f"frame {stem}: blender failed:\n{done.stdout[-3000:]}")
-        img = develop(png, truth["camera"], truth["develop"])
+        img = develop(_blender(blender, job, work, stem), truth["camera"], truth["develop"])
     write_truth(out, stem, truth)
     cv2.imwrite(str(out / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return time.time() - start
+
+
+# -- turn pairs: the settled table before a turn and after it ----------------------------
+TURN_SEEDS = 10_000
+"""Pair ``n`` draws from seed ``TURN_SEEDS + n``, apart from the single frames' seeds."""
+TURN_ELEVATION_DEG = (30.0, 70.0)
+TURN_ADDED = (3, 8)
+"""How many pieces (animals aside) a chosen turn adds: enough to read, few enough to be
+one player's turn."""
+
+
+def _chosen_turn(rng: np.random.Generator, seed: int) -> tuple[GroundMap, GameRecord, int]:
+    """A turn adding 3 to 8 pieces of a bot game, from its first, middle or last third.
+
+    The third goes round with ``seed`` so that a set of pairs holds small palaces as well
+    as large ones.
+    """
+    for attempt in range(50):
+        ground = random_map(rng, name=f"cycles-turn-{seed}")
+        record = simulate_game(int(rng.integers(2, 5)), seed * 100 + attempt, ground)
+        fits = [t for t in range(len(record.scenes) - 1)
+                if TURN_ADDED[0] <= len(pieces_built(record.scenes[t].pieces,
+                                                       record.scenes[t + 1].pieces))
+                <= TURN_ADDED[1]]
+        if fits:
+            third = seed % 3
+            part = fits[third * len(fits) // 3:(third + 1) * len(fits) // 3] or fits
+            return ground, record, int(rng.choice(part))
+    raise RuntimeError(f"seed {seed}: no bot game with a turn of {TURN_ADDED} pieces")
+
+
+def _drifted(settings: dict[str, Any], rng: np.random.Generator, seed: int) -> dict[str, Any]:
+    """The same webcam a few seconds later: exposure and white balance drift, new noise."""
+    return settings | {
+        "white_balance": (np.array(settings["white_balance"])
+                          * rng.uniform(0.97, 1.03, 3)).tolist(),
+        "target": settings["target"] * float(rng.uniform(0.96, 1.04)),
+        "gain": float(rng.uniform(0.93, 1.07)),
+        "noise": settings["noise"] * float(rng.uniform(0.8, 1.25)), "seed": seed}
+
+
+def make_turn_jobs(number: int, work: Path, samples: int, width: int = 1280,
+                   height: int = 720) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The jobs of pair ``number`` (before, after) and the truth they are rendered from."""
+    seed = TURN_SEEDS + number
+    rng = np.random.default_rng(seed)
+    ground, record, turn = _chosen_turn(rng, seed)
+    scenes = [Scene(map="map.json", pieces=record.scenes[t].pieces) for t in (turn, turn + 1)]
+    camera, pose = _camera(rng, width, height, TURN_ELEVATION_DEG)
+    jobs, margin = _table_jobs(rng, ground, camera, pose, work, samples, seed,
+                               [s.pieces for s in scenes])
+    jobs[1]["seed"] = seed + TURN_SEEDS  # the path tracer's own noise is fresh too
+    before = _develop_settings(rng, margin, seed)
+    after = _drifted(before, rng, seed + TURN_SEEDS)
+    truth = {"camera": camera, "pose": pose, "before": scenes[0], "after": scenes[1],
+             "map": ground, "develop": [before, after], "turn": turn, "game_seed": seed,
+             "players": record.players}
+    return jobs, truth
+
+
+def render_turn(number: int, out: Path, blender: str, samples: int, quality: int) -> float:
+    """Renders pair ``number``; its ``after.jpg`` is written last, so a pair is complete
+    exactly when that file is there."""
+    stem = f"{number:03d}"
+    start = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        jobs, truth = make_turn_jobs(number, work, samples)
+        images = [develop(_blender(blender, job, work, f"{stem}.{part}"), truth["camera"],
+                          settings)
+                  for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
+                                                 strict=True)]
+    _dump(out, stem, "camera", truth["camera"].to_json())
+    _dump(out, stem, "pose", truth["pose"].to_json() | {
+        "develop": truth["develop"], "turn": truth["turn"], "game_seed": truth["game_seed"],
+        "players": truth["players"]})
+    for part in ("before", "after"):
+        _dump(out, stem, part, _scene_json(truth[part], stem))
+    _dump(out, stem, "map", truth["map"].to_json())
+    for part, img in zip(("before", "after"), images, strict=True):
+        cv2.imwrite(str(out / f"{stem}.{part}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return time.time() - start
 
 
@@ -263,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--frames", type=int, default=64)
+    parser.add_argument("--turns", type=int, default=None,
+                        help="render this many turn pairs (before and after) instead of frames")
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--quality", type=int, default=88)
@@ -273,6 +401,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.blender}: not installed (apt-get install blender)", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.turns is not None:
+        for number in range(args.first, args.first + args.turns):
+            if (args.out / f"{number:03d}.after.jpg").exists():
+                continue
+            took = render_turn(number, args.out, blender, args.samples, args.quality)
+            print(f"pair {number:03d}: {took:.0f} s", flush=True)
+        return 0
     for seed in range(args.first, args.first + args.frames):
         if (args.out / f"{seed:03d}.jpg").exists():
             continue
