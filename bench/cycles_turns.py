@@ -52,7 +52,11 @@ def main() -> int:
     tp = fp = fn = exact = found = 0
     seconds: list[float] = []
     for name in names:
-        pair = load_turn(args.folder, name)
+        try:
+            pair = load_turn(args.folder, name)
+        except ValueError as error:
+            print(error)
+            return 2
         locations = None if args.locate else [
             BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)]
         t = time.perf_counter()

@@ -400,6 +400,15 @@ def main(argv: list[str] | None = None) -> int:
     if blender is None:
         print(f"{args.blender}: not installed (apt-get install blender)", file=sys.stderr)
         return 2
+    for flag, value, low, high in (("--samples", args.samples, 1, 4096),
+                                   ("--quality", args.quality, 1, 100),
+                                   ("--first", args.first, 0, 999)):
+        if not low <= value <= high:
+            print(f"{flag} {value}: must be {low} to {high}", file=sys.stderr)
+            return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"{args.out}: is a file, not a folder to render into", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     if args.turns is not None:
         for number in range(args.first, args.first + args.turns):

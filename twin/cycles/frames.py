@@ -8,7 +8,6 @@ turn pairs as ``NNN.before.jpg`` and ``NNN.after.jpg`` beside ``NNN.camera.json`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
+from rules.formats import read_json
 from rules.maps import GroundMap, map_from_json
 from rules.palace import Palace
 from rules.pieces import Piece, pieces_built
@@ -52,7 +52,7 @@ def frame_names(folder: Path = DEFAULT_FOLDER) -> list[str]:
 
 
 def _read_json(folder: Path, name: str, part: str) -> object:
-    return json.loads((folder / f"{name}.{part}.json").read_text(encoding="utf-8"))
+    return read_json(folder / f"{name}.{part}.json", f"{part} file", ValueError)
 
 
 def _read_image(path: Path) -> NDArray[np.uint8]:
