@@ -12,8 +12,9 @@ import pytest
 from calibration.camera import project
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, missing_corners, place_key
-from twin.cycles.driver import TURN_ADDED, _blender, develop, make_turn_jobs
+from twin.cycles.driver import TURN_ADDED, make_turn_jobs, run_blender
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
+from twin.cycles.jobs import develop
 from vision import read_turn
 from vision.silhouettes import board_box
 
@@ -47,7 +48,7 @@ def test_a_pairs_two_jobs_share_the_table_and_differ_in_the_pieces(tmp_path: Pat
 @pytest.mark.skipif(shutil.which("blender") is None, reason="Blender is not installed")
 def test_a_tiny_pair_changes_where_the_added_pieces_stand(tmp_path: Path) -> None:
     jobs, truth = make_turn_jobs(3, tmp_path, samples=2, width=320, height=180)
-    images = [develop(_blender("blender", job, tmp_path, part), truth["camera"], settings)
+    images = [develop(run_blender("blender", job, tmp_path, part), truth["camera"], settings)
               for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
                                              strict=True)]
     change = cv2.absdiff(*images).astype(np.float32).sum(axis=2)
