@@ -202,3 +202,26 @@ def corner_setup(inset: int = 1) -> tuple[Piece, ...]:
         Piece(Kind.CORNER, x, y, 0, turn=turn, color="green", id=f"corner{turn}")
         for x, y, turn in spots
     )
+
+
+def place_key(piece: Piece) -> tuple[object, ...]:
+    """What a reading of the board can tell apart: kind, place, arch axis, decoration colour.
+
+    Ids are bookkeeping and building colours never matter to the rules, so two pieces
+    with the same key are the same piece as far as a turn is concerned.
+    """
+    return (piece.kind, piece.x, piece.y, piece.z,
+            piece.axis if piece.kind is Kind.ARCH else None,
+            piece.color if piece.kind is Kind.DECORATION else None)
+
+
+def pieces_added(before: Iterable[Piece], after: Iterable[Piece]) -> tuple[Piece, ...]:
+    """Pieces of ``after`` that did not stand in ``before``, matched by place, not id."""
+    old = {place_key(p) for p in before}
+    return tuple(p for p in after if place_key(p) not in old)
+
+
+def pieces_built(before: Iterable[Piece], after: Iterable[Piece]) -> tuple[Piece, ...]:
+    """What a turn built: the pieces added, animals aside (they only move, and a reading
+    of the board does not read them)."""
+    return tuple(p for p in pieces_added(before, after) if p.kind not in ANIMAL_KINDS)

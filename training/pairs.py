@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose
 from rules import GameRecord, Kind, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
+from rules.pieces import pieces_added
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
 from twin.wide import WIDE_FILL
@@ -64,12 +65,7 @@ def _new_pixels(after: Frame, record: GameRecord, turn: int) -> NDArray[np.bool_
 
 def added_pieces(record: GameRecord, turn: int) -> tuple[Piece, ...]:
     """Pieces standing after ``turn`` that did not stand before it (by place, not id)."""
-    def key(p: Piece) -> tuple[object, ...]:
-        return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None, p.color
-                if p.kind is Kind.DECORATION else None)
-
-    old = {key(p) for p in record.scenes[turn].pieces}
-    return tuple(p for p in record.scenes[turn + 1].pieces if key(p) not in old)
+    return pieces_added(record.scenes[turn].pieces, record.scenes[turn + 1].pieces)
 
 
 def turn_pairs(

@@ -1,22 +1,27 @@
-"""Validation frames from Blender's Cycles: the job, the webcam's development, the files.
+"""Validation frames and turn pairs from Blender's Cycles: what to show, the files.
 
 Each frame draws its own random ground map, a scene of a bot game on it (the set-up or
-a later turn), a webcam somewhere over the table, a light and a table; writes a job for
-``render_scene.py`` (run inside Blender), then develops Blender's linear-ish picture as a
-webcam would (white balance, metering or fixed exposure, lens distortion, noise, JPEG).
+a later turn), a webcam somewhere over the table, a light and a table (``jobs.py``);
+runs ``render_scene.py`` inside Blender, then develops Blender's linear-ish picture as a
+webcam would and writes it as JPEG beside its truth.
 
     nice -n 19 python3 -m twin.cycles.driver tests/data/cycles --frames 64 --samples 16 --quality 88
 
 renders frames ``000..063`` into the folder, skipping those already there (so an
-interrupted run resumes with the same command). Never train on these frames: they
-exist to say how the vision does outside the renderer it was built on.
+interrupted run resumes with the same command). With ``--turns N`` it renders N turn
+pairs instead: one played turn of a bot game, the settled table before it and after it
+from the same camera, light, table and clutter:
+
+    python3 -m twin.cycles.driver tests/data/cycles_turns --turns 24 --samples 16 --quality 85
+
+Never train on these frames: they exist to say how the vision does outside the renderer
+it was built on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import shutil
 import subprocess
 import sys
@@ -28,133 +33,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.camera import Camera, Pose
-from rules.bot import simulate_game
-from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_DIAMETER_MM, STUD_HEIGHT_MM, STUD_MM, Kind
+from rules.bot import GameRecord, simulate_game
+from rules.maps import GroundMap
+from rules.pieces import pieces_built
 from rules.random_map import random_map
 from rules.scene import Scene
-from twin.cycles.card import card_texture
-from twin.mesh import piece_mesh
+from twin.cycles.jobs import develop, develop_settings, draw_camera, drifted, table_jobs
 
 SCRIPT = Path(__file__).with_name("render_scene.py")
-PLATE_BOTTOM_MM = -1.6
-CARD_Z_MM = 0.25
-MARGIN = 0.05  # extra picture on each side, so that distortion never pulls in black
-
-PIECE_RGB = {
-    "dark_orange": (165, 88, 32), "tan": (222, 198, 148), "dark_tan": (142, 128, 98),
-    "reddish_brown": (92, 48, 28), "light_green": (168, 212, 38), "dark_green": (30, 112, 52),
-    "gold": (184, 140, 58), "corner": (22, 108, 50), "monkey": (142, 128, 98),
-    "butterfly": (250, 130, 30), "frog": (150, 50, 120),
-}
-CLUTTER_RGB = [(240, 240, 235), (200, 30, 20), (20, 80, 180), (245, 205, 50), (30, 30, 35)]
-
-
-def _piece_rgb(piece: Any, rng: np.random.Generator) -> tuple[float, ...]:
-    if piece.kind is Kind.CORNER:
-        name = "corner"
-    elif piece.kind in (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG):
-        name = piece.kind.value
-    else:
-        name = piece.color or str(rng.choice(["dark_orange", "tan", "dark_tan", "reddish_brown"]))
-    rgb = np.array(PIECE_RGB.get(name, (128, 128, 128)), float) * rng.uniform(0.93, 1.07)
-    return tuple(float(v) for v in np.clip(rgb, 0, 255))
-
-
-def _camera(rng: np.random.Generator, width: int, height: int) -> tuple[Camera, Pose]:
-    """A webcam whose board fills from a third of the picture to past its edges."""
-    hfov = math.radians(rng.uniform(50, 80))
-    f = width / 2 / math.tan(hfov / 2)
-    k = np.array([[f, 0, width / 2 + rng.normal(0, 6)], [0, f, height / 2 + rng.normal(0, 6)],
-                  [0, 0, 1]])
-    dist = np.zeros(5)
-    if rng.random() < 0.6:
-        dist[0], dist[1] = rng.uniform(-0.12, 0.0), rng.uniform(0.0, 0.05)
-    camera = Camera(width, height, k, dist)
-    elevation = math.radians(rng.uniform(28, 88))
-    azimuth = rng.uniform(0, 2 * math.pi)
-    fill = rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3)])
-    target = np.array([BOARD_MM / 2, BOARD_MM / 2, 0]) + np.r_[rng.normal(0, 10 + 40 * max(
-        0, fill - 1) * 3, 2), 0]
-    back = np.array([math.cos(elevation) * math.cos(azimuth),
-                     math.cos(elevation) * math.sin(azimuth), math.sin(elevation)])
-    corners = np.array([[x, y, 0.0] for x in (0, BOARD_MM) for y in (0, BOARD_MM)])
-    distance = 600.0
-    roll = rng.normal(0, 0.07)
-    for _ in range(8):
-        pose = Pose.look_at(target + distance * back, target)
-        if roll:
-            c, s = math.cos(roll), math.sin(roll)
-            r = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ pose.rotation
-            pose = Pose.from_matrix(r, -r @ (target + distance * back))
-        cam = pose.to_camera(corners)
-        u = (f * cam[:, 0] / cam[:, 2] + k[0, 2] - width / 2) / (width / 2)
-        v = (f * cam[:, 1] / cam[:, 2] + k[1, 2] - height / 2) / (height / 2)
-        extent = float(np.max(np.maximum(np.abs(u), np.abs(v))))
-        distance *= (extent / fill) ** 0.9
-    return camera, pose
-
-
-def _pieces_json(pieces: tuple[Any, ...], rng: np.random.Generator) -> list[dict[str, Any]]:
-    out = []
-    for i, piece in enumerate(pieces):
-        mesh = piece_mesh(piece, i, np.zeros(3, np.float32))
-        gold = piece.kind is Kind.DECORATION and piece.color == "gold"
-        out.append({
-            "rgb": _piece_rgb(piece, rng),
-            "roughness": 0.25 if gold else float(rng.uniform(0.2, 0.45)),
-            "specular": 0.9 if gold else 0.5,
-            "polys": [p.tolist() for p in mesh.polys],
-            "cylinders": [[*c.base, c.radius, c.height] for c in mesh.cylinders],
-        })
-    return out
-
-
-def _light(rng: np.random.Generator) -> dict[str, Any]:
-    sky = {"rgb": [float(v) for v in np.clip(rng.normal([205, 220, 245], 20), 120, 255)],
-           "strength": float(rng.uniform(0.15, 1.2))}
-    lamps = []
-    warm = [float(v) for v in np.clip(rng.normal([255, 235, 205], 20), 150, 255)]
-    if rng.random() < 0.5:
-        lamps.append({"type": "SUN", "energy": float(rng.uniform(1.5, 6.0)), "rgb": warm,
-                      "angle_deg": float(rng.uniform(0.3, 3.0)),
-                      "elevation_deg": float(rng.uniform(30, 85)),
-                      "azimuth_deg": float(rng.uniform(0, 360))})
-    else:
-        a = rng.uniform(0, 2 * math.pi)
-        r, h = rng.uniform(0, 700), rng.uniform(700, 1800)
-        lamps.append({"type": "POINT", "energy": float(rng.uniform(40, 160) * (h / 1000) ** 2),
-                      "rgb": warm, "radius_mm": float(rng.uniform(3, 40)),
-                      "position_mm": [128 + r * math.cos(a), 128 + r * math.sin(a), h]})
-    return {"sky": sky, "lamps": lamps}
-
-
-def _table(rng: np.random.Generator) -> dict[str, Any]:
-    kind = rng.choice(["bright", "wood", "dark", "cloth"])
-    base = {"bright": (235, 232, 225), "wood": (185, 140, 90), "dark": (70, 55, 45),
-            "cloth": tuple(rng.uniform(40, 220, 3))}[kind]
-    a = np.clip(np.array(base, float) * rng.uniform(0.85, 1.1), 0, 255)
-    b = np.clip(a * rng.uniform(0.75, 0.95), 0, 255)
-    return {"pattern": "wood" if kind == "wood" else "noise", "scale": float(rng.uniform(2, 12)),
-            "rgb_a": a.tolist(), "rgb_b": b.tolist(), "roughness": float(rng.uniform(0.3, 0.8)),
-            "half_mm": 3000.0}
-
-
-def _clutter(rng: np.random.Generator) -> list[dict[str, Any]]:
-    boxes = []
-    for _ in range(int(rng.integers(0, 6))):
-        a = rng.uniform(0, 2 * math.pi)
-        r = rng.uniform(200, 420)
-        cx, cy = 128 + r * math.cos(a), 128 + r * math.sin(a)
-        if rng.random() < 0.6:  # a card
-            w, h, z = 31.0, 44.0, 0.6
-        else:  # a stray brick
-            w, h, z = 8.0 * rng.integers(1, 3), 8.0 * rng.integers(1, 5), 11.3
-        boxes.append({"lo": [cx - w, cy - h, PLATE_BOTTOM_MM], "hi": [cx + w, cy + h,
-                      PLATE_BOTTOM_MM + z],
-                      "rgb": list(CLUTTER_RGB[int(rng.integers(len(CLUTTER_RGB)))]),
-                      "roughness": float(rng.uniform(0.3, 0.7))})
-    return boxes
 
 
 def make_job(seed: int, work: Path, samples: int, width: int = 1280,
@@ -165,79 +51,41 @@ def make_job(seed: int, work: Path, samples: int, width: int = 1280,
     record = simulate_game(int(rng.integers(2, 5)), seed, ground)
     turn = 0 if rng.random() < 0.35 else int(rng.integers(1, len(record.scenes)))
     scene = Scene(map="map.json", pieces=record.scenes[turn].pieces)
-    camera, pose = _camera(rng, width, height)
-    tex = work / "card.png"
-    cv2.imwrite(str(tex), cv2.cvtColor(np.flipud(card_texture(ground, rng)), cv2.COLOR_RGBA2BGRA))
-    margin = MARGIN if np.any(camera.dist_coeffs) else 0.0
-    mw, mh = round(width * margin), round(height * margin)
-    k = camera.camera_matrix
-    r = pose.rotation
-    from rules.pieces import missing_corners
-
-    pieces = (*scene.pieces, *missing_corners(scene.pieces))
-    job = {
-        "seed": seed, "samples": samples, "threads": 2,
-        "exposure_stops": float(rng.uniform(-0.6, 0.6)),
-        # OpenCV counts pixel centres from 0, Blender's film from the picture's edge.
-        "camera": {"width": width + 2 * mw, "height": height + 2 * mh, "fx": float(k[0, 0]),
-                   "cx": float(k[0, 2] + mw + 0.5), "cy": float(k[1, 2] + mh + 0.5),
-                   "rotation": r.tolist(), "tvec_mm": pose.tvec.tolist()},
-        "plate": {"rgb": [float(v) for v in rng.normal([24, 108, 52], 6)],
-                  "roughness": float(rng.uniform(0.25, 0.45)), "size_mm": BOARD_MM,
-                  "bottom_mm": PLATE_BOTTOM_MM},
-        "stud": {"radius_mm": STUD_DIAMETER_MM / 2, "height_mm": STUD_HEIGHT_MM,
-                 "roughness": float(rng.uniform(0.08, 0.3)), "specular": 0.6,
-                 "centres_mm": [[(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM]
-                                for y in range(BOARD_STUDS) for x in range(BOARD_STUDS)]},
-        "card": {"texture": str(tex), "size_mm": BOARD_MM, "z_mm": CARD_Z_MM,
-                 "roughness": float(rng.uniform(0.45, 0.8)), "specular": 0.4},
-        "table": _table(rng), "clutter": _clutter(rng), "pieces": _pieces_json(pieces, rng),
-        **_light(rng),
-    }
-    develop = {"margin": [mw, mh], "metered": bool(rng.random() < 0.5),
-               "target": float(rng.uniform(0.35, 0.6)),
-               "white_balance": rng.uniform(0.88, 1.12, 3).tolist(),
-               "blur": float(rng.uniform(0, 0.9)), "noise": float(rng.uniform(1, 4)),
-               "seed": seed}
+    camera, pose = draw_camera(rng, width, height)
+    (job,), margin = table_jobs(rng, ground, camera, pose, work, samples, seed,
+                                [scene.pieces])
+    settings = develop_settings(rng, margin, seed)
     truth = {"camera": camera, "pose": pose, "scene": scene, "map": ground,
-             "develop": develop, "turn": turn, "game_seed": seed}
+             "develop": settings, "turn": turn, "game_seed": seed}
     return job, truth
 
 
-def develop(png: Path, camera: Camera, settings: dict[str, Any]) -> np.ndarray:
-    """Blender's picture as a webcam delivers it (BGR uint8, the camera's size)."""
-    raw = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)[..., :3].astype(np.float32) / 65535.0
-    lin = raw ** 2.2 * np.array(settings["white_balance"], np.float32)
-    if settings["metered"]:
-        lum = float(np.mean(lin @ np.array([0.11, 0.59, 0.3], np.float32)))
-        lin *= (settings["target"] ** 2.2) / max(lum, 1e-4)
-    img = np.clip(lin, 0, 1) ** (1 / 2.2) * 255
-    mw, mh = settings["margin"]
-    if mw or mh:
-        ys, xs = np.mgrid[0:camera.height, 0:camera.width].astype(np.float32)
-        pts = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
-        k = camera.camera_matrix
-        ideal = cv2.undistortPoints(pts, k, camera.dist_coeffs, P=k).reshape(
-            camera.height, camera.width, 2)
-        img = cv2.remap(img, ideal[..., 0] + mw, ideal[..., 1] + mh, cv2.INTER_LINEAR)
-    if settings["blur"] > 0.2:
-        img = cv2.GaussianBlur(img, (0, 0), settings["blur"])
-    rng = np.random.default_rng(settings["seed"])
-    img = img + rng.normal(0, settings["noise"], img.shape).astype(np.float32)
-    return np.clip(img, 0, 255).astype(np.uint8)
+def _dump(out: Path, stem: str, name: str, data: Any) -> None:
+    (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+
+
+def _scene_json(scene: Scene, stem: str) -> dict[str, Any]:
+    return scene.to_json() | {"map": f"{stem}.map.json"}
 
 
 def write_truth(out: Path, stem: str, truth: dict[str, Any]) -> None:
-    def dump(name: str, data: Any) -> None:
-        (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+    _dump(out, stem, "camera", truth["camera"].to_json())
+    _dump(out, stem, "pose", truth["pose"].to_json() | {"develop": truth["develop"],
+                                                          "turn": truth["turn"]})
+    _dump(out, stem, "scene", _scene_json(truth["scene"], stem))
+    _dump(out, stem, "map", truth["map"].to_json())
 
-    dump("camera", truth["camera"].to_json())
-    dump("pose", truth["pose"].to_json() | {"develop": truth["develop"],
-                                             "turn": truth["turn"]})
-    scene = truth["scene"].to_json()
-    scene["map"] = f"{stem}.map.json"
-    dump("scene", scene)
-    dump("map", truth["map"].to_json())
+
+def run_blender(blender: str, job: dict[str, Any], work: Path, name: str) -> Path:
+    """Renders ``job`` in a Blender of its own; the 16-bit PNG it wrote."""
+    (work / f"{name}.json").write_text(json.dumps(job))
+    png = work / f"{name}.png"
+    done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
+                           str(work / f"{name}.json"), str(png)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode or not png.exists():
+        raise RuntimeError(f"{name}: blender failed:\n{done.stdout[-3000:]}")
+    return png
 
 
 def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int) -> float:
@@ -246,16 +94,81 @@ def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         job, truth = make_job(seed, work, samples)
-        (work / "job.json").write_text(json.dumps(job))
-        png = work / "frame.png"
-        done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
-                               str(work / "job.json"), str(png)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if done.returncode or not png.exists():
-            raise RuntimeError(f"frame {stem}: blender failed:\n{done.stdout[-3000:]}")
-        img = develop(png, truth["camera"], truth["develop"])
+        img = develop(run_blender(blender, job, work, stem), truth["camera"], truth["develop"])
     write_truth(out, stem, truth)
     cv2.imwrite(str(out / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return time.time() - start
+
+
+# -- turn pairs: the settled table before a turn and after it ----------------------------
+TURN_SEEDS = 10_000
+"""Pair ``n`` draws from seed ``TURN_SEEDS + n``, apart from the single frames' seeds."""
+TURN_ELEVATION_DEG = (30.0, 70.0)
+TURN_ADDED = (3, 8)
+"""How many pieces (animals aside) a chosen turn adds: enough to read, few enough to be
+one player's turn."""
+
+
+def _chosen_turn(rng: np.random.Generator, seed: int) -> tuple[GroundMap, GameRecord, int]:
+    """A turn adding 3 to 8 pieces of a bot game, from its first, middle or last third.
+
+    The third goes round with ``seed`` so that a set of pairs holds small palaces as well
+    as large ones.
+    """
+    for attempt in range(50):
+        ground = random_map(rng, name=f"cycles-turn-{seed}")
+        record = simulate_game(int(rng.integers(2, 5)), seed * 100 + attempt, ground)
+        fits = [t for t in range(len(record.scenes) - 1)
+                if TURN_ADDED[0] <= len(pieces_built(record.scenes[t].pieces,
+                                                       record.scenes[t + 1].pieces))
+                <= TURN_ADDED[1]]
+        if fits:
+            third = seed % 3
+            part = fits[third * len(fits) // 3:(third + 1) * len(fits) // 3] or fits
+            return ground, record, int(rng.choice(part))
+    raise RuntimeError(f"seed {seed}: no bot game with a turn of {TURN_ADDED} pieces")
+
+
+def make_turn_jobs(number: int, work: Path, samples: int, width: int = 1280,
+                   height: int = 720) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The jobs of pair ``number`` (before, after) and the truth they are rendered from."""
+    seed = TURN_SEEDS + number
+    rng = np.random.default_rng(seed)
+    ground, record, turn = _chosen_turn(rng, seed)
+    scenes = [Scene(map="map.json", pieces=record.scenes[t].pieces) for t in (turn, turn + 1)]
+    camera, pose = draw_camera(rng, width, height, TURN_ELEVATION_DEG)
+    jobs, margin = table_jobs(rng, ground, camera, pose, work, samples, seed,
+                               [s.pieces for s in scenes])
+    jobs[1]["seed"] = seed + TURN_SEEDS  # the path tracer's own noise is fresh too
+    before = develop_settings(rng, margin, seed)
+    after = drifted(before, rng, seed + TURN_SEEDS)
+    truth = {"camera": camera, "pose": pose, "before": scenes[0], "after": scenes[1],
+             "map": ground, "develop": [before, after], "turn": turn, "game_seed": seed,
+             "players": record.players}
+    return jobs, truth
+
+
+def render_turn(number: int, out: Path, blender: str, samples: int, quality: int) -> float:
+    """Renders pair ``number``; its ``after.jpg`` is written last, so a pair is complete
+    exactly when that file is there."""
+    stem = f"{number:03d}"
+    start = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        jobs, truth = make_turn_jobs(number, work, samples)
+        images = [develop(run_blender(blender, job, work, f"{stem}.{part}"), truth["camera"],
+                          settings)
+                  for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
+                                                 strict=True)]
+    _dump(out, stem, "camera", truth["camera"].to_json())
+    _dump(out, stem, "pose", truth["pose"].to_json() | {
+        "develop": truth["develop"], "turn": truth["turn"], "game_seed": truth["game_seed"],
+        "players": truth["players"]})
+    for part in ("before", "after"):
+        _dump(out, stem, part, _scene_json(truth[part], stem))
+    _dump(out, stem, "map", truth["map"].to_json())
+    for part, img in zip(("before", "after"), images, strict=True):
+        cv2.imwrite(str(out / f"{stem}.{part}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return time.time() - start
 
 
@@ -263,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--frames", type=int, default=64)
+    parser.add_argument("--turns", type=int, default=None,
+                        help="render this many turn pairs (before and after) instead of frames")
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--quality", type=int, default=88)
@@ -272,7 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     if blender is None:
         print(f"{args.blender}: not installed (apt-get install blender)", file=sys.stderr)
         return 2
+    for flag, value, low, high in (("--samples", args.samples, 1, 4096),
+                                   ("--quality", args.quality, 1, 100),
+                                   ("--first", args.first, 0, 999)):
+        if not low <= value <= high:
+            print(f"{flag} {value}: must be {low} to {high}", file=sys.stderr)
+            return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"{args.out}: is a file, not a folder to render into", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.turns is not None:
+        for number in range(args.first, args.first + args.turns):
+            if (args.out / f"{number:03d}.after.jpg").exists():
+                continue
+            took = render_turn(number, args.out, blender, args.samples, args.quality)
+            print(f"pair {number:03d}: {took:.0f} s", flush=True)
+        return 0
     for seed in range(args.first, args.first + args.frames):
         if (args.out / f"{seed:03d}.jpg").exists():
             continue

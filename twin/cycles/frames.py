@@ -1,12 +1,13 @@
 """Reading the validation frames back: picture, camera, true pose, scene and map.
 
 The frames are written by :mod:`twin.cycles.driver` as ``NNN.jpg`` beside
-``NNN.camera.json``, ``NNN.pose.json``, ``NNN.scene.json`` and ``NNN.map.json``.
+``NNN.camera.json``, ``NNN.pose.json``, ``NNN.scene.json`` and ``NNN.map.json``; the
+turn pairs as ``NNN.before.jpg`` and ``NNN.after.jpg`` beside ``NNN.camera.json``,
+``NNN.pose.json``, ``NNN.before.json``, ``NNN.after.json`` and ``NNN.map.json``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,10 +16,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
+from rules.formats import read_json
 from rules.maps import GroundMap, map_from_json
+from rules.palace import Palace
+from rules.pieces import Piece, pieces_built
 from rules.scene import Scene, scene_from_json
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "cycles"
+TURNS_FOLDER = DEFAULT_FOLDER.with_name("cycles_turns")
 
 
 @dataclass(frozen=True)
@@ -46,13 +51,22 @@ def frame_names(folder: Path = DEFAULT_FOLDER) -> list[str]:
     return names
 
 
+def _read_json(folder: Path, name: str, part: str) -> object:
+    return read_json(folder / f"{name}.{part}.json", f"{part} file", ValueError)
+
+
+def _read_image(path: Path) -> NDArray[np.uint8]:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: not a readable image")
+    return image
+
+
 def load_frame(folder: Path, name: str) -> ValidationFrame:
     def read(part: str) -> object:
-        return json.loads((folder / f"{name}.{part}.json").read_text(encoding="utf-8"))
+        return _read_json(folder, name, part)
 
-    image = cv2.imread(str(folder / f"{name}.jpg"), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"{folder / name}.jpg: not a readable image")
+    image = _read_image(folder / f"{name}.jpg")
     return ValidationFrame(
         name,
         image,
@@ -66,3 +80,64 @@ def load_frame(folder: Path, name: str) -> ValidationFrame:
 def load_frames(folder: Path = DEFAULT_FOLDER, limit: int | None = None) -> list[ValidationFrame]:
     names = frame_names(folder)[:limit]
     return [load_frame(folder, n) for n in names]
+
+
+@dataclass(frozen=True)
+class ValidationTurn:
+    """One turn on a path-traced table: the settled frame before it and after it, seen
+    by the same camera under the same light, and what is true about both."""
+
+    name: str
+    before_image: NDArray[np.uint8]
+    after_image: NDArray[np.uint8]
+    camera: Camera
+    pose: Pose
+    before_scene: Scene
+    after_scene: Scene
+    ground: GroundMap
+
+    @property
+    def before(self) -> Palace:
+        """The palace before the turn, as a reading of the turn starts from it."""
+        return Palace(self.ground, self.before_scene.pieces)
+
+    @property
+    def added(self) -> tuple[Piece, ...]:
+        """The pieces the turn built (matched by place; animals, which only move, aside)."""
+        return pieces_built(self.before_scene.pieces, self.after_scene.pieces)
+
+
+TURN_PARTS = ("camera", "pose", "before", "after", "map")
+
+
+def turn_names(folder: Path = TURNS_FOLDER) -> list[str]:
+    """The complete pairs in ``folder`` (both pictures and all five files), in order."""
+    if not folder.is_dir():
+        return []
+    names = []
+    for picture in sorted(folder.glob("*.after.jpg")):
+        stem = picture.name.removesuffix(".after.jpg")
+        if (folder / f"{stem}.before.jpg").exists() and all(
+                (folder / f"{stem}.{part}.json").exists() for part in TURN_PARTS):
+            names.append(stem)
+    return names
+
+
+def load_turn(folder: Path, name: str) -> ValidationTurn:
+    def read(part: str) -> object:
+        return _read_json(folder, name, part)
+
+    return ValidationTurn(
+        name,
+        _read_image(folder / f"{name}.before.jpg"),
+        _read_image(folder / f"{name}.after.jpg"),
+        Camera.from_json(read("camera"), f"{name}.camera.json"),
+        Pose.from_json(read("pose"), f"{name}.pose.json"),
+        scene_from_json(read("before"), f"{name}.before.json"),
+        scene_from_json(read("after"), f"{name}.after.json"),
+        map_from_json(read("map"), f"{name}.map.json"),
+    )
+
+
+def load_turns(folder: Path = TURNS_FOLDER, limit: int | None = None) -> list[ValidationTurn]:
+    return [load_turn(folder, n) for n in turn_names(folder)[:limit]]
