@@ -84,7 +84,7 @@ def test_the_committed_turn_pairs_read_back_with_their_added_pieces() -> None:
 
 @pytest.mark.skipif(not turn_names(), reason="no Cycles turn pairs rendered")
 def test_a_turn_is_read_on_two_cycles_pairs() -> None:
-    """What must hold whatever the reading's accuracy (bench.cycles_turns measures that):
+    """What must hold whatever the reading's accuracy (bench.vision measures that, `--only cycles`):
     the board at its true pose is in view, the reading is made there, and what it reads
     can stand on the palace before the turn."""
     for name in turn_names()[:2]:
