@@ -69,8 +69,8 @@ def test_the_tables_learned_frame_stands_in_for_the_frame_before(game: list[Turn
     assert not missing.found
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the decoder reads this view's hidden "
-                   "supports with confidence; see docs/vision.md")
+@pytest.mark.xfail(strict=True, reason="known gap: the step changes nothing this view "
+                   "shows, so the reading is empty, not uncertain; see docs/vision.md")
 def test_a_step_hidden_behind_a_tower_is_reported_uncertain() -> None:
     ground = load_map("1")
     before = Palace.setup(ground)
