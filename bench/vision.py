@@ -3,11 +3,13 @@
     python3 -m bench.vision               # 200 wide-twin turns, the Cycles turns, and
                                           # 40 turns each outside the training range
     python3 -m bench.vision --quick       # 12 twin turns, 6 per outside set, 4 Cycles
+    python3 -m bench.vision --only twin|cycles|outside
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
 
-The twin turns are bot games from seed 5000 on (the tests use 100-199, the model's
-training 100000 on), each game on a new random ground map, in the twin's wide look, one
+The twin turns are the first turns (at most 20 a game) of bot games from seed 5000 on
+(the tests use 100-199, the model's training 100000 on), each game on a new random
+ground map, in the twin's wide look, one
 webcam per turn at 30 to 70 degrees of elevation, framing from a third of the picture
 to past its edges, clutter and hands at the table's edges, both frames of a settled
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
@@ -32,6 +34,7 @@ Each set prints its stages, each measured alone:
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import time
 from collections.abc import Iterable, Iterator
@@ -54,6 +57,8 @@ from vision import read_turn
 
 ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 BENCH_SEED = 5000
+TURNS_PER_GAME = 20
+MAX_GAMES = 999
 TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
 
@@ -105,10 +110,13 @@ def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
     return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
 
 
-def twin_turns(games: int, turns: int, *, width: int = 1280, height: int = 720,
+def twin_turns(count: int, *, width: int = 1280, height: int = 720,
                options: RenderOptions | None = None) -> Iterator[Turn]:
-    for pair in turn_pairs(games, BENCH_SEED, max_turns=turns, wide=True, width=width,
-                           height=height, options=options):
+    """The first ``count`` turns of the bench's games, at most 20 from each (a game on a
+    random map may end early, or never start when its map leaves no starting point)."""
+    pairs = turn_pairs(MAX_GAMES, BENCH_SEED, max_turns=TURNS_PER_GAME, wide=True,
+                       width=width, height=height, options=options)
+    for pair in itertools.islice(pairs, count):
         yield Turn(f"{pair.game}/{pair.turn}", pair.before, pair.added, pair.before_frame,
                    pair.after_frame, pair.camera, pair.pose, pair.ground)
 
@@ -193,19 +201,18 @@ def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--games", type=int, default=10, help="twin games (20 turns each)")
+    parser.add_argument("--turns", type=int, default=200, help="wide-twin turns")
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--only", choices=("twin", "cycles", "outside"), default=None)
     args = parser.parse_args()
     cv2.setNumThreads(1)
     models = (True, False) if args.compare else (not args.no_model,)
-    games, turns = (2, 6) if args.quick else (args.games, 20)
-    outside_games, outside_turns = (1, 6) if args.quick else (2, 20)
+    turns = 12 if args.quick else args.turns
+    outside = 6 if args.quick else 40
     reference = render_reference()
     if args.only in (None, "twin"):
-        show(f"wide twin ({games} games, 1280x720)",
-             measure(twin_turns(games, turns), models, True), reference, True)
+        show("wide twin (1280x720)", measure(twin_turns(turns), models, True), reference, True)
     if args.only in (None, "cycles"):
         show("Cycles turns (never trained on)",
              measure(cycles_turns(4 if args.quick else None), models, True), reference, True)
@@ -213,8 +220,7 @@ def main() -> None:
         for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
                           ("outside: strong blur", {"options": BLURRED}),
                           ("outside: coloured light", {"options": TINTED})):
-            show(title, measure(twin_turns(outside_games, outside_turns, **kw), models, False),
-                 reference, False)
+            show(title, measure(twin_turns(outside, **kw), models, False), reference, False)
 
 
 if __name__ == "__main__":
