@@ -42,20 +42,18 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
 
 from bench.calibration import WRONG_PX, turn_errors
-from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
-from rules import Kind, Palace, Piece, simulate_game
-from rules.maps import GroundMap
+from rules import Palace, Piece, simulate_game
+from rules.pieces import ANIMAL_KINDS, place_key
 from rules.staircase import analyse_added
-from training.pairs import turn_pairs
+from training.pairs import TurnPair, turn_pairs
 from twin import RenderOptions, random_camera, render
+from twin.cycles.frames import ValidationTurn, load_turns
 from vision import read_turn
 
-ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 BENCH_SEED = 5000
 TURNS_PER_GAME = 20
 MAX_GAMES = 999
@@ -63,18 +61,9 @@ TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
 
 
-@dataclass(frozen=True)
-class Turn:
-    """What one measured turn needs, whichever renderer made it."""
-
-    name: str
-    before: Palace
-    added: tuple[Piece, ...]
-    before_frame: NDArray[np.uint8]
-    after_frame: NDArray[np.uint8]
-    camera: Camera
-    pose: Pose
-    ground: GroundMap
+Turn = TurnPair | ValidationTurn
+"""What one measured turn needs (the palace before, the pieces added, both frames, the
+camera, the true pose, the map), whichever renderer made it."""
 
 
 @dataclass
@@ -100,41 +89,27 @@ class Tally:
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
 
-def key(p: Piece) -> tuple[object, ...]:
-    return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None,
-            p.color if p.kind is Kind.DECORATION else None)
-
-
 def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
     r = analyse_added(before, list(pieces))
     return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
 
 
 def twin_turns(count: int, *, width: int = 1280, height: int = 720,
-               options: RenderOptions | None = None) -> Iterator[Turn]:
+               options: RenderOptions | None = None) -> Iterator[TurnPair]:
     """The first ``count`` turns of the bench's games, at most 20 from each (a game on a
     random map may end early, or never start when its map leaves no starting point)."""
     pairs = turn_pairs(MAX_GAMES, BENCH_SEED, max_turns=TURNS_PER_GAME, wide=True,
                        width=width, height=height, options=options)
-    for pair in itertools.islice(pairs, count):
-        yield Turn(f"{pair.game}/{pair.turn}", pair.before, pair.added, pair.before_frame,
-                   pair.after_frame, pair.camera, pair.pose, pair.ground)
-
-
-def cycles_turns(limit: int | None) -> Iterator[Turn]:
-    from twin.cycles.frames import load_turns
-
-    for t in load_turns(limit=limit):
-        yield Turn(f"cycles/{t.name}", t.before, t.added, t.before_image, t.after_image,
-                   t.camera, t.pose, t.ground)
+    yield from itertools.islice(pairs, count)
 
 
 def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             ) -> dict[bool, Tally]:
     tallies = {m: Tally() for m in models}
     for turn in turns:
-        truth = {key(p) for p in turn.added if p.kind not in ANIMALS}
-        true_report = report_key(turn.before, [p for p in turn.added if p.kind not in ANIMALS])
+        built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
+        truth = {place_key(p) for p in built}
+        true_report = report_key(turn.before, built)
         found = False
         if locate:
             loc = locate_board(turn.after_frame, turn.camera, turn.ground)
@@ -150,14 +125,14 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
                                 before_frame=turn.before_frame, locations=[given],
                                 model=model)
             tally.seconds.append(time.perf_counter() - t)
-            got = {key(r.piece) for r in reading.added}
+            got = {place_key(r.piece) for r in reading.added}
             tally.tp += len(truth & got)
             tally.fp += len(got - truth)
             tally.fn += len(truth - got)
             tally.exact += truth == got
             tally.reports += true_report == report_key(turn.before, reading.pieces)
             for r in reading.added:
-                bad = key(r.piece) not in truth
+                bad = place_key(r.piece) not in truth
                 tally.wrong += bad
                 if r.confidence < 0.5:
                     tally.flagged += 1
@@ -215,7 +190,8 @@ def main() -> None:
         show("wide twin (1280x720)", measure(twin_turns(turns), models, True), reference, True)
     if args.only in (None, "cycles"):
         show("Cycles turns (never trained on)",
-             measure(cycles_turns(4 if args.quick else None), models, True), reference, True)
+             measure(load_turns(limit=4 if args.quick else None), models, True), reference,
+             True)
     if args.only in (None, "outside"):
         for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
                           ("outside: strong blur", {"options": BLURRED}),

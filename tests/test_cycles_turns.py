@@ -73,7 +73,7 @@ def test_the_committed_turn_pairs_read_back_with_their_added_pieces() -> None:
     for name in turn_names()[:2]:
         pair = load_turn(TURNS_FOLDER, name)
         shape = (pair.camera.height, pair.camera.width, 3)
-        assert pair.before_image.shape == shape and pair.after_image.shape == shape
+        assert pair.before_frame.shape == shape and pair.after_frame.shape == shape
         old = {place_key(p) for p in pair.before_scene.pieces}
         new = {place_key(p) for p in pair.after_scene.pieces
                if p.kind not in ANIMAL_KINDS} - old
@@ -95,8 +95,8 @@ def test_a_turn_is_read_on_two_cycles_pairs() -> None:
         u, v = project(pair.camera, pair.pose, np.array([[BOARD_MM / 2, BOARD_MM / 2, 0.0]]))[0]
         assert x0 < u < x1 and y0 < v < y1  # the board's middle is in the picture
         truth = BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)
-        reading = read_turn([pair.after_image], pair.camera, pair.before,
-                            before_frame=pair.before_image, locations=[truth])
+        reading = read_turn([pair.after_frame], pair.camera, pair.before,
+                            before_frame=pair.before_frame, locations=[truth])
         assert reading.found, f"{name}: {reading.reason}"
         assert reading.location is not None and reading.location.pose is pair.pose
         assert pair.added

@@ -18,14 +18,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
-from rules import GameRecord, Kind, Palace, Piece, load_map, simulate_game
+from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
-from rules.pieces import pieces_added
+from rules.pieces import pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
 from twin.wide import WIDE_FILL
-
-ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 
 
 @dataclass(frozen=True)
@@ -58,7 +56,8 @@ def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
 
 
 def _new_pixels(after: Frame, record: GameRecord, turn: int) -> NDArray[np.bool_]:
-    added = {p.id for p in added_pieces(record, turn) if p.kind not in ANIMALS}
+    added = {p.id for p in pieces_built(record.scenes[turn].pieces,
+                                        record.scenes[turn + 1].pieces)}
     index = [i for i, p in enumerate(after.pieces) if p.id in added]
     return np.isin(after.piece_ids, index)
 

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import Pose
 from rules.bot import GameRecord, simulate_game
-from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece
+from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, STUD_MM, Piece
 from rules.scene import Scene
 from twin.cameras import random_camera
 from twin.clutter import Hand
@@ -33,7 +33,6 @@ from twin.frame import RenderOptions
 from twin.renderer import render
 from twin.shading import Light
 
-ANIMALS = (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 CENTRE = np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
 OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
 """Side ``s`` of the table lies this way from the board; a hand from it points back."""
@@ -239,7 +238,7 @@ class SimulatedTable:
         s = self.settings
         kept = [p for p in before if p in set(after)]
         added = sorted((p for p in after if p not in set(before)),
-                       key=lambda p: (p.kind in ANIMALS, p.z))
+                       key=lambda p: (p.kind in ANIMAL_KINDS, p.z))
         spots = [placement.to_world(_centre_mm(p)) for p in added] or [
             placement.to_world(CENTRE + rng.uniform(-60, 60, 3) * (1, 1, 0))]
         outside = self._outside(seat, np.mean(spots, axis=0), placement)

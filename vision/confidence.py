@@ -14,9 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 
-from rules.palace import Palace, PalaceError
 from rules.pieces import Axis, Kind, Piece
-from vision.decode import PLANT, Decoder
+from vision.decode import PLANT, Decoder, built_on
 from vision.reading import PieceReading
 
 MAX_ALTERNATIVES = 3
@@ -54,16 +53,6 @@ def _outline(piece: Piece) -> Piece:
     return piece
 
 
-def _stands(before: Palace, pieces: Sequence[Piece]) -> bool:
-    trial = before.copy()
-    try:
-        for p in sorted(pieces, key=lambda q: q.z):
-            trial.place(p.moved(id=""))
-    except PalaceError:
-        return False
-    return True
-
-
 def rate_pieces(decoder: Decoder, pieces: Sequence[Piece]) -> tuple[PieceReading, ...]:
     """Each piece with its confidence and its closest alternatives, best first."""
     before = decoder.before
@@ -73,10 +62,10 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece]) -> tuple[PieceReading
     for i, piece in enumerate(pieces):
         others = shape[:i] + shape[i + 1:]
         rivals: list[tuple[float, Piece | None]] = []
-        if _stands(before, others):
+        if built_on(before, others) is not None:
             rivals.append((decoder.score_of(others), None))
         for alt in _variants(shape[i]):
-            if alt.x < 0 or alt.y < 0 or alt.z < 0 or not _stands(before, [*others, alt]):
+            if alt.x < 0 or alt.y < 0 or alt.z < 0 or built_on(before, [*others, alt]) is None:
                 continue
             rivals.append((decoder.score_of([*others, alt]), alt))
         rivals.sort(key=lambda r: -r[0])

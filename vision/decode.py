@@ -216,6 +216,19 @@ def stands(palace: Palace, move: Sequence[Piece]) -> bool:
     return True
 
 
+def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:
+    """A copy of ``before`` with ``pieces`` placed bottom-up (fresh ids), and the pieces as
+    placed; None when they cannot all stand."""
+    state = before.copy()
+    placed: list[Piece] = []
+    try:
+        for p in sorted(pieces, key=lambda q: q.z):
+            placed.append(state.place(p.moved(id="")))
+    except PalaceError:
+        return None
+    return state, placed
+
+
 def _key(piece: Piece) -> tuple[object, ...]:
     return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
 
@@ -451,14 +464,10 @@ class Decoder:
     def _rebuild(self, pieces: Sequence[Piece]) -> bool:
         """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they
         stand; the reading is left as it was if not."""
-        state = self.before.copy()
-        placed: list[Piece] = []
-        try:
-            for p in sorted(pieces, key=lambda q: q.z):
-                placed.append(state.place(p.moved(id="")))
-        except PalaceError:
+        built = built_on(self.before, pieces)
+        if built is None:
             return False
-        self.state, self.added = state, placed
+        self.state, self.added = built
         self._rebuild_masks()
         return True
 

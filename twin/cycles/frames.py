@@ -88,8 +88,8 @@ class ValidationTurn:
     by the same camera under the same light, and what is true about both."""
 
     name: str
-    before_image: NDArray[np.uint8]
-    after_image: NDArray[np.uint8]
+    before_frame: NDArray[np.uint8]
+    after_frame: NDArray[np.uint8]
     camera: Camera
     pose: Pose
     before_scene: Scene
