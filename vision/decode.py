@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 from calibration.camera import project
 from rules.moves import support_base
 from rules.palace import Palace, PalaceError
-from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Axis, Kind, Piece
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Axis, DecorationColor, Kind, Piece
+from rules.staircase import analyse_added
 from vision.silhouettes import View
 
 PIECE_PRICE = 0.06
@@ -61,8 +62,20 @@ STARTS = 3
 MAX_ROUNDS = 40
 SUPPORT_DEPTH = 1
 """Steps of a staircase the decoder may put under an arch it sees in one move."""
+RESUPPORT_DEPTH = 2
+"""Steps of a staircase :meth:`Decoder.resupport` tries under a finished reading's
+arches."""
 HEADROOM = 6
 """Levels above the palace's top that a new piece may reach in one turn."""
+LEGAL_BONUS = 30.0
+"""What a reading earns for being a legal staircase, in evidence units (a 1x1 brick
+shows 100 to 200). Players build legal staircases; where one view leaves a step's
+lower half hidden, the reading that reaches the ground by the rules should beat one
+that props the visible arch on a lone brick, and clear evidence should still beat it."""
+CROWN_TOLERANCE = 0.3
+"""How far below zero the mean evidence of a decoration's visible pixels may fall and
+the rules' decoration still be put on: every staircase ends with one, and it stands on
+the last arch's end knob, often behind that very arch."""
 
 
 @dataclass
@@ -227,6 +240,31 @@ def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piec
     except PalaceError:
         return None
     return state, placed
+
+
+def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
+    """The piece that can be the staircase's decoration: a 1x1 piece on an arch's end
+    knob of the turn with nothing on it, a decoration first, then the highest. A
+    decoration and a 1x1 brick have one outline; the rules tell which is which."""
+    tops = {(x, y, p.top) for p in pieces if p.kind is Kind.ARCH for x, y in p.knobs()}
+    covered = {(x, y, p.z) for p in pieces for x, y in p.legs()}
+    ends = [p for p in pieces if p.kind in (Kind.BRICK, Kind.DECORATION)
+            and (p.x, p.y, p.z) in tops and (p.x, p.y, p.top) not in covered]
+    return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
+
+
+def is_legal_turn(before: Palace, pieces: Sequence[Piece]) -> bool:
+    """Whether ``pieces`` make a legal staircase on ``before``, its end piece taken as
+    the decoration (whose colour the rules then name)."""
+    end = staircase_end(pieces)
+    if end is None:
+        return False
+    probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
+    report = analyse_added(before, [probe if p is end else p for p in pieces])
+    if report.legal or report.start_color in (None, probe.color):
+        return report.legal
+    probe = end.moved(kind=Kind.DECORATION, color=report.start_color)
+    return analyse_added(before, [probe if p is end else p for p in pieces]).legal
 
 
 def _key(piece: Piece) -> tuple[object, ...]:
@@ -421,7 +459,8 @@ class Decoder:
             trial = self._fork()
             trial.apply(first)
             trial.grow(hot)
-            score = trial.score_of(trial.added)
+            trial.crown()
+            score = trial.resupport()
             if best is None or score > best[0]:
                 best = (score, trial)
         if best is not None:
@@ -437,6 +476,69 @@ class Decoder:
             self.apply(moves[0][1])
         self.prune()
         self.restack()
+
+    def crown(self) -> None:
+        """Puts the rules' decoration on the highest arch of the reading when none was
+        read and its visible pixels do not speak against it: the decoration stands on
+        the last arch's end knob, where that arch itself often hides it, and every
+        staircase ends with one."""
+        if staircase_end(self.added) is not None:
+            return
+        best: tuple[tuple[int, float], Piece] | None = None
+        for arch in self.added:
+            if arch.kind is not Kind.ARCH:
+                continue
+            for x, y in arch.knobs():
+                if not self.state.is_open_knob(x, y, arch.top):
+                    continue
+                for colour in (PLANT, DecorationColor.GOLD.value):
+                    piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
+                    if self.state.check(piece):
+                        continue
+                    fresh = sum(int((~self.masks[i][px]).sum())
+                                for i, px in enumerate(self.pixels(piece)))
+                    evidence = self.gain([piece]) + self.price(piece)
+                    if fresh and evidence < -CROWN_TOLERANCE * fresh:
+                        continue
+                    rank = (arch.top, evidence)
+                    if best is None or rank > best[0]:
+                        best = (rank, piece)
+        if best is not None:
+            self.apply([best[1]])
+
+    def judged(self, pieces: Sequence[Piece]) -> float:
+        """A whole reading's score with the rules' word in it: the evidence, and
+        ``LEGAL_BONUS`` if it is a legal staircase."""
+        return self.score_of(pieces) + (LEGAL_BONUS if is_legal_turn(self.before, pieces)
+                                        else 0.0)
+
+    def resupport(self) -> float:
+        """Tries, under each leg of each arch read (lowest first), every other way to
+        hold it up (``RESUPPORT_DEPTH`` steps of staircase down), and keeps the reading
+        that is judged best; returns its score. The greedy search props an arch whose
+        lower steps it cannot see on the fewest pieces, a lone brick; the steps a player
+        built there are mostly hidden behind it, and only the rules can ask for them."""
+        current = list(self.added)
+        best = self.judged(current)
+        for arch in sorted((p for p in current if p.kind is Kind.ARCH), key=lambda p: p.z):
+            if arch not in current:
+                continue
+            for x, y in arch.legs():
+                under = [p for p in current if p is not arch and p.top <= arch.z
+                         and (x, y) in p.footprint()]
+                keep = [p for p in current if p not in under]
+                below = built_on(self.before, [p for p in keep if p.top <= arch.z])
+                if below is None:
+                    continue
+                for way in _supports(below[0], x, y, arch.z, RESUPPORT_DEPTH):
+                    trial = keep + way
+                    if sorted(map(_key, way)) == sorted(map(_key, under)):
+                        continue
+                    score = self.judged(trial)
+                    if score > best and self._rebuild(trial):
+                        best, current = score, list(self.added)
+                        break
+        return best
 
     def restack(self) -> None:
         """Swaps each column read for three bricks, and each run of three bricks for a

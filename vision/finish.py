@@ -22,6 +22,7 @@ from calibration.camera import project
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_MM, DecorationColor, Kind, Piece
 from rules.staircase import analyse_added
+from vision.decode import staircase_end
 from vision.silhouettes import View
 
 COLOUR_OF_CHAR = {"L": DecorationColor.LIGHT_GREEN, "D": DecorationColor.DARK_GREEN,
@@ -31,17 +32,12 @@ COLOUR_OF_CHAR = {"L": DecorationColor.LIGHT_GREEN, "D": DecorationColor.DARK_GR
 def name_decoration(before: Palace, pieces: Sequence[Piece], frame: NDArray[np.uint8],
                     view: View) -> list[Piece]:
     """``pieces`` with the staircase's decoration turned from a brick into a decoration."""
-    pieces = list(pieces)
-    tops = {(x, y, p.top): p for p in pieces if p.kind is Kind.ARCH for x, y in p.knobs()}
-    covered = {(x, y, p.z) for p in pieces for x, y in p.legs()}
-    ends = [p for p in pieces if p.kind in (Kind.BRICK, Kind.DECORATION)
-            and (p.x, p.y, p.z) in tops and (p.x, p.y, p.top) not in covered]
+    end = staircase_end(pieces)
     # Plants the decoder saw elsewhere are read as what stands there by the rules: bricks.
     pieces = [p.moved(kind=Kind.BRICK, color="") if p.kind is Kind.DECORATION
-              and p not in ends else p for p in pieces]
-    if not ends:
+              and p is not end else p for p in pieces]
+    if end is None:
         return pieces
-    end = max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z))
     probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     trial = [probe if p is end else p for p in pieces]
     report = analyse_added(before, trial)
