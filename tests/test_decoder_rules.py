@@ -1,0 +1,95 @@
+"""The decoder asks the rules where one view cannot see: evidence drawn exactly from a
+bot game's true pieces, with the pieces a camera could not see given no evidence at
+all, so that what is tested is the search and the rules' part in it, not the picture."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules import Kind, Palace, Piece, load_map, simulate_game
+from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
+from twin.cameras import random_camera
+from vision.decode import Decoder, Evidence, hot_cells, is_legal_turn
+from vision.silhouettes import View, board_box
+from vision.views import working_scale
+
+SHOWN, UNSEEN, BARE = 0.75, 0.0, -0.75
+"""Evidence per pixel: a new piece in full view, a pixel that says nothing, no change."""
+
+
+def turns_with(arches: int, seed: int = 31) -> list[tuple[Palace, list[Piece]]]:
+    """Turns of a seeded bot game whose staircase has at least ``arches`` arches."""
+    ground = load_map("1")
+    record = simulate_game(3, seed=seed, map_name=ground)
+    out = []
+    for i, turn in enumerate(record.turns):
+        if turn.report is None or turn.report.passed or not turn.report.legal:
+            continue
+        added = [p for p in pieces_added(record.scenes[i].pieces, record.scenes[i + 1].pieces)
+                 if p.kind not in ANIMAL_KINDS]
+        if sum(p.kind is Kind.ARCH for p in added) >= arches:
+            out.append((Palace(ground, record.scenes[i].pieces), added))
+    return out
+
+
+def decode(before: Palace, added: list[Piece], unseen: list[Piece],
+           unseen_weight: float = UNSEEN) -> list[Piece]:
+    """What the decoder reads when ``added`` show in full view except ``unseen``."""
+    camera, pose = random_camera(np.random.default_rng(7), 1280, 720,
+                                 elevation_deg=(50.0, 55.0), fill=(0.8, 0.9))
+    top = max((p.top for p in before), default=0)
+    box = board_box(camera, pose, top + 6)
+    assert box is not None
+    view = View(camera, pose, box, working_scale(camera, pose))
+    view.paint_old(before.pieces)
+    weight = np.full(view.shape[0] * view.shape[1], BARE, np.float32)
+    for piece in unseen:
+        weight[view.piece_pixels(piece)] = unseen_weight
+    for piece in added:
+        if piece not in unseen:
+            weight[view.piece_pixels(piece)] = SHOWN
+    evidence = Evidence(view, weight, weight > 0, np.zeros_like(weight))
+    decoder = Decoder(before, [evidence])
+    return decoder.run(hot_cells([evidence], top))
+
+
+def keys(pieces: list[Piece]) -> list[tuple[object, ...]]:
+    """Place keys with the decoration read as the 1x1 piece it looks like: which end
+    piece is the decoration, and its colour, the rules name afterwards
+    (:func:`vision.finish.name_decoration`)."""
+    return sorted((place_key(p.moved(kind=Kind.BRICK, color="")
+                             if p.kind is Kind.DECORATION else p) for p in pieces), key=repr)
+
+
+@pytest.fixture(scope="module")
+def staircases() -> list[tuple[Palace, list[Piece]]]:
+    found = turns_with(2)
+    assert len(found) >= 2
+    return found[:2]
+
+
+def test_a_decoration_no_pixel_shows_is_put_on_by_the_rules(staircases) -> None:
+    for before, added in staircases:
+        decoration = [p for p in added if p.kind is Kind.DECORATION]
+        read = decode(before, added, decoration)
+        assert keys(read) == keys(added)
+        assert is_legal_turn(before, read)
+
+
+def test_a_decoration_its_pixels_deny_is_not_put_on(staircases) -> None:
+    for before, added in staircases:
+        decoration = [p for p in added if p.kind is Kind.DECORATION]
+        read = decode(before, added, decoration, unseen_weight=BARE)
+        assert not any(p.kind is Kind.DECORATION for p in read)
+
+
+def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
+    for before, added in staircases:
+        arches = sorted((p for p in added if p.kind is Kind.ARCH), key=lambda p: p.z)
+        lowest = arches[0]
+        # The lowest step and everything under it: what a tower in front would hide.
+        hidden = [p for p in added if p.top <= lowest.top and p.kind is not Kind.DECORATION]
+        read = decode(before, added, hidden)
+        assert is_legal_turn(before, read)
+        assert keys(read) == keys(added)
