@@ -289,6 +289,10 @@ class Decoder:
         self._prices: dict[tuple[object, ...], float] = {}
         size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
         self._stamp = np.zeros(size, np.int64)
+        self._fresh: dict[tuple[object, ...], float] = {}
+        """Each piece's gain alone against the masks as they are (cleared when they
+        change): a round asks it of the same piece once as a move and again in every
+        move that holds it up."""
 
     def pixels(self, piece: Piece) -> list[NDArray[np.intp]]:
         key = _key(piece)
@@ -343,6 +347,11 @@ class Decoder:
     def gain(self, pieces: Sequence[Piece], masks: list[NDArray[np.bool_]] | None = None
              ) -> float:
         """Evidence the pieces would add to the pixels no new piece covers yet."""
+        alone = masks is None and len(pieces) == 1
+        if alone:
+            hit = self._fresh.get(_key(pieces[0]))
+            if hit is not None:
+                return hit
         masks = self.masks if masks is None else masks
         total = 0.0
         for i, ev in enumerate(self.evidence):
@@ -357,7 +366,10 @@ class Decoder:
             if leaf and len(leaf[0]):
                 around = np.setdiff1d(np.concatenate(leaf), idx)
                 total += float(ev.leaf[around[~mask[around]]].sum())
-        return total - sum(self.price(p) for p in pieces)
+        total -= sum(self.price(p) for p in pieces)
+        if alone:
+            self._fresh[_key(pieces[0])] = total
+        return total
 
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""
@@ -418,6 +430,7 @@ class Decoder:
         return hit
 
     def apply(self, move: Sequence[Piece]) -> None:
+        self._fresh = {}
         for piece in move:
             placed = self.state.place(piece)
             self.added.append(placed)
@@ -471,6 +484,7 @@ class Decoder:
         other.state = self.before.copy()
         other.added = []
         other.masks = [np.zeros_like(m) for m in self.masks]
+        other._fresh = {}
         return other
 
     def run(self, hot: set[tuple[int, int, int]]) -> list[Piece]:
@@ -489,6 +503,7 @@ class Decoder:
                 best = (score, trial)
         if best is not None:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
+            self._fresh = {}
         return self.added
 
     def grow(self, hot: set[tuple[int, int, int]]) -> None:
@@ -615,6 +630,7 @@ class Decoder:
                     break
 
     def _rebuild_masks(self) -> None:
+        self._fresh = {}
         self.masks = [np.zeros_like(m) for m in self.masks]
         for piece in self.added:
             for i, px in enumerate(self.pixels(piece)):
