@@ -10,7 +10,9 @@ import pytest
 from rules import Kind, Palace, Piece, load_map, simulate_game
 from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
 from twin.cameras import random_camera
+from vision.confidence import rate_pieces
 from vision.decode import Decoder, Evidence, hot_cells, is_legal_turn
+from vision.reading import UNCERTAIN_BELOW
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
 
@@ -33,9 +35,9 @@ def turns_with(arches: int, seed: int = 31) -> list[tuple[Palace, list[Piece]]]:
     return out
 
 
-def decode(before: Palace, added: list[Piece], unseen: list[Piece],
-           unseen_weight: float = UNSEEN) -> list[Piece]:
-    """What the decoder reads when ``added`` show in full view except ``unseen``."""
+def decoder_for(before: Palace, added: list[Piece], unseen: list[Piece],
+                unseen_weight: float = UNSEEN) -> tuple[Decoder, set[tuple[int, int, int]]]:
+    """A decoder on evidence where ``added`` show in full view except ``unseen``."""
     camera, pose = random_camera(np.random.default_rng(7), 1280, 720,
                                  elevation_deg=(50.0, 55.0), fill=(0.8, 0.9))
     top = max((p.top for p in before), default=0)
@@ -50,8 +52,14 @@ def decode(before: Palace, added: list[Piece], unseen: list[Piece],
         if piece not in unseen:
             weight[view.piece_pixels(piece)] = SHOWN
     evidence = Evidence(view, weight, weight > 0, np.zeros_like(weight))
-    decoder = Decoder(before, [evidence])
-    return decoder.run(hot_cells([evidence], top))
+    return Decoder(before, [evidence]), hot_cells([evidence], top)
+
+
+def decode(before: Palace, added: list[Piece], unseen: list[Piece],
+           unseen_weight: float = UNSEEN) -> list[Piece]:
+    """What the decoder reads when ``added`` show in full view except ``unseen``."""
+    decoder, hot = decoder_for(before, added, unseen, unseen_weight)
+    return decoder.run(hot)
 
 
 def keys(pieces: list[Piece]) -> list[tuple[object, ...]]:
@@ -93,3 +101,14 @@ def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
         read = decode(before, added, hidden)
         assert is_legal_turn(before, read)
         assert keys(read) == keys(added)
+
+
+def test_every_piece_of_a_reading_the_rules_refuse_is_doubted(staircases) -> None:
+    before, added = staircases[0]
+    decoder, hot = decoder_for(before, added, [])
+    read = decoder.run(hot)
+    trusted = rate_pieces(decoder, read, legal=True)
+    doubted = rate_pieces(decoder, read, legal=False)
+    assert max(r.confidence for r in trusted) >= UNCERTAIN_BELOW
+    assert all(r.confidence < UNCERTAIN_BELOW for r in doubted)
+    assert [r.piece for r in doubted] == [r.piece for r in trusted]

@@ -23,6 +23,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
+from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
 from vision.decode import (
@@ -99,7 +100,7 @@ def read_turn(
     decoder = Decoder(before, evidence)
     pieces = decoder.run(hot_cells(evidence, top))
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
-    readings = rate_pieces(decoder, pieces)
+    readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
 
