@@ -3,7 +3,7 @@
     python3 -m bench.vision               # 200 wide-twin turns, the Cycles turns, and
                                           # 40 turns each outside the training range
     python3 -m bench.vision --quick       # 12 twin turns, 6 per outside set, 4 Cycles
-    python3 -m bench.vision --only twin|cycles|outside
+    python3 -m bench.vision --only twin|cycles|outside|full
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
 
@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
+from bench.full_palace import measure_full, palace_views, show_full
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, Piece, simulate_game
@@ -179,13 +180,19 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="wide-twin turns")
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
-    parser.add_argument("--only", choices=("twin", "cycles", "outside"), default=None)
+    parser.add_argument("--only", choices=("twin", "cycles", "outside", "full"), default=None)
     args = parser.parse_args()
     cv2.setNumThreads(1)
     models = (True, False) if args.compare else (not args.no_model,)
     turns = 12 if args.quick else args.turns
     outside = 6 if args.quick else 40
     reference = render_reference()
+    if args.only in (None, "full"):
+        count = 1 if args.quick else 10
+        tally, seconds = measure_full(palace_views(1000 + i, 30 if args.quick else 120)
+                                      for i in range(count))
+        show_full("full mode, wide twin, 4 views a quarter turn apart", tally, seconds,
+                  reference)
     if args.only in (None, "twin"):
         show("wide twin (1280x720)", measure(twin_turns(turns), models, True), reference, True)
     if args.only in (None, "cycles"):

@@ -4,6 +4,7 @@ renderer that makes frames lives in :mod:`twin`). When the board has settled is
 (``python3 -m vision.settle``)."""
 
 from vision.capture import CaptureError, FrameSource, TimedFrame, open_source
+from vision.full import read_palace
 from vision.look import TableLook
 from vision.reading import PieceReading, TurnReading
 from vision.turn import read_turn
@@ -16,5 +17,6 @@ __all__ = [
     "TimedFrame",
     "TurnReading",
     "open_source",
+    "read_palace",
     "read_turn",
 ]

@@ -1,5 +1,6 @@
-"""`palace reconstruct IMAGE... --camera camera.json --before SCENE.json --before-image IMG
-[--map 1|FILE] --out SCENE.json [--json]`: the palace a photo shows after a turn.
+"""`palace reconstruct IMAGE... --camera camera.json [--before SCENE.json --before-image IMG]
+[--map 1|FILE] --out SCENE.json [--json]`: the palace a photo shows after a turn, or
+(without --before, full mode) the whole palace several views show.
 
 The images are views of the palace after the turn, taken with one camera; the scene
 before the turn and the photo of it say what was there already. The scene written holds
@@ -23,7 +24,8 @@ from palace.output_path import output_file
 from rules.maps import piece_to_json
 from rules.scene import SCENE_FORMAT, load_scene
 from rules.staircase import analyse_added
-from vision import TurnReading, read_turn
+from vision import TurnReading, read_palace, read_turn
+from vision.full import corners_only
 
 
 def add_parser(subparsers: Any) -> None:
@@ -47,8 +49,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.before is None:
-        raise UsageError("--before: reading a palace with no scene before it (full mode) "
-                         "is not available yet; give the scene and photo before the turn")
+        return run_full(args)
     out = output_file(args.out, "--out", (".json",))
     camera = Camera.load(args.camera)
     before_scene = load_scene(args.before)
@@ -76,6 +77,34 @@ def run(args: argparse.Namespace) -> int:
         print(summary(reading))
         if report is not None:
             print(format_report(report))
+        print(f"scene written to {out}")
+    return 0 if reading.found and not reading.uncertain else 1
+
+
+def run_full(args: argparse.Namespace) -> int:
+    """Full mode: the whole palace, read with no scene before it; the corner bricks are
+    the map's and every other piece is read."""
+    if args.before_image is not None:
+        raise UsageError("--before-image: only with --before (turn mode)")
+    if args.map is None:
+        raise UsageError("--map: full mode needs the ground map (1..4 or a map file)")
+    out = output_file(args.out, "--out", (".json",))
+    camera = Camera.load(args.camera)
+    ground = resolve_map(args.map)
+    frames = [load_image(p) for p in args.images]
+    reading = read_palace(frames, camera, ground=ground)
+    pieces = [{**piece_to_json(p), "confidence": 1.0} for p in corners_only(ground)]
+    for i, r in enumerate(reading.added):
+        pieces.append({**r.to_json(), "id": f"r{i + 1}"})
+    scene = {"format": SCENE_FORMAT, "map": ground.name, "pieces": pieces}
+    try:
+        out.write_text(json.dumps(scene, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: cannot write ({exc})") from None
+    if args.json:
+        print(json.dumps({"reading": reading.to_json(), "out": str(out)}, indent=1))
+    else:
+        print(summary(reading).replace("added", "read", 1))
         print(f"scene written to {out}")
     return 0 if reading.found and not reading.uncertain else 1
 

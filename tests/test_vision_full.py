@@ -1,0 +1,94 @@
+"""Full mode: the bare board painted from the map, and the reconstruct command without a
+scene before it (a whole-palace reading from four twin views is measured by
+``python3 -m bench.vision --only full``; it takes minutes, too long for a test)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from calibration.board_model import turned_pose
+from calibration.camera import Camera
+from calibration.evidence import BoardLocation
+from palace.cli import main
+from rules import Kind, Palace, Piece, load_map
+from twin import RenderOptions, render
+from twin.cameras import random_camera
+from vision.change import change_evidence, region
+from vision.full import bare_board, corners_only, read_palace
+from vision.silhouettes import View, board_box
+
+
+def test_the_painted_bare_board_differs_from_the_frame_only_where_pieces_stand() -> None:
+    ground = load_map("2")
+    palace = corners_only(ground)
+    palace.place(Piece(Kind.COLUMN, 10, 12, 0))
+    cam, pose = random_camera(np.random.default_rng(3), elevation_deg=(50.0, 60.0))
+    pose = turned_pose(pose, 1)
+    frame = render(palace, cam, pose, RenderOptions(clutter=False), seed=3).image
+    box = board_box(cam, pose, 4)
+    assert box is not None
+    change = change_evidence(region(frame, box, 0.5),
+                             region(bare_board(frame, cam, pose, ground), box, 0.5))
+    view = View(cam, pose, box, 0.5)
+    view.paint_old([p for p in palace if p.kind is Kind.COLUMN])
+    on_piece = np.isfinite(view.old_depth)
+    view.paint_old(palace.pieces)
+    bare = ~np.isfinite(view.old_depth)
+    assert on_piece.sum() > 20
+    assert change[on_piece].mean() > 0.5
+    assert change[on_piece].mean() > 4 * change[bare].mean()
+
+
+def test_reconstruct_without_before_needs_a_map_and_no_before_image(tmp_path, capsys) -> None:
+    Camera.default_for(320, 240, 60.0).save(tmp_path / "camera.json")
+    base = ["reconstruct", "a.png", "--camera", str(tmp_path / "camera.json"),
+            "--out", str(tmp_path / "o.json")]
+    assert main(base) == 2
+    assert "--map" in capsys.readouterr().err
+    assert main([*base, "--map", "1", "--before-image", "b.png"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--before-image" in err
+    assert main([*base, "--map", "1"]) == 2
+    assert "a.png" in capsys.readouterr().err
+
+
+def test_reconstruct_full_mode_on_a_frame_without_board_exits_1_and_writes_the_corners(
+        tmp_path, capsys) -> None:
+    Camera.default_for(320, 240, 60.0).save(tmp_path / "camera.json")
+    cv2.imwrite(str(tmp_path / "table.png"), np.full((240, 320, 3), 90, np.uint8))
+    out = tmp_path / "o.json"
+    code = main(["reconstruct", str(tmp_path / "table.png"), "--camera",
+                 str(tmp_path / "camera.json"), "--map", "1", "--out", str(out), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert not printed["reading"]["found"]
+    scene = json.loads(out.read_text())
+    assert len(scene["pieces"]) == len(corners_only(load_map("1")))
+    assert all(p["kind"] == "corner" for p in scene["pieces"])
+
+
+def test_the_set_up_palace_is_read_whole_from_four_views_a_quarter_turn_apart() -> None:
+    ground = load_map("1")
+    palace = Palace.setup(ground)
+    cam, pose = random_camera(np.random.default_rng(5), elevation_deg=(45.0, 60.0))
+    poses = [turned_pose(pose, k) for k in range(4)]
+    frames = [render(palace, cam, p, RenderOptions(clutter=False), seed=k).image
+              for k, p in enumerate(poses)]
+    located = [BoardLocation(True, pose=p, rotation=0, camera=cam) for p in poses]
+    reading = read_palace(frames, cam, ground=ground, locations=located)
+    assert reading.found, reading.reason
+    want = {place(p) for p in palace if p.kind is not Kind.CORNER}
+    got = {place(p) for p in reading.pieces}
+    assert len(got & want) >= len(want) - 1
+    assert len(got - want) <= 1
+    whole = corners_only(ground)
+    for piece in reading.pieces:
+        whole.place(piece)
+
+
+def place(p: Piece) -> tuple[object, ...]:
+    return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None,
+            p.color if p.kind is Kind.DECORATION else None)
