@@ -6,6 +6,8 @@
     python3 -m bench.vision --only twin|cycles|outside|full
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
+    python3 -m bench.vision --seed 6000   # the twin and outside sets from other games
+                                          # (a development set apart from the bench's)
 
 The twin turns are the first turns (at most 20 a game) of bot games from seed 5000 on
 (the tests use 100-199, the model's training 100000 on), each game on a new random
@@ -96,10 +98,12 @@ def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
 
 
 def twin_turns(count: int, *, width: int = 1280, height: int = 720,
-               options: RenderOptions | None = None) -> Iterator[TurnPair]:
-    """The first ``count`` turns of the bench's games, at most 20 from each (a game on a
-    random map may end early, or never start when its map leaves no starting point)."""
-    pairs = turn_pairs(MAX_GAMES, BENCH_SEED, max_turns=TURNS_PER_GAME, wide=True,
+               options: RenderOptions | None = None, seed: int = BENCH_SEED
+               ) -> Iterator[TurnPair]:
+    """The first ``count`` turns of the games from ``seed`` on, at most 20 from each (a
+    game on a random map may end early, or never start when its map leaves no starting
+    point). Another seed gives a development set apart from the bench's own."""
+    pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
                        width=width, height=height, options=options)
     yield from itertools.islice(pairs, count)
 
@@ -181,6 +185,9 @@ def main() -> None:
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--only", choices=("twin", "cycles", "outside", "full"), default=None)
+    parser.add_argument("--seed", type=int, default=BENCH_SEED,
+                        help="first game of the twin and outside sets (a development set "
+                             "on other seeds, e.g. 6000, leaves the bench's own untouched)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     models = (True, False) if args.compare else (not args.no_model,)
@@ -194,7 +201,8 @@ def main() -> None:
         show_full("full mode, wide twin, 4 views a quarter turn apart", tally, seconds,
                   reference)
     if args.only in (None, "twin"):
-        show("wide twin (1280x720)", measure(twin_turns(turns), models, True), reference, True)
+        show("wide twin (1280x720)", measure(twin_turns(turns, seed=args.seed), models, True),
+             reference, True)
     if args.only in (None, "cycles"):
         show("Cycles turns (never trained on)",
              measure(load_turns(limit=4 if args.quick else None), models, True), reference,
@@ -203,7 +211,8 @@ def main() -> None:
         for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
                           ("outside: strong blur", {"options": BLURRED}),
                           ("outside: coloured light", {"options": TINTED})):
-            show(title, measure(twin_turns(outside, **kw), models, False), reference, False)
+            show(title, measure(twin_turns(outside, seed=args.seed, **kw), models, False),
+                 reference, False)
 
 
 if __name__ == "__main__":
