@@ -10,8 +10,10 @@ import pytest
 from rules import Kind, Palace, Piece, load_map, simulate_game
 from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
 from twin.cameras import random_camera
+from vision.candidates import is_legal_turn
 from vision.confidence import rate_pieces
-from vision.decode import Decoder, Evidence, hot_cells, is_legal_turn
+from vision.decode import Decoder
+from vision.evidence import Evidence, hot_cells
 from vision.reading import UNCERTAIN_BELOW
 from vision.silhouettes import View, board_box
 from vision.views import working_scale

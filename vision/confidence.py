@@ -15,7 +15,8 @@ import math
 from collections.abc import Iterator, Sequence
 
 from rules.pieces import Axis, Kind, Piece
-from vision.decode import PLANT, Decoder, built_on
+from vision.candidates import PLANT, built_on
+from vision.decode import Decoder
 from vision.reading import PieceReading
 
 MAX_ALTERNATIVES = 3

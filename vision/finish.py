@@ -22,7 +22,7 @@ from calibration.camera import project
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_MM, DecorationColor, Kind, Piece
 from rules.staircase import analyse_added
-from vision.decode import staircase_end
+from vision.candidates import staircase_end
 from vision.silhouettes import View
 
 COLOUR_OF_CHAR = {"L": DecorationColor.LIGHT_GREEN, "D": DecorationColor.DARK_GREEN,

@@ -35,11 +35,11 @@ from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_MM, Kind
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
-from vision.decode import (
+from vision.decode import Decoder
+from vision.evidence import (
     COST_LEVEL,
     HOT_LEVEL,
     LEAF_GAIN,
-    Decoder,
     Evidence,
     colour_features,
     hot_cells,

@@ -32,7 +32,7 @@ CLIP = 3.0
 ODDS_SCALE = 0.25
 """Decoder units per natural log of the odds: a pixel surely new (odds 20:1, clipped)
 pays about 0.75 towards a piece covering it, one surely not costs as much, in the units
-the pieces' prices are set in (:mod:`vision.decode`). Chosen over 0.15, 0.2 and 0.4 on
+the pieces' prices are set in (:mod:`vision.scoring`). Chosen over 0.15, 0.2 and 0.4 on
 30 wide-twin turns of games 6000 and 6001 (14, 12, 10 and 10 turns read exactly; the
 bench's games start at 5000 and stop before 6000)."""
 ODDS_CLIP = 3.0

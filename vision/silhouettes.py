@@ -131,30 +131,21 @@ class View:
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
             return
-        h, w = self.shape
         for voxel, hull in zip(todo, self._hulls(todo), strict=True):
             dist = self.distance(voxel)
             if hull is None:
                 self._cache[voxel] = (np.zeros(0, np.intp), dist)
                 continue
-            bx, by, bw, bh = cv2.boundingRect(hull)
-            xa, ya = max(bx >> 2, 0), max(by >> 2, 0)
-            xb, yb = min(((bx + bw) >> 2) + 2, w), min(((by + bh) >> 2) + 2, h)
-            if xb <= xa or yb <= ya:
-                self._cache[voxel] = (np.zeros(0, np.intp), dist)
-                continue
-            patch = np.zeros((yb - ya, xb - xa), np.uint8)
-            shifted = hull - np.array([[xa * 4, ya * 4]], np.int32)
-            cv2.fillConvexPoly(patch, shifted, 1, shift=2)
-            front = (patch > 0) & (self.old_depth[ya:yb, xa:xb] > dist)
-            ys, xs = np.nonzero(front)
-            self._cache[voxel] = ((ys + ya) * w + (xs + xa), dist)
+            self._cache[voxel] = (self._fill(hull, dist), dist)
 
     def piece_pixels(self, piece: Piece) -> NDArray[np.intp]:
-        """Region pixels where ``piece`` would show in front of the palace before the turn."""
+        """Region pixels where ``piece`` would show in front of the palace before the turn,
+        ascending."""
         parts = [self.visible(v)[0] for v in piece_voxels(piece)]
         if not parts:
             return np.zeros(0, np.intp)
+        if len(parts) == 1:
+            return parts[0]  # one voxel's pixels are ascending and distinct already
         return np.unique(np.concatenate(parts))
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
@@ -170,14 +161,29 @@ class View:
         ring = np.stack([cx + LEAF_REACH_MM * np.cos(angles), cy + LEAF_REACH_MM * np.sin(angles),
                          np.full(12, z)], axis=1)
         px = self.to_region(project(self.camera, self.pose, ring))
-        mask = np.zeros(self.shape, np.uint8)
-        if np.all(np.isfinite(px)):
-            cv2.fillConvexPoly(mask, np.round(px * 4).astype(np.int32), 1, shift=2)
         dist = self.distance((piece.x, piece.y, piece.z, 0))
-        ys, xs = np.nonzero((mask > 0) & (self.old_depth > dist))
-        idx = ys * self.shape[1] + xs
+        idx = np.zeros(0, np.intp)
+        if np.all(np.isfinite(px)):
+            idx = self._fill(np.round(px * 4).astype(np.int32), dist)
         self._cache[key] = (idx, dist)
         return idx
+
+    def _fill(self, poly: NDArray[np.int32], dist: float) -> NDArray[np.intp]:
+        """Flat indices, ascending, of the region pixels inside the convex polygon
+        ``poly`` (quarter pixels) where the old palace is farther than ``dist``: filled
+        in a patch over the polygon's box only, which draws the same pixels as the whole
+        region would."""
+        h, w = self.shape
+        bx, by, bw, bh = cv2.boundingRect(poly)
+        xa, ya = max(bx >> 2, 0), max(by >> 2, 0)
+        xb, yb = min(((bx + bw) >> 2) + 2, w), min(((by + bh) >> 2) + 2, h)
+        if xb <= xa or yb <= ya:
+            return np.zeros(0, np.intp)
+        patch = np.zeros((yb - ya, xb - xa), np.uint8)
+        shifted = poly - np.array([[xa * 4, ya * 4]], np.int32)
+        cv2.fillConvexPoly(patch, shifted, 1, shift=2)
+        ys, xs = np.nonzero((patch > 0) & (self.old_depth[ya:yb, xa:xb] > dist))
+        return (ys + ya) * w + (xs + xa)
 
     def piece_area(self, piece: Piece) -> int:
         """Pixels the piece's silhouette covers with nothing in front (its whole size)."""

@@ -26,12 +26,12 @@ from rules.palace import Palace
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
-from vision.decode import (
+from vision.decode import Decoder
+from vision.evidence import (
     COST_LEVEL,
     COST_OVER_OLD,
     HOT_LEVEL,
     LEAF_GAIN,
-    Decoder,
     Evidence,
     colour_features,
     hot_cells,

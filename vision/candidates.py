@@ -1,0 +1,149 @@
+"""Candidate pieces: what could physically stand where the picture changed.
+
+The decoder (:mod:`vision.decode`) only ever scores additions that can stand on the
+palace read so far: a piece alone, or an arch with what holds its legs up (stacks of
+bricks and columns, or the staircase's previous steps, which a player builds and a
+camera mostly cannot see). This module says which pieces could fill a voxel, how an
+arch's legs can be held up, whether a set of pieces stands, and (the rules' word on a
+reading) which piece ends the staircase and whether the reading is a legal one.
+Everything here asks only the palace and the rules, never the picture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from rules.moves import support_base
+from rules.palace import Palace, PalaceError
+from rules.pieces import BOARD_STUDS, Axis, DecorationColor, Kind, Piece
+from rules.staircase import analyse_added
+
+PLANT = "light_green"
+"""The colour a plant decoration is decoded with; which green it is is read afterwards."""
+MAX_STACK = 4
+"""Most pieces in one stack under an arch's leg the decoder tries (columns counted
+once)."""
+SUPPORT_DEPTH = 1
+"""Steps of a staircase the decoder may put under an arch it sees in one move."""
+
+
+def shapes_at(x: int, y: int, z: int) -> Iterator[Piece]:
+    """Every building piece with a voxel at (x, y, z), and a plant decoration there (a
+    round decoration has a brick's outline; the rules tell the two apart later)."""
+    yield Piece(Kind.BRICK, x, y, z)
+    yield Piece(Kind.DECORATION, x, y, z, color=PLANT)
+    for base in range(z - 2, z + 1):
+        if base >= 0:
+            yield Piece(Kind.COLUMN, x, y, base)
+    for i in range(4):
+        if x - i >= 0 and x - i + 3 < BOARD_STUDS:
+            yield Piece(Kind.ARCH, x - i, y, z, axis=Axis.X)
+        if y - i >= 0 and y - i + 3 < BOARD_STUDS:
+            yield Piece(Kind.ARCH, x, y - i, z, axis=Axis.Y)
+
+
+def stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
+    """Stacks (bottom-up) giving stud (x, y) a knob at level ``z``: the fewest pieces
+    (columns first) and, where that has a column, the same height in bricks alone. A
+    column and three bricks have one outline; the picture tells them apart by colour
+    (:meth:`vision.scoring.Scorer.colour_steps`), so both are offered."""
+    base = support_base(palace, x, y, z)
+    if base is None or base == z:
+        return []
+    columns, bricks = divmod(z - base, 3)
+    out = []
+    if columns + bricks <= MAX_STACK:
+        out.append([Piece(Kind.COLUMN, x, y, base + 3 * i) for i in range(columns)]
+                   + [Piece(Kind.BRICK, x, y, base + 3 * columns + i) for i in range(bricks)])
+    if columns and z - base <= MAX_STACK:
+        out.append([Piece(Kind.BRICK, x, y, level) for level in range(base, z)])
+    return out
+
+
+def supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[Piece]]:
+    """Ways to give stud (x, y) a knob at level ``z``, pieces bottom-up: nothing (an open
+    knob), a stack of bricks and columns, or the staircase's previous step ending there,
+    straight under it or lifted by a brick on its end knob; that step's own legs are
+    held up the same ways, ``depth`` steps down at most. Hidden under a staircase, these
+    are what a player builds and a camera cannot see."""
+    if palace.is_open_knob(x, y, z):
+        return [[]]
+    ways: list[list[Piece]] = stacks_under(palace, x, y, z)
+    if depth <= 0 or z < 1:
+        return ways
+    for lift in (0, 1):
+        level = z - 1 - lift
+        if level < 0:
+            continue
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            sx, sy = x - 3 * dx, y - 3 * dy
+            if not (min(sx, x) >= 0 and max(sx, x) < BOARD_STUDS and min(sy, y) >= 0
+                    and max(sy, y) < BOARD_STUDS):
+                continue
+            axis = Axis.X if dx else Axis.Y
+            lower = Piece(Kind.ARCH, min(sx, x), min(sy, y), level, axis=axis)
+            if any(palace.occupant(cx, cy, level) for cx, cy in lower.footprint()):
+                continue
+            top = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+            if level == 0:
+                if not palace.check(lower):
+                    ways.append([lower, *top])
+                continue
+            first = supports(palace, sx, sy, level, depth - 1)
+            second = supports(palace, x, y, level, depth - 1)
+            for a in first[:3]:
+                for b in second[:3]:
+                    ways.append([*a, *b, lower, *top])
+    return ways
+
+
+def stands(palace: Palace, move: Sequence[Piece]) -> bool:
+    """Whether the pieces can all be placed, in order, on ``palace`` (left as it was)."""
+    placed: list[str] = []
+    try:
+        for p in move:
+            placed.append(palace.place(p).id)
+    except PalaceError:
+        return False
+    finally:
+        for pid in reversed(placed):
+            palace.remove(pid)
+    return True
+
+
+def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:
+    """A copy of ``before`` with ``pieces`` placed bottom-up (fresh ids), and the pieces as
+    placed; None when they cannot all stand."""
+    state = before.copy()
+    placed: list[Piece] = []
+    try:
+        for p in sorted(pieces, key=lambda q: q.z):
+            placed.append(state.place(p.moved(id="")))
+    except PalaceError:
+        return None
+    return state, placed
+
+
+def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
+    """The piece that can be the staircase's decoration: a 1x1 piece on an arch's end
+    knob of the turn with nothing on it, a decoration first, then the highest. A
+    decoration and a 1x1 brick have one outline; the rules tell which is which."""
+    tops = {(x, y, p.top) for p in pieces if p.kind is Kind.ARCH for x, y in p.knobs()}
+    covered = {(x, y, p.z) for p in pieces for x, y in p.legs()}
+    ends = [p for p in pieces if p.kind in (Kind.BRICK, Kind.DECORATION)
+            and (p.x, p.y, p.z) in tops and (p.x, p.y, p.top) not in covered]
+    return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
+
+
+def is_legal_turn(before: Palace, pieces: Sequence[Piece]) -> bool:
+    """Whether ``pieces`` make a legal staircase on ``before``, its end piece taken as
+    the decoration (whose colour the rules then name)."""
+    end = staircase_end(pieces)
+    if end is None:
+        return False
+    probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
+    report = analyse_added(before, [probe if p is end else p for p in pieces])
+    if report.legal or report.start_color in (None, probe.color):
+        return report.legal
+    probe = end.moved(kind=Kind.DECORATION, color=report.start_color)
+    return analyse_added(before, [probe if p is end else p for p in pieces]).legal

@@ -1,0 +1,83 @@
+"""What the pixels of one view say about new pieces, in the decoder's units.
+
+The decoder (:mod:`vision.decode`) scores a set of new pieces by the evidence of the
+pixels it would cover; this module holds that evidence per view, the colour of each
+pixel (which tells a column from three bricks), and the voxels whose pixels changed,
+which are all the places a new piece can be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import project
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
+from vision.silhouettes import View
+
+LEAF_GAIN = 0.5
+"""What a changed pixel within a plant's leaves earns (leaves cover part of their disc,
+so an unchanged pixel there costs nothing)."""
+HOT_LEVEL = 0.5
+COST_LEVEL = 0.75
+"""Evidence a pixel must show to pay for a piece covering it: a piece over unchanged
+pixels costs three times what a changed one earns, because one view cannot tell a
+nearer, lower piece from a farther, higher one by how much it covers alone."""
+COST_OVER_OLD = 0.2
+"""The same where the frame before showed a piece of the palace: a new piece in front of
+an old one of its colour changes nothing, so an unchanged pixel there says little."""
+HEADROOM = 6
+"""Levels above the palace's top that a new piece may reach in one turn."""
+
+
+@dataclass
+class Evidence:
+    """One view and its centred change evidence (flat, region pixels), with the colour of
+    each pixel after the turn (:func:`colour_features`)."""
+
+    view: View
+    weight: NDArray[np.float32]
+    hot: NDArray[np.bool_]
+    leaf: NDArray[np.float32]
+    colour: NDArray[np.float32] | None = None
+
+
+def colour_features(region: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per pixel (flat): chromaticity (r, g shares x 300) and log brightness (x 100), the
+    units in which one LEGO colour differs from another by tens and a piece's own shading
+    from face to face by less."""
+    flat = region.reshape(-1, 3).astype(np.float32)
+    total = flat.sum(axis=1) + 6.0
+    out = np.empty((len(flat), 3), np.float32)
+    out[:, 0] = flat[:, 2] / total * 300.0
+    out[:, 1] = flat[:, 1] / total * 300.0
+    out[:, 2] = np.log(total) * 100.0
+    return out
+
+
+def hot_cells(evidence: Sequence[Evidence], top: int) -> set[tuple[int, int, int]]:
+    """Voxels whose centre falls on changed pixels in some view: where new pieces may be."""
+    levels = np.arange(top + HEADROOM)
+    xs, ys, ls = np.meshgrid(np.arange(BOARD_STUDS), np.arange(BOARD_STUDS), levels,
+                             indexing="ij")
+    pts = np.stack([(xs.ravel() + 0.5) * STUD_MM, (ys.ravel() + 0.5) * STUD_MM,
+                    (ls.ravel() + 0.5) * BRICK_MM], axis=1)
+    found: set[tuple[int, int, int]] = set()
+    for ev in evidence:
+        h, w = ev.view.shape
+        px = np.round(ev.view.to_region(project(ev.view.camera, ev.view.pose, pts))).astype(int)
+        ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+        hit = np.zeros(len(pts), bool)
+        hit[ok] = ev.hot.reshape(h, w)[px[ok, 1], px[ok, 0]]
+        picked = [(int(xs.ravel()[i]), int(ys.ravel()[i]), int(ls.ravel()[i]))
+                  for i in np.nonzero(hit)[0]]
+        ev.view.prepare((x, y, z, 0) for x, y, z in picked)
+        for x, y, z in picked:
+            # Most of what the voxel would show must have changed, not just its centre.
+            idx = ev.view.visible((x, y, z, 0))[0]
+            if len(idx) >= 3 and ev.hot[idx].mean() >= 0.5:
+                found.add((x, y, z))
+    return found

@@ -1,0 +1,260 @@
+"""What a set of new pieces earns: the evidence of the pixels it covers, less its prices.
+
+The decoder (:mod:`vision.decode`) asks the same questions thousands of times a turn:
+what a piece alone would add to the pixels no new piece covers yet, the most it could
+add (its bound), what a move (a few pieces together) would add. A piece's pixels, leaves
+and price are worked out once a turn; its gain alone and its bound are kept until one of
+the pixels they were read from is covered or uncovered: the region is cut in tiles, and
+each tile knows the candidates whose pixels fall in it. Kept answers are the very
+numbers a fresh computation gives (the same sums over the same pixels in the same
+order), so keeping them changes no reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.pieces import Kind, Piece
+from vision.evidence import Evidence
+from vision.silhouettes import piece_voxels
+
+PIECE_PRICE = 0.06
+"""Share of what it would show (in evidence units) a piece must explain to be worth
+reading."""
+PIECE_FLOOR = 2.0
+"""What every piece costs besides: it keeps hidden stacks out unless a visible piece
+needs them, and breaks the tie between a column and three bricks of the same outline in
+favour of fewer pieces."""
+UNIFORM_WITHIN = 30.0
+"""Colour units (:func:`vision.evidence.colour_features`) within which a column's three
+levels count as one piece's colour; its top face's light alone moves the top level by up
+to about 26 (a hard shadow across it more: the test then says bricks, and the column is
+missed)."""
+MIXED_PRICE = 0.15
+"""What each of a column's pixels costs when its levels differ in colour by
+``UNIFORM_WITHIN`` + 10 or more: three bricks of the box's four colours rarely match, a
+column is one colour, and the two have the same outline."""
+TILE_SHIFT = 3
+"""Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
+
+Masks = list[NDArray[np.bool_]]
+PieceKey = tuple[object, ...]
+Pixels = NDArray[np.intp]
+
+
+def piece_key(piece: Piece) -> PieceKey:
+    """What the score of a piece depends on: not its id, nor a building colour; a gold
+    decoration has no leaves, a plant has."""
+    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
+
+
+class Candidate:
+    """One piece as the scorer knows it: its pixels and leaves in each view, its price,
+    and its gain alone and bound against the masks as they are."""
+
+    __slots__ = ("around", "decoration", "fresh", "key", "leaf_sums", "leaves", "piece",
+                 "pixels", "price", "upper", "voxels")
+
+    def __init__(self, piece: Piece, key: PieceKey) -> None:
+        self.piece = piece
+        self.key = key
+        self.decoration = piece.kind is Kind.DECORATION
+        self.voxels = frozenset(piece.voxels())
+        self.pixels: list[Pixels] = []
+        self.leaves: list[Pixels] = []
+        self.leaf_sums: list[float] = []
+        self.around: list[Pixels | None] = []
+        """Its leaves' pixels that it does not cover itself, per view (None: no leaves)."""
+        self.price = 0.0
+        self.fresh: float | None = None
+        """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
+        self.upper: float | None = None
+        """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
+
+
+Move = tuple[Candidate, ...]
+"""Pieces added in one step, in the order they are placed: an arch with what holds its
+legs up, or one piece."""
+
+
+class Scorer:
+    """Scores of pieces and moves on one turn's evidence, with everything worked out
+    once kept for the rest of the turn (shared by the decoder's readings)."""
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self._cands: dict[PieceKey, Candidate] = {}
+        size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
+        self._stamp = np.zeros(size, np.int64)
+        self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
+        """The masks the kept answers were read against."""
+        self._width = [ev.view.shape[1] for ev in self.evidence]
+        self._tile_cols = [(w >> TILE_SHIFT) + 1 for w in self._width]
+        self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
+        self._whole: dict[tuple[PieceKey, ...], float] = {}
+
+    # -- candidates --------------------------------------------------------------------
+    def candidate(self, piece: Piece) -> Candidate:
+        key = (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
+        cand = self._cands.get(key)
+        if cand is None:
+            cand = self._cands[key] = self._new_candidate(piece, key)
+        return cand
+
+    def prepare(self, pieces: Sequence[Piece]) -> None:
+        """Works out the pixels of many pieces' voxels at once (one projection a view)."""
+        voxels = [v for p in pieces if piece_key(p) not in self._cands
+                  for v in piece_voxels(p)]
+        for ev in self.evidence:
+            ev.view.prepare(voxels)
+
+    def _new_candidate(self, piece: Piece, key: PieceKey) -> Candidate:
+        cand = Candidate(piece.moved(id="") if piece.id else piece, key)
+        plant = cand.decoration and piece.color != "gold"
+        for i, ev in enumerate(self.evidence):
+            px = ev.view.piece_pixels(piece)
+            leaves = ev.view.leaf_pixels(piece) if plant else np.zeros(0, np.intp)
+            cand.pixels.append(px)
+            cand.leaves.append(leaves)
+            cand.leaf_sums.append(float(ev.leaf[leaves].sum()))
+            cand.around.append(self._around([cand] if cand.decoration else [], i, px))
+            both = np.concatenate([px, leaves]) if len(leaves) else px
+            members = self._members[i]
+            for t in np.unique(self._tile_of(i, both)).tolist():
+                members.setdefault(t, []).append(cand)
+        size = sum(len(px) for px in cand.pixels)
+        cand.price = PIECE_PRICE * size + PIECE_FLOOR
+        if piece.kind is Kind.COLUMN:
+            cand.price += MIXED_PRICE * size * self.colour_steps(piece)
+        return cand
+
+    def _tile_of(self, view: int, idx: Pixels) -> Pixels:
+        rows, cols = np.divmod(idx, self._width[view])
+        return (rows >> TILE_SHIFT) * self._tile_cols[view] + (cols >> TILE_SHIFT)
+
+    def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
+        """The pixels the pieces cover together (in the order of their first listing,
+        each once) and the leaves around them, per view."""
+        if len(cands) == 1:
+            return cands[0].pixels, cands[0].around
+        union, around = [], []
+        decorations = [c for c in cands if c.decoration]
+        for i in range(len(self.evidence)):
+            idx = self._distinct(np.concatenate([c.pixels[i] for c in cands]))
+            union.append(idx)
+            around.append(self._around(decorations, i, idx))
+        return union, around
+
+    @staticmethod
+    def _around(decorations: list[Candidate], view: int, idx: Pixels) -> Pixels | None:
+        """The leaves' pixels that the pieces themselves do not cover (None when the
+        first decoration has no leaves: a gold one)."""
+        leaf = [c.leaves[view] for c in decorations]
+        if leaf and len(leaf[0]):
+            return np.setdiff1d(np.concatenate(leaf), idx)
+        return None
+
+    def _distinct(self, idx: Pixels) -> Pixels:
+        """Each index once, in linear time (the last write of each index wins)."""
+        order = np.arange(len(idx))
+        self._stamp[idx] = order
+        return idx[self._stamp[idx] == order]
+
+    # -- scores against the masks ------------------------------------------------------
+    def sync(self, masks: Masks) -> None:
+        """Forgets every kept answer read from a pixel whose mask has changed since the
+        last call; the scores below are against ``masks`` until the next."""
+        for i, mask in enumerate(masks):
+            changed = np.flatnonzero(self._seen[i] != mask)
+            if not len(changed):
+                continue
+            self._seen[i][changed] = mask[changed]
+            members = self._members[i]
+            for t in np.unique(self._tile_of(i, changed)).tolist():
+                for cand in members.get(t, ()):
+                    cand.fresh = cand.upper = None
+
+    def fresh(self, cand: Candidate) -> float:
+        """What the piece alone would add to the pixels no new piece covers yet, less its
+        price."""
+        if cand.fresh is None:
+            cand.fresh = self._gain(cand.pixels, cand.around, cand.price, self._seen)
+        return cand.fresh
+
+    def upper(self, cand: Candidate) -> float:
+        """The most the piece can add now (its fresh pixels that pay, and its leaves'),
+        less its price: a move gains at most the sum of its pieces' bounds."""
+        if cand.upper is None:
+            hit = -cand.price
+            for i, ev in enumerate(self.evidence):
+                idx = cand.pixels[i]
+                hit += float(np.maximum(ev.weight[idx[~self._seen[i][idx]]], 0).sum())
+                hit += cand.leaf_sums[i]
+            cand.upper = hit
+        return cand.upper
+
+    def gain(self, move: Move) -> float:
+        """What the move would add to the pixels no new piece covers yet."""
+        if len(move) == 1:
+            return self.fresh(move[0])
+        union, around = self._union(move)
+        return self._gain(union, around, sum(c.price for c in move), self._seen)
+
+    def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,
+              masks: Masks | None) -> float:
+        """The evidence of the pixels in ``union`` (and of the leaves ``around``) that
+        ``masks`` leave free (all of them, with no masks), less ``price``."""
+        total = 0.0
+        for i, ev in enumerate(self.evidence):
+            idx = union[i]
+            if masks is None:
+                total += float(ev.weight[idx].sum())
+            else:
+                total += float(ev.weight[idx[~masks[i][idx]]].sum())
+            leaf = around[i]
+            if leaf is not None:
+                if masks is not None:
+                    leaf = leaf[~masks[i][leaf]]
+                total += float(ev.leaf[leaf].sum())
+        return total - price
+
+    def whole(self, pieces: Sequence[Piece]) -> float:
+        """The score of a whole set of new pieces, from nothing."""
+        if not pieces:
+            return 0.0
+        cands = [self.candidate(p) for p in pieces]
+        key = tuple(c.key for c in cands)
+        hit = self._whole.get(key)
+        if hit is None:
+            union, around = self._union(cands)
+            hit = self._whole[key] = self._gain(union, around, sum(c.price for c in cands),
+                                                None)
+        return hit
+
+    # -- the picture's other questions -------------------------------------------------
+    def colour_steps(self, piece: Piece) -> float:
+        """0..1: how surely a column's three levels show different colours (so it is a
+        stack of bricks), from the view that sees most of them."""
+        best = 0.0
+        for ev in self.evidence:
+            if ev.colour is None:
+                continue
+            means = []
+            for level in range(piece.z, piece.top):
+                idx = ev.view.visible((piece.x, piece.y, level, 0))[0]
+                if len(idx) < 6:
+                    break
+                means.append(ev.colour[idx].mean(axis=0))
+            if len(means) < 2:
+                continue
+            spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
+                         for b in means[i + 1:])
+            best = max(best, min(max((spread - UNIFORM_WITHIN) / 10.0, 0.0), 1.0))
+        return best
+
+    def view_area(self, piece: Piece) -> float:
+        """The piece's whole outline in region pixels (nothing in front), over the views."""
+        return float(sum(ev.view.piece_area(piece) for ev in self.evidence))
