@@ -55,8 +55,8 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("around", "decoration", "fresh", "key", "leaf_sums", "leaves", "piece",
-                 "pixels", "price", "upper", "voxels")
+    __slots__ = ("around", "decoration", "free", "fresh", "key", "leaf_sums", "leaves",
+                 "piece", "pixels", "price", "upper", "voxels")
 
     def __init__(self, piece: Piece, key: PieceKey) -> None:
         self.piece = piece
@@ -69,6 +69,8 @@ class Candidate:
         self.around: list[Pixels | None] = []
         """Its leaves' pixels that it does not cover itself, per view (None: no leaves)."""
         self.price = 0.0
+        self.free: list[Pixels] | None = None
+        """Its pixels no new piece covers yet, per view, while the masks stay as they are."""
         self.fresh: float | None = None
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
@@ -106,8 +108,11 @@ class Scorer:
 
     def prepare(self, pieces: Sequence[Piece]) -> None:
         """Works out the pixels of many pieces' voxels at once (one projection a view)."""
-        voxels = [v for p in pieces if piece_key(p) not in self._cands
-                  for v in piece_voxels(p)]
+        todo = [p for p in pieces if piece_key(p) not in self._cands]
+        voxels = [v for p in todo for v in piece_voxels(p)]
+        # A column's price asks for its levels' colours (:meth:`colour_steps`).
+        voxels += [(p.x, p.y, level, 0) for p in todo if p.kind is Kind.COLUMN
+                   for level in range(p.z, p.top)]
         for ev in self.evidence:
             ev.view.prepare(voxels)
 
@@ -123,7 +128,7 @@ class Scorer:
             cand.around.append(self._around([cand] if cand.decoration else [], i, px))
             both = np.concatenate([px, leaves]) if len(leaves) else px
             members = self._members[i]
-            for t in np.unique(self._tile_of(i, both)).tolist():
+            for t in set(self._tile_of(i, both).tolist()):
                 members.setdefault(t, []).append(cand)
         size = sum(len(px) for px in cand.pixels)
         cand.price = PIECE_PRICE * size + PIECE_FLOOR
@@ -153,9 +158,12 @@ class Scorer:
         """The leaves' pixels that the pieces themselves do not cover (None when the
         first decoration has no leaves: a gold one)."""
         leaf = [c.leaves[view] for c in decorations]
-        if leaf and len(leaf[0]):
-            return np.setdiff1d(np.concatenate(leaf), idx)
-        return None
+        if not leaf or not len(leaf[0]):
+            return None
+        if len(leaf) == 1:
+            # One decoration's leaves are ascending and distinct: what setdiff1d gives.
+            return leaf[0][np.isin(leaf[0], idx, assume_unique=True, invert=True)]
+        return np.setdiff1d(np.concatenate(leaf), idx)
 
     def _distinct(self, idx: Pixels) -> Pixels:
         """Each index once, in linear time (the last write of each index wins)."""
@@ -175,23 +183,35 @@ class Scorer:
             members = self._members[i]
             for t in np.unique(self._tile_of(i, changed)).tolist():
                 for cand in members.get(t, ()):
-                    cand.fresh = cand.upper = None
+                    cand.fresh = cand.upper = cand.free = None
 
     def fresh(self, cand: Candidate) -> float:
         """What the piece alone would add to the pixels no new piece covers yet, less its
         price."""
         if cand.fresh is None:
-            cand.fresh = self._gain(cand.pixels, cand.around, cand.price, self._seen)
+            total = 0.0
+            free = cand.free = []
+            for i, ev in enumerate(self.evidence):
+                idx = cand.pixels[i]
+                mask = self._seen[i]
+                free.append(idx[~mask[idx]])
+                total += float(ev.weight[free[i]].sum())
+                leaf = cand.around[i]
+                if leaf is not None:
+                    total += float(ev.leaf[leaf[~mask[leaf]]].sum())
+            cand.fresh = total - cand.price
         return cand.fresh
 
     def upper(self, cand: Candidate) -> float:
         """The most the piece can add now (its fresh pixels that pay, and its leaves'),
         less its price: a move gains at most the sum of its pieces' bounds."""
         if cand.upper is None:
+            if cand.free is None:
+                self.fresh(cand)
+            assert cand.free is not None
             hit = -cand.price
             for i, ev in enumerate(self.evidence):
-                idx = cand.pixels[i]
-                hit += float(np.maximum(ev.weight[idx[~self._seen[i][idx]]], 0).sum())
+                hit += float(np.maximum(ev.weight[cand.free[i]], 0).sum())
                 hit += cand.leaf_sums[i]
             cand.upper = hit
         return cand.upper
@@ -200,8 +220,20 @@ class Scorer:
         """What the move would add to the pixels no new piece covers yet."""
         if len(move) == 1:
             return self.fresh(move[0])
-        union, around = self._union(move)
-        return self._gain(union, around, sum(c.price for c in move), self._seen)
+        if any(c.decoration for c in move):
+            union, around = self._union(move)
+            return self._gain(union, around, sum(c.price for c in move), self._seen)
+        total = 0.0
+        for i, ev in enumerate(self.evidence):
+            # The free pixels of the pieces, each once: the same pixels in the same order
+            # as the free ones among all their pixels, each once.
+            parts = []
+            for c in move:
+                if c.free is None:
+                    self.fresh(c)
+                parts.append(c.free[i])  # type: ignore[index]
+            total += float(ev.weight[self._distinct(np.concatenate(parts))].sum())
+        return total - sum(c.price for c in move)
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,
               masks: Masks | None) -> float:

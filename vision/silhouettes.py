@@ -12,15 +12,16 @@ wide and the decision needs a few hundred pixels per piece, not thousands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
-from rules.pieces import BRICK_MM, STUD_MM, Kind, Piece
+from rules.pieces import BRICK_MM, STUD_MM, Axis, Kind, Piece
 
 INSET_MM = 0.1
 """Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
@@ -39,28 +40,41 @@ STUDDED a voxel with the stud on its top (a piece's knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
 
 
-def piece_voxels(piece: Piece) -> list[Voxel]:
+def piece_voxels(piece: Piece) -> tuple[Voxel, ...]:
     """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
+    return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
+
+
+@lru_cache(maxsize=1 << 16)
+def _voxels(kind: Kind, x: int, y: int, z: int, axis: Axis, turn: int) -> tuple[Voxel, ...]:
+    piece = Piece(kind, x, y, z, axis=axis, turn=turn)
     out: list[Voxel] = []
     cells = piece.footprint()
     knobs = set(piece.knobs())
     for level in range(piece.z, piece.top):
-        for i, (x, y) in enumerate(cells):
+        for i, (cx, cy) in enumerate(cells):
             roof = piece.kind is Kind.ARCH and 0 < i < len(cells) - 1
-            stud = level == piece.top - 1 and (x, y) in knobs
-            out.append((x, y, level, ROOF if roof else STUDDED if stud else FULL))
-    return out
+            stud = level == piece.top - 1 and (cx, cy) in knobs
+            out.append((cx, cy, level, ROOF if roof else STUDDED if stud else FULL))
+    return tuple(out)
 
 
-def voxel_corners(voxel: Voxel) -> NDArray[np.float64]:
-    """A voxel's box; a knob's stud adds its height over the stud's own width only, so
-    the box is raised by the share of the cell's area the stud covers."""
-    x, y, level, shape = voxel
-    x0, x1 = x * STUD_MM + INSET_MM, (x + 1) * STUD_MM - INSET_MM
-    y0, y1 = y * STUD_MM + INSET_MM, (y + 1) * STUD_MM - INSET_MM
-    z0 = level * BRICK_MM + (ARCH_ROOF_MM if shape == ROOF else 0.0)
-    z1 = (level + 1) * BRICK_MM + (STUD_TOP_MM * STUD_SHARE if shape == STUDDED else 0.0)
-    return np.array([[a, b, c] for a in (x0, x1) for b in (y0, y1) for c in (z0, z1)])
+def _corners(voxels: Sequence[Voxel]) -> NDArray[np.float64]:
+    """The eight corners of each voxel's box, stacked: a knob's stud adds its height over
+    the stud's own width only, so the box is raised by the share of the cell's area the
+    stud covers."""
+    v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
+    x, y, level, shape = (v[:, k].astype(np.float64) for k in range(4))
+    xs = np.stack([x * STUD_MM + INSET_MM, (x + 1) * STUD_MM - INSET_MM], axis=1)
+    ys = np.stack([y * STUD_MM + INSET_MM, (y + 1) * STUD_MM - INSET_MM], axis=1)
+    zs = np.stack([level * BRICK_MM + np.where(shape == ROOF, ARCH_ROOF_MM, 0.0),
+                   (level + 1) * BRICK_MM + np.where(shape == STUDDED,
+                                                     STUD_TOP_MM * STUD_SHARE, 0.0)], axis=1)
+    out = np.empty((len(v), 2, 2, 2, 3))
+    out[..., 0] = xs[:, :, None, None]
+    out[..., 1] = ys[:, None, :, None]
+    out[..., 2] = zs[:, None, None, :]
+    return out.reshape(-1, 3)
 
 
 @dataclass
@@ -93,19 +107,19 @@ class View:
         centre = np.array([(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, (level + 0.5) * BRICK_MM])
         return float(np.linalg.norm(centre - self.eye))
 
-    def _hulls(self, voxels: list[Voxel]) -> list[NDArray[np.int32] | None]:
-        if not voxels:
+    def _hulls(self, voxels: Sequence[Voxel]) -> list[NDArray[np.int32] | None]:
+        """Each voxel's outline in the region (quarter pixels), None when it is not in it."""
+        if not len(voxels):
             return []
-        corners = np.concatenate([voxel_corners(v) for v in voxels])
-        px = self.to_region(project(self.camera, self.pose, corners)).reshape(-1, 8, 2)
+        px = self.to_region(project(self.camera, self.pose, _corners(voxels))).reshape(-1, 8, 2)
         h, w = self.shape
-        out: list[NDArray[np.int32] | None] = []
-        for pts in px:
-            if (pts[:, 0].max() < 0 or pts[:, 1].max() < 0 or pts[:, 0].min() >= w
-                    or pts[:, 1].min() >= h or not np.all(np.isfinite(pts))):
-                out.append(None)
-                continue
-            out.append(cv2.convexHull(np.round(pts * 4).astype(np.int32)))
+        high, low = px.max(axis=1), px.min(axis=1)
+        good = ~((high[:, 0] < 0) | (high[:, 1] < 0) | (low[:, 0] >= w) | (low[:, 1] >= h)
+                 | ~np.isfinite(px).all(axis=(1, 2)))
+        out: list[NDArray[np.int32] | None] = [None] * len(px)
+        rounded = np.round(px[good] * 4).astype(np.int32)
+        for k, pts in zip(np.flatnonzero(good).tolist(), rounded, strict=True):
+            out[k] = cv2.convexHull(pts)
         return out
 
     def paint_old(self, pieces: Iterable[Piece]) -> None:
@@ -146,7 +160,14 @@ class View:
             return np.zeros(0, np.intp)
         if len(parts) == 1:
             return parts[0]  # one voxel's pixels are ascending and distinct already
-        return np.unique(np.concatenate(parts))
+        out = np.concatenate(parts)
+        if len(out) < 2:
+            return out
+        out.sort()
+        keep = np.empty(len(out), bool)
+        keep[0] = True
+        np.not_equal(out[1:], out[:-1], out=keep[1:])
+        return out[keep]
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Pixels a plant decoration's leaves may cover around its stem (they overhang
