@@ -15,6 +15,7 @@ stand.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from vision.candidates import (
     supports,
 )
 from vision.evidence import Evidence
-from vision.scoring import Candidate, Masks, Move, Scorer, piece_key
+from vision.scoring import Candidate, Masks, Pixels, Scorer, piece_key
 
 STARTS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
@@ -54,6 +55,46 @@ the last arch's end knob, often behind that very arch."""
 _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 Voxel = tuple[int, int, int]
+
+
+class Way:
+    """One way to hold up an arch's leg, for one round: its pieces (bottom-up), their
+    bounds, and whether it touches the pieces read so far."""
+
+    __slots__ = ("_free", "_joins", "cands", "price", "prices", "slack", "upper", "uppers")
+
+    def __init__(self, scorer: Scorer | None, cands: list[Candidate]) -> None:
+        self.cands = tuple(cands)
+        self.uppers = tuple(scorer.upper(c) for c in cands) if scorer else ()
+        self.upper = sum(self.uppers)
+        """The sum of the bounds, from the first piece on (as a move adds them up)."""
+        self.slack = max((u - scorer.fresh(c) for u, c in zip(self.uppers, cands, strict=True)),
+                         default=-np.inf) if scorer else -np.inf
+        """The most evidence against one of its pieces: its bound less its gain alone."""
+        self.prices = tuple(c.price for c in cands)
+        self.price = sum(self.prices)
+        self._joins: bool | None = None
+        self._free: dict[int, Pixels] = {}
+
+    def free(self, view: int) -> Pixels:
+        """Its pieces' free pixels in one view, one after the other."""
+        found = self._free.get(view)
+        if found is None:
+            parts = [c.free[view] for c in self.cands]  # type: ignore[index]
+            found = self._free[view] = (np.concatenate(parts) if parts
+                                        else np.zeros(0, np.intp))
+        return found
+
+    def joins(self, halo: set[Voxel]) -> bool:
+        """Whether a piece of the way fills a voxel of ``halo`` (the cells beside, under
+        and over the pieces read so far), the halo being the round's."""
+        if self._joins is None:
+            self._joins = any(not halo.isdisjoint(c.voxels) for c in self.cands)
+        return self._joins
+
+
+NO_WAY = Way(None, [])
+"""The empty way a piece alone stands with (a move is two ways and a piece)."""
 
 
 class Decoder:
@@ -83,10 +124,13 @@ class Decoder:
             found = self._shapes[voxel] = [self.scorer.candidate(p) for p in shapes_at(*voxel)]
         return found
 
-    def moves(self, hot: set[Voxel]) -> Iterator[Move]:
-        """Every move on a changed voxel; after the first, only moves that join the pieces
-        read so far (a turn builds one staircase, so a lone piece elsewhere is a shadow,
-        a leaf or a hand, not part of it). The scorer must have seen the masks."""
+    def moves(self, hot: set[Voxel]) -> Iterator[tuple[float, Way, Way, Candidate]]:
+        """Every move on a changed voxel, with its bound; after the first, only moves
+        that join the pieces read so far (a turn builds one staircase, so a lone piece
+        elsewhere is a shadow, a leaf or a hand, not part of it). A move is an arch with
+        a way to hold up each leg, or a piece alone between two empty ways. A move's
+        bound is the sum of its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), in
+        the move's order."""
         scorer = self.scorer
         ids = {p.id for p in self.added}
         halo = {(x + dx, y + dy, z + dz) for p in self.added for x, y, z in p.voxels()
@@ -101,8 +145,7 @@ class Decoder:
         fresh = [v for v in ordered if v not in self._shapes]
         if fresh:
             scorer.prepare([p for v in fresh for p in shapes_at(*v)])
-        ways: dict[Voxel, list[tuple[Candidate, ...]]] = {}
-        joins: dict[Candidate, bool] = {}
+        kept: dict[Voxel, list[Way]] = {}
         seen: set[Candidate] = set()
         for voxel in ordered:
             for cand in self._shapes_at(voxel):
@@ -112,46 +155,43 @@ class Decoder:
                 # A piece none of whose own pixels pay for it is no start of a move.
                 if scorer.fresh(cand) + cand.price <= 0:
                     continue
-                scorer.upper(cand)
+                up = scorer.upper(cand)
                 if cand.decoration and not self._decoration_spot(cand.piece, ids):
                     continue
-                for move in self._standing(cand, ways):
-                    if ids and not any(_joins(c, halo, joins) for c in move):
-                        continue
-                    yield move
+                piece = cand.piece
+                joined = not ids or not halo.isdisjoint(cand.voxels)
+                if not self.state.check(piece):
+                    if joined:
+                        yield 0 + up, NO_WAY, NO_WAY, cand
+                    continue
+                # Only the piece alone is checked: a move with supports may still fail to
+                # stand, which costs far more to find out than scoring it, so only the
+                # moves that would win are checked (:meth:`_best_moves`).
+                if piece.kind is not Kind.ARCH or piece.z == 0:
+                    continue
+                options = [self._leg_ways(x, y, piece.z, kept) for x, y in piece.legs()]
+                if not all(options):
+                    continue
+                for first in options[0]:
+                    for second in options[1]:
+                        # Nothing under either leg leaves the arch alone, which the rules
+                        # just refused.
+                        if not (first.cands or second.cands):
+                            continue
+                        if not (joined or first.joins(halo) or second.joins(halo)):
+                            continue
+                        yield sum(second.uppers, first.upper) + up, first, second, cand
 
-    def _standing(self, cand: Candidate, kept: dict[Voxel, list[tuple[Candidate, ...]]]
-                  ) -> list[Move]:
-        """Ways to stand ``cand``: alone, or (an arch) with what its unsupported legs
-        need (:func:`~vision.candidates.supports`, kept for the round in ``kept``: arches
-        share legs). Only the piece alone is checked here; a move with supports may
-        still fail to stand (:func:`~vision.candidates.stands`), which costs far more to
-        find out than scoring it, so only the moves that would win are checked."""
-        piece = cand.piece
-        if not self.state.check(piece):
-            return [(cand,)]
-        if piece.kind is not Kind.ARCH or piece.z == 0:
-            return []
-        options = [self._leg_ways(x, y, piece.z, kept) for x, y in piece.legs()]
-        if not all(options):
-            return []
-        # Nothing under either leg leaves the piece alone, which the rules just refused.
-        return [(*first, *second, cand) for first in options[0] for second in options[1]
-                if first or second]
-
-    def _leg_ways(self, x: int, y: int, z: int,
-                  kept: dict[Voxel, list[tuple[Candidate, ...]]]
-                  ) -> list[tuple[Candidate, ...]]:
+    def _leg_ways(self, x: int, y: int, z: int, kept: dict[Voxel, list[Way]]) -> list[Way]:
+        """The ways to give stud (x, y) a knob at ``z`` (:func:`~vision.candidates.supports`),
+        kept for the round: arches share legs."""
         found = kept.get((x, y, z))
         if found is None:
             scorer = self.scorer
             raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
             scorer.prepare([p for way in raw for p in way])
-            found = kept[(x, y, z)] = [tuple(scorer.candidate(p) for p in way) for way in raw]
-            for way in found:
-                for c in way:
-                    scorer.upper(c)
-                    scorer.fresh(c)
+            found = kept[(x, y, z)] = [Way(scorer, [scorer.candidate(p) for p in way])
+                                       for way in raw]
         return found
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
@@ -181,25 +221,30 @@ class Decoder:
         ``n``-th best."""
         scorer = self.scorer
         scorer.sync(self.masks)
-        ranked = []
-        # The scorer has the bounds and gains alone of every piece of every move now.
-        for move in self.moves(hot):
-            bound = sum([c.upper for c in move])  # type: ignore[misc]
-            if bound > 0:
-                ranked.append((bound, move))
-        ranked.sort(key=lambda t: -t[0])
+        ranked = [m for m in self.moves(hot) if m[0] > 0]
+        ranked.sort(key=itemgetter(0), reverse=True)  # stable: ties keep their order
         top: list[tuple[float, tuple[Piece, ...]]] = []
-        for bound, move in ranked:
+        for bound, first, second, cand in ranked:
             floor = top[-1][0] if len(top) >= n else 0.0
             if bound <= floor:
                 break
-            # The move's gain is at most its bound less the evidence against any one
-            # piece of it (its bound less its gain alone): no need to score it.
-            if len(move) > 1 and bound - max([c.upper - c.fresh for c in move]) <= floor:  # type: ignore[operator]
+            alone = not (first.cands or second.cands)
+            # A move gains at most its bound less the evidence against any one of its
+            # pieces (that piece's bound less its gain alone): no need to score it then.
+            if not alone and bound - max(first.slack, second.slack,
+                                         cand.upper - cand.fresh) <= floor:  # type: ignore[operator]
                 continue
-            g = scorer.gain(move)
+            move = (*first.cands, *second.cands, cand)
+            if alone or cand.decoration:
+                g = scorer.gain(move)
+            else:
+                # The same sums as scorer.gain(move), on the ways' pixels kept for the round.
+                g = scorer.free_gain(
+                    [[first.free(i), second.free(i), cand.free[i]]  # type: ignore[index]
+                     for i in range(len(scorer.evidence))],
+                    sum(second.prices, first.price) + cand.price)
             pieces = tuple(c.piece for c in move)
-            if g > floor and (len(move) == 1 or stands(self.state, pieces)):
+            if g > floor and (alone or stands(self.state, pieces)):
                 top.append((g, pieces))
                 top.sort(key=lambda t: -t[0])
                 del top[n:]
@@ -362,11 +407,3 @@ class Decoder:
         for piece in self.added:
             self._cover(piece)
 
-
-def _joins(cand: Candidate, halo: set[Voxel], kept: dict[Candidate, bool]) -> bool:
-    """Whether the piece fills a voxel of ``halo`` (the cells beside, under and over the
-    pieces read so far), kept for the round."""
-    hit = kept.get(cand)
-    if hit is None:
-        hit = kept[cand] = not halo.isdisjoint(cand.voxels)
-    return hit

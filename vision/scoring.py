@@ -223,17 +223,22 @@ class Scorer:
         if any(c.decoration for c in move):
             union, around = self._union(move)
             return self._gain(union, around, sum(c.price for c in move), self._seen)
+        for c in move:
+            if c.free is None:
+                self.fresh(c)
+        return self.free_gain([[c.free[i] for c in move]  # type: ignore[index]
+                               for i in range(len(self.evidence))],
+                              sum(c.price for c in move))
+
+    def free_gain(self, free: Sequence[Sequence[Pixels]], price: float) -> float:
+        """What pieces without leaves add, given their free pixels (per view, listed in
+        the move's order), less ``price``: the free pixels of the pieces, each once, are
+        the same pixels in the same order as the free ones among all their pixels, each
+        once."""
         total = 0.0
         for i, ev in enumerate(self.evidence):
-            # The free pixels of the pieces, each once: the same pixels in the same order
-            # as the free ones among all their pixels, each once.
-            parts = []
-            for c in move:
-                if c.free is None:
-                    self.fresh(c)
-                parts.append(c.free[i])  # type: ignore[index]
-            total += float(ev.weight[self._distinct(np.concatenate(parts))].sum())
-        return total - sum(c.price for c in move)
+            total += float(ev.weight[self._distinct(np.concatenate(free[i]))].sum())
+        return total - price
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,
               masks: Masks | None) -> float:
