@@ -41,6 +41,8 @@ TILE_SHIFT = 3
 """Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
 
 Masks = list[NDArray[np.bool_]]
+_NONE = np.zeros(0, np.intp)
+_NONE.flags.writeable = False
 PieceKey = tuple[object, ...]
 Pixels = NDArray[np.intp]
 
@@ -121,14 +123,21 @@ class Scorer:
         plant = cand.decoration and piece.color != "gold"
         for i, ev in enumerate(self.evidence):
             px = ev.view.piece_pixels(piece)
-            leaves = ev.view.leaf_pixels(piece) if plant else np.zeros(0, np.intp)
             cand.pixels.append(px)
-            cand.leaves.append(leaves)
-            cand.leaf_sums.append(float(ev.leaf[leaves].sum()))
-            cand.around.append(self._around([cand] if cand.decoration else [], i, px))
-            both = np.concatenate([px, leaves]) if len(leaves) else px
+            if plant:
+                leaves = ev.view.leaf_pixels(piece)
+                cand.leaves.append(leaves)
+                cand.leaf_sums.append(float(ev.leaf[leaves].sum()))
+                cand.around.append(self._around([cand], i, px))
+                both = np.concatenate([px, leaves])
+            else:
+                # No leaves: what the general case gives for none, without working it out.
+                cand.leaves.append(_NONE)
+                cand.leaf_sums.append(0.0)
+                cand.around.append(None)
+                both = px
             members = self._members[i]
-            for t in set(self._tile_of(i, both).tolist()):
+            for t in self._tiles(i, both):
                 members.setdefault(t, []).append(cand)
         size = sum(len(px) for px in cand.pixels)
         cand.price = PIECE_PRICE * size + PIECE_FLOOR
@@ -136,9 +145,13 @@ class Scorer:
             cand.price += MIXED_PRICE * size * self.colour_steps(piece)
         return cand
 
-    def _tile_of(self, view: int, idx: Pixels) -> Pixels:
-        rows, cols = np.divmod(idx, self._width[view])
-        return (rows >> TILE_SHIFT) * self._tile_cols[view] + (cols >> TILE_SHIFT)
+    def _tiles(self, view: int, idx: Pixels) -> set[int]:
+        if not len(idx):
+            return set()
+        w = self._width[view]
+        rows = idx // w
+        return set(((rows >> TILE_SHIFT) * self._tile_cols[view]
+                    + ((idx - rows * w) >> TILE_SHIFT)).tolist())
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -181,7 +194,7 @@ class Scorer:
                 continue
             self._seen[i][changed] = mask[changed]
             members = self._members[i]
-            for t in np.unique(self._tile_of(i, changed)).tolist():
+            for t in self._tiles(i, changed):
                 for cand in members.get(t, ()):
                     cand.fresh = cand.upper = cand.free = None
 
