@@ -2,7 +2,8 @@
 
 For every piece read, the alternatives are the pieces a misreading would most likely
 give instead: the same piece a stud over in x or y, a level up or down, an arch turned
-about either leg, a column for a brick and back, and no piece at all. Each alternative
+about either leg, a column for a brick and back, a column for three bricks in a run and
+back, and no piece at all. Each alternative
 that can physically stand in its place (with everything else of the reading) is scored
 on the same evidence; the margin of the reading over the best of them, against the size
 of the piece's outline, is its confidence. A piece hidden behind a tower has no pixels
@@ -50,6 +51,27 @@ def _variants(piece: Piece) -> Iterator[Piece]:
         yield piece.moved(kind=Kind.BRICK, id="")
 
 
+def _restacked(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:
+    """The reading with piece ``i``'s stack told the other way, and the piece that stands
+    for it: a column as three bricks, three bricks in a run as a column. The two have one
+    outline and only the levels' colours tell them apart, which a level hidden behind
+    this turn's other pieces or a shadow across it leaves open."""
+    piece = pieces[i]
+    if piece.kind is Kind.COLUMN:
+        bricks = [Piece(Kind.BRICK, piece.x, piece.y, piece.z + k) for k in range(3)]
+        yield [*pieces[:i], *pieces[i + 1:], *bricks], bricks[0]
+        return
+    if piece.kind is not Kind.BRICK:
+        return
+    levels = {p.z: p for p in pieces
+              if p.kind is Kind.BRICK and (p.x, p.y) == (piece.x, piece.y)}
+    for base in range(piece.z - 2, piece.z + 1):
+        run = [levels.get(base + k) for k in range(3)]
+        if all(q is not None for q in run):
+            column = Piece(Kind.COLUMN, piece.x, piece.y, base)
+            yield [p for p in pieces if not any(p is q for q in run)] + [column], column
+
+
 def _outline(piece: Piece) -> Piece:
     """The piece as the decoder scores it: a round decoration has a brick's outline."""
     if piece.kind is Kind.DECORATION:
@@ -75,6 +97,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
             if alt.x < 0 or alt.y < 0 or alt.z < 0 or built_on(before, [*others, alt]) is None:
                 continue
             rivals.append((decoder.score_of([*others, alt]), alt))
+        for trial, alt in _restacked(shape, i):
+            if built_on(before, trial) is not None:
+                rivals.append((decoder.score_of(trial), alt))
         rivals.sort(key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         size = max(decoder.view_area(shape[i]), 1.0)

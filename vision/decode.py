@@ -46,14 +46,18 @@ nearer, lower piece from a farther, higher one by how much it covers alone."""
 COST_OVER_OLD = 0.2
 """The same where the frame before showed a piece of the palace: a new piece in front of
 an old one of its colour changes nothing, so an unchanged pixel there says little."""
-UNIFORM_WITHIN = 30.0
+UNIFORM_WITHIN = 35.0
 """Colour units (:func:`colour_features`) within which a column's three levels count as
-one piece's colour; its top face's light alone moves the top level by up to about 26
-(a hard shadow across it more: the test then says bricks, and the column is missed)."""
+one piece's colour. Each level is read by the median of its sides' inner pixels
+(:meth:`~vision.silhouettes.View.side_pixels`): the lit top face and the outline's
+pixels tinted by the board are left out. On the development turns (games 7000 on) that
+put columns' spreads at 5-43 (one at 104, hidden behind this turn's other pieces) and
+three-brick stacks' at 59-134; the whole voxel's mean had put both at 10-58."""
+MIXED_RAMP = 20.0
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
-``UNIFORM_WITHIN`` + 10 or more: three bricks of the box's four colours rarely match, a
-column is one colour, and the two have the same outline."""
+``UNIFORM_WITHIN`` + ``MIXED_RAMP`` or more: three bricks of the box's four colours
+rarely match, a column is one colour, and the two have the same outline."""
 MAX_STACK = 4
 """Most pieces in one stack under an arch's leg the decoder tries (columns counted
 once)."""
@@ -333,15 +337,15 @@ class Decoder:
                 continue
             means = []
             for level in range(piece.z, piece.top):
-                idx = ev.view.visible((piece.x, piece.y, level, 0))[0]
+                idx = ev.view.side_pixels((piece.x, piece.y, level, 0))
                 if len(idx) < 6:
                     break
-                means.append(ev.colour[idx].mean(axis=0))
+                means.append(np.median(ev.colour[idx], axis=0))
             if len(means) < 2:
                 continue
             spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
                          for b in means[i + 1:])
-            best = max(best, min(max((spread - UNIFORM_WITHIN) / 10.0, 0.0), 1.0))
+            best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
 
     def gain(self, pieces: Sequence[Piece], masks: list[NDArray[np.bool_]] | None = None
