@@ -293,6 +293,9 @@ class Decoder:
         self._prices: dict[tuple[object, ...], float] = {}
         size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
         self._stamp = np.zeros(size, np.int64)
+        self.readings: list[tuple[float, tuple[Piece, ...]]] = []
+        """Every reading :meth:`run` grew, with its judged score: how close the runners-up
+        came says which pieces the evidence did not decide."""
         self._fresh: dict[tuple[object, ...], float] = {}
         """Each piece's gain alone against the masks as they are (cleared when they
         change): a round asks it of the same piece once as a move and again in every
@@ -497,12 +500,14 @@ class Decoder:
         level lower and nearer covers nearly what the true one does), and a greedy
         search never takes it back."""
         best: tuple[float, Decoder] | None = None
+        self.readings = []
         for _, first in self._best_moves(hot, STARTS):
             trial = self._fork()
             trial.apply(first)
             trial.grow(hot)
             trial.crown()
             score = trial.resupport()
+            self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
         if best is not None:
