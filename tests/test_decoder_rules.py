@@ -114,3 +114,25 @@ def test_every_piece_of_a_reading_the_rules_refuse_is_doubted(staircases) -> Non
     assert max(r.confidence for r in trusted) >= UNCERTAIN_BELOW
     assert all(r.confidence < UNCERTAIN_BELOW for r in doubted)
     assert [r.piece for r in doubted] == [r.piece for r in trusted]
+
+
+def test_a_piece_a_close_rival_reading_leaves_out_is_doubted(staircases) -> None:
+    """Two readings close: the pieces they disagree on are doubted, the rest kept."""
+    before, added = staircases[0]
+    decoder, hot = decoder_for(before, added, [])
+    read = decoder.run(hot)
+    assert decoder.readings, "the decoder keeps the readings it grew"
+    clear = rate_pieces(decoder, read)
+    best = max(score for score, _ in decoder.readings)
+    dropped = max(read, key=lambda p: p.z)
+    rest = tuple(p for p in read if p is not dropped)
+    decoder.readings = [(best, tuple(read)), (best - 5.0, rest)]
+    close = rate_pieces(decoder, read)
+    decoder.readings = [(best, tuple(read)), (best - 500.0, rest)]
+    far = rate_pieces(decoder, read)
+    for c, n, f, piece in zip(clear, close, far, read, strict=True):
+        if piece is dropped:
+            assert n.confidence < UNCERTAIN_BELOW <= c.confidence
+            assert f.confidence == c.confidence
+        else:
+            assert n.confidence == c.confidence

@@ -135,3 +135,43 @@ def test_reconstruct_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "camera.json" in err
+
+
+@pytest.mark.parametrize("colours", [("tan",) * 3, ("tan", "dark_orange", "dark_tan")])
+def test_a_column_and_three_bricks_are_told_apart_by_their_levels_colours(colours) -> None:
+    """Same outline, one piece or three: a column is one colour, and its lit top face
+    or the board's green at its foot must not make it three bricks (nor the reverse)."""
+    before = Palace.setup(load_map("1"))
+    camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
+                                 fill=(0.7, 0.8))
+    # A settled table: the same light and webcam before and after, only the pieces new.
+    options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
+    before_frame = render(before, camera, pose, options, seed=4).image
+    if len(set(colours)) == 1:
+        added = [Piece(Kind.COLUMN, 14, 13, 0, color=colours[0])]
+    else:
+        added = [Piece(Kind.BRICK, 14, 13, z, color=c) for z, c in enumerate(colours)]
+    after = before.copy()
+    for piece in added:
+        after.place(piece)
+    frame = render(after, camera, pose, options, seed=4).image
+    where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
+    reading = read_turn([frame], camera, before, before_frame=before_frame,
+                        locations=[where])
+    assert staircase(reading.pieces) == staircase(tuple(added))
+
+
+def test_a_frame_changed_everywhere_is_left_to_the_players_at_once() -> None:
+    """A changed light between the frames is no turn: the reading says so within
+    seconds instead of searching for pieces to explain the whole picture."""
+    before = Palace.setup(load_map("1"))
+    camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
+                                 fill=(0.7, 0.8))
+    options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
+    before_frame = render(before, camera, pose, options, seed=4).image
+    frame = render(before, camera, pose, options, seed=5).image
+    where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
+    reading = read_turn([frame], camera, before, before_frame=before_frame,
+                        locations=[where])
+    assert reading.uncertain and not reading.added
+    assert "changed almost everywhere" in reading.reason

@@ -109,6 +109,9 @@ class Decoder:
         """Pixels the pieces read so far cover (and their leaves), per view."""
         self.scorer = Scorer(self.evidence)
         self._shapes: dict[Voxel, list[Candidate]] = {}
+        self.readings: list[tuple[float, tuple[Piece, ...]]] = []
+        """Every reading :meth:`run` grew, with its judged score: how close the runners-up
+        came says which pieces the evidence did not decide."""
 
     def score_of(self, pieces: Sequence[Piece]) -> float:
         """The score of a whole set of new pieces, from nothing."""
@@ -265,12 +268,14 @@ class Decoder:
         level lower and nearer covers nearly what the true one does), and a greedy
         search never takes it back."""
         best: tuple[float, Decoder] | None = None
+        self.readings = []
         for _, first in self._best_moves(hot, STARTS):
             trial = self._fork()
             trial.apply(first)
             trial.grow(hot)
             trial.crown()
             score = trial.resupport()
+            self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
         if best is not None:

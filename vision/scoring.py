@@ -28,15 +28,19 @@ PIECE_FLOOR = 2.0
 """What every piece costs besides: it keeps hidden stacks out unless a visible piece
 needs them, and breaks the tie between a column and three bricks of the same outline in
 favour of fewer pieces."""
-UNIFORM_WITHIN = 30.0
+UNIFORM_WITHIN = 35.0
 """Colour units (:func:`vision.evidence.colour_features`) within which a column's three
-levels count as one piece's colour; its top face's light alone moves the top level by up
-to about 26 (a hard shadow across it more: the test then says bricks, and the column is
-missed)."""
+levels count as one piece's colour. Each level is read by the median of its sides' inner
+pixels (:meth:`~vision.silhouettes.View.side_pixels`): the lit top face and the
+outline's pixels tinted by the board are left out. On the development turns (games 7000
+on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's other
+pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
+10-58."""
+MIXED_RAMP = 20.0
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
-``UNIFORM_WITHIN`` + 10 or more: three bricks of the box's four colours rarely match, a
-column is one colour, and the two have the same outline."""
+``UNIFORM_WITHIN`` + ``MIXED_RAMP`` or more: three bricks of the box's four colours
+rarely match, a column is one colour, and the two have the same outline."""
 TILE_SHIFT = 3
 """Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
 
@@ -294,15 +298,15 @@ class Scorer:
                 continue
             means = []
             for level in range(piece.z, piece.top):
-                idx = ev.view.visible((piece.x, piece.y, level, 0))[0]
+                idx = ev.view.side_pixels((piece.x, piece.y, level, 0))
                 if len(idx) < 6:
                     break
-                means.append(ev.colour[idx].mean(axis=0))
+                means.append(np.median(ev.colour[idx], axis=0))
             if len(means) < 2:
                 continue
             spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
                          for b in means[i + 1:])
-            best = max(best, min(max((spread - UNIFORM_WITHIN) / 10.0, 0.0), 1.0))
+            best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
 
     def view_area(self, piece: Piece) -> float:

@@ -38,6 +38,10 @@ Voxel = tuple[int, int, int, int]
 """(x, y, level, shape): shape FULL a voxel, ROOF an arch's roof over its opening,
 STUDDED a voxel with the stud on its top (a piece's knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
+SIDES = 4
+"""The cache's key for a voxel's side pixels (:meth:`View.side_pixels`)."""
+MIN_SIDE_PIXELS = 6
+"""Fewer inner pixels than this and the side pixels keep their outline."""
 
 
 def piece_voxels(piece: Piece) -> tuple[Voxel, ...]:
@@ -151,6 +155,30 @@ class View:
                 self._cache[voxel] = (np.zeros(0, np.intp), dist)
                 continue
             self._cache[voxel] = (self._fill(hull, dist), dist)
+
+    def side_pixels(self, voxel: Voxel) -> NDArray[np.intp]:
+        """A voxel's visible pixels off its top face and one pixel in from its outline:
+        where a brick's sides show their own colour, not the lit top, a neighbour's edge
+        or the board around (which tint a small voxel's outline pixels by a third)."""
+        x, y, level, _ = voxel
+        key = (x, y, level, SIDES)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit[0]
+        idx, dist = self.visible((x, y, level, FULL))
+        mask = np.zeros(self.shape, np.uint8)
+        mask.flat[idx] = 1
+        z = (level + 1) * BRICK_MM
+        top = np.array([[x * STUD_MM, y * STUD_MM, z], [(x + 1) * STUD_MM, y * STUD_MM, z],
+                        [(x + 1) * STUD_MM, (y + 1) * STUD_MM, z],
+                        [x * STUD_MM, (y + 1) * STUD_MM, z]])
+        px = self.to_region(project(self.camera, self.pose, top))
+        if np.all(np.isfinite(px)):
+            cv2.fillConvexPoly(mask, np.round(px * 4).astype(np.int32), 0, shift=2)
+        inner = np.flatnonzero(cv2.erode(mask, np.ones((3, 3), np.uint8)))
+        sides = inner if len(inner) >= MIN_SIDE_PIXELS else np.flatnonzero(mask)
+        self._cache[key] = (sides, dist)
+        return sides
 
     def piece_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Region pixels where ``piece`` would show in front of the palace before the turn,

@@ -44,6 +44,11 @@ from vision.silhouettes import View, board_box
 from vision.views import resolve_turns, working_scale
 
 HEADROOM_LEVELS = 6
+MAX_HOT_CELLS = 1000
+"""More changed voxels than this and the frames do not show one turn but a changed
+scene (the light, the exposure, a moved camera against a stale frame before): the
+search would take minutes to explain it, so the reading is left to the players. One
+turn's pieces light up 50 to 500 (497 the most on 80 development turns)."""
 
 
 def read_turn(
@@ -97,8 +102,13 @@ def read_turn(
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
+    hot = hot_cells(evidence, top)
+    if len(hot) > MAX_HOT_CELLS:
+        return TurnReading(True, "the picture changed almost everywhere (the light or the "
+                           "camera?): not read", (), True, first,
+                           time.perf_counter() - started)
     decoder = Decoder(before, evidence)
-    pieces = decoder.run(hot_cells(evidence, top))
+    pieces = decoder.run(hot)
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
     readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
