@@ -166,17 +166,37 @@ class View:
         if hit is not None:
             return hit[0]
         idx, dist = self.visible((x, y, level, FULL))
-        mask = np.zeros(self.shape, np.uint8)
-        mask.flat[idx] = 1
+        if not len(idx):
+            self._cache[key] = (idx, dist)
+            return idx
+        # Worked in a patch over the pixels and one pixel around them (erosion sees the
+        # same zeros there) and over the top face's whole box (a face cut by the patch's
+        # edge may be drawn a pixel apart): the same pixels as the whole region gives.
+        h, w = self.shape
+        rows = idx // w
+        cols = idx - rows * w
+        ya, yb = int(rows.min()) - 1, int(rows.max()) + 2
+        xa, xb = int(cols.min()) - 1, int(cols.max()) + 2
         z = (level + 1) * BRICK_MM
         top = np.array([[x * STUD_MM, y * STUD_MM, z], [(x + 1) * STUD_MM, y * STUD_MM, z],
                         [(x + 1) * STUD_MM, (y + 1) * STUD_MM, z],
                         [x * STUD_MM, (y + 1) * STUD_MM, z]])
         px = self.to_region(project(self.camera, self.pose, top))
+        poly = None
         if np.all(np.isfinite(px)):
-            cv2.fillConvexPoly(mask, np.round(px * 4).astype(np.int32), 0, shift=2)
-        inner = np.flatnonzero(cv2.erode(mask, np.ones((3, 3), np.uint8)))
-        sides = inner if len(inner) >= MIN_SIDE_PIXELS else np.flatnonzero(mask)
+            poly = np.round(px * 4).astype(np.int32)
+            bx, by, bw, bh = cv2.boundingRect(poly)
+            xa, ya = min(xa, (bx >> 2) - 1), min(ya, (by >> 2) - 1)
+            xb, yb = max(xb, ((bx + bw) >> 2) + 2), max(yb, ((by + bh) >> 2) + 2)
+        xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
+        mask = np.zeros((yb - ya, xb - xa), np.uint8)
+        mask[rows - ya, cols - xa] = 1
+        if poly is not None:
+            cv2.fillConvexPoly(mask, poly - np.array([[xa * 4, ya * 4]], np.int32), 0, shift=2)
+        ys, xs = np.nonzero(cv2.erode(mask, np.ones((3, 3), np.uint8)))
+        if len(ys) < MIN_SIDE_PIXELS:
+            ys, xs = np.nonzero(mask)
+        sides = (ys + ya) * w + (xs + xa)
         self._cache[key] = (sides, dist)
         return sides
 
