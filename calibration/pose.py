@@ -50,7 +50,7 @@ from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
-from calibration.lattice_pose import lattice_poses
+from calibration.lattice_pose import DENSE_STRIDE_PX, STRIDE_PX, lattice_poses
 from calibration.map_place import place_by_map
 from rules.maps import GroundMap
 
@@ -214,6 +214,11 @@ def locate_board(
         return _found_by(result, "outline")
     if not quick.quads:
         first = result
+    # The stud lattice again, its windows twice as dense: a board 250 px across shows
+    # too few whole windows to the first look (and its outline is often broken too).
+    lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
+    if lattice is not None:
+        return _found_by(lattice, "lattice")
     if not search.quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     # The slow path, under a time budget: a frame that none of the outlines explains
@@ -294,9 +299,15 @@ def _search_lattice(
     camera: Camera,
     ground: GroundMap | None,
     tried: list[Pose],
+    stride: int = STRIDE_PX,
 ) -> BoardLocation | None:
-    """The first of the lattice's poses that :func:`finish` accepts, if any."""
-    for placed in lattice_starts(image, gray, camera, ground):
+    """The first of the lattice's poses that :func:`finish` accepts, if any.
+
+    The dense look (``stride`` under :data:`STRIDE_PX`) skips the poses already tried.
+    """
+    for placed in lattice_starts(image, gray, camera, ground, stride):
+        if stride < STRIDE_PX and any(_same_outline(camera, placed, t, 2.0) for t in tried):
+            continue
         tried.append(placed)
         result = finish(image, gray, camera, placed, ground, False)
         if result.found:
@@ -306,7 +317,7 @@ def _search_lattice(
 
 def lattice_starts(
     image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera,
-    ground: GroundMap | None,
+    ground: GroundMap | None, stride: int = STRIDE_PX,
 ) -> list[Pose]:
     """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
 
@@ -320,7 +331,7 @@ def lattice_starts(
     """
     starts: list[Pose] = []
     by_map: list[Pose] = []
-    for start in lattice_poses(gray, camera):
+    for start in lattice_poses(gray, camera, stride=stride):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not in_front(grid.pose):
