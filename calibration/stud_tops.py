@@ -11,6 +11,14 @@ colour; moved by half a stud it finds the map. So the colour spread over the 102
 centres is measured with the pose moved by up to half a stud each way, and the pose must
 sit where that spread is least. It reads colour, which the lattice fit never looks at,
 and needs no map: it checks the lattice's place, not the board's turn.
+
+It rests on the stud tops being the more uniform of the two, and moving by half a stud
+along both axes swaps studs and gaps, so it cannot tell on its own which is which: on a
+card of one colour under a bright sky (glossy tops, a hot spot) the tops vary more than
+the card, and there a right pose fails it (a miss) and a pose on the gaps would pass it.
+That is why it is only asked about soft lattices that everything else already vouches
+for, and never as a check on every pose: right poses of three Cycles frames sit at the
+largest spread of the half-stud moves.
 """
 
 from __future__ import annotations
