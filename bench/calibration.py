@@ -169,11 +169,11 @@ def twin_frame(seed: int, wide: bool = True) -> TwinFrame:
 FIRST_SEED = 1000
 
 
-def run_twin(n: int, wide: bool, first: int = FIRST_SEED) -> tuple[list[Column], Speed]:
+def run_twin(n: int, wide: bool, first_seed: int = FIRST_SEED) -> tuple[list[Column], Speed]:
     columns = [Column() for _ in COLUMNS]
     speed = Speed()
     for i in range(n):
-        seed = first + i
+        seed = first_seed + i
         drawn = twin_frame(seed, wide)
         frame, ground, palace, options, rng = (
             drawn.frame, drawn.ground, drawn.palace, drawn.options, drawn.rng)
@@ -254,7 +254,7 @@ def main() -> None:
     look = "classic twin, map 1" if args.classic else "wide twin, a random map per frame"
     if args.seed != FIRST_SEED:
         look += f", seeds from {args.seed}"
-    report(look, *run_twin(n, wide=not args.classic, first=args.seed))
+    report(look, *run_twin(n, wide=not args.classic, first_seed=args.seed))
     limit = args.cycles if args.cycles is not None else (12 if args.quick else None)
     report("Cycles validation frames (tests/data/cycles)", *run_cycles(limit))
 
