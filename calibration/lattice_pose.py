@@ -33,6 +33,10 @@ STRIDE_PX = 80
 DENSE_STRIDE_PX = 40
 """Windows half as far apart, for a board too small for the first pass: a board 250 px
 across holds four or five whole windows 80 px apart, fewer than a plane needs."""
+DENSE_BELOW_PATCHES = 16
+"""The dense look is taken only after a first look with fewer lattice windows than this:
+a board that showed more was not too small for the first look (on the Cycles frames the
+misses with 27 to 43 windows gained nothing from it, at 0.2 to 0.4 s each)."""
 MIN_REPEAT_PX = 4.0
 MAX_REPEAT_PX = 40.0
 MIN_PEAK = 0.3
@@ -336,7 +340,11 @@ class LatticePose:
 
 
 def lattice_poses(
-    gray: NDArray[np.float32], camera: Camera, limit: int = 2, stride: int = STRIDE_PX
+    gray: NDArray[np.float32],
+    camera: Camera,
+    limit: int = 2,
+    stride: int = STRIDE_PX,
+    patches: list[Patch] | None = None,
 ) -> list[LatticePose]:
     """Board poses whose plane and turn fit the stud lattice seen across the picture.
 
@@ -344,9 +352,11 @@ def lattice_poses(
     that fits, so the more of it shows, the fewer studs its place is open by. Best fit
     (most patches) first; empty when too few patches show a lattice. Windows lie
     ``stride`` pixels apart: :data:`DENSE_STRIDE_PX` sees a small board in four times
-    as many places, at four times the cost.
+    as many places, at four times the cost. ``patches`` already read are used as they are.
     """
-    return _poses_from(lattice_patches(gray, stride), camera, limit)
+    if patches is None:
+        patches = lattice_patches(gray, stride)
+    return _poses_from(patches, camera, limit)
 
 
 def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[LatticePose]:
