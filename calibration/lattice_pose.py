@@ -33,10 +33,6 @@ STRIDE_PX = 80
 DENSE_STRIDE_PX = 40
 """Windows half as far apart, for a board too small for the first pass: a board 250 px
 across holds four or five whole windows 80 px apart, fewer than a plane needs."""
-DENSE_BELOW_PATCHES = 16
-"""The dense look is taken only after a first look with fewer lattice windows than this:
-a board that showed more was not too small for the first look (on the Cycles frames the
-misses with 27 to 43 windows gained nothing from it, at 0.2 to 0.4 s each)."""
 MIN_REPEAT_PX = 4.0
 MAX_REPEAT_PX = 40.0
 MIN_PEAK = 0.3

@@ -51,7 +51,6 @@ from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_pose import (
-    DENSE_BELOW_PATCHES,
     DENSE_STRIDE_PX,
     STRIDE_PX,
     Patch,
@@ -222,17 +221,17 @@ def locate_board(
         return _found_by(result, "outline")
     if not quick.quads:
         first = result
-    if len(patches) < DENSE_BELOW_PATCHES:
-        # The stud lattice again, its windows twice as dense: a board 250 px across
-        # shows too few whole windows to the first look (and its outline is often broken
-        # too). The time it takes is not taken from the slow path's budget, which finds
-        # boards of its own (a Cycles frame found there at 0.35 s was lost to the budget
-        # on a busy machine when the dense look came out of it).
-        began = time.perf_counter()
-        lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
-        if lattice is not None:
-            return _found_by(lattice, "lattice")
-        deadline += time.perf_counter() - began
+    # The stud lattice again, its windows twice as dense: a board 250 px across shows
+    # too few whole windows to the first look (and its outline is often broken too).
+    # Not only after a first look with few windows: boards it found had shown 3 to 14
+    # windows to the first look, but one 68. Its time (0.1 to 0.2 s) is not taken
+    # from the slow path's budget, which finds boards of its own (a Cycles frame found
+    # there at 0.35 s was lost to the budget on a busy machine when it was).
+    began = time.perf_counter()
+    lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
+    if lattice is not None:
+        return _found_by(lattice, "lattice")
+    deadline += time.perf_counter() - began
     if not search.quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     # The slow path, under a time budget: a frame that none of the outlines explains
