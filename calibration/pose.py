@@ -14,9 +14,10 @@ lattice alone gives the plane and the turn (:mod:`calibration.lattice_pose`), an
 sides, searched a few studs each way, give its place; where they are hidden, the ground
 map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames
 still (a green table, a card against the board's side) get the outlines of two more
-masks. Last come the poses from every three corners of every outline, ranked by how
+masks, then the stud lattice looked at again with windows twice as dense (a small
+board). Last come the poses from every three corners of every outline, ranked by how
 much rim they explain and how well they cover the board-coloured region. That slow path
-runs under a time budget, so a frame without a findable board costs under a second.
+runs under a time budget, so a frame without a findable board costs about a second.
 
 Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
 outlines found, how clearly the map chose the turn), judged in :mod:`calibration.evidence`:
