@@ -3,6 +3,7 @@
     python3 -m bench.calibration              # 600 wide-twin frames + the Cycles set
     python3 -m bench.calibration --quick      # 40 + the first 12 Cycles frames
     python3 -m bench.calibration --classic    # the classic twin (map 1 on every board)
+    python3 -m bench.calibration --seed 5000 --frames 100 --cycles 0   # a dev set
 
 Every twin frame gets a new random ground map (``rules.random_map``), a palace from a
 bot game on it (or the set-up), the twin's wide look and a webcam framing the board
@@ -165,11 +166,14 @@ def twin_frame(seed: int, wide: bool = True) -> TwinFrame:
                      rng)
 
 
-def run_twin(n: int, wide: bool) -> tuple[list[Column], Speed]:
+FIRST_SEED = 1000
+
+
+def run_twin(n: int, wide: bool, first_seed: int = FIRST_SEED) -> tuple[list[Column], Speed]:
     columns = [Column() for _ in COLUMNS]
     speed = Speed()
     for i in range(n):
-        seed = 1000 + i
+        seed = first_seed + i
         drawn = twin_frame(seed, wide)
         frame, ground, palace, options, rng = (
             drawn.frame, drawn.ground, drawn.palace, drawn.options, drawn.rng)
@@ -239,13 +243,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="40 twin frames, 12 Cycles frames")
     parser.add_argument("--frames", type=int, help="twin frames (default 600, quick 40)")
     parser.add_argument("--cycles", type=int, help="Cycles frames at most (default all)")
+    parser.add_argument("--seed", type=int, default=FIRST_SEED,
+                        help="first twin frame's seed (default 1000); choose others for a"
+                        " dev set apart from the bench's own frames")
     parser.add_argument("--classic", action="store_true",
                         help="the classic twin: map 1 on every board, the old look and framing")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     n = args.frames if args.frames is not None else (40 if args.quick else 600)
     look = "classic twin, map 1" if args.classic else "wide twin, a random map per frame"
-    report(look, *run_twin(n, wide=not args.classic))
+    if args.seed != FIRST_SEED:
+        look += f", seeds from {args.seed}"
+    report(look, *run_twin(n, wide=not args.classic, first_seed=args.seed))
     limit = args.cycles if args.cycles is not None else (12 if args.quick else None)
     report("Cycles validation frames (tests/data/cycles)", *run_cycles(limit))
 

@@ -55,6 +55,10 @@ VOUCHED_RMS_PX = 0.6
 CRISP_MAP_MARGIN = 10.0
 """A map margin this clear says the card's regions are sharp in the picture: blur
 smears their colours across region boundaries and brings the margin down first."""
+SIDES_VOUCHED_CLARITY = 4.3
+"""The least clarity a soft lattice may have when all four sides vouch for it."""
+SIDES_VOUCHED_BLOCKS = 12
+SIDES_VOUCHED_RMS_PX = 0.6
 MIN_BOARD_IN_VIEW = 0.6
 MIN_ELEVATION_DEG = 12.0
 
@@ -252,6 +256,27 @@ def vouches_for_soft_lattice(boundary: BoundaryCheck, margin: float) -> bool:
     return boundary.good == 4 and margin >= CRISP_MAP_MARGIN
 
 
+def sides_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
+    """Whether the board's four sides vouch for a soft lattice over most of the board.
+
+    Small boards under hard light (stud tops darker than the card, holes the card's
+    colour) give the lattice a clarity of 4.3 to 5 at the right pose. The soft lattices
+    that settle off the truth do so by a fraction of a stud, locked on the gaps between
+    studs in part of the board: on the wide twin they were seen in 10 or 11 blocks, or
+    had a side off or unclear, or a clarity under 4.2 (2.4 to 8 px off, over 160 dev
+    frames with every start of the search and perturbed true poses finished). So all
+    four sides must step where the lattice puts them, no side elsewhere, and the
+    lattice must agree tightly over at least 12 of 16 blocks.
+    """
+    return (
+        boundary.good == 4
+        and boundary.bad == 0
+        and grid.blocks >= SIDES_VOUCHED_BLOCKS
+        and grid.residual_px <= SIDES_VOUCHED_RMS_PX
+        and grid.clarity >= SIDES_VOUCHED_CLARITY
+    )
+
+
 def judge(
     grid: GridFit,
     support: dict[int, float],
@@ -268,7 +293,10 @@ def judge(
         * min(1.0, grid.blocks / 8)
         * min(1.0, len(seen) / 3)
     )
-    problem = lattice_problem(grid, vouches_for_soft_lattice(boundary, margin))
+    vouched = vouches_for_soft_lattice(boundary, margin) or sides_vouch_for_soft_lattice(
+        grid, boundary
+    )
+    problem = lattice_problem(grid, vouched)
     if problem:
         return problem, seen, quality
     if rim < MIN_PLATE_SUPPORT:

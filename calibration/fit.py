@@ -21,9 +21,11 @@ from calibration.evidence import (
     judge,
     lattice_problem,
     map_problem,
+    sides_vouch_for_soft_lattice,
 )
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
+from calibration.stud_tops import tops_problem
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
@@ -75,8 +77,16 @@ def finish(
     if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
         # hundred pixels across has been found tilted 5 px off with all four sides and
-        # three corner bricks agreeing).
-        reason = f"the studs are soft (clarity {grid.clarity:.1f})"
+        # three corner bricks agreeing), and can lock the lattice on the gaps between
+        # studs: a soft lattice is taken only over most of the board with all four
+        # sides where it puts them, and with the stud tops' colour, which the lattice
+        # fit never reads, putting the studs where it does.
+        if not sides_vouch_for_soft_lattice(grid, boundary):
+            reason = f"the studs are soft (clarity {grid.clarity:.1f})"
+        else:
+            tops = tops_problem(image, camera, grid.pose)
+            if tops:
+                reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
     if not reason and not boundary.passed:
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm

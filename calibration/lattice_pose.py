@@ -30,6 +30,9 @@ from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
 WINDOW_PX = 96
 STRIDE_PX = 80
+DENSE_STRIDE_PX = 40
+"""Windows half as far apart, for a board too small for the first pass: a board 250 px
+across holds four or five whole windows 80 px apart, fewer than a plane needs."""
 MIN_REPEAT_PX = 4.0
 MAX_REPEAT_PX = 40.0
 MIN_PEAK = 0.3
@@ -81,11 +84,11 @@ def _window_taper() -> NDArray[np.float64]:
 _TAPER = _window_taper()
 
 
-def lattice_patches(gray: NDArray[np.float32]) -> list[Patch]:
+def lattice_patches(gray: NDArray[np.float32], stride: int = STRIDE_PX) -> list[Patch]:
     """Windows across the picture whose texture repeats like a lattice, with its steps."""
     h, w = gray.shape
-    xs = range(0, w - WINDOW_PX + 1, STRIDE_PX)
-    ys = range(0, h - WINDOW_PX + 1, STRIDE_PX)
+    xs = range(0, w - WINDOW_PX + 1, stride)
+    ys = range(0, h - WINDOW_PX + 1, stride)
     corners = _textured_windows(gray, [(x, y) for y in ys for x in xs])
     if not corners:
         return []
@@ -332,14 +335,28 @@ class LatticePose:
     reach: int
 
 
-def lattice_poses(gray: NDArray[np.float32], camera: Camera, limit: int = 2) -> list[LatticePose]:
+def lattice_poses(
+    gray: NDArray[np.float32],
+    camera: Camera,
+    limit: int = 2,
+    stride: int = STRIDE_PX,
+    patches: list[Patch] | None = None,
+) -> list[LatticePose]:
     """Board poses whose plane and turn fit the stud lattice seen across the picture.
 
     The board is placed in the middle of where it can be: it must cover every patch
     that fits, so the more of it shows, the fewer studs its place is open by. Best fit
-    (most patches) first; empty when too few patches show a lattice.
+    (most patches) first; empty when too few patches show a lattice. Windows lie
+    ``stride`` pixels apart: :data:`DENSE_STRIDE_PX` sees a small board in four times
+    as many places, at four times the cost. ``patches`` already read are used as they are.
     """
-    patches = lattice_patches(gray)
+    if patches is None:
+        patches = lattice_patches(gray, stride)
+    return _poses_from(patches, camera, limit)
+
+
+def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[LatticePose]:
+    """:func:`lattice_poses` from one set of patches."""
     if len(patches) < MIN_PATCHES:
         return []
     centres = np.array([p.centre for p in patches])

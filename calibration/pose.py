@@ -14,9 +14,10 @@ lattice alone gives the plane and the turn (:mod:`calibration.lattice_pose`), an
 sides, searched a few studs each way, give its place; where they are hidden, the ground
 map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames
 still (a green table, a card against the board's side) get the outlines of two more
-masks. Last come the poses from every three corners of every outline, ranked by how
+masks, then the stud lattice looked at again with windows twice as dense (a small
+board). Last come the poses from every three corners of every outline, ranked by how
 much rim they explain and how well they cover the board-coloured region. That slow path
-runs under a time budget, so a frame without a findable board costs under a second.
+runs under a time budget, so a frame without a findable board costs about a second.
 
 Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
 outlines found, how clearly the map chose the turn), judged in :mod:`calibration.evidence`:
@@ -50,7 +51,13 @@ from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
-from calibration.lattice_pose import lattice_poses
+from calibration.lattice_pose import (
+    DENSE_STRIDE_PX,
+    STRIDE_PX,
+    Patch,
+    lattice_patches,
+    lattice_poses,
+)
 from calibration.map_place import place_by_map
 from rules.maps import GroundMap
 
@@ -205,7 +212,8 @@ def locate_board(
     # The stud lattice next: it needs no outline at all, so it finds the boards that
     # arms and sleeves hide the outline of, in a tenth of what the other masks' outlines
     # cost when they fail.
-    lattice = _search_lattice(image, gray, camera, ground, tried)
+    patches = lattice_patches(gray)
+    lattice = _search_lattice(image, gray, camera, ground, tried, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
     search = search_plate(image, camera)
@@ -214,6 +222,17 @@ def locate_board(
         return _found_by(result, "outline")
     if not quick.quads:
         first = result
+    # The stud lattice again, its windows twice as dense: a board 250 px across shows
+    # too few whole windows to the first look (and its outline is often broken too).
+    # Not only after a first look with few windows: boards it found had shown 3 to 14
+    # windows to the first look, but one 68. Its time (0.1 to 0.2 s) is not taken
+    # from the slow path's budget, which finds boards of its own (a Cycles frame found
+    # there at 0.35 s was lost to the budget on a busy machine when it was).
+    began = time.perf_counter()
+    lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
+    if lattice is not None:
+        return _found_by(lattice, "lattice")
+    deadline += time.perf_counter() - began
     if not search.quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     # The slow path, under a time budget: a frame that none of the outlines explains
@@ -294,9 +313,16 @@ def _search_lattice(
     camera: Camera,
     ground: GroundMap | None,
     tried: list[Pose],
+    stride: int = STRIDE_PX,
+    patches: list[Patch] | None = None,
 ) -> BoardLocation | None:
-    """The first of the lattice's poses that :func:`finish` accepts, if any."""
-    for placed in lattice_starts(image, gray, camera, ground):
+    """The first of the lattice's poses that :func:`finish` accepts, if any.
+
+    The dense look (``stride`` under :data:`STRIDE_PX`) skips the poses already tried.
+    """
+    for placed in lattice_starts(image, gray, camera, ground, stride, patches):
+        if stride < STRIDE_PX and any(_same_outline(camera, placed, t, 2.0) for t in tried):
+            continue
         tried.append(placed)
         result = finish(image, gray, camera, placed, ground, False)
         if result.found:
@@ -306,7 +332,7 @@ def _search_lattice(
 
 def lattice_starts(
     image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera,
-    ground: GroundMap | None,
+    ground: GroundMap | None, stride: int = STRIDE_PX, patches: list[Patch] | None = None,
 ) -> list[Pose]:
     """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
 
@@ -320,7 +346,7 @@ def lattice_starts(
     """
     starts: list[Pose] = []
     by_map: list[Pose] = []
-    for start in lattice_poses(gray, camera):
+    for start in lattice_poses(gray, camera, stride=stride, patches=patches):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not in_front(grid.pose):

@@ -1,0 +1,92 @@
+"""Are the studs where the pose puts them, or the gaps between them? The stud tops' colour.
+
+The stud lattice (:mod:`calibration.grid`) finds the studs by their shape in grey. On a
+small, soft board whose stud tops are darker than the card and whose card holes take the
+card's colour, the gap between four studs can match that shape as well as a stud, and
+the fit settles a fraction of a stud off (on the wide twin, 2 to 6 px with every side
+still stepping where it puts them). The colours tell the two apart: every stud top is
+the plate's plastic, one colour all over the board, while the card between the studs
+carries the ground map's regions. Sampled at every stud centre, a right pose finds one
+colour; moved by half a stud it finds the map. So the colour spread over the 1024 stud
+centres is measured with the pose moved by up to half a stud each way, and the pose must
+sit where that spread is least. It reads colour, which the lattice fit never looks at,
+and needs no map: it checks the lattice's place, not the board's turn.
+
+It rests on the stud tops being the more uniform of the two, and moving by half a stud
+along both axes swaps studs and gaps, so it cannot tell on its own which is which: on a
+card of one colour under a bright sky (glossy tops, a hot spot) the tops vary more than
+the card, and there a right pose fails it (a miss) and a pose on the gaps would pass it.
+That is why it is only asked about soft lattices that everything else already vouches
+for, and never as a check on every pose: right poses of three Cycles frames sit at the
+largest spread of the half-stud moves.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.board_model import stud_centres
+from calibration.camera import Camera, FloatArray, Pose, project
+
+SHIFTS_MM = np.arange(-4.0, 4.01, 1.0)
+"""Moves of the pose along each axis: to half a stud either way, a millimetre apart."""
+LIGHTNESS_WEIGHT = 0.5
+"""Lightness counts half in the spread: a light falling off across the board changes it
+for studs and card alike."""
+MIN_RANGE = 1.2
+"""The largest spread over the moves must be this many times the least, or the colours
+say nothing (a card of one colour, the plate's own green everywhere)."""
+MIN_PLACEMENT = 0.7
+"""Where the pose's own spread must lie between the largest (0) and the least (1).
+Right poses of soft boards on the wide twin gave 0.83 to 0.98, poses half a stud off 0.02,
+a third of a stud off 0.49."""
+_GRID = np.array([(x, y) for y in SHIFTS_MM for x in SHIFTS_MM])
+
+
+def top_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
+    """Median colour distance of the stud centres from their median colour, per move.
+
+    Returns a len(SHIFTS_MM) x len(SHIFTS_MM) array (y major); NaN when too few stud
+    centres lie in the picture under every move.
+    """
+    h, w = image.shape[:2]
+    studs = stud_centres()
+    moved = np.repeat(studs[None], len(_GRID), axis=0)
+    moved[..., :2] += _GRID[:, None]
+    px = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
+    xs = px[:, 0].reshape(len(_GRID), len(studs))
+    ys = px[:, 1].reshape(len(_GRID), len(studs))
+    inside = ((xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)).all(axis=0)
+    side = len(SHIFTS_MM)
+    if inside.sum() < len(studs) // 2:
+        return np.full((side, side), np.nan)
+    # One row per move: remap takes at most 32767 columns.
+    lab = cv2.cvtColor(
+        cv2.remap(image, xs[:, inside], ys[:, inside], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
+    ).astype(np.float32)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    centre = np.median(lab, axis=1, keepdims=True)
+    spread = np.median(np.linalg.norm(lab - centre, axis=2), axis=1)
+    return spread.reshape(side, side)
+
+
+def tops_problem(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> str:
+    """Why the stud tops' colour does not confirm the pose's place (empty if it does)."""
+    spreads = top_spreads(image, camera, pose)
+    if not np.isfinite(spreads).all():
+        return "too few stud tops in the picture to check the studs' place"
+    low, high = float(spreads.min()), float(spreads.max())
+    if high < MIN_RANGE * max(low, 1e-6):
+        return "the stud tops' colour does not tell studs from the card between them"
+    middle = len(SHIFTS_MM) // 2
+    own = float(spreads[middle, middle])
+    placement = (high - own) / (high - low)
+    if placement < MIN_PLACEMENT:
+        iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
+        return (
+            f"the stud tops' colour puts the studs {SHIFTS_MM[ix]:+.0f}, {SHIFTS_MM[iy]:+.0f} mm"
+            f" from the stud grid (placement {placement:.2f})"
+        )
+    return ""

@@ -1,0 +1,69 @@
+"""Small, soft boards of the wide twin: found now, and never on the gaps between studs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.calibration import twin_frame
+from calibration.board_model import stud_centres, turned_pose
+from calibration.camera import Camera, Pose, project
+from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
+from calibration.fit import finish
+from calibration.grid import refine_on_grid
+from calibration.lattice_pose import DENSE_STRIDE_PX, lattice_poses
+from calibration.pose import locate_board
+from calibration.stud_tops import tops_problem
+
+WRONG_PX = 2.0
+SOFT_SEED = 5021
+"""A wide-twin frame (dev seed) of a board 10 px a stud whose lattice reads soft (clarity
+4.6 at the right pose, 5 was needed): all four sides step where the lattice puts them."""
+GAPS_SEED = 1013
+"""A wide-twin frame whose dark stud tops on an orange card lock the soft lattice on the
+gaps between studs, half a stud off (5.6 px) with all four sides still stepping."""
+SMALL_SEED = 5082
+"""A board 6 px a stud under a hand: too small for the lattice's windows 80 px apart."""
+
+
+def grid_error(camera: Camera, truth: Pose, result: BoardLocation) -> float:
+    """Median stud-centre error (px) under the found pose's best quarter turn."""
+    assert result.pose is not None
+    studs = stud_centres()
+    want = project(camera, truth, studs)
+    return min(float(np.median(np.linalg.norm(
+        project(camera, turned_pose(result.pose, k), studs) - want, axis=1)))
+        for k in range(4))
+
+
+def test_a_soft_lattice_is_taken_when_the_sides_and_stud_tops_vouch_for_it() -> None:
+    frame = twin_frame(SOFT_SEED).frame
+    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.clarity < SOFT_LATTICE_CLARITY
+    assert tops_problem(frame.image, frame.camera, grid.pose) == ""
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_the_stud_tops_refuse_a_lattice_on_the_gaps() -> None:
+    frame = twin_frame(GAPS_SEED).frame
+    camera, truth = frame.camera, frame.pose
+    assert tops_problem(frame.image, camera, truth) == ""
+    # Half a stud along both axes puts every stud centre on a gap.
+    half = Pose(truth.rvec, truth.tvec + truth.rotation @ np.array([4.0, 4.0, 0.0]))
+    assert "stud tops" in tops_problem(frame.image, camera, half)
+    # From the right pose itself, the soft lattice walks onto the gaps: refused.
+    result = finish(frame.image, gray_float(frame.image), camera, truth, None, False)
+    assert not result.found or grid_error(camera, truth, result) < WRONG_PX
+    assert "stud tops" in result.reason
+
+
+def test_a_small_board_is_found_by_the_dense_lattice_windows() -> None:
+    frame = twin_frame(SMALL_SEED).frame
+    gray = gray_float(frame.image)
+    assert lattice_poses(gray, frame.camera) == []
+    assert lattice_poses(gray, frame.camera, stride=DENSE_STRIDE_PX)
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert result.method == "lattice"
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
