@@ -99,10 +99,14 @@ class Scorer:
         self._stamp = np.zeros(size, np.int64)
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
-        self._width = [ev.view.shape[1] for ev in self.evidence]
-        self._tile_cols = [(w >> TILE_SHIFT) + 1 for w in self._width]
+        self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
+        """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
         self._whole: dict[tuple[PieceKey, ...], float] = {}
+        self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
+            {} for _ in self.evidence]
+        """Each stud level's colour (None: too few side pixels), per view: the three
+        columns that share a level ask for it alike."""
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:
@@ -149,13 +153,15 @@ class Scorer:
             cand.price += MIXED_PRICE * size * self.colour_steps(piece)
         return cand
 
+    @staticmethod
+    def _tile_map(shape: tuple[int, int]) -> NDArray[np.intp]:
+        h, w = shape
+        rows = np.arange(h * w, dtype=np.intp) // w
+        cols = np.arange(h * w, dtype=np.intp) - rows * w
+        return (rows >> TILE_SHIFT) * ((w >> TILE_SHIFT) + 1) + (cols >> TILE_SHIFT)
+
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
-        if not len(idx):
-            return set()
-        w = self._width[view]
-        rows = idx // w
-        return set(((rows >> TILE_SHIFT) * self._tile_cols[view]
-                    + ((idx - rows * w) >> TILE_SHIFT)).tolist())
+        return set(self._tile_of[view][idx].tolist())
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -293,21 +299,34 @@ class Scorer:
         """0..1: how surely a column's three levels show different colours (so it is a
         stack of bricks), from the view that sees most of them."""
         best = 0.0
-        for ev in self.evidence:
+        for i, ev in enumerate(self.evidence):
             if ev.colour is None:
                 continue
             means = []
             for level in range(piece.z, piece.top):
-                idx = ev.view.side_pixels((piece.x, piece.y, level, 0))
-                if len(idx) < 6:
+                mean = self._colour_of(i, piece.x, piece.y, level)
+                if mean is None:
                     break
-                means.append(np.median(ev.colour[idx], axis=0))
+                means.append(mean)
             if len(means) < 2:
                 continue
             spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
                          for b in means[i + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
+
+    def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
+        """The median colour of a stud level's side pixels in one view, None when fewer
+        than six show."""
+        key = (x, y, level)
+        known = self._level_colour[view]
+        if key in known:
+            return known[key]
+        ev = self.evidence[view]
+        assert ev.colour is not None
+        idx = ev.view.side_pixels((x, y, level, 0))
+        found = known[key] = np.median(ev.colour[idx], axis=0) if len(idx) >= 6 else None
+        return found
 
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""
