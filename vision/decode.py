@@ -32,7 +32,7 @@ from vision.candidates import (
     supports,
 )
 from vision.evidence import Evidence
-from vision.scoring import Candidate, Masks, Pixels, Scorer, piece_key
+from vision.scoring import Candidate, Masks, PieceKey, Pixels, Scorer, piece_key
 
 STARTS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
@@ -52,9 +52,18 @@ CROWN_TOLERANCE = 0.3
 the rules' decoration still be put on: every staircase ends with one, and it stands on
 the last arch's end knob, often behind that very arch."""
 
+SUPPORT_REACH = 3 * SUPPORT_DEPTH
+"""Studs from a leg within which :func:`~vision.candidates.supports` reads the palace:
+an arch's span for each step of staircase it puts under the leg."""
+
 _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 Voxel = tuple[int, int, int]
+
+
+def _shape_key(piece: Piece) -> PieceKey:
+    """Where a piece stands and what it is, all that holding up another piece asks of it."""
+    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
 
 
 class Way:
@@ -109,6 +118,9 @@ class Decoder:
         """Pixels the pieces read so far cover (and their leaves), per view."""
         self.scorer = Scorer(self.evidence)
         self._shapes: dict[Voxel, list[Candidate]] = {}
+        self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
+        """The ways to hold up a leg, by stud, level and the pieces read so far near it
+        (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
         came says which pieces the evidence did not decide."""
@@ -191,10 +203,19 @@ class Decoder:
         found = kept.get((x, y, z))
         if found is None:
             scorer = self.scorer
-            raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
-            scorer.prepare([p for way in raw for p in way])
-            found = kept[(x, y, z)] = [Way(scorer, [scorer.candidate(p) for p in way])
-                                       for way in raw]
+            # What supports() reads of the palace lies within a staircase's reach of the
+            # stud, and the palace is the one before the turn and the pieces read so far:
+            # the same pieces read there give the same ways.
+            near = frozenset(_shape_key(p) for p in self.added
+                             if any(abs(cx - x) <= SUPPORT_REACH and abs(cy - y) <= SUPPORT_REACH
+                                    for cx, cy in p.footprint()))
+            key = (x, y, z, near)
+            ways = self._ways.get(key)
+            if ways is None:
+                raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
+                scorer.prepare([p for way in raw for p in way])
+                ways = self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
+            found = kept[(x, y, z)] = [Way(scorer, cands) for cands in ways]
         return found
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
