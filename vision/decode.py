@@ -74,11 +74,20 @@ class Way:
 
     def __init__(self, scorer: Scorer | None, cands: list[Candidate]) -> None:
         self.cands = tuple(cands)
-        self.uppers = tuple(scorer.upper(c) for c in cands) if scorer else ()
+        uppers: list[float] = []
+        slack = -np.inf
+        if scorer is not None:
+            for c in cands:
+                # The kept answers read directly: a hundred thousand ways a turn.
+                u = c.upper if c.upper is not None else scorer.upper(c)
+                uppers.append(u)
+                against = u - c.fresh  # type: ignore[operator]  # set with the bound
+                if against > slack:
+                    slack = against
+        self.uppers = tuple(uppers)
         self.upper = sum(self.uppers)
         """The sum of the bounds, from the first piece on (as a move adds them up)."""
-        self.slack = max((u - scorer.fresh(c) for u, c in zip(self.uppers, cands, strict=True)),
-                         default=-np.inf) if scorer else -np.inf
+        self.slack = slack
         """The most evidence against one of its pieces: its bound less its gain alone."""
         self.prices = tuple(c.price for c in cands)
         self.price = sum(self.prices)
@@ -168,9 +177,10 @@ class Decoder:
                     continue
                 seen.add(cand)
                 # A piece none of whose own pixels pay for it is no start of a move.
-                if scorer.fresh(cand) + cand.price <= 0:
+                fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
+                if fresh_gain + cand.price <= 0:
                     continue
-                up = scorer.upper(cand)
+                up = cand.upper if cand.upper is not None else scorer.upper(cand)
                 if cand.decoration and not self._decoration_spot(cand.piece, ids):
                     continue
                 piece = cand.piece

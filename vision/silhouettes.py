@@ -270,7 +270,8 @@ class View:
         patch = np.zeros((yb - ya, xb - xa), np.uint8)
         shifted = poly - np.array([[xa * 4, ya * 4]], np.int32)
         cv2.fillConvexPoly(patch, shifted, 1, shift=2)
-        ys, xs = np.nonzero((patch > 0) & (self.old_depth[ya:yb, xa:xb] > dist))
+        # The patch holds 0 and 1 only: read as booleans as it is.
+        ys, xs = np.nonzero(patch.view(np.bool_) & (self.old_depth[ya:yb, xa:xb] > dist))
         return (ys + ya) * w + (xs + xa)
 
     def piece_area(self, piece: Piece) -> int:
