@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece
 from vision.evidence import Evidence
-from vision.silhouettes import piece_voxels
+from vision.silhouettes import Voxel, piece_voxels
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -115,6 +115,7 @@ class Scorer:
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
         self._whole: dict[tuple[PieceKey, ...], float] = {}
+        self._voxel_tile: list[dict[Voxel, set[int]]] = [{} for _ in self.evidence]
         self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
             {} for _ in self.evidence]
         """Each stud level's colour (None: too few side pixels), per view: the three
@@ -153,15 +154,17 @@ class Scorer:
                 cand.leaves.append(leaves)
                 cand.leaf_sums.append(float(ev.leaf[leaves].sum()))
                 cand.around.append(self._around([cand], i, px))
-                both = np.concatenate([px, leaves])
             else:
                 # No leaves: what the general case gives for none, without working it out.
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
-                both = px
             members = self._members[i]
-            for t in self._tiles(i, both):
+            # The piece's pixels are its voxels' (and its leaves'): so are its tiles.
+            tiles = self._tiles(i, leaves) if plant else set()
+            for v in piece_voxels(piece):
+                tiles |= self._voxel_tiles(i, ev, v)
+            for t in tiles:
                 members.setdefault(t, []).append(cand)
         size = sum(len(px) for px in cand.pixels)
         cand.price = PIECE_PRICE * size + PIECE_FLOOR
@@ -178,6 +181,14 @@ class Scorer:
 
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
         return set(self._tile_of[view][idx].tolist())
+
+    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Voxel) -> set[int]:
+        """The tiles of one voxel's visible pixels, kept: a voxel is in a dozen pieces."""
+        known = self._voxel_tile[view]
+        found = known.get(voxel)
+        if found is None:
+            found = known[voxel] = self._tiles(view, ev.view.visible(voxel)[0])
+        return found
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -326,7 +337,8 @@ class Scorer:
                 means.append(mean)
             if len(means) < 2:
                 continue
-            spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
+            # np.linalg.norm's own sum for a vector (the same float), without its checks.
+            spread = max(float(np.sqrt((a - b).dot(a - b))) for i, a in enumerate(means)
                          for b in means[i + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
