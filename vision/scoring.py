@@ -61,14 +61,14 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("around", "decoration", "free", "fresh", "key", "leaf_sums", "leaves",
-                 "piece", "pixels", "price", "upper", "voxels")
+    __slots__ = ("_voxels", "around", "decoration", "free", "fresh", "key", "leaf_sums",
+                 "leaves", "piece", "pixels", "price", "upper")
 
     def __init__(self, piece: Piece, key: PieceKey) -> None:
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
-        self.voxels = frozenset(piece.voxels())
+        self._voxels: frozenset[tuple[int, int, int]] | None = None
         self.pixels: list[Pixels] = []
         self.leaves: list[Pixels] = []
         self.leaf_sums: list[float] = []
@@ -81,6 +81,15 @@ class Candidate:
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
+
+    @property
+    def voxels(self) -> frozenset[tuple[int, int, int]]:
+        """The cells it fills, worked out when first asked: only the rounds after the
+        first ask it (whether a move joins the pieces read), of a few of the thousands of
+        pieces a turn makes."""
+        if self._voxels is None:
+            self._voxels = frozenset(self.piece.voxels())
+        return self._voxels
 
 
 def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
