@@ -1,6 +1,7 @@
 """The scorer keeps answers between the decoder's rounds: what it keeps must be what a
 fresh computation gives once pixels are covered, and a move scored on its pieces' free
-pixels must score what the move's whole pixels give."""
+pixels must score what the move's whole pixels give; the shortcuts the decoder takes
+(its kept ways under a leg, a column's median colour) give what the long way does."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import numpy as np
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
 from twin.cameras import random_camera
-from vision.candidates import shapes_at
+from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
+from vision.decode import Decoder
 from vision.evidence import Evidence
-from vision.scoring import Scorer
+from vision.scoring import Scorer, _median, piece_key
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
 
@@ -68,3 +70,31 @@ def test_a_move_scored_on_free_pixels_scores_its_whole_pixels() -> None:
     union, around = scorer._union(move)
     whole = scorer._gain(union, around, sum(c.price for c in move), masks)
     assert scorer.gain(move) == whole
+
+
+def test_the_median_of_a_columns_levels_is_numpys_to_the_bit() -> None:
+    rng = np.random.default_rng(7)
+    for n in (6, 7, 40, 41, 200):
+        values = (rng.uniform(0, 300, (n, 3))).astype(np.float32)
+        values[: n // 3] = values[n // 3: 2 * (n // 3)]  # ties, as flat faces give
+        assert _median(values).tobytes() == np.median(values, axis=0).tobytes()
+
+
+def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
+    ev = evidence()
+    decoder = Decoder(Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0)]), [ev])
+    decoder.scorer.sync(decoder.masks)
+
+    def ways() -> list[list[tuple[object, ...]]]:
+        return [[c.key for c in way.cands] for way in decoder._leg_ways(10, 13, 2, {})]
+
+    def truth() -> list[list[tuple[object, ...]]]:
+        return [[piece_key(p) for p in way]
+                for way in supports(decoder.state, 10, 13, 2, SUPPORT_DEPTH)]
+
+    first = ways()
+    assert first == truth()
+    decoder.apply([Piece(Kind.BRICK, 25, 25, 0)])  # far from the leg: the kept ways hold
+    assert ways() == truth() == first
+    decoder.apply([Piece(Kind.BRICK, 13, 13, 0)])  # a step's reach away: they change
+    assert ways() == truth() != first

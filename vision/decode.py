@@ -32,7 +32,8 @@ from vision.candidates import (
     supports,
 )
 from vision.evidence import Evidence
-from vision.scoring import Candidate, Masks, Pixels, Scorer, piece_key
+from vision.scoring import Candidate, Masks, PieceKey, Scorer, piece_key
+from vision.ways import NO_WAY, Way, shape_key
 
 STARTS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
@@ -52,49 +53,13 @@ CROWN_TOLERANCE = 0.3
 the rules' decoration still be put on: every staircase ends with one, and it stands on
 the last arch's end knob, often behind that very arch."""
 
+SUPPORT_REACH = 3 * SUPPORT_DEPTH
+"""Studs from a leg within which :func:`~vision.candidates.supports` reads the palace:
+an arch's span for each step of staircase it puts under the leg."""
+
 _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 Voxel = tuple[int, int, int]
-
-
-class Way:
-    """One way to hold up an arch's leg, for one round: its pieces (bottom-up), their
-    bounds, and whether it touches the pieces read so far."""
-
-    __slots__ = ("_free", "_joins", "cands", "price", "prices", "slack", "upper", "uppers")
-
-    def __init__(self, scorer: Scorer | None, cands: list[Candidate]) -> None:
-        self.cands = tuple(cands)
-        self.uppers = tuple(scorer.upper(c) for c in cands) if scorer else ()
-        self.upper = sum(self.uppers)
-        """The sum of the bounds, from the first piece on (as a move adds them up)."""
-        self.slack = max((u - scorer.fresh(c) for u, c in zip(self.uppers, cands, strict=True)),
-                         default=-np.inf) if scorer else -np.inf
-        """The most evidence against one of its pieces: its bound less its gain alone."""
-        self.prices = tuple(c.price for c in cands)
-        self.price = sum(self.prices)
-        self._joins: bool | None = None
-        self._free: dict[int, Pixels] = {}
-
-    def free(self, view: int) -> Pixels:
-        """Its pieces' free pixels in one view, one after the other."""
-        found = self._free.get(view)
-        if found is None:
-            parts = [c.free[view] for c in self.cands]  # type: ignore[index]
-            found = self._free[view] = (np.concatenate(parts) if parts
-                                        else np.zeros(0, np.intp))
-        return found
-
-    def joins(self, halo: set[Voxel]) -> bool:
-        """Whether a piece of the way fills a voxel of ``halo`` (the cells beside, under
-        and over the pieces read so far), the halo being the round's."""
-        if self._joins is None:
-            self._joins = any(not halo.isdisjoint(c.voxels) for c in self.cands)
-        return self._joins
-
-
-NO_WAY = Way(None, [])
-"""The empty way a piece alone stands with (a move is two ways and a piece)."""
 
 
 class Decoder:
@@ -109,6 +74,9 @@ class Decoder:
         """Pixels the pieces read so far cover (and their leaves), per view."""
         self.scorer = Scorer(self.evidence)
         self._shapes: dict[Voxel, list[Candidate]] = {}
+        self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
+        """The ways to hold up a leg, by stud, level and the pieces read so far near it
+        (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
         came says which pieces the evidence did not decide."""
@@ -156,9 +124,10 @@ class Decoder:
                     continue
                 seen.add(cand)
                 # A piece none of whose own pixels pay for it is no start of a move.
-                if scorer.fresh(cand) + cand.price <= 0:
+                fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
+                if fresh_gain + cand.price <= 0:
                     continue
-                up = scorer.upper(cand)
+                up = cand.upper if cand.upper is not None else scorer.upper(cand)
                 if cand.decoration and not self._decoration_spot(cand.piece, ids):
                     continue
                 piece = cand.piece
@@ -191,10 +160,19 @@ class Decoder:
         found = kept.get((x, y, z))
         if found is None:
             scorer = self.scorer
-            raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
-            scorer.prepare([p for way in raw for p in way])
-            found = kept[(x, y, z)] = [Way(scorer, [scorer.candidate(p) for p in way])
-                                       for way in raw]
+            # What supports() reads of the palace lies within a staircase's reach of the
+            # stud, and the palace is the one before the turn and the pieces read so far:
+            # the same pieces read there give the same ways.
+            near = frozenset(shape_key(p) for p in self.added
+                             if any(abs(cx - x) <= SUPPORT_REACH and abs(cy - y) <= SUPPORT_REACH
+                                    for cx, cy in p.footprint()))
+            key = (x, y, z, near)
+            ways = self._ways.get(key)
+            if ways is None:
+                raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
+                scorer.prepare([p for way in raw for p in way])
+                ways = self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
+            found = kept[(x, y, z)] = [Way(scorer, cands) for cands in ways]
         return found
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece
 from vision.evidence import Evidence
-from vision.silhouettes import piece_voxels
+from vision.silhouettes import Voxel, piece_voxels
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -61,14 +61,14 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("around", "decoration", "free", "fresh", "key", "leaf_sums", "leaves",
-                 "piece", "pixels", "price", "upper", "voxels")
+    __slots__ = ("_voxels", "around", "decoration", "free", "fresh", "key", "leaf_sums",
+                 "leaves", "piece", "pixels", "price", "upper")
 
     def __init__(self, piece: Piece, key: PieceKey) -> None:
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
-        self.voxels = frozenset(piece.voxels())
+        self._voxels: frozenset[tuple[int, int, int]] | None = None
         self.pixels: list[Pixels] = []
         self.leaves: list[Pixels] = []
         self.leaf_sums: list[float] = []
@@ -81,6 +81,27 @@ class Candidate:
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
+
+    @property
+    def voxels(self) -> frozenset[tuple[int, int, int]]:
+        """The cells it fills, worked out when first asked: only the rounds after the
+        first ask it (whether a move joins the pieces read), of a few of the thousands of
+        pieces a turn makes."""
+        if self._voxels is None:
+            self._voxels = frozenset(self.piece.voxels())
+        return self._voxels
+
+
+def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``np.median(values, axis=0)``, the very same numbers (the middle one, or the two
+    middle ones' sum halved, in float32), without its general-purpose overhead, which
+    was most of the time a column's price took."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return np.partition(values, k, axis=0)[k]
+    part = np.partition(values, [k - 1, k], axis=0)
+    return (part[k - 1] + part[k]) / np.float32(2)
 
 
 Move = tuple[Candidate, ...]
@@ -99,10 +120,15 @@ class Scorer:
         self._stamp = np.zeros(size, np.int64)
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
-        self._width = [ev.view.shape[1] for ev in self.evidence]
-        self._tile_cols = [(w >> TILE_SHIFT) + 1 for w in self._width]
+        self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
+        """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
         self._whole: dict[tuple[PieceKey, ...], float] = {}
+        self._voxel_tile: list[dict[Voxel, set[int]]] = [{} for _ in self.evidence]
+        self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
+            {} for _ in self.evidence]
+        """Each stud level's colour (None: too few side pixels), per view: the three
+        columns that share a level ask for it alike."""
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:
@@ -119,8 +145,12 @@ class Scorer:
         # A column's price asks for its levels' colours (:meth:`colour_steps`).
         voxels += [(p.x, p.y, level, 0) for p in todo if p.kind is Kind.COLUMN
                    for level in range(p.z, p.top)]
+        levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
+                  for level in range(p.z, p.top)]
         for ev in self.evidence:
             ev.view.prepare(voxels)
+            if ev.colour is not None:
+                ev.view.prepare_tops(levels)
 
     def _new_candidate(self, piece: Piece, key: PieceKey) -> Candidate:
         cand = Candidate(piece.moved(id="") if piece.id else piece, key)
@@ -133,15 +163,17 @@ class Scorer:
                 cand.leaves.append(leaves)
                 cand.leaf_sums.append(float(ev.leaf[leaves].sum()))
                 cand.around.append(self._around([cand], i, px))
-                both = np.concatenate([px, leaves])
             else:
                 # No leaves: what the general case gives for none, without working it out.
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
-                both = px
             members = self._members[i]
-            for t in self._tiles(i, both):
+            # The piece's pixels are its voxels' (and its leaves'): so are its tiles.
+            tiles = self._tiles(i, leaves) if plant else set()
+            for v in piece_voxels(piece):
+                tiles |= self._voxel_tiles(i, ev, v)
+            for t in tiles:
                 members.setdefault(t, []).append(cand)
         size = sum(len(px) for px in cand.pixels)
         cand.price = PIECE_PRICE * size + PIECE_FLOOR
@@ -149,13 +181,23 @@ class Scorer:
             cand.price += MIXED_PRICE * size * self.colour_steps(piece)
         return cand
 
+    @staticmethod
+    def _tile_map(shape: tuple[int, int]) -> NDArray[np.intp]:
+        h, w = shape
+        rows = np.arange(h * w, dtype=np.intp) // w
+        cols = np.arange(h * w, dtype=np.intp) - rows * w
+        return (rows >> TILE_SHIFT) * ((w >> TILE_SHIFT) + 1) + (cols >> TILE_SHIFT)
+
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
-        if not len(idx):
-            return set()
-        w = self._width[view]
-        rows = idx // w
-        return set(((rows >> TILE_SHIFT) * self._tile_cols[view]
-                    + ((idx - rows * w) >> TILE_SHIFT)).tolist())
+        return set(self._tile_of[view][idx].tolist())
+
+    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Voxel) -> set[int]:
+        """The tiles of one voxel's visible pixels, kept: a voxel is in a dozen pieces."""
+        known = self._voxel_tile[view]
+        found = known.get(voxel)
+        if found is None:
+            found = known[voxel] = self._tiles(view, ev.view.visible(voxel)[0])
+        return found
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -293,21 +335,35 @@ class Scorer:
         """0..1: how surely a column's three levels show different colours (so it is a
         stack of bricks), from the view that sees most of them."""
         best = 0.0
-        for ev in self.evidence:
+        for i, ev in enumerate(self.evidence):
             if ev.colour is None:
                 continue
             means = []
             for level in range(piece.z, piece.top):
-                idx = ev.view.side_pixels((piece.x, piece.y, level, 0))
-                if len(idx) < 6:
+                mean = self._colour_of(i, piece.x, piece.y, level)
+                if mean is None:
                     break
-                means.append(np.median(ev.colour[idx], axis=0))
+                means.append(mean)
             if len(means) < 2:
                 continue
-            spread = max(float(np.linalg.norm(a - b)) for i, a in enumerate(means)
+            # np.linalg.norm's own sum for a vector (the same float), without its checks.
+            spread = max(float(np.sqrt((a - b).dot(a - b))) for i, a in enumerate(means)
                          for b in means[i + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
+
+    def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
+        """The median colour of a stud level's side pixels in one view, None when fewer
+        than six show."""
+        key = (x, y, level)
+        known = self._level_colour[view]
+        if key in known:
+            return known[key]
+        ev = self.evidence[view]
+        assert ev.colour is not None
+        idx = ev.view.side_pixels((x, y, level, 0))
+        found = known[key] = _median(ev.colour[idx]) if len(idx) >= 6 else None
+        return found
 
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""

@@ -95,6 +95,8 @@ class View:
     scale: float
     old_depth: NDArray[np.float32] = field(init=False)
     _cache: dict[Voxel, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
+    _tops: dict[tuple[int, int, int], NDArray[np.float64]] = field(default_factory=dict)
+    """Stud levels' top faces in the region (:meth:`prepare_tops`)."""
 
     def __post_init__(self) -> None:
         x0, y0, x1, y1 = self.box
@@ -156,6 +158,25 @@ class View:
                 continue
             self._cache[voxel] = (self._fill(hull, dist), dist)
 
+    @staticmethod
+    def _top_faces(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
+        """The four corners of each stud level's top face (board mm), stacked."""
+        c = np.array(cells, np.float64).reshape(-1, 3)
+        x, y, z = c[:, 0], c[:, 1], (c[:, 2] + 1) * BRICK_MM
+        return np.stack([x * STUD_MM, y * STUD_MM, z, (x + 1) * STUD_MM, y * STUD_MM, z,
+                         (x + 1) * STUD_MM, (y + 1) * STUD_MM, z,
+                         x * STUD_MM, (y + 1) * STUD_MM, z], axis=1).reshape(-1, 3)
+
+    def prepare_tops(self, cells: Iterable[tuple[int, int, int]]) -> None:
+        """Projects many stud levels' top faces at once (:meth:`side_pixels` asks for
+        them one by one, thousands a turn)."""
+        todo = [c for c in dict.fromkeys(cells) if c not in self._tops]
+        if not todo:
+            return
+        px = self.to_region(project(self.camera, self.pose, self._top_faces(todo)))
+        for cell, face in zip(todo, px.reshape(-1, 4, 2), strict=True):
+            self._tops[cell] = face
+
     def side_pixels(self, voxel: Voxel) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
         where a brick's sides show their own colour, not the lit top, a neighbour's edge
@@ -177,11 +198,9 @@ class View:
         cols = idx - rows * w
         ya, yb = int(rows.min()) - 1, int(rows.max()) + 2
         xa, xb = int(cols.min()) - 1, int(cols.max()) + 2
-        z = (level + 1) * BRICK_MM
-        top = np.array([[x * STUD_MM, y * STUD_MM, z], [(x + 1) * STUD_MM, y * STUD_MM, z],
-                        [(x + 1) * STUD_MM, (y + 1) * STUD_MM, z],
-                        [x * STUD_MM, (y + 1) * STUD_MM, z]])
-        px = self.to_region(project(self.camera, self.pose, top))
+        px = self._tops.get((x, y, level))
+        if px is None:
+            px = self.to_region(project(self.camera, self.pose, self._top_faces([(x, y, level)])))
         poly = None
         if np.all(np.isfinite(px)):
             poly = np.round(px * 4).astype(np.int32)
@@ -251,7 +270,8 @@ class View:
         patch = np.zeros((yb - ya, xb - xa), np.uint8)
         shifted = poly - np.array([[xa * 4, ya * 4]], np.int32)
         cv2.fillConvexPoly(patch, shifted, 1, shift=2)
-        ys, xs = np.nonzero((patch > 0) & (self.old_depth[ya:yb, xa:xb] > dist))
+        # The patch holds 0 and 1 only: read as booleans as it is.
+        ys, xs = np.nonzero(patch.view(np.bool_) & (self.old_depth[ya:yb, xa:xb] > dist))
         return (ys + ya) * w + (xs + xa)
 
     def piece_area(self, piece: Piece) -> int:
