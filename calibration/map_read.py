@@ -27,11 +27,12 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
+from calibration.map_inks import group, name_groups
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
 from rules.maps import UNKNOWN_GROUND, GroundMap
-from rules.pieces import BOARD_STUDS, STUD_MM
+from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
 
 START = "S"
 MAX_STUD_TOP_DE = 14.0
@@ -161,15 +162,12 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     hue = np.degrees(np.arctan2(b, a))
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
-    # Sand prints from orange to a greenish yellow (hue 75 to 105 on the wide twin) and
-    # the greens at 125 and above: the hue alone parts them, lightness does not.
-    gold = (hue > 35) & (hue < GOLD_HUE_LIMIT) & (b > 12) & ~white
-    grey = (chroma < 11) & ~white & ~gold & (lightness > 30)
-    green = ~(gold | white | grey)
-    names[gold] = "G"
+    grey = (chroma < 11) & ~white & (lightness > 30)
+    inked = ~(white | grey)
     names[white] = START
     names[grey] = "X"
-    names[green] = _split_greens(np.stack([lightness, a, b], axis=1)[green])
+    scaled = np.stack([lightness, a, b], axis=1)[inked]
+    names[inked] = name_groups(scaled, group(scaled))
     out[seen] = names
     return out
 
@@ -210,7 +208,7 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         first_camera = first_camera or cam
     if not views or first_camera is None:
         raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
-    chars = name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS)
+    chars = coherent(name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS))
     start = frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(chars == START), strict=True))
     chars[chars == START] = "L"
     ground = GroundMap(
@@ -221,6 +219,29 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
     )
     known = int((chars != UNKNOWN_GROUND).sum())
     return MapReading(ground, views[0].pose, first_camera, len(views), known)
+
+
+def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
+    """The cells read, less those no reading can vouch for: the ground under the corner
+    bricks (a brick stands there in every game; what shows is the brick and its shadow)
+    and a lone stud named unlike every one of its four neighbours, at least three of them
+    read and agreeing. The map is made of regions several studs wide, so such a stud is
+    a shadow's edge, a leaf or a piece's foot far more often than a one-stud region; as
+    ``?`` it costs a question, read wrong it misleads the rules."""
+    out = chars.copy()
+    for corner in corner_setup():
+        for x, y in corner.footprint():
+            out[y, x] = UNKNOWN_GROUND
+    padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
+    neighbours = np.stack([padded[:-2, 1:-1], padded[2:, 1:-1],
+                           padded[1:-1, :-2], padded[1:-1, 2:]])
+    known = neighbours != UNKNOWN_GROUND
+    unlike = (neighbours != out) & known
+    first = np.take_along_axis(neighbours, known.argmax(axis=0)[None], axis=0)[0]
+    agree = ((neighbours == first) | ~known).all(axis=0)
+    lone = (out != UNKNOWN_GROUND) & (known.sum(axis=0) >= 3) & (unlike == known).all(axis=0)
+    out[lone & agree] = UNKNOWN_GROUND
+    return out
 
 
 def cell_in(reference: Pose, other: Pose) -> NDArray[np.int64]:
