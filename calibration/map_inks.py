@@ -27,19 +27,16 @@ MIN_GROUP_GAP = 6.0
 """...and at least this far apart in (a, b, lightness / 2): noise alone makes no ink."""
 LIGHTNESS_SCALE = 0.5
 """Lightness counts half in grouping: light falling off across the board moves it."""
+GOLD_REDDER = 14.0
+GOLD_STEP = 25.0
 DARK_PAIR_RATIO = 0.65
-LIGHT_PAIR_RATIO = 0.8
-GOLD_STEP = 45.0
-NEAR_PAIR_RATIO = 0.9
-NEAR_STEP = 30.0
-"""Of two inks, the greener is dark green when its lightness is under
-``DARK_PAIR_RATIO`` times the other's, under ``LIGHT_PAIR_RATIO`` times it while the
-two lie less than ``GOLD_STEP`` degrees of hue apart, or under ``NEAR_PAIR_RATIO``
-times it within ``NEAR_STEP`` degrees; otherwise the yellower is gold.
-Light and dark green lie 10 to 40 degrees apart, the dark one clearly darker; gold and
-light green 35 to 75 degrees apart and about as light. A light ink far yellower than a
-dark green is gold (a map whose light green is hidden or absent); a map of dark green
-and gold whose hues lie closer is read as light and dark green."""
+LIGHT_PAIR_RATIO = 0.9
+"""Of two inks, the yellower is gold when it lies ``GOLD_STEP`` degrees yellower and
+``GOLD_REDDER`` or more towards red (Lab a*) of the greener (gold beside light green:
+19 to 44 redder on the wide twin; light beside dark green: -9 to 16), the greener then
+being dark green when under ``DARK_PAIR_RATIO`` times as light (dark green and gold,
+light green hidden or absent). Otherwise the greener is dark green when under
+``LIGHT_PAIR_RATIO`` times as light as the other."""
 MIN_HUE_STEP = 6.0
 REDDER = 5.0
 """A light group this much yellower (degrees) or redder (Lab a*) than the greenest light
@@ -108,14 +105,15 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32]) -> NDArray[np.str_]:
             inks.remove(g)
     if len(inks) == 2:
         yellow, green = sorted(inks, key=lambda g: hue[g])
-        step = hue[green] - hue[yellow]
         ratio = light[green] / max(light[yellow], 1.0)
-        if ratio < DARK_PAIR_RATIO or (step < GOLD_STEP and ratio < LIGHT_PAIR_RATIO) or (
-                step < NEAR_STEP and ratio < NEAR_PAIR_RATIO):
+        if (centres[yellow, 1] - centres[green, 1] >= GOLD_REDDER
+                and hue[green] - hue[yellow] >= GOLD_STEP):
+            names[yellow] = "G"
+            if ratio < DARK_PAIR_RATIO:
+                names[green] = "D"  # dark green and gold, light green hidden or absent
+        elif ratio < LIGHT_PAIR_RATIO:
             names[green] = "D"
-            if ratio < DARK_PAIR_RATIO and step >= GOLD_STEP:
-                names[yellow] = "G"  # dark green and gold, light green hidden or absent
-        elif step >= MIN_HUE_STEP or _redder(centres, yellow, green):
+        elif _redder(centres, yellow, green):
             names[yellow] = "G"
         elif _redder(centres, green, yellow):
             names[green] = "G"
@@ -124,7 +122,7 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32]) -> NDArray[np.str_]:
     elif len(inks) > 2:
         darkest = min(inks, key=lambda g: light[g])
         greenest = max(inks, key=lambda g: hue[g])
-        if darkest == greenest and light[darkest] < NEAR_PAIR_RATIO * light[inks].max():
+        if darkest == greenest and light[darkest] < LIGHT_PAIR_RATIO * light[inks].max():
             names[darkest] = "D"
             inks.remove(darkest)
         greenest = max(inks, key=lambda g: hue[g])

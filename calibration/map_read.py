@@ -159,7 +159,6 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     lightness = lab[:, 0] * 100 / 255
     a, b = lab[:, 1] - 128, lab[:, 2] - 128
     chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a))
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
     grey = (chroma < 11) & ~white & (lightness > 30)
