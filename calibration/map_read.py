@@ -166,7 +166,10 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     names[white] = START
     names[grey] = "X"
     scaled = np.stack([lightness, a, b], axis=1)[inked]
-    names[inked] = name_groups(scaled, group(scaled))
+    groups = group(scaled)
+    # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
+    # together; lightness alone may still part them.
+    names[inked] = name_groups(scaled, groups) if groups.any() else _split_greens(scaled)
     out[seen] = names
     return out
 
