@@ -98,11 +98,17 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
     if usable.sum() >= 20:
         typical = np.median(tops[usable], axis=0)
-        usable &= np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
+        plate_top = np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
             MAX_STUD_TOP_DE * 255 / 100)
+        usable &= plate_top
         # Samples that disagree: a region's border, a piece's shadow edge or a leaf. A
         # stud read as unknown costs little; one read wrong misleads the rules.
         usable &= spread <= max(MIN_SPREAD, SPREAD_OVER_TYPICAL * float(np.median(spread[usable])))
+        # A stud whose own top shows but whose neighbour carries a piece: the piece's
+        # side, seen at a slant, covers part of the card sampled around it.
+        piece = (shown & ~plate_top).reshape(BOARD_STUDS, BOARD_STUDS).astype(np.uint8)
+        near = cv2.dilate(piece, np.ones((3, 3), np.uint8)).astype(bool).reshape(-1)
+        usable &= ~near
     return ViewRead(pose, colours, usable)
 
 
