@@ -9,10 +9,10 @@ gold, blocked or the white starting area. A stud hidden in every view (a piece, 
 the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a starting
 point for the rules.
 
-Naming needs no colour calibration beyond the card's own contrasts: gold is the
-orange-to-yellow ink (hue under 114 degrees), the starting area the whitest low-colour
-one, blocked areas grey with little colour, and the greens split into light and dark
-where they form two groups (k-means), else all light green.
+Naming needs no colour calibration: the inks are grouped per reading and named by their
+order (:mod:`calibration.map_inks`), since white balance and drifting inks move every
+hue. The ground under the corner bricks, studs beside a piece and a lone stud unlike all
+its neighbours are left unknown: read wrong they would mislead the rules.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ START = "S"
 MAX_STUD_TOP_DE = 14.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
-GOLD_HUE_LIMIT = 114.0
+CORNER_GROUND = tuple(np.array([(y, x) for corner in corner_setup()
+                                for x, y in corner.footprint()]).T)
+"""Rows and columns of the cells under the four corner bricks."""
 MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
@@ -107,6 +109,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
         # A stud whose own top shows but whose neighbour carries a piece: the piece's
         # side, seen at a slant, covers part of the card sampled around it.
         piece = (shown & ~plate_top).reshape(BOARD_STUDS, BOARD_STUDS).astype(np.uint8)
+        piece[CORNER_GROUND] = 1  # the corner bricks stand in every game
         near = cv2.dilate(piece, np.ones((3, 3), np.uint8)).astype(bool).reshape(-1)
         usable &= ~near
     return ViewRead(pose, colours, usable)
@@ -237,9 +240,7 @@ def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
     a shadow's edge, a leaf or a piece's foot far more often than a one-stud region; as
     ``?`` it costs a question, read wrong it misleads the rules."""
     out = chars.copy()
-    for corner in corner_setup():
-        for x, y in corner.footprint():
-            out[y, x] = UNKNOWN_GROUND
+    out[CORNER_GROUND] = UNKNOWN_GROUND
     padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
     neighbours = np.stack([padded[:-2, 1:-1], padded[2:, 1:-1],
                            padded[1:-1, :-2], padded[1:-1, 2:]])
