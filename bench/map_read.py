@@ -2,6 +2,7 @@
 
     python3 -m bench.map_read            # 60 twin maps x (set-up, palace) + the Cycles set
     python3 -m bench.map_read --quick    # 10 twin maps + the first 8 Cycles frames
+    python3 -m bench.map_read --seed 50000 --maps 40 --no-cycles   # a dev set
 
 Each twin frame draws a random ground map (``rules.random_map``) under the wide look and
 is read from one view: once with the set-up position, once with a palace from a bot
@@ -128,12 +129,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--maps", type=int, help="twin maps (default 60, quick 10)")
+    parser.add_argument("--seed", type=int, default=20_000,
+                        help="first twin seed (default 20000; take another range as a dev set)")
+    parser.add_argument("--no-cycles", action="store_true", help="twin frames only")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     n = args.maps if args.maps is not None else (10 if args.quick else 60)
     setup, palace = Tally(), Tally()
     for i in range(n):
-        seed = 20_000 + i
+        seed = args.seed + i
         rng = np.random.default_rng(seed)
         ground = random_map(rng, start_area=True)
         for tally, board in ((setup, Palace(ground, ground.setup)),
@@ -144,6 +148,8 @@ def main() -> None:
     if n:
         setup.report("twin, set-up position, one view")
         palace.report("twin, a palace standing, one view")
+    if args.no_cycles:
+        return
     cycles = Tally()
     for frame in load_frames(limit=8 if args.quick else None):
         hidden = under_pieces(frame.scene.pieces, frame.ground)

@@ -9,10 +9,10 @@ gold, blocked or the white starting area. A stud hidden in every view (a piece, 
 the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a starting
 point for the rules.
 
-Naming needs no colour calibration beyond the card's own contrasts: gold is the
-orange-to-yellow ink (hue under 114 degrees), the starting area the whitest low-colour
-one, blocked areas grey with little colour, and the greens split into light and dark
-where they form two groups (k-means), else all light green.
+Naming needs no colour calibration: the inks are grouped per reading and named by their
+order (:mod:`calibration.map_inks`), since white balance and drifting inks move every
+hue. The ground under the corner bricks, studs beside a piece and a lone stud unlike all
+its neighbours are left unknown: read wrong they would mislead the rules.
 """
 
 from __future__ import annotations
@@ -27,17 +27,20 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
+from calibration.map_inks import group, name_groups
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
 from rules.maps import UNKNOWN_GROUND, GroundMap
-from rules.pieces import BOARD_STUDS, STUD_MM
+from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
 
 START = "S"
 MAX_STUD_TOP_DE = 14.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
-GOLD_HUE_LIMIT = 114.0
+CORNER_GROUND = tuple(np.array([(y, x) for corner in corner_setup()
+                                for x, y in corner.footprint()]).T)
+"""Rows and columns of the cells under the four corner bricks."""
 MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
@@ -97,11 +100,18 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
     if usable.sum() >= 20:
         typical = np.median(tops[usable], axis=0)
-        usable &= np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
+        plate_top = np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
             MAX_STUD_TOP_DE * 255 / 100)
+        usable &= plate_top
         # Samples that disagree: a region's border, a piece's shadow edge or a leaf. A
         # stud read as unknown costs little; one read wrong misleads the rules.
         usable &= spread <= max(MIN_SPREAD, SPREAD_OVER_TYPICAL * float(np.median(spread[usable])))
+        # A stud whose own top shows but whose neighbour carries a piece: the piece's
+        # side, seen at a slant, covers part of the card sampled around it.
+        piece = (shown & ~plate_top).reshape(BOARD_STUDS, BOARD_STUDS).astype(np.uint8)
+        piece[CORNER_GROUND] = 1  # the corner bricks stand in every game
+        near = cv2.dilate(piece, np.ones((3, 3), np.uint8)).astype(bool).reshape(-1)
+        usable &= ~near
     return ViewRead(pose, colours, usable)
 
 
@@ -158,18 +168,17 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     lightness = lab[:, 0] * 100 / 255
     a, b = lab[:, 1] - 128, lab[:, 2] - 128
     chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a))
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
-    # Sand prints from orange to a greenish yellow (hue 75 to 105 on the wide twin) and
-    # the greens at 125 and above: the hue alone parts them, lightness does not.
-    gold = (hue > 35) & (hue < GOLD_HUE_LIMIT) & (b > 12) & ~white
-    grey = (chroma < 11) & ~white & ~gold & (lightness > 30)
-    green = ~(gold | white | grey)
-    names[gold] = "G"
+    grey = (chroma < 11) & ~white & (lightness > 30)
+    inked = ~(white | grey)
     names[white] = START
     names[grey] = "X"
-    names[green] = _split_greens(np.stack([lightness, a, b], axis=1)[green])
+    scaled = np.stack([lightness, a, b], axis=1)[inked]
+    groups = group(scaled)
+    # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
+    # together; lightness alone may still part them.
+    names[inked] = name_groups(scaled, groups) if groups.any() else _split_greens(scaled)
     out[seen] = names
     return out
 
@@ -210,7 +219,7 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         first_camera = first_camera or cam
     if not views or first_camera is None:
         raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
-    chars = name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS)
+    chars = coherent(name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS))
     start = frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(chars == START), strict=True))
     chars[chars == START] = "L"
     ground = GroundMap(
@@ -221,6 +230,27 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
     )
     known = int((chars != UNKNOWN_GROUND).sum())
     return MapReading(ground, views[0].pose, first_camera, len(views), known)
+
+
+def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
+    """The cells read, less those no reading can vouch for: the ground under the corner
+    bricks (a brick stands there in every game; what shows is the brick and its shadow)
+    and a lone stud named unlike every one of its four neighbours, at least three of them
+    read and agreeing. The map is made of regions several studs wide, so such a stud is
+    a shadow's edge, a leaf or a piece's foot far more often than a one-stud region; as
+    ``?`` it costs a question, read wrong it misleads the rules."""
+    out = chars.copy()
+    out[CORNER_GROUND] = UNKNOWN_GROUND
+    padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
+    neighbours = np.stack([padded[:-2, 1:-1], padded[2:, 1:-1],
+                           padded[1:-1, :-2], padded[1:-1, 2:]])
+    known = neighbours != UNKNOWN_GROUND
+    unlike = (neighbours != out) & known
+    first = np.take_along_axis(neighbours, known.argmax(axis=0)[None], axis=0)[0]
+    agree = ((neighbours == first) | ~known).all(axis=0)
+    lone = (out != UNKNOWN_GROUND) & (known.sum(axis=0) >= 3) & (unlike == known).all(axis=0)
+    out[lone & agree] = UNKNOWN_GROUND
+    return out
 
 
 def cell_in(reference: Pose, other: Pose) -> NDArray[np.int64]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.camera import Pose
-from calibration.map_read import cell_in, map_picture, read_map
+from calibration.map_read import cell_in, coherent, map_picture, name_cells, read_map
 from calibration.profile import Profile, TablePose
 from palace.cli import main
 from rules.maps import UNKNOWN_GROUND, MapError, map_from_json
@@ -44,6 +44,43 @@ def test_map_read_from_a_setup_frame_matches_the_truth_on_visible_studs() -> Non
         for x, y in piece.footprint():
             cell = int(np.nonzero(where == y * 32 + x)[0][0])
             assert got[cell] == UNKNOWN_GROUND
+
+
+INKS_BGR = {"L": (70.0, 170.0, 120.0), "D": (45.0, 90.0, 40.0), "G": (90.0, 185.0, 215.0)}
+
+
+@pytest.mark.parametrize("gains", [(1.0, 1.0, 1.0), (0.55, 1.0, 1.25), (1.25, 1.0, 0.85),
+                                   (0.8, 1.05, 1.0)])
+@pytest.mark.parametrize("seed", [1, 7, 8])  # three inks; light green and gold; two greens
+def test_inks_are_named_by_their_order_under_any_white_balance(gains, seed) -> None:
+    """A warm white balance gives light green the hue gold has under a neutral one: the
+    names come from the inks' order within the frame, not from fixed hue limits."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng, start_area=False, blocked=False)
+    truth = truth_cells(ground)
+    bgr = np.zeros((len(truth), 3))
+    for ink, colour in INKS_BGR.items():
+        cells = truth == ink
+        bgr[cells] = np.array(colour) * gains + rng.normal(0, 3.0, (cells.sum(), 3))
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8)[None], cv2.COLOR_BGR2LAB)[0]
+    lab = lab.astype(np.float64)
+    inked = truth != "X"
+    lab[~inked] = np.nan  # the corner bricks' ground: never seen
+    got = name_cells(lab)
+    assert (got[inked] == truth[inked]).mean() > 0.99
+    assert (got[~inked] == UNKNOWN_GROUND).all()
+
+
+def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
+    cells = np.full((32, 32), "L")
+    cells[10:14, 10:14] = "D"  # a region: kept
+    cells[20, 20] = "G"  # one stud unlike all four neighbours: a shadow or a leaf
+    out = coherent(cells)
+    assert (out[10:14, 10:14] == "D").all()
+    assert out[20, 20] == UNKNOWN_GROUND and out[20, 21] == "L"
+    for corner in (1, 30):
+        assert out[corner, corner] == UNKNOWN_GROUND  # under a corner brick
+    assert (out == UNKNOWN_GROUND).sum() == 13
 
 
 def test_random_maps_vary_and_keep_the_corner_bricks_blocked() -> None:

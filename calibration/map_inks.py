@@ -1,0 +1,138 @@
+"""Naming the ground map's inks in one reading: which colour group is which ink.
+
+A fixed hue limit cannot name them: the print's inks drift (sand towards orange, light
+green darker and more saturated) and a frame's white balance turns every hue of the
+board by the same few tens of degrees, so a light green under warm light shows the hue
+a gold print shows under cool light. What holds in every frame is the inks' order: gold
+is the yellowest (lowest Lab hue) and the reddest, dark green the greenest and darkest,
+light green between them in hue and about as light as gold. So the inked cells are
+grouped first (k-means, the number of groups being the most whose every pair stands
+clearly apart), and the groups are named by that order.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import FloatArray
+
+MAX_GROUPS = 4
+GROUP_SEPARATION = 3.3
+"""Two groups are two inks when their centres lie this many of their spreads apart
+along the line between them: one ink lit unevenly and cut in two by k-means gives about
+2 to 3, two inks 3.4 to 12 on the wide twin."""
+MIN_GROUP_GAP = 6.0
+"""...and at least this far apart in (a, b, lightness / 2): noise alone makes no ink."""
+LIGHTNESS_SCALE = 0.5
+"""Lightness counts half in grouping: light falling off across the board moves it."""
+GOLD_REDDER = 14.0
+GOLD_STEP = 25.0
+DARK_PAIR_RATIO = 0.65
+LIGHT_PAIR_RATIO = 0.9
+"""Of two inks, the yellower is gold when it lies ``GOLD_STEP`` degrees yellower and
+``GOLD_REDDER`` or more towards red (Lab a*) of the greener (gold beside light green:
+19 to 44 redder on the wide twin; light beside dark green: -9 to 16), the greener then
+being dark green when under ``DARK_PAIR_RATIO`` times as light (dark green and gold,
+light green hidden or absent). Otherwise the greener is dark green when under
+``LIGHT_PAIR_RATIO`` times as light as the other."""
+MIN_HUE_STEP = 6.0
+REDDER = 5.0
+"""A light group this much yellower (degrees) or redder (Lab a*) than the greenest light
+group is gold: gold and light green can share a hue under warm light, not a*."""
+GREY_CHROMA = 22.0
+GREY_OVER_INKS = 0.5
+GREEN_HUE = 125.0
+"""A group of little colour (under ``GREY_CHROMA`` and half the groups' median) is a
+blocked area, unless green in hue: the dark green near black has little colour too."""
+
+
+def _features(lab: FloatArray) -> NDArray[np.float32]:
+    return np.stack([lab[:, 1], lab[:, 2], lab[:, 0] * LIGHTNESS_SCALE], axis=1).astype(
+        np.float32)
+
+
+def _separation(x: NDArray[np.float32], labels: NDArray[np.int32], i: int, j: int) -> float:
+    """Centre distance over the two groups' spread along the line joining them."""
+    a, b = x[labels == i], x[labels == j]
+    axis = b.mean(axis=0) - a.mean(axis=0)
+    gap = float(np.linalg.norm(axis))
+    if gap == 0:
+        return 0.0
+    axis /= gap
+    spread = np.sqrt((np.var(a @ axis) + np.var(b @ axis)) / 2) + 0.5
+    return gap / float(spread)
+
+
+def group(lab: FloatArray) -> NDArray[np.int32]:
+    """Group labels per cell (rows L, a, b on the 0..100 scale): the most groups up to
+    ``MAX_GROUPS`` whose every pair stands apart."""
+    x = _features(lab)
+    best = np.zeros(len(lab), np.int32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.05)
+    min_size = max(4, len(lab) // 100)
+    for k in range(2, MAX_GROUPS + 1):
+        if len(lab) < k * min_size:
+            break
+        cv2.setRNGSeed(7)
+        _, labels, centres = cv2.kmeans(x, k, None, criteria, 4, cv2.KMEANS_PP_CENTERS)
+        labels = labels.reshape(-1).astype(np.int32)
+        if np.bincount(labels, minlength=k).min() < min_size:
+            continue
+        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        if all(np.linalg.norm(centres[i] - centres[j]) >= MIN_GROUP_GAP
+               and _separation(x, labels, i, j) >= GROUP_SEPARATION for i, j in pairs):
+            best = labels
+    return best
+
+
+def name_groups(lab: FloatArray, labels: NDArray[np.int32]) -> NDArray[np.str_]:
+    """L, D, G or X per cell from its group's place in the inks' order."""
+    k = int(labels.max()) + 1 if len(labels) else 0
+    names = np.full(k, "L", dtype="<U1")
+    if k < 2:
+        return names[labels]
+    centres = np.array([np.median(lab[labels == g], axis=0) for g in range(k)])
+    light = centres[:, 0]
+    hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
+    chroma = np.hypot(centres[:, 1], centres[:, 2])
+    inks = list(range(k))
+    for g in range(k):
+        if (chroma[g] < GREY_CHROMA and chroma[g] < GREY_OVER_INKS * np.median(chroma)
+                and hue[g] < GREEN_HUE):
+            names[g] = "X"
+            inks.remove(g)
+    if len(inks) == 2:
+        yellow, green = sorted(inks, key=lambda g: hue[g])
+        ratio = light[green] / max(light[yellow], 1.0)
+        if (centres[yellow, 1] - centres[green, 1] >= GOLD_REDDER
+                and hue[green] - hue[yellow] >= GOLD_STEP):
+            names[yellow] = "G"
+            if ratio < DARK_PAIR_RATIO:
+                names[green] = "D"  # dark green and gold, light green hidden or absent
+        elif ratio < LIGHT_PAIR_RATIO:
+            names[green] = "D"
+        elif _redder(centres, yellow, green):
+            names[yellow] = "G"
+        elif _redder(centres, green, yellow):
+            names[green] = "G"
+        else:
+            names[green if light[green] < light[yellow] else yellow] = "D"
+    elif len(inks) > 2:
+        darkest = min(inks, key=lambda g: light[g])
+        greenest = max(inks, key=lambda g: hue[g])
+        if darkest == greenest and light[darkest] < LIGHT_PAIR_RATIO * light[inks].max():
+            names[darkest] = "D"
+            inks.remove(darkest)
+        greenest = max(inks, key=lambda g: hue[g])
+        for g in inks:
+            if hue[greenest] - hue[g] >= MIN_HUE_STEP or _redder(centres, g, greenest):
+                names[g] = "G"
+    return names[labels]
+
+
+def _redder(centres: FloatArray, a: int, b: int) -> bool:
+    """Whether group ``a`` lies clearly towards red (Lab a*) of group ``b``: gold does,
+    beside a light green of the same hue."""
+    return bool(centres[a, 1] - centres[b, 1] >= REDDER)
