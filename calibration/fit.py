@@ -16,6 +16,7 @@ from calibration.edges import edge_support
 from calibration.evidence import (
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
+    STUD_TOPS_CLARITY,
     BoardLocation,
     implausible_view,
     judge,
@@ -87,6 +88,13 @@ def finish(
             tops = tops_problem(image, camera, grid.pose)
             if tops:
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
+    elif not reason and grid.clarity < STUD_TOPS_CLARITY:
+        # A little sharper, the lattice can still settle on the gaps between studs over
+        # the whole board, and then every side steps where it puts them too: half a
+        # stud off is no whole stud for the sides to see. The colours tell.
+        tops = tops_problem(image, camera, grid.pose)
+        if tops:
+            reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
     if not reason and not boundary.passed:
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
