@@ -45,6 +45,12 @@ MIN_LATTICE_CLARITY = 4.5
 """Median block clarity of a sharp lattice is 5 to 10; heavy blur brings it under 4.5,
 where the lattice still fits but no longer to the stud."""
 SOFT_LATTICE_CLARITY = 5.0
+STUD_TOPS_CLARITY = 6.0
+"""Under this clarity the stud tops' colour must confirm the lattice's place. A lattice
+of 5 to 6 has settled on the gaps between studs with all four sides stepping where it
+put them (the wide twin, 5 px off at 5.3); right poses from 4.3 to 6.5 on 60 dev twin
+frames and the Cycles set all passed the stud tops' check, which misses only on
+sharper boards (a card of one colour under glossy tops)."""
 MIN_SOFT_GRID_BLOCKS = 12
 """A soft lattice seen in a few blocks only can settle a few pixels off: it needs most
 of the board to vouch for it."""

@@ -16,6 +16,7 @@ from calibration.edges import edge_support
 from calibration.evidence import (
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
+    STUD_TOPS_CLARITY,
     BoardLocation,
     implausible_view,
     judge,
@@ -25,7 +26,7 @@ from calibration.evidence import (
 )
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
-from calibration.stud_tops import tops_problem
+from calibration.stud_tops import ON_GAPS_PLACEMENT, tops_problem
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
@@ -87,6 +88,14 @@ def finish(
             tops = tops_problem(image, camera, grid.pose)
             if tops:
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
+    elif not reason and grid.clarity < STUD_TOPS_CLARITY:
+        # A little sharper, the lattice can still settle on the gaps between studs over
+        # the whole board, and then every side steps where it puts them too: half a
+        # stud off is no whole stud for the sides to see. The colours tell, asked
+        # only whether the studs sit on the gaps.
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT)
+        if tops:
+            reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
     if not reason and not boundary.passed:
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm

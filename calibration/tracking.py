@@ -22,6 +22,7 @@ from calibration.edges import edge_support
 from calibration.evidence import (
     BRICK_MODEL,
     MAX_RMS_PX,
+    SOFT_LATTICE_CLARITY,
     TRUSTED_GRID_BLOCKS,
     BoardLocation,
     corners_seen,
@@ -34,6 +35,7 @@ from calibration.fit import finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
+from calibration.stud_tops import tops_problem
 from calibration.turn import (
     cell_colours,
     hide_covered,
@@ -147,6 +149,10 @@ class BoardTracker:
             return None  # moved further than the lattice fit can vouch for: search afresh
         if not check_boundary(image, camera, grid.pose).holds(grid.blocks):
             # A bump of a whole stud leaves every stud on a stud: only the sides see it.
+            return None
+        if grid.clarity < SOFT_LATTICE_CLARITY and tops_problem(image, camera, grid.pose):
+            # A lattice this soft may have slid half a stud onto the gaps, which the
+            # sides cannot see: the first detection asks the stud tops, and so does this.
             return None
         pose, margin = grid.pose, self.last.map_margin
         if self.ground is None or not self.last.turn_resolved:

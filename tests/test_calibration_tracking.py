@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.calibration import turn_errors, twin_frame
 from calibration import lattice_view
 from calibration.board_model import turned_pose
 from calibration.camera import Pose, project
@@ -170,3 +171,22 @@ def test_tracking_a_nudged_frame_keeps_the_board(frame):
     studs = np.array([[x, y, 1.7] for x in (4.0, 252.0) for y in (4.0, 252.0)])
     err = project(frame.camera, again.pose, studs) - project(frame.camera, frame.pose, studs)
     assert np.abs(err).max() < 1.0
+
+
+GAPS_TRACKED_SEED = 1002
+"""A wide-twin frame whose nudged second frame locks the lattice (clarity 5.3, sharp
+enough to skip the soft-lattice rule) on the gaps between studs, 5 px off, with all four
+sides stepping where it puts it; the first frame's pose is right."""
+
+
+def test_a_tracked_frame_on_the_gaps_between_studs_is_not_taken():
+    drawn = twin_frame(GAPS_TRACKED_SEED)
+    first = locate_board(drawn.frame.image, drawn.frame.camera, drawn.ground)
+    assert first.found
+    camera, pose = drawn.frame.camera, drawn.frame.pose
+    # The bench's tracked frame: the board nudged by a fraction of a degree and a mm.
+    nudged = Pose(pose.rvec + drawn.rng.normal(0, 0.002, 3), pose.tvec + drawn.rng.normal(0, 1, 3))
+    seed = GAPS_TRACKED_SEED + 100_000
+    second = twin.render(drawn.palace, camera, nudged, drawn.options, seed=seed)
+    result = BoardTracker(camera, drawn.ground, first).update(second.image)
+    assert not result.found or min(turn_errors(camera, nudged, result)) <= 2.0
