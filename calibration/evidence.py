@@ -63,8 +63,6 @@ CRISP_MAP_MARGIN = 10.0
 smears their colours across region boundaries and brings the margin down first."""
 SIDES_VOUCHED_CLARITY = 4.3
 """The least clarity a soft lattice may have when all four sides vouch for it."""
-SIDES_VOUCHED_BLOCKS = 12
-SIDES_VOUCHED_RMS_PX = 0.6
 MIN_BOARD_IN_VIEW = 0.6
 MIN_ELEVATION_DEG = 12.0
 
@@ -277,8 +275,8 @@ def sides_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool
     return (
         boundary.good == 4
         and boundary.bad == 0
-        and grid.blocks >= SIDES_VOUCHED_BLOCKS
-        and grid.residual_px <= SIDES_VOUCHED_RMS_PX
+        and grid.blocks >= MIN_SOFT_GRID_BLOCKS
+        and grid.residual_px <= VOUCHED_RMS_PX
         and grid.clarity >= SIDES_VOUCHED_CLARITY
     )
 
