@@ -60,6 +60,23 @@ def stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
     return out
 
 
+def stack_swap(piece: Piece, pieces: Sequence[Piece]
+               ) -> tuple[list[Piece], list[Piece]] | None:
+    """The stack ``piece`` starts, told the other way: a column as three bricks, or the
+    three bricks of ``pieces`` in a run from ``piece`` up as a column; the pieces
+    replaced and those instead, None for any other piece. The two have one outline, and
+    only the levels' colours tell them apart."""
+    if piece.kind is Kind.COLUMN:
+        return [piece], [Piece(Kind.BRICK, piece.x, piece.y, piece.z + i) for i in range(3)]
+    if piece.kind is not Kind.BRICK:
+        return None
+    run = [p for p in pieces if p.kind is Kind.BRICK and (p.x, p.y) == (piece.x, piece.y)
+           and piece.z <= p.z < piece.z + 3]
+    if len(run) != 3:
+        return None
+    return run, [Piece(Kind.COLUMN, piece.x, piece.y, piece.z)]
+
+
 def supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[Piece]]:
     """Ways to give stud (x, y) a knob at level ``z``, pieces bottom-up: nothing (an open
     knob), a stack of bricks and columns, or the staircase's previous step ending there,

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator, Sequence
 
 from rules.pieces import Axis, Kind, Piece, place_key
-from vision.candidates import PLANT, built_on
+from vision.candidates import PLANT, built_on, stack_swap
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 
@@ -59,36 +59,36 @@ def _variants(piece: Piece) -> Iterator[Piece]:
 
 
 def _restacked(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:
-    """The reading with piece ``i``'s stack told the other way, and the piece that stands
-    for it: a column as three bricks, three bricks in a run as a column. The two have one
-    outline and only the levels' colours tell them apart, which a level hidden behind
-    this turn's other pieces or a shadow across it leaves open."""
+    """The reading with piece ``i``'s stack told the other way
+    (:func:`~vision.candidates.stack_swap`), and the piece that stands for it: a column
+    as three bricks, any run of three bricks it is in as a column. A level hidden behind
+    this turn's other pieces, or a shadow across it, leaves the two open."""
     piece = pieces[i]
     if piece.kind is Kind.COLUMN:
-        bricks = [Piece(Kind.BRICK, piece.x, piece.y, piece.z + k) for k in range(3)]
-        yield [*pieces[:i], *pieces[i + 1:], *bricks], bricks[0]
-        return
-    if piece.kind is not Kind.BRICK:
-        return
-    levels = {p.z: p for p in pieces
+        bases = [piece]
+    elif piece.kind is Kind.BRICK:
+        at = {p.z: p for p in pieces
               if p.kind is Kind.BRICK and (p.x, p.y) == (piece.x, piece.y)}
-    for base in range(piece.z - 2, piece.z + 1):
-        run = [levels.get(base + k) for k in range(3)]
-        if all(q is not None for q in run):
-            column = Piece(Kind.COLUMN, piece.x, piece.y, base)
-            yield [p for p in pieces if not any(p is q for q in run)] + [column], column
+        bases = [at[z] for z in range(piece.z - 2, piece.z + 1) if z in at]
+    else:
+        return
+    for base in bases:
+        found = stack_swap(base, pieces)
+        if found is not None:
+            olds, instead = found
+            yield [p for p in pieces if not any(p is q for q in olds)] + instead, instead[0]
 
 
-def _rival_cap(piece: Piece, readings: Sequence[tuple[float, Sequence[Piece]]]) -> float:
-    """The most ``piece`` is trusted given the readings the decoder grew: below
-    :data:`~vision.reading.UNCERTAIN_BELOW` by as much as a reading without it came
-    close to the best."""
+def _rival_cap(piece: Piece, readings: Sequence[tuple[float, set[tuple[object, ...]]]]
+               ) -> float:
+    """The most ``piece`` is trusted given the readings the decoder grew (each its score
+    and its pieces' place keys): below :data:`~vision.reading.UNCERTAIN_BELOW` by as much
+    as a reading without it came close to the best."""
     if not readings:
         return 1.0
     best = max(score for score, _ in readings)
     key = place_key(_outline(piece))
-    gaps = [best - score for score, pieces in readings
-            if key not in {place_key(p) for p in pieces}]
+    gaps = [best - score for score, keys in readings if key not in keys]
     if not gaps or min(gaps) >= RIVAL_GAP:
         return 1.0
     return UNCERTAIN_BELOW * max(min(gaps), 0.0) / RIVAL_GAP
@@ -109,6 +109,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     before = decoder.before
     shape = [_outline(p) for p in pieces]
     whole = decoder.score_of(shape)
+    readings = [(score, {place_key(p) for p in read}) for score, read in decoder.readings]
     out = []
     for i, piece in enumerate(pieces):
         others = shape[:i] + shape[i + 1:]
@@ -129,7 +130,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         confidence = 1.0 - math.exp(-max(margin, 0.0) / (SURE_SHARE * size))
         if not legal:
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
-        confidence = min(confidence, _rival_cap(piece, decoder.readings))
+        confidence = min(confidence, _rival_cap(piece, readings))
         alternatives = tuple(
             (a.moved(kind=piece.kind, color=piece.color) if piece.kind is Kind.DECORATION else a)
             for _, a in rivals[:MAX_ALTERNATIVES] if a is not None)

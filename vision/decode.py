@@ -27,6 +27,7 @@ from vision.candidates import (
     built_on,
     is_legal_turn,
     shapes_at,
+    stack_swap,
     staircase_end,
     stands,
     supports,
@@ -341,17 +342,10 @@ class Decoder:
         ever build the fewer pieces, and only the colours of the levels tell them apart."""
         current = list(self.added)
         for piece in list(current):
-            if piece.kind is Kind.COLUMN:
-                swap = [Piece(Kind.BRICK, piece.x, piece.y, piece.z + i) for i in range(3)]
-                olds = [piece]
-            elif piece.kind is Kind.BRICK:
-                run = [p for p in current if p.kind is Kind.BRICK and (p.x, p.y) == (
-                    piece.x, piece.y) and piece.z <= p.z < piece.z + 3]
-                if len(run) != 3:
-                    continue
-                swap, olds = [Piece(Kind.COLUMN, piece.x, piece.y, piece.z)], run
-            else:
+            found = stack_swap(piece, current)
+            if found is None:
                 continue
+            olds, swap = found
             if any(o not in current for o in olds):
                 continue
             trial = [p for p in current if p not in olds] + swap

@@ -132,7 +132,7 @@ class Scorer:
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:
-        key = (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
+        key = piece_key(piece)
         cand = self._cands.get(key)
         if cand is None:
             cand = self._cands[key] = self._new_candidate(piece, key)
@@ -143,10 +143,9 @@ class Scorer:
         todo = [p for p in pieces if piece_key(p) not in self._cands]
         voxels = [v for p in todo for v in piece_voxels(p)]
         # A column's price asks for its levels' colours (:meth:`colour_steps`).
-        voxels += [(p.x, p.y, level, 0) for p in todo if p.kind is Kind.COLUMN
-                   for level in range(p.z, p.top)]
         levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
                   for level in range(p.z, p.top)]
+        voxels += [(x, y, level, 0) for x, y, level in levels]
         for ev in self.evidence:
             ev.view.prepare(voxels)
             if ev.colour is not None:
@@ -347,8 +346,8 @@ class Scorer:
             if len(means) < 2:
                 continue
             # np.linalg.norm's own sum for a vector (the same float), without its checks.
-            spread = max(float(np.sqrt((a - b).dot(a - b))) for i, a in enumerate(means)
-                         for b in means[i + 1:])
+            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
+                         for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
 
