@@ -205,14 +205,16 @@ def corner_setup(inset: int = 1) -> tuple[Piece, ...]:
 
 
 def place_key(piece: Piece) -> tuple[object, ...]:
-    """What a reading of the board can tell apart: kind, place, arch axis, decoration colour.
+    """What a reading of the board can tell apart: kind, place, arch axis, decoration
+    colour, and which way round a corner brick lies.
 
     Ids are bookkeeping and building colours never matter to the rules, so two pieces
     with the same key are the same piece as far as a turn is concerned.
     """
     return (piece.kind, piece.x, piece.y, piece.z,
             piece.axis if piece.kind is Kind.ARCH else None,
-            piece.color if piece.kind is Kind.DECORATION else None)
+            piece.color if piece.kind is Kind.DECORATION else None,
+            piece.turn if piece.kind is Kind.CORNER else None)
 
 
 def pieces_added(before: Iterable[Piece], after: Iterable[Piece]) -> tuple[Piece, ...]:

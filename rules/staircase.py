@@ -1,33 +1,12 @@
 """Judging one turn: which pieces are new, whether they make a staircase, what it earns.
 
-How the rulebook's "direct path" is read
------------------------------------------
-The pieces of a turn are joined by their studs: a piece that stands on a knob of
-another new piece is connected to it at that stud. These connections form a small
-graph of this turn's building pieces (bricks, arches, columns). The staircase's
-*path* is a simple route through that graph from a piece standing on the Ground Map
-(its *starting piece*) to the *final arch*, the new arch whose end knob carries the new
-decoration. Along the path a route may go up (the next piece stands on the previous
-one) or down (the next piece holds the previous one up); only the arches matter for
-ascent: read from the start, each arch on the path must stand strictly higher than
-the arch before it (rule I), so a route that climbs and comes down the other side is a
-staircase whose steps do not ascend.
+The staircase is read as a *path* through this turn's pieces, joined by their studs,
+from a starting piece on the Ground Map to the final arch that carries the new
+decoration (:mod:`rules.path` says exactly how, and which routes are preferred). A
+piece of the turn that is not connected to the final arch at all is not part of the
+staircase.
 
-An arch is a *step* when the path uses it from one end to the other: it arrives at one
-end stud and leaves from the other. The path arrives at the final arch at the end
-opposite the decoration, and leaves a starting arch from the end opposite its starting
-stud. Every new arch must be a step of the path; an arch of the turn that is connected
-to it but not on it (holding up a step, or hanging off the side) is a branch and
-breaks rule I. Bricks and columns may sit anywhere in the path (they extend it) or off
-it (they support it). A piece of the turn that is not connected to the final arch at
-all is not part of the staircase.
-
-When several routes exist, the one breaking the fewest rules is reported, then the one
-with more arches, then the shorter one. Connections through pieces that were already
-on the board do not count: the path is built this turn (the arches on it are the
-ones "you have placed").
-
-Other readings, each documented in GAME.md or the settings: attaching (rule E) means
+Other readings, each documented in docs/ or the settings: attaching (rule E) means
 a new building piece shares a face with a piece that was already there, corner bricks
 and animals excluded; the starting stud's ground colour chooses the decoration
 colour, and the starting-staircase area has none; credits, the bonus and the Monkey and
@@ -49,38 +28,17 @@ before the turn is never copied: new pieces go into a thin layer above its index
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from rules.bonus import STACKING_KINDS, check_animals, decoration_rank, tallest_run
-from rules.maps import UNKNOWN_GROUND
 from rules.palace import Palace
-from rules.pieces import ANIMAL_KINDS, Cell, DecorationColor, Kind, Piece
+from rules.path import Route, best_route, connected, links_between
+from rules.pieces import ANIMAL_KINDS, DecorationColor, Kind, Piece, place_key
 from rules.report import Trophies, TurnReport, Violation
 from rules.settings import RuleSettings
 from rules.turn_board import TurnBoard
 
 DEFAULT_SETTINGS = RuleSettings()
-PATH_SEARCH_LIMIT = 4096
-"""Routes examined at most; a real turn has a handful, this only bounds a pathological one."""
-
-
-@dataclass
-class _Route:
-    """One candidate path, listed from the final arch back to its starting piece."""
-
-    pieces: list[Piece]
-    links: list[Cell]  # links[i] joins pieces[i] and pieces[i + 1]
-    violations: list[Violation] = field(default_factory=list)
-    start: Cell | None = None
-
-    @property
-    def arches(self) -> int:
-        return sum(1 for p in self.pieces if p.kind is Kind.ARCH)
-
-    def rank(self) -> tuple[int, int, int]:
-        return (len(self.violations), -self.arches, len(self.pieces))
 
 
 # -- public entry points ----------------------------------------------------------------
@@ -139,16 +97,16 @@ def split_turn(
     leftover: list[Piece] = []
     for piece in after:
         old = unmatched.get(piece.id) if piece.id else None
-        if old is not None and _same_place(old, piece):
+        if old is not None and place_key(old) == place_key(piece):
             del unmatched[old.id]
         else:
             leftover.append(piece)
     by_place: dict[tuple[object, ...], list[str]] = {}
     for pid, old in unmatched.items():
-        by_place.setdefault(_place_key(old), []).append(pid)
+        by_place.setdefault(place_key(old), []).append(pid)
     added: list[Piece] = []
     for piece in leftover:
-        ids = by_place.get(_place_key(piece))
+        ids = by_place.get(place_key(piece))
         if ids:
             del unmatched[ids.pop()]
         else:
@@ -198,12 +156,12 @@ def _analyse(
     decoration, final, end_problems = _find_end(board, builds)
     violations.extend(end_problems)
     chain = [p for p in builds if p is not decoration and p.kind is not Kind.CORNER]
-    links = _links(board, chain)
-    route: _Route | None = None
+    links = links_between(board, chain)
+    route: Route | None = None
     component: set[str] = set()
     if final is not None:
-        component = _component(final.id, links)
-        route = _best_route(board, final, decoration, chain, links, component)
+        component = connected(final.id, links)
+        route = best_route(board, final, decoration, chain, links, component)
         violations.extend(route.violations)
         crown = (decoration.x, decoration.y, decoration.top) if decoration else None
         for p in chain:
@@ -299,113 +257,6 @@ def _find_end(
     return decoration, final, problems
 
 
-def _links(board: TurnBoard, chain: list[Piece]) -> dict[str, list[tuple[Piece, Cell]]]:
-    """Stud connections between this turn's pieces: who stands on whom, and where."""
-    ids = {p.id for p in chain}
-    links: dict[str, list[tuple[Piece, Cell]]] = {p.id: [] for p in chain}
-    for upper in chain:
-        if upper.z == 0:
-            continue
-        for x, y in upper.legs():
-            lower = board.piece_at(board.knobs, (x, y, upper.z))
-            if lower is not None and lower.id in ids and lower.id != upper.id:
-                links[upper.id].append((lower, (x, y)))
-                links[lower.id].append((upper, (x, y)))
-    return links
-
-
-def _component(start: str, links: dict[str, list[tuple[Piece, Cell]]]) -> set[str]:
-    seen = {start}
-    todo = [start]
-    while todo:
-        for other, _ in links[todo.pop()]:
-            if other.id not in seen:
-                seen.add(other.id)
-                todo.append(other.id)
-    return seen
-
-
-def _best_route(
-    board: TurnBoard,
-    final: Piece,
-    decoration: Piece | None,
-    chain: list[Piece],
-    links: dict[str, list[tuple[Piece, Cell]]],
-    component: set[str],
-) -> _Route:
-    """Tries every simple route from the final arch down to a possible starting piece."""
-    arch_ids = {p.id for p in chain if p.kind is Kind.ARCH and p.id in component}
-    grounded = any(p.z == 0 for p in chain if p.id in component)
-    best: _Route | None = None
-    budget = PATH_SEARCH_LIMIT
-    stack: list[tuple[list[Piece], list[Cell]]] = [([final], [])]
-    while stack and budget > 0:
-        pieces, cells = stack.pop()
-        budget -= 1
-        tail = pieces[-1]
-        if tail.z == 0 or not grounded:
-            route = _judge(board, _Route(list(pieces), list(cells)), decoration, arch_ids)
-            if best is None or route.rank() < best.rank():
-                best = route
-        on_route = {p.id for p in pieces}
-        for other, cell in links[tail.id]:
-            if other.id not in on_route:
-                stack.append(([*pieces, other], [*cells, cell]))
-    assert best is not None  # the final arch alone is always tried
-    return best
-
-
-def _judge(
-    board: TurnBoard, route: _Route, decoration: Piece | None, arch_ids: set[str]
-) -> _Route:
-    """Fills in the violations of one candidate route (rules A, B, I and the decoration)."""
-    out = route.violations
-    pieces, links = route.pieces, route.links
-    final, first = pieces[0], pieces[-1]
-    end_cell = (decoration.x, decoration.y) if decoration is not None else None
-    if decoration is not None and links and links[0] == end_cell:
-        out.append(Violation("decoration", (decoration.id, final.id),
-                             f"decoration {decoration.id} is on the end of {final.label} where "
-                             "the staircase arrives, not on its far end knob"))
-    # The starting stud: the far end of a starting arch from where the route leaves it.
-    leave = links[-1] if links else end_cell
-    if first.kind is Kind.ARCH:
-        legs = first.legs()
-        route.start = legs[1] if leave == legs[0] else legs[0]
-    else:
-        route.start = first.legs()[0]
-    if first.z != 0:
-        out.append(Violation("A", (first.id,), f"the staircase does not start on the Ground Map: "
-                             f"{first.label} stands at level {first.z}"))
-    elif board.ground.color(*route.start) is None:
-        x, y = route.start
-        if board.ground.char(x, y) == UNKNOWN_GROUND and route.start not in board.ground.start_area:
-            out.append(Violation("A", (first.id,), f"{first.label} starts on stud {x},{y}, whose "
-                                 "ground colour is unknown (the map was read with that stud "
-                                 "hidden), so it cannot be a starting point"))
-        else:
-            out.append(Violation("A", (first.id,), f"{first.label} starts on stud {x},{y}, which "
-                                 "has no ground colour (the starting-staircase area)"))
-    if not first.is_building():
-        out.append(Violation("B", (first.id,), f"the staircase starts with {first.label}; it "
-                             "must start with a brick, an arch or a column"))
-    for i in range(1, len(pieces) - 1):
-        p = pieces[i]
-        if p.kind is Kind.ARCH and links[i - 1] == links[i]:
-            out.append(Violation("I", (p.id,), f"arch {p.id} is not a step: the staircase "
-                                 "arrives at and leaves it from the same end"))
-    steps = [p for p in reversed(pieces) if p.kind is Kind.ARCH]
-    for low, high in itertools.pairwise(steps):
-        if high.z <= low.z:
-            out.append(Violation("I", (high.id, low.id),
-                                 f"arch {high.id} is not higher than arch {low.id}"))
-    on_route = {p.id for p in pieces}
-    for aid in sorted(arch_ids - on_route):
-        out.append(Violation("I", (aid,), f"arch {aid} branches off the staircase: every arch "
-                             "must be a step up toward the end"))
-    return route
-
-
 def _attached(board: TurnBoard, chain: list[Piece], component: set[str],
               new_ids: frozenset[str]) -> bool:
     """Rule E: some piece of the staircase shares a face with a piece already there."""
@@ -446,17 +297,6 @@ def _named(
         taken.add(pid)
         out.append(piece if pid == piece.id else piece.moved(id=pid))
     return out
-
-
-def _place_key(piece: Piece) -> tuple[object, ...]:
-    turn = piece.turn if piece.kind is Kind.CORNER else 0
-    axis = piece.axis if piece.kind is Kind.ARCH else None
-    color = piece.color if piece.kind is Kind.DECORATION else ""
-    return (piece.kind, piece.x, piece.y, piece.z, axis, turn, color)
-
-
-def _same_place(a: Piece, b: Piece) -> bool:
-    return _place_key(a) == _place_key(b)
 
 
 def _words(color: str) -> str:

@@ -591,3 +591,17 @@ def test_an_illegal_turn_earns_no_trophy_the_frog_included():
     assert not high.legal and high.trophies == Trophies()
     nothing_built = analyse_added(before, [], frog_taken=True)
     assert nothing_built.passed and nothing_built.trophies == Trophies()
+
+
+def test_a_corner_brick_turned_in_place_is_taken_away_and_placed():
+    # Same corner, same studs' corner, another quarter turn: a different piece to a camera
+    # that matches by place, so the turn both removes one and places one.
+    before = board()
+    corners = [p for p in before if p.kind is Kind.CORNER]
+    turned = corners[0].moved(id="", turn=(corners[0].turn + 1) % 4)
+    after = [turned, *corners[1:]]
+    added, removed, _ = split_turn(before, after)
+    assert [(p.kind, p.turn) for p in added] == [(Kind.CORNER, turned.turn)]
+    assert [v.pieces for v in removed] == [(corners[0].id,)]
+    unchanged, gone, _ = split_turn(before, [c.moved(id="") for c in corners])
+    assert unchanged == [] and gone == []
