@@ -19,7 +19,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
-# Physical LEGO units (GAME.md).
+# Physical LEGO units (docs/game.md).
 STUD_MM = 8.0
 BRICK_MM = 9.6
 PLATE_MM = 3.2
@@ -85,7 +85,7 @@ LEGO_PART: Mapping[Kind, str] = MappingProxyType(
     }
 )
 
-# A corner brick's `turn` names the cell of its 2x2 square that it lacks (GAME.md).
+# A corner brick's `turn` names the cell of its 2x2 square that it lacks (docs/game.md).
 _CORNER_MISSING: Mapping[int, Cell] = MappingProxyType({0: (1, 1), 1: (0, 1), 2: (0, 0), 3: (1, 0)})
 
 
@@ -194,7 +194,7 @@ def corner_setup(inset: int = 1) -> tuple[Piece, ...]:
     """The four corner bricks as the rulebook places them.
 
     ``inset`` is the number of free studs between the plate's edge and each brick
-    (GAME.md's default is 1); the L hugs its corner of the plate.
+    (docs/game.md; the default is 1); the L hugs its corner of the plate.
     """
     far = BOARD_STUDS - inset - 2
     spots = ((inset, inset, 0), (far, inset, 1), (far, far, 2), (inset, far, 3))

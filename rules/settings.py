@@ -1,6 +1,6 @@
 """House rules: the choices the rulebook leaves open, with the project's defaults.
 
-Every default below is the interpretation written down in GAME.md; a table that plays
+Every default below is the interpretation written down in docs/game.md; a table that plays
 differently changes a setting instead of the code, and the turn report follows.
 """
 
@@ -14,11 +14,11 @@ class RuleSettings:
     """Options of the staircase analysis.
 
     ``tie_earns_credit``: a decoration only as high as the highest one of its colour
-    earns no extra Monkey Credit by default ("strictly higher", GAME.md fact 7).
+    earns no extra Monkey Credit by default ("strictly higher", docs/game.md, rule 7).
 
     ``bonus_counts_existing``: the 5-brick bonus counts this turn's vertical run of
     bricks and columns; set it to also count the pieces that were already standing
-    under that run (arches never count, GAME.md fact 8).
+    under that run (arches never count, docs/game.md, rule 8).
 
     ``bonus_height``: how tall, in bricks, that run must be for a Bonus Card.
 
