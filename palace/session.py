@@ -40,6 +40,7 @@ from calibration.camera import CameraFileError
 from calibration.map_read import MapReadError
 from palace import views
 from palace.broadcast import Broadcast
+from palace.camera_feed import CameraFeed
 from palace.camera_map import CAMERA_MAP, CameraMap, CameraMaps, NoFrames
 from palace.draft import (
     CorrectionError,
@@ -52,7 +53,7 @@ from palace.draft import (
 )
 from palace.gamelog import GameLog, GameRow
 from palace.ldraw import palace_ldr
-from palace.overlay import CameraFrame, OverlayScene, draw_overlay, encode_jpeg, scaled
+from palace.overlay import OverlayScene, encode_jpeg
 from palace.replay import game_export, palace_at, replay
 from rules.cards import PurchaseError
 from rules.game import Game, GameError, IllegalTurnError
@@ -83,11 +84,8 @@ class TableSession:
         self.log = log
         self.hub = Broadcast()
         self._lock = threading.RLock()
-        self._frame_lock = threading.Lock()
-        self._frame: CameraFrame | None = None
-        self._jpeg: tuple[int, bytes] | None = None
+        self.feed = CameraFeed(self.hub)
         self._state: tuple[int, bytes] | None = None
-        self.camera = {"state": "off", "detail": "", "frame": 0, "board": False}
         self.row: GameRow
         self.game: Game
         self.draft: Draft | None = None
@@ -166,25 +164,22 @@ class TableSession:
         with self._lock:
             return self.game.palace.ground
 
+    @property
+    def camera(self) -> dict[str, Any]:
+        """The camera loop's state, as :meth:`CameraFeed.status` gives it."""
+        return self.feed.status()
+
     def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
-        """Keeps the picture (scaled for the page) with what to draw on it; the overlay
-        is drawn when a page asks for it, so a loop with nobody watching pays nothing."""
-        view, scale = scaled(image)
-        found = bool(location is not None and location.found and location.pose is not None)
+        """Keeps the picture with what to draw on it: the palace, this turn's pieces, the
+        staircase's path and the doubtful pieces."""
         scene = None
-        if found:
+        if location is not None and location.found:
             with self._lock:
                 draft, report = self.draft, self._report
                 scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
                                      report.path if report else (),
                                      draft.doubtful if draft else ())
-        frame = CameraFrame(view, scale, location.camera if found else None,
-                            location.pose if found else None, scene)
-        with self._frame_lock:
-            self._frame = frame
-            self.camera["frame"] = int(self.camera["frame"]) + 1
-            self.camera["board"] = found
-        self.hub.publish("frame")
+        self.feed.show(image, location, scene)
 
     def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float) -> None:
         self.maps.keep(image, camera, time_s)
@@ -192,8 +187,7 @@ class TableSession:
     def read_map(self) -> CameraMap:
         """The ground map read from the camera's latest settled pictures (409 when
         there are none, or the board is in none of them)."""
-        with self._frame_lock:
-            camera_on = self.camera["state"] != "off"
+        camera_on = self.feed.running
         try:
             return self.maps.read(camera_on)
         except NoFrames as exc:
@@ -203,10 +197,7 @@ class TableSession:
             raise SessionError(409, "map_not_read", f"the map was not read: {exc}") from None
 
     def camera_status(self, state: str, detail: str = "") -> None:
-        with self._frame_lock:
-            changed = (state, detail) != (self.camera["state"], self.camera["detail"])
-            self.camera.update(state=state, detail=detail)
-        if changed:
+        if self.feed.set_status(state, detail):
             self._changed()
 
     def camera_turn(self, reading: Any, frames: Sequence[NDArray[np.uint8]]) -> None:
@@ -244,8 +235,7 @@ class TableSession:
         return "pending" if legal and not doubtful else "out_of_sync"
 
     def state(self) -> dict[str, Any]:
-        with self._frame_lock:
-            camera = dict(self.camera)
+        camera = self.feed.status()
         with self._lock:
             game, draft, report = self.game, self.draft, self._report
             out = views.game_json(game, self.row.names)
@@ -269,17 +259,8 @@ class TableSession:
             return self._state[1]
 
     def camera_jpeg(self) -> tuple[int, bytes] | None:
-        """The newest picture with its overlay as JPEG and its number; drawn and encoded
-        once per picture however many pages ask."""
-        with self._frame_lock:
-            frame, number, cached = self._frame, int(self.camera["frame"]), self._jpeg
-        if frame is None:
-            return None
-        if cached is None or cached[0] != number:
-            cached = (number, encode_jpeg(draw_overlay(frame)))
-            with self._frame_lock:
-                self._jpeg = cached
-        return cached
+        """The newest picture with its overlay as JPEG and its number."""
+        return self.feed.jpeg()
 
     # -- the players' actions ---------------------------------------------------------
     def correct(self, action: dict[str, Any]) -> None:
