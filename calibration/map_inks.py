@@ -41,11 +41,22 @@ MIN_HUE_STEP = 6.0
 REDDER = 5.0
 """A light group this much yellower (degrees) or redder (Lab a*) than the greenest light
 group is gold: gold and light green can share a hue under warm light, not a*."""
+LONE_GOLD_A = 5.0
+LONE_GOLD_HUE = 90.0
+"""Gold seen alone: on the wide twin's development maps gold lies at a* -15 to 28 and
+hue 56 to 101 degrees (a cool light turns it towards green), light green at a* -51 to
+-16 and hue 101 to 150; only the plainly orange side is named gold without a second ink
+to compare with."""
 GREY_CHROMA = 22.0
 GREY_OVER_INKS = 0.5
 GREEN_HUE = 125.0
+NEAR_BLACK = 0.5
 """A group of little colour (under ``GREY_CHROMA`` and half the groups' median) is a
-blocked area, unless green in hue: the dark green near black has little colour too."""
+blocked area, unless green in hue, or near black: the darkest group and under
+``NEAR_BLACK`` times as light as the lightest. Dark green printed near black has little
+colour and no hue to speak of, while a blocked area is printed a mid grey (0.58 to 0.79
+of the lightest ink on the wide twin's development maps; dark green seen near black,
+0.30 to 0.44)."""
 
 
 def _features(lab: FloatArray) -> NDArray[np.float32]:
@@ -98,12 +109,23 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32]) -> NDArray[np.str_]:
     hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
     chroma = np.hypot(centres[:, 1], centres[:, 2])
     inks = list(range(k))
+    grey = (chroma < GREY_CHROMA) & (chroma < GREY_OVER_INKS * np.median(chroma))
+    darkest = int(np.argmin(light))
+    near_black = bool(grey[darkest] and light[darkest] < NEAR_BLACK * light.max())
     for g in range(k):
-        if (chroma[g] < GREY_CHROMA and chroma[g] < GREY_OVER_INKS * np.median(chroma)
-                and hue[g] < GREEN_HUE):
+        if grey[g] and hue[g] < GREEN_HUE and not (near_black and g == darkest):
             names[g] = "X"
             inks.remove(g)
-    if len(inks) == 2:
+    if near_black:
+        # Dark green with no hue left to order by: the other inks are named among
+        # themselves (light green and gold), a lone one by its own colour.
+        names[darkest] = "D"
+        inks.remove(darkest)
+        if len(inks) == 1:
+            names[inks[0]] = lone_ink(centres[inks[0]])
+        elif inks:
+            _name_golds(names, centres, hue, inks)
+    elif len(inks) == 2:
         yellow, green = sorted(inks, key=lambda g: hue[g])
         ratio = light[green] / max(light[yellow], 1.0)
         if (centres[yellow, 1] - centres[green, 1] >= GOLD_REDDER
@@ -125,11 +147,26 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32]) -> NDArray[np.str_]:
         if darkest == greenest and light[darkest] < LIGHT_PAIR_RATIO * light[inks].max():
             names[darkest] = "D"
             inks.remove(darkest)
-        greenest = max(inks, key=lambda g: hue[g])
-        for g in inks:
-            if hue[greenest] - hue[g] >= MIN_HUE_STEP or _redder(centres, g, greenest):
-                names[g] = "G"
+        _name_golds(names, centres, hue, inks)
     return names[labels]
+
+
+def _name_golds(names: NDArray[np.str_], centres: FloatArray, hue: FloatArray,
+                inks: list[int]) -> None:
+    """Among light inks, those clearly yellower or redder than the greenest are gold."""
+    greenest = max(inks, key=lambda g: hue[g])
+    for g in inks:
+        if hue[greenest] - hue[g] >= MIN_HUE_STEP or _redder(centres, g, greenest):
+            names[g] = "G"
+
+
+def lone_ink(centre: FloatArray) -> str:
+    """Gold or light green for the only light ink a reading shows (L, a, b on the 0..100
+    scale), with nothing to order it against: gold when it is plainly yellow-orange
+    (a* above ``LONE_GOLD_A`` and hue under ``LONE_GOLD_HUE`` degrees), light green
+    otherwise, which a map shows more often."""
+    hue = float(np.degrees(np.arctan2(centre[2], centre[1])))
+    return "G" if centre[1] >= LONE_GOLD_A and hue <= LONE_GOLD_HUE else "L"
 
 
 def _redder(centres: FloatArray, a: int, b: int) -> bool:

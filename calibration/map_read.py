@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
-from calibration.map_inks import group, name_groups
+from calibration.map_inks import group, lone_ink, name_groups
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -170,23 +170,27 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     chroma = np.hypot(a, b)
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
+    # A grey cell is a blocked area unless it lies in the dark green's group: dark green
+    # printed near black is as grey, and a blocked area too small to make a group of
+    # its own is still told by its greyness.
     grey = (chroma < 11) & ~white & (lightness > 30)
-    inked = ~(white | grey)
+    inked = ~white
     names[white] = START
-    names[grey] = "X"
     scaled = np.stack([lightness, a, b], axis=1)[inked]
     groups = group(scaled)
     # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
     # together; lightness alone may still part them.
     names[inked] = name_groups(scaled, groups) if groups.any() else _split_greens(scaled)
+    names[grey & (names != "D")] = "X"
     out[seen] = names
     return out
 
 
 def _split_greens(lab: FloatArray) -> NDArray[np.str_]:
-    """Light or dark green for cells of green ink (rows L, a, b on the 0..100 scale)."""
+    """Light or dark green for cells of one ink group (rows L, a, b on the 0..100
+    scale), or gold when the one ink is plainly orange."""
     if len(lab) < 6:
-        return np.full(len(lab), "L")
+        return np.full(len(lab), lone_ink(np.median(lab, axis=0)) if len(lab) else "L")
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
     cv2.setRNGSeed(7)
     _, assigned, centres = cv2.kmeans(lab.astype(np.float32), 2, None, criteria, 3,
@@ -195,9 +199,10 @@ def _split_greens(lab: FloatArray) -> NDArray[np.str_]:
     gap = float(np.linalg.norm(centres[0] - centres[1]))
     sizes = np.bincount(assigned, minlength=2)
     if gap < GREEN_SPLIT or sizes.min() < 3:
-        # One green ink: its lightness alone cannot say which (exposure moves it), and
-        # a map with one green is more often light green with gold than dark alone.
-        return np.full(len(lab), "L")
+        # One ink: its lightness alone cannot say which green (exposure moves it), and a
+        # map with one green is more often light green with gold than dark alone; a
+        # plainly orange one is gold.
+        return np.full(len(lab), lone_ink(np.median(lab, axis=0)))
     light = int(np.argmax(centres[:, 0]))
     return np.where(assigned == light, "L", "D")
 

@@ -71,6 +71,48 @@ def test_inks_are_named_by_their_order_under_any_white_balance(gains, seed) -> N
     assert (got[~inked] == UNKNOWN_GROUND).all()
 
 
+def _lab_of(truth: np.ndarray, inks: dict[str, tuple[float, float, float]],
+            rng: np.random.Generator) -> np.ndarray:
+    """Lab per cell (NaN where ``truth`` has no ink given) for cells printed in ``inks``."""
+    bgr = np.zeros((len(truth), 3))
+    for ink, colour in inks.items():
+        cells = truth == ink
+        bgr[cells] = np.array(colour) + rng.normal(0, 2.0, (cells.sum(), 3))
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8)[None], cv2.COLOR_BGR2LAB)[0]
+    lab = lab.astype(np.float64)
+    lab[~np.isin(truth, list(inks))] = np.nan
+    return lab
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_dark_green_printed_near_black_is_dark_green_and_a_grey_area_blocked(seed) -> None:
+    """Near black, dark green has no hue left; a blocked area is printed a mid grey."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng, start_area=False, blocked=True)
+    truth = truth_cells(ground)
+    rows = np.arange(len(truth)) // 32
+    blocked = (truth == "X") & (rows > 3) & (rows < 28)  # not the corner bricks' ground
+    assert blocked.sum() >= 10 and (truth == "D").sum() > 50
+    truth = np.where((truth == "X") & ~blocked, "?", truth)  # the corner bricks' ground
+    near_black = {"L": (70.0, 170.0, 120.0), "D": (26.0, 30.0, 27.0), "G": (90.0, 185.0, 215.0),
+                  "X": (104.0, 108.0, 112.0)}
+    got = name_cells(_lab_of(truth, near_black, rng))
+    for ink in "LDGX":
+        cells = truth == ink
+        if cells.any():
+            assert (got[cells] == ink).mean() > 0.95, ink
+
+
+@pytest.mark.parametrize(("ink", "colour"), [("G", (70.0, 160.0, 215.0)),
+                                             ("L", (70.0, 170.0, 120.0))])
+def test_a_lone_ink_is_named_by_its_own_colour(ink, colour) -> None:
+    """With nothing to order it against, a plainly orange ink is gold, else light green."""
+    rng = np.random.default_rng(4)
+    truth = np.full(32 * 32, ink)
+    got = name_cells(_lab_of(truth, {ink: colour}, rng))
+    assert (got == ink).mean() > 0.99
+
+
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     cells = np.full((32, 32), "L")
     cells[10:14, 10:14] = "D"  # a region: kept
