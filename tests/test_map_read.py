@@ -84,17 +84,18 @@ def _lab_of(truth: np.ndarray, inks: dict[str, tuple[float, float, float]],
     return lab
 
 
-@pytest.mark.parametrize("seed", [2, 3])
+@pytest.mark.parametrize("seed", [5, 14])  # maps with all three inks and a blocked area
 def test_dark_green_printed_near_black_is_dark_green_and_a_grey_area_blocked(seed) -> None:
-    """Near black, dark green has no hue left; a blocked area is printed a mid grey."""
+    """Near black, dark green has no hue left (here a faint blue); a blocked area is
+    printed a mid grey."""
     rng = np.random.default_rng(seed)
     ground = random_map(rng, start_area=False, blocked=True)
     truth = truth_cells(ground)
     rows = np.arange(len(truth)) // 32
     blocked = (truth == "X") & (rows > 3) & (rows < 28)  # not the corner bricks' ground
-    assert blocked.sum() >= 10 and (truth == "D").sum() > 50
+    assert blocked.sum() >= 10 and min((truth == ink).sum() for ink in "LDG") > 50
     truth = np.where((truth == "X") & ~blocked, "?", truth)  # the corner bricks' ground
-    near_black = {"L": (70.0, 170.0, 120.0), "D": (26.0, 30.0, 27.0), "G": (90.0, 185.0, 215.0),
+    near_black = {"L": (70.0, 170.0, 120.0), "D": (31.0, 27.0, 26.0), "G": (90.0, 185.0, 215.0),
                   "X": (104.0, 108.0, 112.0)}
     got = name_cells(_lab_of(truth, near_black, rng))
     for ink in "LDGX":
