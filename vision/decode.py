@@ -33,6 +33,7 @@ from vision.candidates import (
     supports,
 )
 from vision.evidence import Evidence
+from vision.refine import refine
 from vision.scoring import Candidate, Masks, PieceKey, Scorer, piece_key
 from vision.ways import NO_WAY, Way, shape_key
 
@@ -253,7 +254,7 @@ class Decoder:
             trial.apply(first)
             trial.grow(hot)
             trial.crown()
-            score = trial.resupport()
+            score = refine(trial, trial.resupport())
             self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
@@ -351,6 +352,10 @@ class Decoder:
             trial = [p for p in current if p not in olds] + swap
             if self.score_of(trial) > self.score_of(current) and self._rebuild(trial):
                 current = list(self.added)
+
+    def take(self, pieces: Sequence[Piece]) -> bool:
+        """Makes ``pieces`` the reading if they stand (:mod:`vision.refine`'s edits)."""
+        return self._rebuild(pieces)
 
     def _rebuild(self, pieces: Sequence[Piece]) -> bool:
         """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they

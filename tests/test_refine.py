@@ -1,0 +1,64 @@
+"""Whole-reading edits: a staircase slid one stud, a step lowered off the bricks under it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules.maps import load_map
+from rules.palace import Palace
+from rules.pieces import Axis, Kind, Piece, place_key
+from vision.refine import edits, refine
+
+BEFORE = Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0, id="old"),
+                                Piece(Kind.BRICK, 10, 13, 0, id="old2")])
+ARCH_ON_OLD = Piece(Kind.ARCH, 10, 10, 1, axis=Axis.Y)
+DECO = Piece(Kind.DECORATION, 10, 13, 2, color="gold")
+PROPPED = [Piece(Kind.BRICK, 10, 10, 1), Piece(Kind.BRICK, 10, 13, 1),
+           Piece(Kind.ARCH, 10, 10, 2, axis=Axis.Y),
+           Piece(Kind.DECORATION, 10, 13, 3, color="gold")]
+
+
+def keys(pieces: Sequence[Piece]) -> set[tuple[object, ...]]:
+    return {place_key(p) for p in pieces}
+
+
+def test_a_step_propped_on_bricks_is_lowered_with_what_stands_on_it() -> None:
+    lowered = [e for e in edits(PROPPED) if len(e) == 2]
+    assert [keys(e) for e in lowered] == [keys([ARCH_ON_OLD, DECO])]
+
+
+def test_an_arch_is_not_lowered_through_what_is_not_a_brick_of_the_turn() -> None:
+    column = [Piece(Kind.COLUMN, 10, 10, 0), Piece(Kind.COLUMN, 10, 13, 0),
+              Piece(Kind.ARCH, 10, 10, 3, axis=Axis.Y)]
+    assert all(len(e) == 3 for e in edits(column))  # slides only, nothing dropped
+
+
+def test_slides_move_every_piece_one_stud() -> None:
+    slid = list(edits([ARCH_ON_OLD, DECO]))[:4]
+    assert {(p.x - ARCH_ON_OLD.x, p.y - ARCH_ON_OLD.y) for p in slid[0] if p.kind is Kind.ARCH} \
+        == {(1, 0)}
+    assert all(len(e) == 2 for e in slid)
+
+
+class Judge:
+    """A reading whose judge prefers ``wanted``, the more of it the better."""
+
+    def __init__(self, start: list[Piece], wanted: list[Piece]) -> None:
+        self.before = BEFORE
+        self.added = start
+        self.wanted = keys(wanted)
+
+    def judged(self, pieces: Sequence[Piece]) -> float:
+        return len(keys(pieces) & self.wanted) - len(keys(pieces) - self.wanted)
+
+    def take(self, pieces: Sequence[Piece]) -> bool:
+        self.added = list(pieces)
+        return True
+
+
+def test_refine_keeps_an_edit_only_when_the_whole_reading_scores_better() -> None:
+    judge = Judge(list(PROPPED), [ARCH_ON_OLD, DECO])
+    score = refine(judge, judge.judged(PROPPED))
+    assert keys(judge.added) == keys([ARCH_ON_OLD, DECO]) and score == 2
+    settled = Judge([ARCH_ON_OLD, DECO], [ARCH_ON_OLD, DECO])
+    assert refine(settled, 2) == 2 and keys(settled.added) == keys([ARCH_ON_OLD, DECO])

@@ -1,0 +1,109 @@
+"""Edits of a whole reading that the greedy search cannot make: slide it, or lower a step.
+
+The search grows a reading piece by piece and never takes one back, so two mistakes
+that one view invites survive it even where the evidence, judged whole, prefers the
+truth:
+
+- the whole staircase read one stud along: a straight run of pieces covers nearly the
+  same pixels one stud on, and only its two ends tell;
+- a step read one or two levels too high on bricks that the turn did not build: the
+  higher arch, further back, covers nearly what the lower one does, and the bricks
+  under its legs fill the gap below.
+
+So the chosen reading is edited as a whole: slid one stud each way, and each arch
+lowered by one or two levels (with what stands on it, dropping the bricks under its
+legs); an edit is kept when the whole reading, judged with the rules' word in it,
+scores better. On the development turns where the read staircase was wrong, the true
+one scored better than the one read in most cases: the search, not the evidence, had
+missed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from rules.palace import Palace
+from rules.pieces import Kind, Piece
+from vision.candidates import built_on
+
+SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+MAX_DROP = 2
+"""Levels an arch is lowered at most: the bricks a search props a step on are one or
+two high."""
+MAX_EDITS = 4
+"""Edits kept at most: each must raise the score, so this only bounds the time."""
+
+
+class Reading(Protocol):
+    """What an edit needs of the decoder: its reading, a judge and a way to take one."""
+
+    before: Palace
+    added: list[Piece]
+
+    def judged(self, pieces: Sequence[Piece]) -> float: ...
+
+    def take(self, pieces: Sequence[Piece]) -> bool: ...
+
+
+def refine(reading: Reading, score: float) -> float:
+    """Applies the best-scoring edit while one scores better; returns the final score."""
+    for _ in range(MAX_EDITS):
+        current = list(reading.added)
+        best: tuple[float, list[Piece]] | None = None
+        for trial in edits(current):
+            if built_on(reading.before, trial) is None:
+                continue
+            judged = reading.judged(trial)
+            if judged > score and (best is None or judged > best[0]):
+                best = (judged, trial)
+        if best is None or not reading.take(best[1]):
+            break
+        score = best[0]
+    return score
+
+
+def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """The whole reading slid one stud each way, then each arch lowered."""
+    if not pieces:
+        return
+    for dx, dy in SLIDES:
+        yield [p.moved(x=p.x + dx, y=p.y + dy, id="") for p in pieces]
+    for arch in pieces:
+        if arch.kind is not Kind.ARCH:
+            continue
+        for drop in range(1, min(MAX_DROP, arch.z) + 1):
+            lowered = _lowered(pieces, arch, drop)
+            if lowered is not None:
+                yield lowered
+
+
+def _lowered(pieces: Sequence[Piece], arch: Piece, drop: int) -> list[Piece] | None:
+    """``arch`` and all that stands on it ``drop`` levels lower, the bricks of the turn
+    that filled those levels under its legs left out; None when a leg stood on
+    something else there (an arch, a column, an older piece)."""
+    under: list[Piece] = []
+    for x, y in arch.legs():
+        for level in range(arch.z - drop, arch.z):
+            found = [p for p in pieces if (p.x, p.y, p.z) == (x, y, level)]
+            if len(found) != 1 or found[0].kind is not Kind.BRICK:
+                return None
+            under.extend(found)
+    riders = _standing_on(pieces, arch)
+    moved = {id(p) for p in riders} | {id(arch)}
+    gone = {id(p) for p in under}
+    out = [p for p in pieces if id(p) not in moved and id(p) not in gone]
+    out += [p.moved(z=p.z - drop, id="") for p in (arch, *riders)]
+    return out
+
+
+def _standing_on(pieces: Sequence[Piece], base: Piece) -> list[Piece]:
+    """The pieces resting on ``base``, and on those, all the way up."""
+    held = [base]
+    for piece in sorted(pieces, key=lambda p: p.z):
+        if piece is base or piece.z < base.top:
+            continue
+        if any(piece.z == h.top and cell in h.knobs() for h in held
+               for cell in piece.legs()):
+            held.append(piece)
+    return held[1:]
