@@ -30,7 +30,14 @@ def test_a_step_propped_on_bricks_is_lowered_with_what_stands_on_it() -> None:
 def test_an_arch_is_not_lowered_through_what_is_not_a_brick_of_the_turn() -> None:
     column = [Piece(Kind.COLUMN, 10, 10, 0), Piece(Kind.COLUMN, 10, 13, 0),
               Piece(Kind.ARCH, 10, 10, 3, axis=Axis.Y)]
-    assert all(len(e) == 3 for e in edits(column))  # slides only, nothing dropped
+    lowered = [e for e in edits(column) if any(p.kind is Kind.ARCH and p.z < 3 for p in e)]
+    assert lowered == []
+
+
+def test_only_pieces_nothing_stands_on_are_left_out() -> None:
+    dropped = [e for e in edits(PROPPED) if len(e) == len(PROPPED) - 1]
+    assert [{place_key(p) for p in PROPPED} - keys(e) for e in dropped] == [
+        {place_key(PROPPED[-1])}]  # the decoration: the arch and bricks hold something up
 
 
 def test_slides_move_every_piece_one_stud() -> None:
@@ -60,5 +67,8 @@ def test_refine_keeps_an_edit_only_when_the_whole_reading_scores_better() -> Non
     judge = Judge(list(PROPPED), [ARCH_ON_OLD, DECO])
     score = refine(judge, judge.judged(PROPPED))
     assert keys(judge.added) == keys([ARCH_ON_OLD, DECO]) and score == 2
+    stray = Piece(Kind.BRICK, 20, 20, 0)
+    extra = Judge([ARCH_ON_OLD, DECO, stray], [ARCH_ON_OLD, DECO])
+    assert refine(extra, 1) == 2 and keys(extra.added) == keys([ARCH_ON_OLD, DECO])
     settled = Judge([ARCH_ON_OLD, DECO], [ARCH_ON_OLD, DECO])
     assert refine(settled, 2) == 2 and keys(settled.added) == keys([ARCH_ON_OLD, DECO])

@@ -10,9 +10,11 @@ truth:
   higher arch, further back, covers nearly what the lower one does, and the bricks
   under its legs fill the gap below.
 
-So the chosen reading is edited as a whole: slid one stud each way, and each arch
-lowered by one or two levels (with what stands on it, dropping the bricks under its
-legs); an edit is kept when the whole reading, judged with the rules' word in it,
+So the chosen reading is edited as a whole: slid one stud each way, each arch lowered
+by one or two levels (with what stands on it, dropping the bricks under its legs), and
+each piece that nothing stands on left out (a stray piece that the evidence pays for
+can still cost the reading its legality, which the search never weighs); an edit is
+kept when the whole reading, judged with the rules' word in it,
 scores better. On the development turns where the read staircase was wrong, the true
 one scored better than the one read in most cases: the search, not the evidence, had
 missed it.
@@ -64,11 +66,15 @@ def refine(reading: Reading, score: float) -> float:
 
 
 def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
-    """The whole reading slid one stud each way, then each arch lowered."""
+    """The whole reading slid one stud each way, each arch lowered, and each piece that
+    nothing stands on left out."""
     if not pieces:
         return
     for dx, dy in SLIDES:
         yield [p.moved(x=p.x + dx, y=p.y + dy, id="") for p in pieces]
+    for piece in pieces:
+        if not _standing_on(pieces, piece):
+            yield [p for p in pieces if p is not piece]
     for arch in pieces:
         if arch.kind is not Kind.ARCH:
             continue
