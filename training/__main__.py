@@ -1,7 +1,9 @@
 """The new-piece model's recipe: make the data set, train, evaluate.
 
-Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
-``pip install -e .[train]``; the data set lives outside the repository)::
+Making the new-piece model, with its height map as the second output (torch from the
+``train`` extra: ``pip install -e .[train]``; the data set lives outside the
+repository; the committed ``models/new_pieces.onnx`` is the one-map model these
+commands made before the height map was added, docs/vision.md says why)::
 
     python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/heights/train
     python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
