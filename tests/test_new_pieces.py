@@ -107,3 +107,4 @@ def test_the_recipe_runs_end_to_end_on_a_tiny_data_set(tmp_path: Path, capsys) -
     report = capsys.readouterr().out
     assert "2 pairs" in report
     assert report.count("F1") == 2
+    assert "height (levels) on new pixels" in report  # the second map, against its label

@@ -1,14 +1,16 @@
 """The new-piece model's recipe: make the data set, train, evaluate.
 
-Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
-``pip install -e .[train]``; the data set lives outside the repository)::
+Making the new-piece model, with its height map as the second output (torch from the
+``train`` extra: ``pip install -e .[train]``; the data set lives outside the
+repository; the committed ``models/new_pieces.onnx`` is the one-map model these
+commands made before the height map was added, docs/vision.md says why)::
 
-    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
+    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/heights/train
     python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
-        --out /work/data/newpieces/val_wide
-    python3 -m training train --data /work/data/newpieces/train \\
+        --out /work/data/heights/val_wide
+    python3 -m training train --data /work/data/heights/train \\
         --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
-    python3 -m training evaluate --data /work/data/newpieces/val_wide
+    python3 -m training evaluate --data /work/data/heights/val_wide
 
 Sets beyond the training range for ``evaluate``::
 

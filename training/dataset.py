@@ -44,6 +44,9 @@ class RegionPair:
     after: NDArray[np.uint8]
     mask: NDArray[np.float32]
     """0..1 per region pixel: the fraction covered by pieces this turn added."""
+    height: NDArray[np.float32] | None = None
+    """Per region pixel, the mean height (brick levels above the plate) of the new pieces'
+    surface it shows, NaN where no new piece shows (None: a set made without heights)."""
 
 
 def region_pair(pair: TurnPair, *, blur: float = 0.0,
@@ -61,8 +64,16 @@ def region_pair(pair: TurnPair, *, blur: float = 0.0,
     a = region(after, box, scale)
     x0, y0, x1, y1 = box
     crop = pair.new_mask[y0:y1, x0:x1].astype(np.float32)
-    mask = cv2.resize(crop, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
-    return RegionPair(_u8(b), _u8(a), mask.astype(np.float32))
+    size = (a.shape[1], a.shape[0])
+    mask = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    height = None
+    if pair.new_height is not None:
+        # The mean over the new pixels each region pixel is made of: area-weighted sums.
+        known = np.nan_to_num(pair.new_height[y0:y1, x0:x1], nan=0.0).astype(np.float32)
+        total = cv2.resize(known * crop, size, interpolation=cv2.INTER_AREA)
+        height = np.where(mask > 1e-3, total / np.maximum(mask, 1e-3), np.nan)
+        height = height.astype(np.float32)
+    return RegionPair(_u8(b), _u8(a), mask.astype(np.float32), height)
 
 
 def _u8(image: NDArray[np.float32]) -> NDArray[np.uint8]:
@@ -104,22 +115,26 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
 
 
 def save(pair: RegionPair, path: Path) -> None:
+    extra = {} if pair.height is None else {"height": pair.height.astype(np.float16)}
     np.savez_compressed(path, before=pair.before, after=pair.after,
-                        mask=np.rint(pair.mask * 255).astype(np.uint8))
+                        mask=np.rint(pair.mask * 255).astype(np.uint8), **extra)
 
 
 def load(path: Path) -> RegionPair:
     """One saved pair; a file that is not one is a ValueError naming it."""
     try:
         with np.load(path, allow_pickle=False) as data:
+            height = data["height"].astype(np.float32) if "height" in data else None
             pair = RegionPair(data["before"], data["after"],
-                              data["mask"].astype(np.float32) / 255.0)
+                              data["mask"].astype(np.float32) / 255.0, height)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path}: not a region pair ({' '.join(str(exc).split())[:120]})"
                          ) from None
     if (pair.before.shape != pair.after.shape or pair.before.ndim != 3
-            or pair.before.shape[:2] != pair.mask.shape or pair.before.dtype != np.uint8):
-        raise ValueError(f"{path}: before, after and mask do not agree in shape or type")
+            or pair.before.shape[:2] != pair.mask.shape or pair.before.dtype != np.uint8
+            or (pair.height is not None and pair.height.shape != pair.mask.shape)):
+        raise ValueError(f"{path}: before, after, mask and height do not agree in shape or "
+                         "type")
     return pair
 
 

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from training.dataset import RegionPair, load
 from vision.change import change_evidence
-from vision.new_pieces import MODEL, new_piece_evidence
+from vision.new_pieces import MODEL, new_piece_evidence, new_piece_maps
 
 THRESHOLD = 0.5
 
@@ -78,6 +78,22 @@ def score_pairs(pairs: list[RegionPair], model: str = MODEL
     return scores, model_s, classical_s
 
 
+def height_errors(pairs: list[RegionPair], model: str = MODEL) -> NDArray[np.float32] | None:
+    """The height map's error (levels) on every pixel that new pieces cover at least half
+    of and that has a label, pooled; None when the model has no height map or the pairs
+    no labels."""
+    errors: list[NDArray[np.float32]] = []
+    for pair in pairs:
+        if pair.height is None:
+            continue
+        _, height = new_piece_maps(pair.after, pair.before, model=model)
+        if height is None:
+            return None
+        known = (pair.mask >= 0.5) & np.isfinite(pair.height)
+        errors.append(np.abs(height[known] - pair.height[known]))
+    return np.concatenate(errors) if errors else None
+
+
 def evaluate(data: Path, model: str = MODEL) -> str:
     """The report for the pairs under ``data`` (one line per kind of evidence)."""
     pairs = [load(p) for p in sorted(data.glob("pair_*.npz"))]
@@ -88,6 +104,11 @@ def evaluate(data: Path, model: str = MODEL) -> str:
              f"{np.mean([p.mask.shape[0] for p in pairs]):.0f}x"
              f"{np.mean([p.mask.shape[1] for p in pairs]):.0f}"]
     lines += [s.line(name) for name, s in scores.items()]
+    errors = height_errors(pairs, model)
+    if errors is not None and len(errors):
+        lines.append(f"height (levels) on new pixels: mean error {errors.mean():.3f}, median "
+                     f"{np.median(errors):.3f}, within 0.5 {np.mean(errors <= 0.5):.3f}, "
+                     f"within 1 {np.mean(errors <= 1.0):.3f}")
     lines.append(f"seconds per region (median): model {np.median(model_s):.4f}, "
                  f"classical {np.median(classical_s):.4f} (ratio "
                  f"{np.median(model_s) / max(np.median(classical_s), 1e-9):.2f})")

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose
 from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
-from rules.pieces import pieces_added, pieces_built
+from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
 from twin.wide import WIDE_FILL
@@ -42,6 +42,10 @@ class TurnPair:
     new_mask: NDArray[np.bool_]
     """Pixels of the frame after that show a piece this turn added (animals, which only
     move, are not pieces added)."""
+    new_height: NDArray[np.float32] | None = None
+    """Per pixel of ``new_mask``, the height above the plate of the surface seen there, in
+    brick levels (9.6 mm; a brick on the plate shows 0 to 1 on its sides, 1 and a stud on
+    its top); NaN elsewhere."""
 
 
 def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
@@ -60,6 +64,23 @@ def _new_pixels(after: Frame, record: GameRecord, turn: int) -> NDArray[np.bool_
                                         record.scenes[turn + 1].pieces)}
     index = [i for i, p in enumerate(after.pieces) if p.id in added]
     return np.isin(after.piece_ids, index)
+
+
+def surface_height(frame: Frame, mask: NDArray[np.bool_]) -> NDArray[np.float32]:
+    """The board-frame height (levels) of the surface each pixel of ``mask`` shows, from
+    the render's depth: the pixel's ray, undistorted, taken to that depth and into the
+    board's frame (z up from the plate's top). NaN outside ``mask`` or with no depth."""
+    out = np.full(mask.shape, np.nan, np.float32)
+    ys, xs = np.nonzero(mask & np.isfinite(frame.depth))
+    if not len(ys):
+        return out
+    pts = np.stack([xs, ys], axis=1).astype(np.float64).reshape(-1, 1, 2)
+    ray = cv2.undistortPoints(pts, frame.camera.camera_matrix,
+                              frame.camera.dist_coeffs).reshape(-1, 2)
+    z = frame.depth[ys, xs].astype(np.float64)
+    cam = np.stack([ray[:, 0] * z, ray[:, 1] * z, z], axis=1)
+    out[ys, xs] = frame.pose.to_board(cam)[:, 2] / BRICK_MM
+    return out
 
 
 def added_pieces(record: GameRecord, turn: int) -> tuple[Piece, ...]:
@@ -108,6 +129,7 @@ def turn_pairs(
             before = render(palace_before, camera, pose, opts, seed=frame_seed)
             after = render(Palace(ground, record.scenes[turn + 1].pieces), camera, pose, opts,
                            seed=frame_seed)
+            new_mask = _new_pixels(after, record, turn)
             yield TurnPair(
                 game=seed + game,
                 turn=turn,
@@ -118,5 +140,6 @@ def turn_pairs(
                 camera=camera,
                 pose=pose,
                 ground=ground,
-                new_mask=_new_pixels(after, record, turn),
+                new_mask=new_mask,
+                new_height=surface_height(after, new_mask),
             )

@@ -31,6 +31,12 @@ CROPS_PER_PAIR = 4
 NEAR_NEW = 0.65
 """Share of crops centred near a pixel of a new piece."""
 POS_WEIGHT = 2.0
+HEIGHT_WEIGHT = 0.1
+"""What one brick level of height error weighs against the new-piece loss (about 0.2-0.4
+once trained): enough to learn heights, too little to pull the mask's features away."""
+UPRIGHT = 0.5
+"""Share of crops left upright. Only upright crops teach height: which way is up (sides
+below tops, a piece standing on what is under it) is most of what a height is read by."""
 
 
 def _develop(image: NDArray[np.float32], rng: np.random.Generator,
@@ -56,16 +62,20 @@ def _develop(image: NDArray[np.float32], rng: np.random.Generator,
 
 
 def sample(pair: RegionPair, rng: np.random.Generator
-           ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """One augmented training crop: the network's input and the mask (0..1)."""
+           ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
+    """One augmented training crop: the network's input, the mask (0..1) and the height
+    (levels; NaN where there is none to learn, and everywhere on a turned crop)."""
     h, w = pair.mask.shape
     ph, pw = max(CROP - h, 0), max(CROP - w, 0)
     before, after, mask = pair.before, pair.after, pair.mask
+    height = pair.height if pair.height is not None else np.full(mask.shape, np.nan,
+                                                                   np.float32)
     if ph or pw:
         pad = ((0, ph), (0, pw))
         before = np.pad(before, (*pad, (0, 0)), mode="edge")
         after = np.pad(after, (*pad, (0, 0)), mode="edge")
         mask = np.pad(mask, pad)
+        height = np.pad(height, pad, constant_values=np.nan)
         h, w = mask.shape
     ys, xs = np.nonzero(mask > 0.5)
     if len(ys) and rng.random() < NEAR_NEW:
@@ -80,6 +90,7 @@ def sample(pair: RegionPair, rng: np.random.Generator
     b = before[win].astype(np.float32)
     a = after[win].astype(np.float32)
     m = mask[win]
+    ht = np.where(m >= 0.5, height[win], np.nan).astype(np.float32)
     blur = rng.uniform(0, 1.6) if rng.random() < 0.4 else 0.0
     if blur > 0.2:
         b, a = (cv2.GaussianBlur(f, (0, 0), blur) for f in (b, a))
@@ -91,20 +102,29 @@ def sample(pair: RegionPair, rng: np.random.Generator
     # frames alike so the network does not lean on where the centre falls.
     shift = rng.normal(0, 0.15, 3).astype(np.float32)
     x[:6] += np.tile(shift, 2)[:, None, None]
-    k = int(rng.integers(4))
+    k = 0 if rng.random() < UPRIGHT else int(rng.integers(1, 4))
     x, m = np.rot90(x, k, axes=(1, 2)), np.rot90(m, k)
+    if k:
+        ht = np.full_like(ht, np.nan)
     if rng.random() < 0.5:
-        x, m = x[:, :, ::-1], m[:, ::-1]
-    return np.ascontiguousarray(x), np.ascontiguousarray(m)
+        x, m, ht = x[:, :, ::-1], m[:, ::-1], ht[:, ::-1]
+    return np.ascontiguousarray(x), np.ascontiguousarray(m), np.ascontiguousarray(ht)
 
 
-def _loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Weighted cross entropy, plus soft Dice so that the few new pixels are not drowned."""
+def _loss(output: torch.Tensor, target: torch.Tensor, height: torch.Tensor
+          ) -> torch.Tensor:
+    """Weighted cross entropy, plus soft Dice so that the few new pixels are not drowned;
+    plus the height's smooth L1 (levels) on the new pixels that have one."""
+    logits = output[:, :1]
     bce = nn.functional.binary_cross_entropy_with_logits(
         logits, target, pos_weight=torch.tensor(POS_WEIGHT))
     p = torch.sigmoid(logits)
     dice = 1 - (2 * (p * target).sum() + 1) / (p.sum() + target.sum() + 1)
-    return bce + 0.5 * dice
+    known = torch.isfinite(height)
+    if not bool(known.any()):
+        return bce + 0.5 * dice
+    err = nn.functional.smooth_l1_loss(output[:, 1:][known], height[known], beta=0.25)
+    return bce + 0.5 * dice + HEIGHT_WEIGHT * err
 
 
 def _learning_rate(done: float, peak: float = 3e-3) -> float:
@@ -145,7 +165,8 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
             batch = [sample(pairs[int(rng.integers(len(pairs)))], rng) for _ in range(BATCH)]
             x = torch.from_numpy(np.stack([b[0] for b in batch]))
             y = torch.from_numpy(np.stack([b[1] for b in batch]))[:, None]
-            loss = _loss(net(x), y)
+            z = torch.from_numpy(np.stack([b[2] for b in batch]))[:, None]
+            loss = _loss(net(x), y, z)
             opt.zero_grad()
             loss.backward()
             opt.step()

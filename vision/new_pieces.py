@@ -64,6 +64,16 @@ def new_piece_evidence(after_region: NDArray[np.floating] | NDArray[np.uint8],
     ``model`` names another network file (a path to an ``.onnx``) for the recipe's
     evaluation of a model before it replaces the committed one.
     """
+    return new_piece_maps(after_region, before_region, model=model)[0]
+
+
+def new_piece_maps(after_region: NDArray[np.floating] | NDArray[np.uint8],
+                   before_region: NDArray[np.floating] | NDArray[np.uint8],
+                   *, model: str = MODEL
+                   ) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
+    """The new-piece chance per pixel (:func:`new_piece_evidence`) and, from a network
+    that has the second map, the height (brick levels above the plate) of the new
+    surface the pixel shows, meaningful only where the chance is high; None without."""
     if after_region.shape != before_region.shape or after_region.ndim != 3:
         raise ValueError(f"regions differ or are not colour: {after_region.shape} vs "
                          f"{before_region.shape}")
@@ -73,8 +83,10 @@ def new_piece_evidence(after_region: NDArray[np.floating] | NDArray[np.uint8],
     if ph or pw:
         x = np.pad(x, ((0, 0), (0, ph), (0, pw)), mode="edge")
     session = models.load(model)
-    logits = session.run(None, {session.get_inputs()[0].name: x[None]})[0][0, 0, :h, :w]
-    return (1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))).astype(np.float32)
+    out = session.run(None, {session.get_inputs()[0].name: x[None]})[0][0, :, :h, :w]
+    chance = (1.0 / (1.0 + np.exp(-np.clip(out[0], -30, 30)))).astype(np.float32)
+    height = out[1].astype(np.float32) if len(out) > 1 else None
+    return chance, height
 
 
 def new_piece_weights(probability: NDArray[np.float32]) -> NDArray[np.float32]:
