@@ -107,4 +107,10 @@ def test_the_recipe_runs_end_to_end_on_a_tiny_data_set(tmp_path: Path, capsys) -
     report = capsys.readouterr().out
     assert "2 pairs" in report
     assert report.count("F1") == 2
-    assert "height (levels) on new pixels" in report  # the second map, against its label
+    assert "height" not in report  # the committed recipe's model has one map
+    two = tmp_path / "two.onnx"
+    assert recipe(["train", "--data", str(data), "--out", str(two), "--seed", "3",
+                   "--epochs", "1", "--height-map"]) == 0
+    capsys.readouterr()
+    assert recipe(["evaluate", "--data", str(data), "--model", str(two)]) == 0
+    assert "height (levels) on new pixels" in capsys.readouterr().out  # against its label

@@ -26,9 +26,10 @@ def _block(cin: int, cout: int, convs: int = 2, stride: int = 1) -> nn.Sequentia
 
 
 class NewPieceNet(nn.Module):
-    """Region pair (CHANNELS, H, W), H and W multiples of 8, to two maps per pixel: the
-    logit that a new piece shows there, and the height (brick levels above the plate) of
-    the surface it shows, meaningful only where the first says new.
+    """Region pair (CHANNELS, H, W), H and W multiples of 8, to the logit per pixel that a
+    new piece shows there; with ``height_map``, a second map: the height (brick levels
+    above the plate) of the surface the pixel shows, meaningful only where the first
+    says new.
 
     The network works at half the region's size (a stud is still four to five pixels
     there) and the maps are brought back up bilinearly: a quarter of the work. The height
@@ -36,7 +37,8 @@ class NewPieceNet(nn.Module):
     keeps what it had.
     """
 
-    def __init__(self, widths: tuple[int, int, int, int] = WIDTHS) -> None:
+    def __init__(self, widths: tuple[int, int, int, int] = WIDTHS,
+                 height_map: bool = False) -> None:
         super().__init__()
         w0, w1, w2, w3 = widths
         self.stem = _block(CHANNELS, w0, 1, stride=2)
@@ -48,7 +50,8 @@ class NewPieceNet(nn.Module):
         self.dec2 = _block(w3 + w2, w2, 1)
         self.dec1 = _block(w2 + w1, w0, 1)
         self.head = nn.Conv2d(w0, 1, 1)
-        self.height = nn.Sequential(_block(w0, w0, 1), nn.Conv2d(w0, 1, 1))
+        self.height = (nn.Sequential(_block(w0, w0, 1), nn.Conv2d(w0, 1, 1))
+                       if height_map else None)
         self.full = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -57,12 +60,14 @@ class NewPieceNet(nn.Module):
         e3 = self.enc3(self.pool(e2))
         d2 = self.dec2(torch.cat([self.up(e3), e2], 1))
         d1 = self.dec1(torch.cat([self.up(d2), e1], 1))
+        if self.height is None:
+            return self.full(self.head(d1))
         return self.full(torch.cat([self.head(d1), self.height(d1)], 1))
 
 
 def export_onnx(net: NewPieceNet, path: str) -> None:
     """Write ``net`` (in eval mode, batch norm folded by the exporter) with free H and W;
-    the output "logit" has the two maps as its two channels."""
+    the output "logit" has one channel per map."""
     net.eval()
     sample = torch.zeros(1, CHANNELS, 64, 64)
     torch.onnx.export(net, (sample,), path, dynamo=False, input_names=["pair"],

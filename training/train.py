@@ -61,15 +61,17 @@ def _develop(image: NDArray[np.float32], rng: np.random.Generator,
     return out.astype(np.float32)
 
 
-def sample(pair: RegionPair, rng: np.random.Generator
+def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False
            ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
     """One augmented training crop: the network's input, the mask (0..1) and the height
-    (levels; NaN where there is none to learn, and everywhere on a turned crop)."""
+    (levels; NaN where there is none to learn, everywhere on a turned crop, and
+    everywhere without ``height_map``, whose crops are turned as the one-map model's
+    always were)."""
     h, w = pair.mask.shape
     ph, pw = max(CROP - h, 0), max(CROP - w, 0)
     before, after, mask = pair.before, pair.after, pair.mask
-    height = pair.height if pair.height is not None else np.full(mask.shape, np.nan,
-                                                                   np.float32)
+    height = (pair.height if pair.height is not None and height_map
+              else np.full(mask.shape, np.nan, np.float32))
     if ph or pw:
         pad = ((0, ph), (0, pw))
         before = np.pad(before, (*pad, (0, 0)), mode="edge")
@@ -102,7 +104,10 @@ def sample(pair: RegionPair, rng: np.random.Generator
     # frames alike so the network does not lean on where the centre falls.
     shift = rng.normal(0, 0.15, 3).astype(np.float32)
     x[:6] += np.tile(shift, 2)[:, None, None]
-    k = 0 if rng.random() < UPRIGHT else int(rng.integers(1, 4))
+    if height_map:
+        k = 0 if rng.random() < UPRIGHT else int(rng.integers(1, 4))
+    else:
+        k = int(rng.integers(4))
     x, m = np.rot90(x, k, axes=(1, 2)), np.rot90(m, k)
     if k:
         ht = np.full_like(ht, np.nan)
@@ -137,10 +142,11 @@ def _learning_rate(done: float, peak: float = 3e-3) -> float:
 
 def train(data: Path, out: Path, seed: int, epochs: int = 8,
           minutes: float | None = None, log: bool = True,
-          threads: int = 2) -> dict[str, float]:
+          threads: int = 2, height_map: bool = False) -> dict[str, float]:
     """Train on the pairs under ``data`` and write the ONNX model to ``out``.
 
     Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
+    ``height_map`` adds the second map (the pairs must carry heights to teach it).
     """
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -148,7 +154,7 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
     pairs = load_dataset(data)
     if not pairs:
         raise ValueError(f"{data}: no pair_*.npz files")
-    net = NewPieceNet()
+    net = NewPieceNet(height_map=height_map)
     opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
     steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
     total = steps_per_epoch * epochs
@@ -162,7 +168,8 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
                 done = max(done, (time.monotonic() - started) / (minutes * 60))
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(done)
-            batch = [sample(pairs[int(rng.integers(len(pairs)))], rng) for _ in range(BATCH)]
+            batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map)
+                     for _ in range(BATCH)]
             x = torch.from_numpy(np.stack([b[0] for b in batch]))
             y = torch.from_numpy(np.stack([b[1] for b in batch]))[:, None]
             z = torch.from_numpy(np.stack([b[2] for b in batch]))[:, None]
