@@ -20,7 +20,7 @@ from operator import itemgetter
 import numpy as np
 
 from rules.palace import Palace
-from rules.pieces import DecorationColor, Kind, Piece
+from rules.pieces import DecorationColor, Kind, Piece, Voxel
 from vision.candidates import (
     PLANT,
     SUPPORT_DEPTH,
@@ -61,7 +61,6 @@ an arch's span for each step of staircase it puts under the leg."""
 
 _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
-Voxel = tuple[int, int, int]
 
 
 class Decoder:

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import project
-from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Voxel
 from vision.silhouettes import View
 
 LEAF_GAIN = 0.5
@@ -58,14 +58,14 @@ def colour_features(region: NDArray[np.float32]) -> NDArray[np.float32]:
     return out
 
 
-def hot_cells(evidence: Sequence[Evidence], top: int) -> set[tuple[int, int, int]]:
+def hot_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
     """Voxels whose centre falls on changed pixels in some view: where new pieces may be."""
     levels = np.arange(top + HEADROOM)
     xs, ys, ls = np.meshgrid(np.arange(BOARD_STUDS), np.arange(BOARD_STUDS), levels,
                              indexing="ij")
     pts = np.stack([(xs.ravel() + 0.5) * STUD_MM, (ys.ravel() + 0.5) * STUD_MM,
                     (ls.ravel() + 0.5) * BRICK_MM], axis=1)
-    found: set[tuple[int, int, int]] = set()
+    found: set[Voxel] = set()
     for ev in evidence:
         h, w = ev.view.shape
         px = np.round(ev.view.to_region(project(ev.view.camera, ev.view.pose, pts))).astype(int)

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from rules.pieces import Kind, Piece
+from rules.pieces import Kind, Piece, Voxel
 from vision.evidence import Evidence
-from vision.silhouettes import Voxel, piece_voxels
+from vision.silhouettes import Box, piece_voxels
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -68,7 +68,7 @@ class Candidate:
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
-        self._voxels: frozenset[tuple[int, int, int]] | None = None
+        self._voxels: frozenset[Voxel] | None = None
         self.pixels: list[Pixels] = []
         self.leaves: list[Pixels] = []
         self.leaf_sums: list[float] = []
@@ -83,7 +83,7 @@ class Candidate:
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
 
     @property
-    def voxels(self) -> frozenset[tuple[int, int, int]]:
+    def voxels(self) -> frozenset[Voxel]:
         """The cells it fills, worked out when first asked: only the rounds after the
         first ask it (whether a move joins the pieces read), of a few of the thousands of
         pieces a turn makes."""
@@ -124,7 +124,7 @@ class Scorer:
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
         self._whole: dict[tuple[PieceKey, ...], float] = {}
-        self._voxel_tile: list[dict[Voxel, set[int]]] = [{} for _ in self.evidence]
+        self._voxel_tile: list[dict[Box, set[int]]] = [{} for _ in self.evidence]
         self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
             {} for _ in self.evidence]
         """Each stud level's colour (None: too few side pixels), per view: the three
@@ -190,7 +190,7 @@ class Scorer:
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
         return set(self._tile_of[view][idx].tolist())
 
-    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Voxel) -> set[int]:
+    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Box) -> set[int]:
         """The tiles of one voxel's visible pixels, kept: a voxel is in a dozen pieces."""
         known = self._voxel_tile[view]
         found = known.get(voxel)

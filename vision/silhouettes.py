@@ -34,9 +34,10 @@ STUD_SHARE = 0.6
 LEAF_REACH_MM = 13.0
 LEAF_HEIGHT_MM = 7.5
 
-Voxel = tuple[int, int, int, int]
-"""(x, y, level, shape): shape FULL a voxel, ROOF an arch's roof over its opening,
-STUDDED a voxel with the stud on its top (a piece's knob)."""
+Box = tuple[int, int, int, int]
+"""One box a piece is drawn with, (x, y, level, shape): shape FULL a whole voxel, ROOF an
+arch's roof over its opening, STUDDED a voxel with the stud on its top (a piece's
+knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
 SIDES = 4
 """The cache's key for a voxel's side pixels (:meth:`View.side_pixels`)."""
@@ -44,15 +45,15 @@ MIN_SIDE_PIXELS = 6
 """Fewer inner pixels than this and the side pixels keep their outline."""
 
 
-def piece_voxels(piece: Piece) -> tuple[Voxel, ...]:
+def piece_voxels(piece: Piece) -> tuple[Box, ...]:
     """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
     return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
 
 
 @lru_cache(maxsize=1 << 16)
-def _voxels(kind: Kind, x: int, y: int, z: int, axis: Axis, turn: int) -> tuple[Voxel, ...]:
+def _voxels(kind: Kind, x: int, y: int, z: int, axis: Axis, turn: int) -> tuple[Box, ...]:
     piece = Piece(kind, x, y, z, axis=axis, turn=turn)
-    out: list[Voxel] = []
+    out: list[Box] = []
     cells = piece.footprint()
     knobs = set(piece.knobs())
     for level in range(piece.z, piece.top):
@@ -63,7 +64,7 @@ def _voxels(kind: Kind, x: int, y: int, z: int, axis: Axis, turn: int) -> tuple[
     return tuple(out)
 
 
-def _corners(voxels: Sequence[Voxel]) -> NDArray[np.float64]:
+def _corners(voxels: Sequence[Box]) -> NDArray[np.float64]:
     """The eight corners of each voxel's box, stacked: a knob's stud adds its height over
     the stud's own width only, so the box is raised by the share of the cell's area the
     stud covers."""
@@ -94,7 +95,7 @@ class View:
     box: tuple[int, int, int, int]
     scale: float
     old_depth: NDArray[np.float32] = field(init=False)
-    _cache: dict[Voxel, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
+    _cache: dict[Box, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
     _tops: dict[tuple[int, int, int], NDArray[np.float64]] = field(default_factory=dict)
     """Stud levels' top faces in the region (:meth:`prepare_tops`)."""
 
@@ -108,12 +109,12 @@ class View:
         """Frame pixels to region pixels."""
         return (px - np.array(self.box[:2], float)) * self.scale
 
-    def distance(self, voxel: Voxel) -> float:
+    def distance(self, voxel: Box) -> float:
         x, y, level, _ = voxel
         centre = np.array([(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, (level + 0.5) * BRICK_MM])
         return float(np.linalg.norm(centre - self.eye))
 
-    def _hulls(self, voxels: Sequence[Voxel]) -> list[NDArray[np.int32] | None]:
+    def _hulls(self, voxels: Sequence[Box]) -> list[NDArray[np.int32] | None]:
         """Each voxel's outline in the region (quarter pixels), None when it is not in it."""
         if not len(voxels):
             return []
@@ -137,7 +138,7 @@ class View:
                 cv2.fillConvexPoly(self.old_depth, hull, float(self.distance(voxel)), shift=2)
         self._cache.clear()
 
-    def visible(self, voxel: Voxel) -> tuple[NDArray[np.intp], float]:
+    def visible(self, voxel: Box) -> tuple[NDArray[np.intp], float]:
         """Flat region indices where ``voxel`` would be in front of the old palace, and its
         distance; cached, since the decoder asks for the same voxels again and again."""
         hit = self._cache.get(voxel)
@@ -146,7 +147,7 @@ class View:
             hit = self._cache[voxel]
         return hit
 
-    def prepare(self, voxels: Iterable[Voxel]) -> None:
+    def prepare(self, voxels: Iterable[Box]) -> None:
         """Works out many voxels' visible pixels with one projection."""
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
@@ -177,7 +178,7 @@ class View:
         for cell, face in zip(todo, px.reshape(-1, 4, 2), strict=True):
             self._tops[cell] = face
 
-    def side_pixels(self, voxel: Voxel) -> NDArray[np.intp]:
+    def side_pixels(self, voxel: Box) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
         where a brick's sides show their own colour, not the lit top, a neighbour's edge
         or the board around (which tint a small voxel's outline pixels by a third)."""

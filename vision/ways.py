@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rules.pieces import Piece
+from rules.pieces import Piece, Voxel
 from vision.scoring import Candidate, PieceKey, Pixels, Scorer
-
-Voxel = tuple[int, int, int]
 
 
 def shape_key(piece: Piece) -> PieceKey:
