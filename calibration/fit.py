@@ -14,6 +14,7 @@ from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
+    BLURRED_SIDES_CLARITY,
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
@@ -22,11 +23,12 @@ from calibration.evidence import (
     judge,
     lattice_problem,
     map_problem,
+    sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
 )
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
-from calibration.stud_tops import ON_GAPS_PLACEMENT, tops_problem
+from calibration.stud_tops import ON_GAPS_PLACEMENT, quarters_problem, tops_problem
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
@@ -46,7 +48,7 @@ def finish(
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
-    hopeless = lattice_problem(grid, vouched=True)
+    hopeless = lattice_problem(grid, vouched=True, floor=BLURRED_SIDES_CLARITY)
     if hopeless:
         # Not even the rest of the picture could vouch for this lattice: the sides, the
         # map and the corner bricks are not worth their time. Most starts a search tries
@@ -82,10 +84,15 @@ def finish(
         # studs: a soft lattice is taken only over most of the board with all four
         # sides where it puts them, and with the stud tops' colour, which the lattice
         # fit never reads, putting the studs where it does.
-        if not sides_vouch_for_soft_lattice(grid, boundary):
+        strict = sides_vouch_for_soft_lattice(grid, boundary)
+        if not strict and not sides_vouch_for_blurred_lattice(grid, boundary):
             reason = f"the studs are soft (clarity {grid.clarity:.1f})"
         else:
-            tops = tops_problem(image, camera, grid.pose)
+            # Softer still, or over fewer blocks: every quarter of the board must put
+            # its stud tops where the lattice does, not only the whole board.
+            tops = tops_problem(image, camera, grid.pose) or (
+                "" if strict else quarters_problem(image, camera, grid.pose)
+            )
             if tops:
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
     elif not reason and grid.clarity < STUD_TOPS_CLARITY:

@@ -1,0 +1,72 @@
+"""Blurred small boards and sides against a table of the board's own colour, on the wide twin."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from bench.calibration import twin_frame
+from calibration.board_model import CENTRE, moved_pose
+from calibration.camera import Pose
+from calibration.evidence import (
+    BLURRED_LATTICE_CLARITY,
+    SIDES_VOUCHED_CLARITY,
+    gray_float,
+)
+from calibration.fit import finish
+from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
+from calibration.stud_tops import quarters_problem
+from tests.test_calibration_soft import WRONG_PX, grid_error
+
+BLURRED_SEED = 5085
+"""A dev wide-twin board 7.5 px a stud whose right lattice reads at clarity 3.8 over 13
+blocks (4 was the least taken): all four sides and every quarter's stud tops agree."""
+THIN_SOFT_SEED = 5023
+"""A dev board 8.6 px a stud whose right lattice reads at clarity 4.4 over 10 blocks
+(12 were needed under 5)."""
+
+
+def test_a_blurred_lattice_is_taken_when_every_quarter_vouches_for_it() -> None:
+    frame = twin_frame(BLURRED_SEED).frame
+    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.clarity < BLURRED_LATTICE_CLARITY
+    assert quarters_problem(frame.image, frame.camera, grid.pose) == ""
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_soft_lattice_over_ten_blocks_is_found() -> None:
+    frame = twin_frame(THIN_SOFT_SEED).frame
+    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.blocks < 12 and grid.clarity < 5.0
+    assert grid.clarity >= SIDES_VOUCHED_CLARITY
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def tilted(pose: Pose, degrees: float) -> Pose:
+    """The pose turned in the board's plane about its middle: the far studs move most."""
+    turn, _ = cv2.Rodrigues(np.array([0.0, 0.0, np.radians(degrees)]))
+    rotation = pose.rotation @ turn
+    tvec = pose.tvec + pose.rotation @ CENTRE - rotation @ CENTRE
+    return Pose(cv2.Rodrigues(rotation)[0].reshape(3), tvec)
+
+
+def test_the_quarters_see_a_pose_turned_off_at_the_board_ends() -> None:
+    frame = twin_frame(BLURRED_SEED).frame
+    camera, truth = frame.camera, frame.pose
+    assert quarters_problem(frame.image, camera, truth) == ""
+    # Two degrees about the middle put the corner studs a third of a stud off.
+    assert "quarter" in quarters_problem(frame.image, camera, tilted(truth, 2.0))
+
+
+def test_a_blurred_board_a_stud_off_is_not_taken() -> None:
+    frame = twin_frame(BLURRED_SEED).frame
+    gray = gray_float(frame.image)
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        result = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, dx, dy), None,
+                        False)
+        assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
