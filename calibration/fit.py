@@ -103,7 +103,7 @@ def finish(
         tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT)
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
-    if not reason and not boundary.passed:
+    if not reason and not boundary.passed and not boundary.outweighs(grid.blocks):
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
         # over it a board one stud off: three sides where the lattice puts them and

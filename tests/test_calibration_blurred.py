@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from bench.calibration import twin_frame
+from calibration.alias import check_boundary, judge_sides
 from calibration.board_model import CENTRE, moved_pose
 from calibration.camera import Pose
 from calibration.evidence import (
@@ -70,3 +71,36 @@ def test_a_blurred_board_a_stud_off_is_not_taken() -> None:
         result = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, dx, dy), None,
                         False)
         assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+OUTWEIGHED_SEED = 6018
+"""A dev board whose fourth side lies against a table of nearly its own colour: the
+only step found there, two studs in, is a fifth of its opposite side's own."""
+
+
+def test_a_side_outweighed_by_its_opposite_does_not_refuse_the_board() -> None:
+    frame = twin_frame(OUTWEIGHED_SEED).frame
+    gray = gray_float(frame.image)
+    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None
+    sides = check_boundary(frame.image, frame.camera, grid.pose)
+    assert sides.bad == 1 and not sides.passed and sides.outweighs(grid.blocks)
+    result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        moved = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, dx, dy), None,
+                       False)
+        assert not moved.found or grid_error(frame.camera, frame.pose, moved) < WRONG_PX
+
+
+def test_only_a_side_far_weaker_than_its_firm_opposite_is_outweighed() -> None:
+    good = [[3.0, 4.0, 60.0, 2.0, 2.0]] * 2
+    profiles = np.array([good, good, good, [[1.0, 1.0, 1.0, 1.0, 12.0]] * 2])
+    sides = judge_sides(profiles)
+    assert (sides.good, sides.bad, sides.outweighed) == (3, 1, 1)
+    assert sides.outweighs(16) and not sides.outweighs(11)
+    # A step elsewhere half as strong as the opposite side's is a boundary: held against it.
+    profiles[3, :, 4] = 30.0
+    sides = judge_sides(profiles)
+    assert sides.bad == 1 and sides.outweighed == 0 and not sides.outweighs(16)
