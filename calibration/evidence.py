@@ -66,9 +66,11 @@ SIDES_VOUCHED_CLARITY = 4.3
 BLURRED_SIDES_CLARITY = 3.7
 """The least clarity a lattice may have when all four sides and every quarter's stud
 tops vouch for it (:func:`sides_vouch_for_blurred_lattice`)."""
-MIN_BLURRED_GRID_BLOCKS = 10
+MIN_BLURRED_GRID_BLOCKS = 11
 """Blocks a lattice vouched for by the sides and every quarter's stud tops needs from a
-clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`."""
+clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`.
+With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten blocks
+leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
 MIN_BOARD_IN_VIEW = 0.6
 MIN_ELEVATION_DEG = 12.0
 
@@ -295,8 +297,8 @@ def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> b
     :func:`sides_vouch_for_soft_lattice` allows, *provided* every quarter of the board's
     stud tops also puts the studs where the lattice does (asked in ``calibration.fit``).
 
-    Small boards under a hard light give right lattices a clarity of 3.7 to 4.3, or 10
-    and 11 blocks a little sharper. There the lattice can settle a fraction of a stud
+    Small boards under a hard light give right lattices a clarity of 3.7 to 4.3, or 11
+    blocks a little sharper. There the lattice can settle a fraction of a stud
     off in part of the board with all four sides still stepping where it puts them, and
     the whole board's stud tops can still sit near their least spread; the quarters,
     each read on its own, see the part that is off.
