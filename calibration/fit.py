@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_shift, check_boundary
+from calibration.alias import best_stud_shift, check_boundary, far_side_problem
 from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
@@ -111,6 +111,10 @@ def finish(
         reason = (
             f"the board's sides do not pin the stud grid ({', '.join(boundary.detail)})"
         )
+    if not reason:
+        far = far_side_problem(image, camera, grid.pose, boundary)
+        if far:
+            reason = f"the board may lie further in than its sides put it ({far})"
     # Only a map that explains the card far better than unrelated layouts says which
     # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
     # cost the most, so they are asked only once the pose stands.

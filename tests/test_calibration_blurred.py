@@ -117,3 +117,19 @@ def test_only_a_side_far_weaker_than_its_firm_opposite_is_outweighed() -> None:
     profiles[3, :, 4] = 30.0
     sides = judge_sides(profiles)
     assert sides.bad == 1 and sides.outweighed == 0 and not sides.outweighs(16)
+
+
+SLEEVE_SEED = 8007
+"""A dev board with a sleeve over its far side: started 3 studs towards the camera, the
+fit put the far side on the sleeve's edge, the near one on a checked table (unclear)
+and the other two along the shift, and was taken 37 px off."""
+
+
+def test_a_board_three_studs_off_under_a_sleeve_is_refused() -> None:
+    frame = twin_frame(SLEEVE_SEED).frame
+    gray = gray_float(frame.image)
+    result = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, -3, 0), None, False)
+    assert not result.found
+    assert "further in" in result.reason
+    found = locate_board(frame.image, frame.camera, None)
+    assert not found.found or grid_error(frame.camera, frame.pose, found) < WRONG_PX
