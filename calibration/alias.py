@@ -53,12 +53,6 @@ ALIAS_SHARE = 0.6
 OUTWEIGH_RATIO = 3.0
 """How many times the step elsewhere that puts a side a stud off its opposite side's own
 step must be, for the side to count against a lattice that pins the board's size."""
-FAR_REACH = 4
-"""Studs inwards to which a side that did not confirm the pose is looked at again."""
-FAR_RATIO = 1.5
-"""How many times every nearer move's step a step 3 or 4 studs in must be to be a rim."""
-FAR_OVER_OPPOSITE = 1.3
-"""How many times the opposite side's own step that far step must also be."""
 OUTWEIGHED_BLOCKS = 12
 """Lattice blocks from which on a side outweighed by its opposite is not held against it."""
 
@@ -419,38 +413,6 @@ def _half_state(row: FloatArray) -> str:
             return "unclear"
         return "off"
     return "unclear"
-
-
-def far_side_problem(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, check: BoundaryCheck
-) -> str:
-    """Why a side that did not confirm the pose may hide a board 3 or 4 studs over
-    (empty if none does).
-
-    The sides are judged a stud or two either way, so a board three studs off passes
-    them where one side lies on the table, unclear, and its opposite on the straight
-    edge of a sleeve or a card over the board, which steps like a rim (the wide twin, a
-    board 3 studs off with three sides right). The side that did not confirm then finds
-    the real rim 3 or 4 studs in: a step well above every nearer move's and above the
-    step its opposite side makes at the pose.
-    """
-    states = [d.split(":")[1] for d in check.detail]
-    if "good" not in states or all(st == "good" for st in states):
-        return ""
-    profiles = side_profiles(image, camera, pose, FAR_REACH, halved=False)
-    for side, state in enumerate(states):
-        if state == "good":
-            continue
-        rows, opposite = profiles[side], profiles[(side + 2) % 4][:, FAR_REACH]
-        far, near = rows[:, :2], rows[:, 2:]
-        if not (np.isfinite(far).any() and np.isfinite(near).any()
-                and np.isfinite(opposite).any()):
-            continue
-        step = float(np.nanmax(far))
-        if (step >= MIN_STEP and step >= FAR_RATIO * float(np.nanmax(near))
-                and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
-            return f"side {side} steps {step:.0f} three or four studs in, like a rim"
-    return ""
 
 
 def best_stud_shift(

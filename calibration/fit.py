@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_shift, check_boundary, far_side_problem
+from calibration.alias import best_stud_shift, check_boundary
 from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
@@ -26,6 +26,7 @@ from calibration.evidence import (
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
 )
+from calibration.far_side import far_side_problem
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
 from calibration.stud_tops import ON_GAPS_PLACEMENT, quarters_problem, tops_problem
