@@ -29,7 +29,12 @@ from calibration.evidence import (
 from calibration.far_side import far_side_problem
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
-from calibration.stud_tops import ON_GAPS_PLACEMENT, quarters_problem, tops_problem
+from calibration.stud_tops import (
+    ON_GAPS_PLACEMENT,
+    QUARTER_ON_GAPS_PLACEMENT,
+    quarters_problem,
+    tops_problem,
+)
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
@@ -100,8 +105,11 @@ def finish(
         # A little sharper, the lattice can still settle on the gaps between studs over
         # the whole board, and then every side steps where it puts them too: half a
         # stud off is no whole stud for the sides to see. The colours tell, asked
-        # only whether the studs sit on the gaps.
-        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT)
+        # only whether the studs sit on the gaps, over the board and in each quarter
+        # (a plane tilted onto the gaps at one end).
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT) or quarters_problem(
+            image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0
+        )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
     if not reason and not boundary.passed and not boundary.outweighs(grid.blocks):

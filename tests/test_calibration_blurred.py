@@ -19,7 +19,9 @@ from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
+from calibration.tracking import BoardTracker
 from tests.test_calibration_soft import WRONG_PX, grid_error
+from twin import render
 
 BLURRED_SEED = 5085
 """A dev wide-twin board 7.5 px a stud whose right lattice reads at clarity 3.8 over 13
@@ -133,3 +135,21 @@ def test_a_board_three_studs_off_under_a_sleeve_is_refused() -> None:
     assert "further in" in result.reason
     found = locate_board(frame.image, frame.camera, None)
     assert not found.found or grid_error(frame.camera, frame.pose, found) < WRONG_PX
+
+
+TILTED_TRACK_SEED = 8054
+"""A dev board whose nudged second frame (the calibration bench's tracked frame) the
+whole fit from the last pose took 7 px off: clarity 5.5, one quarter on the gaps."""
+
+
+def test_a_tracked_board_with_a_quarter_on_the_gaps_is_not_taken() -> None:
+    drawn = twin_frame(TILTED_TRACK_SEED)
+    frame, rng = drawn.frame, drawn.rng
+    first = locate_board(frame.image, frame.camera, drawn.ground)
+    assert first.found and grid_error(frame.camera, frame.pose, first) < WRONG_PX
+    # The bench's nudge, drawn where the frame's drawing stopped.
+    nudged = Pose(frame.pose.rvec + rng.normal(0, 0.002, 3), frame.pose.tvec + rng.normal(0, 1, 3))
+    second = render(drawn.palace, frame.camera, nudged, drawn.options,
+                    seed=TILTED_TRACK_SEED + 100_000)
+    result = BoardTracker(frame.camera, drawn.ground, first).update(second.image)
+    assert not result.found or grid_error(frame.camera, nudged, result) < WRONG_PX
