@@ -49,8 +49,15 @@ def finish(
     pose: Pose,
     ground: GroundMap | None,
     focal_refined: bool,
+    *,
+    refit: bool = False,
 ) -> BoardLocation:
-    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
+    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn.
+
+    A ``refit`` (the tracker's whole fit from the last pose, whose refusal costs only a
+    fresh search) also asks each quarter of the board whether its stud tops sit on the
+    gaps, for lattices under a clarity of 6.
+    """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
@@ -105,10 +112,13 @@ def finish(
         # A little sharper, the lattice can still settle on the gaps between studs over
         # the whole board, and then every side steps where it puts them too: half a
         # stud off is no whole stud for the sides to see. The colours tell, asked
-        # only whether the studs sit on the gaps, over the board and in each quarter
-        # (a plane tilted onto the gaps at one end).
-        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT) or quarters_problem(
-            image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0
+        # only whether the studs sit on the gaps; in a refit also in each quarter (a
+        # plane tilted onto the gaps at one end). Asked of every first detection, the
+        # quarters cost right boards: found ones had quarters down to 0.10.
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT) or (
+            quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0)
+            if refit
+            else ""
         )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
