@@ -50,6 +50,11 @@ MIN_GOOD_SIDES = 3
 SIZE_PINNING_BLOCKS = 10
 """Lattice blocks (of 16) from which on the lattice alone fixes the board's size."""
 ALIAS_SHARE = 0.6
+OUTWEIGH_RATIO = 3.0
+"""How many times the step elsewhere that puts a side a stud off its opposite side's own
+step must be, for the side to count against a lattice that pins the board's size."""
+OUTWEIGHED_BLOCKS = 12
+"""Lattice blocks from which on a side outweighed by its opposite is not held against it."""
 
 
 def _band(a: FloatArray, b: FloatArray, offsets: tuple[float, ...], z: float) -> FloatArray:
@@ -218,6 +223,9 @@ class BoundaryCheck:
     """Whether each direction (x and y) has at least one good side."""
     excused: int = 0
     """Bad sides off in one half only, whose opposite side steps firmly where it should."""
+    outweighed: int = 0
+    """Bad sides whose stronger step elsewhere is a small fraction of the step their
+    opposite side makes, firmly, where the pose puts it (see :meth:`outweighs`)."""
 
     @property
     def passed(self) -> bool:
@@ -240,11 +248,28 @@ class BoundaryCheck:
         side off in one half only while its opposite side steps firmly is an arm over
         that half: a pose a stud off across it would be off at the opposite side too.
         """
-        if self.passed:
+        if self.passed or self.outweighs(lattice_blocks):
             return True
         if lattice_blocks < SIZE_PINNING_BLOCKS or self.off_sides(lattice_blocks):
             return False
         return self.good >= MIN_GOOD_SIDES or self.both_axes
+
+    def outweighs(self, lattice_blocks: int) -> bool:
+        """Whether three sides right and every side off outweighed pin the board.
+
+        A board a stud off across two opposite sides moves both of them: the real
+        boundary shows a stud over at each, as strong as a board-to-table step. Where one
+        of the pair steps firmly at the pose and the other finds only a step a third as
+        strong anywhere (the table there has the card's colour, a card lies along it),
+        that weak step is no boundary. Only over a lattice that pins the board's size
+        and tilt, so that the two sides cannot disagree by a stud.
+        """
+        return (
+            lattice_blocks >= OUTWEIGHED_BLOCKS
+            and self.bad > 0
+            and self.outweighed == self.bad
+            and self.good >= MIN_GOOD_SIDES
+        )
 
     def off_sides(self, lattice_blocks: int) -> int:
         """Sides a stud off, less the excused ones where the lattice pins the size."""
@@ -278,10 +303,29 @@ def judge_sides(profiles: FloatArray) -> BoundaryCheck:
         and _firm(profiles[(side + 2) % 4])
         for side, halves in enumerate(halves_states)
     )
+    outweighed = sum(
+        states[side] == "off"
+        and states[(side + 2) % 4] == "good"
+        and _firm(profiles[(side + 2) % 4])
+        and _outweighed(profiles[side], profiles[(side + 2) % 4])
+        for side in range(len(states))
+    )
     good, bad = states.count("good"), states.count("off")
     both_axes = "good" in (states[0], states[2]) and "good" in (states[1], states[3])
     detail = tuple(f"{side}:{state}" for side, state in enumerate(states))
-    return BoundaryCheck(good, bad, detail, both_axes, excused)
+    return BoundaryCheck(good, bad, detail, both_axes, excused, outweighed)
+
+
+def _outweighed(off: FloatArray, opposite: FloatArray) -> bool:
+    """Whether every step of the ``off`` side, moved or not, is under a third of the
+    opposite side's own step in each of its halves that the picture shows."""
+    seen = [row for row in opposite if np.isfinite(row).all()]
+    shown = [row for row in off if np.isfinite(row).all()]
+    if not seen or not shown:
+        return False
+    strong = min(float(row[REACH]) for row in seen)
+    weak = max(float(row.max()) for row in shown)
+    return strong >= OUTWEIGH_RATIO * weak
 
 
 def _side_states(halves: FloatArray) -> list[str]:

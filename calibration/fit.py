@@ -14,6 +14,7 @@ from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
+    BLURRED_SIDES_CLARITY,
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
@@ -22,11 +23,18 @@ from calibration.evidence import (
     judge,
     lattice_problem,
     map_problem,
+    sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
 )
+from calibration.far_side import far_side_problem
 from calibration.grid import refine_on_grid
 from calibration.map_place import map_peaks_here
-from calibration.stud_tops import ON_GAPS_PLACEMENT, tops_problem
+from calibration.stud_tops import (
+    ON_GAPS_PLACEMENT,
+    QUARTER_ON_GAPS_PLACEMENT,
+    quarters_problem,
+    tops_problem,
+)
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
@@ -41,12 +49,19 @@ def finish(
     pose: Pose,
     ground: GroundMap | None,
     focal_refined: bool,
+    *,
+    refit: bool = False,
 ) -> BoardLocation:
-    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn."""
+    """From a pose within a few pixels: lattice alignment, evidence, the quarter turn.
+
+    A ``refit`` (the tracker's whole fit from the last pose, whose refusal costs only a
+    fresh search) also asks each quarter of the board whether its stud tops sit on the
+    gaps, for lattices under a clarity of 6.
+    """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
-    hopeless = lattice_problem(grid, vouched=True)
+    hopeless = lattice_problem(grid, vouched=True, floor=BLURRED_SIDES_CLARITY)
     if hopeless:
         # Not even the rest of the picture could vouch for this lattice: the sides, the
         # map and the corner bricks are not worth their time. Most starts a search tries
@@ -82,21 +97,32 @@ def finish(
         # studs: a soft lattice is taken only over most of the board with all four
         # sides where it puts them, and with the stud tops' colour, which the lattice
         # fit never reads, putting the studs where it does.
-        if not sides_vouch_for_soft_lattice(grid, boundary):
+        strict = sides_vouch_for_soft_lattice(grid, boundary)
+        if not strict and not sides_vouch_for_blurred_lattice(grid, boundary):
             reason = f"the studs are soft (clarity {grid.clarity:.1f})"
         else:
-            tops = tops_problem(image, camera, grid.pose)
+            # Softer still, or over fewer blocks: every quarter of the board must put
+            # its stud tops where the lattice does, not only the whole board.
+            tops = tops_problem(image, camera, grid.pose) or (
+                "" if strict else quarters_problem(image, camera, grid.pose)
+            )
             if tops:
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
     elif not reason and grid.clarity < STUD_TOPS_CLARITY:
         # A little sharper, the lattice can still settle on the gaps between studs over
         # the whole board, and then every side steps where it puts them too: half a
         # stud off is no whole stud for the sides to see. The colours tell, asked
-        # only whether the studs sit on the gaps.
-        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT)
+        # only whether the studs sit on the gaps; in a refit also in each quarter (a
+        # plane tilted onto the gaps at one end). Asked of every first detection, the
+        # quarters cost right boards: found ones had quarters down to 0.10.
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT) or (
+            quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0)
+            if refit
+            else ""
+        )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
-    if not reason and not boundary.passed:
+    if not reason and not boundary.passed and not boundary.outweighs(grid.blocks):
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
         # over it a board one stud off: three sides where the lattice puts them and
@@ -104,6 +130,10 @@ def finish(
         reason = (
             f"the board's sides do not pin the stud grid ({', '.join(boundary.detail)})"
         )
+    if not reason:
+        far = far_side_problem(image, camera, grid.pose, boundary)
+        if far:
+            reason = f"the board may lie further in than its sides put it ({far})"
     # Only a map that explains the card far better than unrelated layouts says which
     # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
     # cost the most, so they are asked only once the pose stands.

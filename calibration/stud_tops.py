@@ -48,7 +48,21 @@ gaps between studs. Such a lattice does not settle a third of a stud off, only o
 gaps (half a stud: placement 0.00 on the wide twin), while right poses of it gave 0.38
 to 1 (the bench's frames 1000 to 1119): their colours are less clear-cut than a soft
 board's, so the soft lattice's 0.7 would refuse them."""
+MIN_QUARTER_PLACEMENT = 0.3
+"""The least placement any quarter of the board may have where :func:`quarters_problem`
+is asked."""
+QUARTER_ON_GAPS_PLACEMENT = 0.05
+"""The placement under which a quarter of a sharper lattice (clarity 5 to 6) is taken to
+sit on the gaps. A tracked dev board (seed 8054) was refitted 7 px off with its whole
+board at 0.51 and one quarter at 0.00; right poses of that band on 200 dev frames had
+quarters down to 0.10 (four of 48 under 0.2)."""
+MIN_QUARTERS_TOLD = 3
+"""Quarters whose colours must tell studs from gaps (a quarter of one card colour under
+the plate's own green says nothing)."""
+MIN_QUARTER_STUDS = 128
 _GRID = np.array([(x, y) for y in SHIFTS_MM for x in SHIFTS_MM])
+_QUARTER = np.array([(i % 32 >= 16) + 2 * (i // 32 >= 16) for i in range(1024)])
+"""Each stud centre's quarter of the board (stud_centres is y-major, 32 x 32)."""
 
 
 def top_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
@@ -57,6 +71,22 @@ def top_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatAr
     Returns a len(SHIFTS_MM) x len(SHIFTS_MM) array (y major); NaN when too few stud
     centres lie in the picture under every move.
     """
+    return _spreads(image, camera, pose)[0]
+
+
+def quarter_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
+    """:func:`top_spreads` for each quarter of the board (16 x 16 studs) on its own.
+
+    Returns 4 x len(SHIFTS_MM) x len(SHIFTS_MM); a quarter with too few stud centres in
+    the picture is NaN. A pose tilted a fraction of a stud off at one end and right at
+    the other can keep the whole board's spread least where it is: each quarter shows it.
+    """
+    return _spreads(image, camera, pose)[1]
+
+
+def _spreads(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose
+) -> tuple[FloatArray, FloatArray]:
     h, w = image.shape[:2]
     studs = stud_centres()
     moved = np.repeat(studs[None], len(_GRID), axis=0)
@@ -66,16 +96,58 @@ def top_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatAr
     ys = px[:, 1].reshape(len(_GRID), len(studs))
     inside = ((xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)).all(axis=0)
     side = len(SHIFTS_MM)
+    quarters = np.full((4, side, side), np.nan)
     if inside.sum() < len(studs) // 2:
-        return np.full((side, side), np.nan)
+        return np.full((side, side), np.nan), quarters
     # One row per move: remap takes at most 32767 columns.
     lab = cv2.cvtColor(
         cv2.remap(image, xs[:, inside], ys[:, inside], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
     ).astype(np.float32)
     lab[..., 0] *= LIGHTNESS_WEIGHT
+    whole = _spread(lab).reshape(side, side)
+    quarter = _QUARTER[inside]
+    for q in range(4):
+        chosen = quarter == q
+        if chosen.sum() >= MIN_QUARTER_STUDS:
+            quarters[q] = _spread(lab[:, chosen]).reshape(side, side)
+    return whole, quarters
+
+
+def _spread(lab: FloatArray) -> FloatArray:
     centre = np.median(lab, axis=1, keepdims=True)
-    spread = np.median(np.linalg.norm(lab - centre, axis=2), axis=1)
-    return spread.reshape(side, side)
+    return np.median(np.linalg.norm(lab - centre, axis=2), axis=1)
+
+
+def placement(spreads: FloatArray) -> float:
+    """Where the unmoved pose's spread lies between the largest (0) and the least (1);
+    NaN when the spreads say nothing (too few studs, or a range under :data:`MIN_RANGE`)."""
+    if not np.isfinite(spreads).all():
+        return float("nan")
+    low, high = float(spreads.min()), float(spreads.max())
+    if high < MIN_RANGE * max(low, 1e-6):
+        return float("nan")
+    middle = len(SHIFTS_MM) // 2
+    return (high - float(spreads[middle, middle])) / (high - low)
+
+
+def quarters_problem(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose,
+    min_placement: float = MIN_QUARTER_PLACEMENT, quarters_told: int = MIN_QUARTERS_TOLD,
+) -> str:
+    """Why some quarter of the board puts its stud tops off the pose (empty if none does).
+
+    Asked of the softest lattices taken (see ``calibration.evidence``), where the
+    whole board's placement alone has passed poses tilted off at one end; and, only
+    whether a quarter sits on the gaps, of lattices up to a clarity of 6.
+    """
+    placements = [placement(s) for s in quarter_spreads(image, camera, pose)]
+    told = [p for p in placements if np.isfinite(p)]
+    if len(told) < quarters_told:
+        return "too few quarters of the board tell studs from the card between them"
+    worst = min(told, default=1.0)
+    if worst < min_placement:
+        return f"a quarter of the board puts its stud tops off the grid (placement {worst:.2f})"
+    return ""
 
 
 def tops_problem(

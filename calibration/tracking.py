@@ -119,7 +119,8 @@ class BoardTracker:
         assert previous.pose is not None
         camera = previous.camera or self.camera
         result = finish(
-            image, gray_float(image), camera, previous.pose, self.ground, previous.focal_refined
+            image, gray_float(image), camera, previous.pose, self.ground, previous.focal_refined,
+            refit=True,
         )
         if not result.found:
             return None
