@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import MIN_STEP, BoundaryCheck, side_profiles
+from calibration.alias import MIN_STEP, BoundaryCheck
 from calibration.camera import Camera, Pose
+from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
 """Studs inwards to which a side that did not confirm the pose is looked at again."""

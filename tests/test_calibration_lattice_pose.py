@@ -8,12 +8,13 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.alias import REACH, _half_state
+from calibration.alias import _half_state
 from calibration.board_model import stud_centres
 from calibration.camera import project
 from calibration.evidence import gray_float
 from calibration.lattice_pose import lattice_patches, lattice_poses
 from calibration.pose import locate_board
+from calibration.side_profiles import REACH
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import STUD_MM, Kind, Piece

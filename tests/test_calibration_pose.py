@@ -216,7 +216,7 @@ def test_search_budget_never_cuts_the_outline_poses(palace):
 
 
 def test_side_steps_median_ignores_unsampled_positions():
-    from calibration.alias import _nanmedian_last
+    from calibration.side_profiles import _nanmedian_last
 
     rng = np.random.default_rng(3)
     values = rng.normal(20, 5, (10, 4, 2, 16))
