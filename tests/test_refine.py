@@ -47,6 +47,18 @@ def test_slides_move_every_piece_one_stud() -> None:
     assert all(len(e) == 2 for e in slid)
 
 
+def test_a_run_of_bricks_is_tried_as_an_arch_over_it() -> None:
+    run = [Piece(Kind.BRICK, 5, 20, 0), Piece(Kind.BRICK, 6, 20, 0), Piece(Kind.BRICK, 7, 20, 0)]
+    arches = [e for e in edits(run) if len(e) == 1 and e[0].kind is Kind.ARCH]
+    assert {(a[0].x, a[0].y, a[0].axis) for a in arches} == {(5, 20, Axis.X), (4, 20, Axis.X)}
+
+
+def test_a_decoration_is_tried_on_the_arch_s_other_end() -> None:
+    moved = [e for e in edits([ARCH_ON_OLD, DECO])
+             if keys(e) == keys([ARCH_ON_OLD, DECO.moved(y=10)])]
+    assert len(moved) == 1
+
+
 class Judge:
     """A reading whose judge prefers ``wanted``, the more of it the better."""
 

@@ -11,10 +11,11 @@ truth:
   under its legs fill the gap below.
 
 So the chosen reading is edited as a whole: slid one stud each way, each arch lowered
-by one or two levels (with what stands on it, dropping the bricks under its legs), and
-each piece that nothing stands on left out (a stray piece that the evidence pays for
-can still cost the reading its legality, which the search never weighs); an edit is
-kept when the whole reading, judged with the rules' word in it,
+by one or two levels (with what stands on it, dropping the bricks under its legs), each
+piece that nothing stands on left out (a stray piece that the evidence pays for can
+still cost the reading its legality, which the search never weighs), each run of
+bricks in a line taken as an arch over it, and each decoration moved to its arch's
+other end knob; an edit is kept when the whole reading, judged with the rules' word in it,
 scores better. On the development turns where the read staircase was wrong, the true
 one scored better than the one read in most cases: the search, not the evidence, had
 missed it.
@@ -26,13 +27,14 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from rules.palace import Palace
-from rules.pieces import Kind, Piece
+from rules.pieces import BOARD_STUDS, Axis, Kind, Piece
 from vision.candidates import built_on
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MAX_DROP = 2
 """Levels an arch is lowered at most: the bricks a search props a step on are one or
 two high."""
+ARCH_LENGTH = 4
 MAX_EDITS = 4
 """Edits kept at most: each must raise the score, so this only bounds the time."""
 
@@ -75,6 +77,46 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     for piece in pieces:
         if not _standing_on(pieces, piece):
             yield [p for p in pieces if p is not piece]
+    yield from _arches_for_runs(pieces)
+    yield from _decorations_turned(pieces)
+
+
+def _arches_for_runs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each run of two or more bricks in a line at one level, taken as an arch over it
+    (the pieces in the arch's cells at that level left out): an arch whose opening the
+    search could not see reads as bricks along its length."""
+    bricks = {(p.x, p.y, p.z) for p in pieces if p.kind is Kind.BRICK}
+    for axis, (dx, dy) in ((Axis.X, (1, 0)), (Axis.Y, (0, 1))):
+        for x, y, z in sorted(bricks):
+            if (x - dx, y - dy, z) in bricks:
+                continue  # not the start of a run
+            length = 1
+            while (x + length * dx, y + length * dy, z) in bricks:
+                length += 1
+            if not 2 <= length <= ARCH_LENGTH:
+                continue
+            for back in range(ARCH_LENGTH - length + 1):
+                arch = Piece(Kind.ARCH, x - back * dx, y - back * dy, z, axis=axis)
+                cells = set(arch.footprint())
+                if not all(0 <= cx < BOARD_STUDS and 0 <= cy < BOARD_STUDS for cx, cy in cells):
+                    continue
+                kept = [p for p in pieces
+                        if not (p.z <= z < p.top and cells & set(p.footprint()))]
+                yield [*kept, arch]
+
+
+def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each decoration on an arch's end knob moved to the arch's other end knob: which
+    end the staircase arrives at, one view often cannot say."""
+    for deco in pieces:
+        if deco.kind is not Kind.DECORATION:
+            continue
+        for arch in pieces:
+            knobs = arch.knobs() if arch.kind is Kind.ARCH else ()
+            if deco.z == arch.top and (deco.x, deco.y) in knobs:
+                x, y = knobs[1] if (deco.x, deco.y) == knobs[0] else knobs[0]
+                others = [p for p in pieces if p is not deco]
+                yield [*others, deco.moved(x=x, y=y, id="")]
     for arch in pieces:
         if arch.kind is not Kind.ARCH:
             continue
