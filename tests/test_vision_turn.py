@@ -175,3 +175,20 @@ def test_a_frame_changed_everywhere_is_left_to_the_players_at_once() -> None:
                         locations=[where])
     assert reading.uncertain and not reading.added
     assert "changed almost everywhere" in reading.reason
+
+
+def test_a_change_no_staircase_explains_is_uncertain_and_no_change_is_not(
+        game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A staircase built behind the palace may show only its top, from which no move
+    starts: an empty reading of a changed board must ask the players, while a settled
+    board with nothing new (the frame before, re-exposed) is simply nothing new."""
+    pair = game[0]
+    same = read_turn([redevelop(pair.before_frame, np.random.default_rng(2))], pair.camera,
+                     pair.before, before_frame=pair.before_frame, locations=[located(pair)])
+    assert same.found and not same.added and not same.uncertain
+    from vision import decode
+    monkeypatch.setattr(decode.Decoder, "run", lambda self, hot: [])  # the search finds none
+    hidden = read_turn([pair.after_frame], pair.camera, pair.before,
+                       before_frame=pair.before_frame, locations=[located(pair)])
+    assert hidden.found and not hidden.added and hidden.uncertain
+    assert "no staircase could be read" in hidden.reason

@@ -44,6 +44,11 @@ from vision.silhouettes import View, board_box
 from vision.views import resolve_turns, working_scale
 
 HEADROOM_LEVELS = 6
+MIN_UNEXPLAINED = 2
+"""Changed voxels that an empty reading leaves unexplained from which it is uncertain: a
+staircase built behind the palace can show only its top, which no move starts from,
+while a settled board with nothing new lights none (0 on re-exposed frames of 6
+development turns; 4 where a turn hidden behind the palace was read as nothing)."""
 MAX_HOT_CELLS = 1000
 """More changed voxels than this and the frames do not show one turn but a changed
 scene (the light, the exposure, a moved camera against a stale frame before): the
@@ -111,6 +116,10 @@ def read_turn(
     pieces = decoder.run(hot)
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
     readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+    if not readings and len(hot) >= MIN_UNEXPLAINED:
+        return TurnReading(True, "something changed on the board, but no staircase could "
+                           "be read from it (hidden behind the palace?)", (), True, first,
+                           time.perf_counter() - started)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
 
