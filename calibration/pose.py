@@ -216,7 +216,7 @@ def locate_board(
     lattice = _search_lattice(image, gray, camera, ground, tried, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
-    search = search_plate(image, camera)
+    search = search_plate(image, camera, prior=quick)
     result = _fit_outlines(image, gray, half, camera, ground, search, MAX_CANDIDATES, tried, fitted)
     if result.found:
         return _found_by(result, "outline")
