@@ -10,7 +10,8 @@ intersections restore the hidden corner.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -339,6 +340,9 @@ class PlateSearch:
     quads: list[FloatArray]
     masks: list[NDArray[np.uint8]]  # undistorted, COARSE_WIDTH wide
     scale: float  # mask pixels per full-size pixel
+    work: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What a full search of the same picture can take over: the small picture, the stud
+    band, the undistortion maps and the texture mask's own candidates."""
 
     def overlap(self, outline_px: FloatArray) -> float:
         """Best intersection-over-union of a full-size outline with any of the masks."""
@@ -369,6 +373,7 @@ def search_plate(
     limit: int = 4,
     *,
     quick: bool = False,
+    prior: PlateSearch | None = None,
 ) -> PlateSearch:
     """Candidate outlines of the plate, best first, and the masks they came from.
 
@@ -376,16 +381,25 @@ def search_plate(
     puts the corners pixels off, so with a camera the mask is undistorted first and the
     corners come back in the pinhole image of ``camera.camera_matrix``. ``quick`` uses
     the stud-texture mask alone, which finds most boards at a third of the cost.
+    ``prior``, an earlier search of the same picture with the same camera and ``limit``
+    (the quick one), lends its small picture, stud band and texture mask's candidates.
     """
     h, w = image_bgr.shape[:2]
     scale = COARSE_WIDTH / w
-    small = cv2.resize(image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA)
+    work = dict(prior.work) if prior is not None else {}
+    if not work:
+        small = cv2.resize(
+            image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+        size = (small.shape[1], small.shape[0])
+        band, brightness = stud_band(image_bgr)
+        maps = None
+        if camera is not None and np.any(camera.dist_coeffs != 0):
+            k = camera.scaled_to(*size).camera_matrix
+            maps = cv2.initUndistortRectifyMap(k, camera.dist_coeffs, None, k, size, cv2.CV_32FC1)
+        work = {"small": small, "band": band, "brightness": brightness, "maps": maps}
+    small, band, brightness, maps = work["small"], work["band"], work["brightness"], work["maps"]
     size = (small.shape[1], small.shape[0])
-    band, brightness = stud_band(image_bgr)
-    maps = None
-    if camera is not None and np.any(camera.dist_coeffs != 0):
-        k = camera.scaled_to(*size).camera_matrix
-        maps = cv2.initUndistortRectifyMap(k, camera.dist_coeffs, None, k, size, cv2.CV_32FC1)
     per_mask: list[list[FloatArray]] = []
     masks: list[NDArray[np.uint8]] = []
     # Studs first: the texture is what no table, sleeve or card shares with the board.
@@ -393,23 +407,31 @@ def search_plate(
     if not quick:
         relative = coarse_texture(band / (brightness + 16.0), size)
         makers += [lambda: chroma_mask(small, relative), lambda: board_mask(small, relative)]
-    for make in makers:
+    for i, make in enumerate(makers):
+        if i == 0 and "texture" in work:
+            mask, found = work["texture"]
+            masks.append(mask)
+            if found is not None:
+                per_mask.append(found)
+            continue
         mask = make()
         if maps is not None:
             mask = cv2.remap(mask, maps[0], maps[1], cv2.INTER_NEAREST)
         masks.append(mask)
         contour = largest_blob(mask)
-        if contour is None:
-            continue
-        found = line_quads(mask, contour, limit) + candidate_quads(contour, size, limit)
-        merged = merged_blobs(mask)
-        if merged is not None:
-            found += candidate_quads(merged, size, 2)
-        per_mask.append(found)
+        found = None
+        if contour is not None:
+            found = line_quads(mask, contour, limit) + candidate_quads(contour, size, limit)
+            merged = merged_blobs(mask)
+            if merged is not None:
+                found += candidate_quads(merged, size, 2)
+            per_mask.append(found)
+        if i == 0:
+            work["texture"] = (mask, found)
     # Each mask fails on its own kind of scene, so their candidates take turns.
     quads: list[FloatArray] = []
     for rank in range(max((len(q) for q in per_mask), default=0)):
         for found in per_mask:
             if rank < len(found) and all(np.abs(found[rank] - q).max() > 2.0 for q in quads):
                 quads.append(found[rank])
-    return PlateSearch([(quad + 0.5) / scale - 0.5 for quad in quads], masks, scale)
+    return PlateSearch([(quad + 0.5) / scale - 0.5 for quad in quads], masks, scale, work)

@@ -33,6 +33,7 @@ from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
     quarters_problem,
+    top_colours,
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
@@ -103,8 +104,9 @@ def finish(
         else:
             # Softer still, or over fewer blocks: every quarter of the board must put
             # its stud tops where the lattice does, not only the whole board.
-            tops = tops_problem(image, camera, grid.pose) or (
-                "" if strict else quarters_problem(image, camera, grid.pose)
+            colours = top_colours(image, camera, grid.pose)
+            tops = tops_problem(image, camera, grid.pose, colours=colours) or (
+                "" if strict else quarters_problem(image, camera, grid.pose, colours=colours)
             )
             if tops:
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
@@ -115,8 +117,12 @@ def finish(
         # only whether the studs sit on the gaps; in a refit also in each quarter (a
         # plane tilted onto the gaps at one end). Asked of every first detection, the
         # quarters cost right boards: found ones had quarters down to 0.10.
-        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT) or (
-            quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0)
+        colours = top_colours(image, camera, grid.pose)
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours) or (
+            quarters_problem(
+                image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0,
+                colours=colours,
+            )
             if refit
             else ""
         )

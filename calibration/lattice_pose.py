@@ -103,11 +103,16 @@ def lattice_patches(gray: NDArray[np.float32], stride: int = STRIDE_PX) -> list[
     yy, xx = np.mgrid[-c : WINDOW_PX - c, -c : WINDOW_PX - c]
     radius = np.hypot(xx, yy)
     untapered = auto / np.maximum(_TAPER, 0.05)
-    peaks = auto.copy()
+    # A peak is no less than its eight neighbours (wrapping round): one wrapped pad and
+    # eight views of it, rather than eight rolled copies of the whole stack.
+    n = WINDOW_PX
+    ring = np.pad(auto, ((0, 0), (1, 1), (1, 1)), mode="wrap")
+    lower = np.zeros(auto.shape, bool)
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
             if dx or dy:
-                peaks[auto < np.roll(auto, (dy, dx), axis=(1, 2))] = 0
+                lower |= auto < ring[:, 1 - dy : 1 - dy + n, 1 - dx : 1 - dx + n]
+    peaks = np.where(lower, 0.0, auto)
     usable = (radius >= MIN_REPEAT_PX) & (radius <= MAX_REPEAT_PX) & (xx * 1000 + yy > 0)
     peaks *= usable
     out = []

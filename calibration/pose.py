@@ -27,6 +27,7 @@ any weak link turns the answer into "not found" with the reason.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
@@ -216,7 +217,7 @@ def locate_board(
     lattice = _search_lattice(image, gray, camera, ground, tried, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
-    search = search_plate(image, camera)
+    search = search_plate(image, camera, prior=quick)
     result = _fit_outlines(image, gray, half, camera, ground, search, MAX_CANDIDATES, tried, fitted)
     if result.found:
         return _found_by(result, "outline")
@@ -333,7 +334,7 @@ def _search_lattice(
 def lattice_starts(
     image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera,
     ground: GroundMap | None, stride: int = STRIDE_PX, patches: list[Patch] | None = None,
-) -> list[Pose]:
+) -> Iterator[Pose]:
     """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
 
     The lattice gives the plane and the turn but leaves the board's place in it to a few
@@ -343,9 +344,13 @@ def lattice_starts(
     from tilting when few blocks show), then from the squeeze's pose itself. Last come
     the places where the ground map fits clearly better than where the sides put it (an
     arm over a side, a card against one).
+
+    Lazily, in that order: the caller stops at the first start that :func:`finish`
+    takes, and the later starts' fits and the map's placements (which only follow the
+    sides' starts) are then never worked out.
     """
     starts: list[Pose] = []
-    by_map: list[Pose] = []
+    for_map: list[tuple[Pose, int, tuple[int, int]]] = []
     for start in lattice_poses(gray, camera, stride=stride, patches=patches):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
@@ -355,13 +360,17 @@ def lattice_starts(
             placed = moved_pose(grid.pose, *move)
             if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
                 starts.append(placed)
+                yield placed
             if i == 0 and ground is not None:
-                reach = min(start.reach + 1, MAX_MAP_REACH)
-                found = place_by_map(image, gray, camera, grid.pose, ground, reach, move)
-                if (found is not None and found.score >= MAP_OVER_SIDES * found.rival
-                        and found.explains()):
-                    by_map.append(found.apply(grid.pose))
-    return starts + [p for p in by_map if not any(_same_outline(camera, p, s, 2.0) for s in starts)]
+                for_map.append((grid.pose, min(start.reach + 1, MAX_MAP_REACH), move))
+    by_map: list[Pose] = []
+    for pose, reach, move in for_map if ground is not None else []:
+        found = place_by_map(image, gray, camera, pose, ground, reach, move)
+        if found is not None and found.score >= MAP_OVER_SIDES * found.rival and found.explains():
+            by_map.append(found.apply(pose))
+    for placed in by_map:
+        if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
+            yield placed
 
 
 def rim_start(half: NDArray[np.float32], camera: Camera, pose: Pose) -> Pose:

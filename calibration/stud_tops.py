@@ -23,6 +23,8 @@ largest spread of the half-stud moves.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -65,28 +67,21 @@ _QUARTER = np.array([(i % 32 >= 16) + 2 * (i // 32 >= 16) for i in range(1024)])
 """Each stud centre's quarter of the board (stud_centres is y-major, 32 x 32)."""
 
 
-def top_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
-    """Median colour distance of the stud centres from their median colour, per move.
+class TopColours(NamedTuple):
+    """The stud centres' colours under every move, sampled once for both checks.
 
-    Returns a len(SHIFTS_MM) x len(SHIFTS_MM) array (y major); NaN when too few stud
-    centres lie in the picture under every move.
+    ``lab`` is moves x studs x 3 (lightness weighted) over the studs inside the picture
+    under every move, None when too few are; ``quarter`` is each of those studs' quarter
+    of the board. Sampling is most of a check's cost (80 000 points projected and
+    resampled), and a soft lattice is asked about the whole board and its quarters.
     """
-    return _spreads(image, camera, pose)[0]
+
+    lab: FloatArray | None
+    quarter: NDArray[np.int64]
 
 
-def quarter_spreads(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
-    """:func:`top_spreads` for each quarter of the board (16 x 16 studs) on its own.
-
-    Returns 4 x len(SHIFTS_MM) x len(SHIFTS_MM); a quarter with too few stud centres in
-    the picture is NaN. A pose tilted a fraction of a stud off at one end and right at
-    the other can keep the whole board's spread least where it is: each quarter shows it.
-    """
-    return _spreads(image, camera, pose)[1]
-
-
-def _spreads(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose
-) -> tuple[FloatArray, FloatArray]:
+def top_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> TopColours:
+    """The stud centres' colours with the pose moved by every one of the moves."""
     h, w = image.shape[:2]
     studs = stud_centres()
     moved = np.repeat(studs[None], len(_GRID), axis=0)
@@ -95,22 +90,51 @@ def _spreads(
     xs = px[:, 0].reshape(len(_GRID), len(studs))
     ys = px[:, 1].reshape(len(_GRID), len(studs))
     inside = ((xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)).all(axis=0)
-    side = len(SHIFTS_MM)
-    quarters = np.full((4, side, side), np.nan)
     if inside.sum() < len(studs) // 2:
-        return np.full((side, side), np.nan), quarters
+        return TopColours(None, _QUARTER[inside])
     # One row per move: remap takes at most 32767 columns.
     lab = cv2.cvtColor(
         cv2.remap(image, xs[:, inside], ys[:, inside], cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB
     ).astype(np.float32)
     lab[..., 0] *= LIGHTNESS_WEIGHT
-    whole = _spread(lab).reshape(side, side)
-    quarter = _QUARTER[inside]
+    return TopColours(lab, _QUARTER[inside])
+
+
+def top_spreads(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, colours: TopColours | None = None
+) -> FloatArray:
+    """Median colour distance of the stud centres from their median colour, per move.
+
+    Returns a len(SHIFTS_MM) x len(SHIFTS_MM) array (y major); NaN when too few stud
+    centres lie in the picture under every move. ``colours``: those already sampled
+    from the same image, camera and pose.
+    """
+    lab = (colours or top_colours(image, camera, pose)).lab
+    side = len(SHIFTS_MM)
+    if lab is None:
+        return np.full((side, side), np.nan)
+    return _spread(lab).reshape(side, side)
+
+
+def quarter_spreads(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, colours: TopColours | None = None
+) -> FloatArray:
+    """:func:`top_spreads` for each quarter of the board (16 x 16 studs) on its own.
+
+    Returns 4 x len(SHIFTS_MM) x len(SHIFTS_MM); a quarter with too few stud centres in
+    the picture is NaN. A pose tilted a fraction of a stud off at one end and right at
+    the other can keep the whole board's spread least where it is: each quarter shows it.
+    """
+    lab, quarter = colours or top_colours(image, camera, pose)
+    side = len(SHIFTS_MM)
+    quarters = np.full((4, side, side), np.nan)
+    if lab is None:
+        return quarters
     for q in range(4):
         chosen = quarter == q
         if chosen.sum() >= MIN_QUARTER_STUDS:
             quarters[q] = _spread(lab[:, chosen]).reshape(side, side)
-    return whole, quarters
+    return quarters
 
 
 def _spread(lab: FloatArray) -> FloatArray:
@@ -133,6 +157,7 @@ def placement(spreads: FloatArray) -> float:
 def quarters_problem(
     image: NDArray[np.uint8], camera: Camera, pose: Pose,
     min_placement: float = MIN_QUARTER_PLACEMENT, quarters_told: int = MIN_QUARTERS_TOLD,
+    colours: TopColours | None = None,
 ) -> str:
     """Why some quarter of the board puts its stud tops off the pose (empty if none does).
 
@@ -140,7 +165,7 @@ def quarters_problem(
     whole board's placement alone has passed poses tilted off at one end; and, only
     whether a quarter sits on the gaps, of lattices up to a clarity of 6.
     """
-    placements = [placement(s) for s in quarter_spreads(image, camera, pose)]
+    placements = [placement(s) for s in quarter_spreads(image, camera, pose, colours)]
     told = [p for p in placements if np.isfinite(p)]
     if len(told) < quarters_told:
         return "too few quarters of the board tell studs from the card between them"
@@ -151,10 +176,11 @@ def quarters_problem(
 
 
 def tops_problem(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, min_placement: float = MIN_PLACEMENT
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, min_placement: float = MIN_PLACEMENT,
+    colours: TopColours | None = None,
 ) -> str:
     """Why the stud tops' colour does not confirm the pose's place (empty if it does)."""
-    spreads = top_spreads(image, camera, pose)
+    spreads = top_spreads(image, camera, pose, colours)
     if not np.isfinite(spreads).all():
         return "too few stud tops in the picture to check the studs' place"
     low, high = float(spreads.min()), float(spreads.max())
