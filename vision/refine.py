@@ -68,8 +68,9 @@ def refine(reading: Reading, score: float) -> float:
 
 
 def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
-    """The whole reading slid one stud each way, each arch lowered, and each piece that
-    nothing stands on left out."""
+    """The whole reading slid one stud each way, each arch lowered, each piece that
+    nothing stands on left out, each run of bricks as an arch, and each decoration on its
+    arch's other end knob."""
     if not pieces:
         return
     for dx, dy in SLIDES:
