@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.calibration import twin_frame
-from calibration.board_model import stud_centres, turned_pose
-from calibration.camera import Camera, Pose, project
+from bench.calibration import WRONG_PX, turn_errors, twin_frame
+from calibration.camera import Camera, Pose
 from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
@@ -14,7 +13,6 @@ from calibration.lattice_pose import DENSE_STRIDE_PX, lattice_poses
 from calibration.pose import locate_board
 from calibration.stud_tops import tops_problem
 
-WRONG_PX = 2.0
 SOFT_SEED = 5021
 """A wide-twin frame (dev seed) of a board 10 px a stud whose lattice reads soft (clarity
 4.6 at the right pose, 5 was needed): all four sides step where the lattice puts them."""
@@ -27,12 +25,7 @@ SMALL_SEED = 5082
 
 def grid_error(camera: Camera, truth: Pose, result: BoardLocation) -> float:
     """Median stud-centre error (px) under the found pose's best quarter turn."""
-    assert result.pose is not None
-    studs = stud_centres()
-    want = project(camera, truth, studs)
-    return min(float(np.median(np.linalg.norm(
-        project(camera, turned_pose(result.pose, k), studs) - want, axis=1)))
-        for k in range(4))
+    return min(turn_errors(camera, truth, result))
 
 
 def test_a_soft_lattice_is_taken_when_the_sides_and_stud_tops_vouch_for_it() -> None:
