@@ -183,16 +183,13 @@ def tops_problem(
     spreads = top_spreads(image, camera, pose, colours)
     if not np.isfinite(spreads).all():
         return "too few stud tops in the picture to check the studs' place"
-    low, high = float(spreads.min()), float(spreads.max())
-    if high < MIN_RANGE * max(low, 1e-6):
+    placed = placement(spreads)
+    if not np.isfinite(placed):
         return "the stud tops' colour does not tell studs from the card between them"
-    middle = len(SHIFTS_MM) // 2
-    own = float(spreads[middle, middle])
-    placement = (high - own) / (high - low)
-    if placement < min_placement:
+    if placed < min_placement:
         iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
         return (
             f"the stud tops' colour puts the studs {SHIFTS_MM[ix]:+.0f}, {SHIFTS_MM[iy]:+.0f} mm"
-            f" from the stud grid (placement {placement:.2f})"
+            f" from the stud grid (placement {placed:.2f})"
         )
     return ""
