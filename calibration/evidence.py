@@ -284,12 +284,16 @@ def sides_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool
     lattice must agree tightly over at least 12 of 16 blocks.
     """
     return (
-        boundary.good == 4
-        and boundary.bad == 0
+        _tight_within_four_sides(grid, boundary)
         and grid.blocks >= MIN_SOFT_GRID_BLOCKS
-        and grid.residual_px <= VOUCHED_RMS_PX
         and grid.clarity >= SIDES_VOUCHED_CLARITY
     )
+
+
+def _tight_within_four_sides(grid: GridFit, boundary: BoundaryCheck) -> bool:
+    """All four sides step where the lattice puts them, none elsewhere, and the lattice
+    fits its blocks tightly: what both kinds of sides' vouching start from."""
+    return boundary.good == 4 and boundary.bad == 0 and grid.residual_px <= VOUCHED_RMS_PX
 
 
 def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
@@ -303,7 +307,7 @@ def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> b
     the whole board's stud tops can still sit near their least spread; the quarters,
     each read on its own, see the part that is off.
     """
-    if boundary.good != 4 or boundary.bad != 0 or grid.residual_px > VOUCHED_RMS_PX:
+    if not _tight_within_four_sides(grid, boundary):
         return False
     if grid.clarity >= SIDES_VOUCHED_CLARITY:
         return grid.blocks >= MIN_BLURRED_GRID_BLOCKS
