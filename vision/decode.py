@@ -331,7 +331,7 @@ class Decoder:
                     if sorted(map(piece_key, way)) == sorted(map(piece_key, under)):
                         continue
                     score = self.judged(trial)
-                    if score > best and self._rebuild(trial):
+                    if score > best and self.take(trial):
                         best, current = score, list(self.added)
                         break
         return best
@@ -349,16 +349,13 @@ class Decoder:
             if any(o not in current for o in olds):
                 continue
             trial = [p for p in current if p not in olds] + swap
-            if self.score_of(trial) > self.score_of(current) and self._rebuild(trial):
+            if self.score_of(trial) > self.score_of(current) and self.take(trial):
                 current = list(self.added)
 
     def take(self, pieces: Sequence[Piece]) -> bool:
-        """Makes ``pieces`` the reading if they stand (:mod:`vision.refine`'s edits)."""
-        return self._rebuild(pieces)
-
-    def _rebuild(self, pieces: Sequence[Piece]) -> bool:
         """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they
-        stand; the reading is left as it was if not."""
+        stand; the reading is left as it was if not. The restacking, the supports and
+        :mod:`vision.refine`'s edits all change a reading this way."""
         built = built_on(self.before, pieces)
         if built is None:
             return False
