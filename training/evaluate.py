@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from training.dataset import RegionPair, load
 from vision.change import change_evidence
-from vision.new_pieces import MODEL, new_piece_evidence, new_piece_maps
+from vision.new_pieces import MODEL, new_piece_maps
 
 THRESHOLD = 0.5
 
@@ -57,41 +57,35 @@ class PixelScore:
 
 
 def score_pairs(pairs: list[RegionPair], model: str = MODEL
-                ) -> tuple[dict[str, PixelScore], list[float], list[float]]:
-    """Scores of the model and the classical evidence, and the seconds each pair took
-    each of them."""
+                ) -> tuple[dict[str, PixelScore], list[float], list[float],
+                           NDArray[np.float32] | None]:
+    """Scores of the model and the classical evidence, the seconds each pair took each of
+    them, and the height map's error (levels) on every pixel that new pieces cover at
+    least half of and that has a label, pooled (None when the model has no height map
+    or the pairs no labels)."""
     scores = {"model": PixelScore(), "classical": PixelScore()}
     model_s: list[float] = []
     classical_s: list[float] = []
+    errors: list[NDArray[np.float32]] = []
+    two_maps = True
     for pair in pairs:
         before = pair.before.astype(np.float32)
         after = pair.after.astype(np.float32)
         truth = pair.mask >= 0.5
         t = time.perf_counter()
-        learned = new_piece_evidence(after, before, model=model)
+        learned, height = new_piece_maps(after, before, model=model)
         model_s.append(time.perf_counter() - t)
         t = time.perf_counter()
         classical = change_evidence(after, before)
         classical_s.append(time.perf_counter() - t)
         scores["model"].add(learned, truth)
         scores["classical"].add(classical, truth)
-    return scores, model_s, classical_s
-
-
-def height_errors(pairs: list[RegionPair], model: str = MODEL) -> NDArray[np.float32] | None:
-    """The height map's error (levels) on every pixel that new pieces cover at least half
-    of and that has a label, pooled; None when the model has no height map or the pairs
-    no labels."""
-    errors: list[NDArray[np.float32]] = []
-    for pair in pairs:
-        if pair.height is None:
-            continue
-        _, height = new_piece_maps(pair.after, pair.before, model=model)
-        if height is None:
-            return None
-        known = (pair.mask >= 0.5) & np.isfinite(pair.height)
-        errors.append(np.abs(height[known] - pair.height[known]))
-    return np.concatenate(errors) if errors else None
+        two_maps = two_maps and height is not None
+        if height is not None and pair.height is not None:
+            known = truth & np.isfinite(pair.height)
+            errors.append(np.abs(height[known] - pair.height[known]))
+    heights = np.concatenate(errors) if two_maps and errors else None
+    return scores, model_s, classical_s, heights
 
 
 def evaluate(data: Path, model: str = MODEL) -> str:
@@ -99,12 +93,11 @@ def evaluate(data: Path, model: str = MODEL) -> str:
     pairs = [load(p) for p in sorted(data.glob("pair_*.npz"))]
     if not pairs:
         raise ValueError(f"{data}: no pair_*.npz files")
-    scores, model_s, classical_s = score_pairs(pairs, model)
+    scores, model_s, classical_s, errors = score_pairs(pairs, model)
     lines = [f"{data}: {len(pairs)} pairs, mean region "
              f"{np.mean([p.mask.shape[0] for p in pairs]):.0f}x"
              f"{np.mean([p.mask.shape[1] for p in pairs]):.0f}"]
     lines += [s.line(name) for name, s in scores.items()]
-    errors = height_errors(pairs, model)
     if errors is not None and len(errors):
         lines.append(f"height (levels) on new pixels: mean error {errors.mean():.3f}, median "
                      f"{np.median(errors):.3f}, within 0.5 {np.mean(errors <= 0.5):.3f}, "
