@@ -19,6 +19,7 @@ from calibration.camera import Camera, Pose
 from rules import Kind, Palace, Piece, load_map
 from rules.bot import simulate_game
 from rules.maps import GroundMap
+from rules.pieces import place_key
 from twin import RenderOptions, render
 from twin.cameras import random_camera
 from vision.full import read_palace
@@ -26,14 +27,9 @@ from vision.full import read_palace
 UNREAD = (Kind.CORNER, Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
 
 
-def piece_key(p: Piece) -> tuple[object, ...]:
-    """What must be right for a piece to count: kind, cells, height, axis, colour."""
-    return (p.kind, tuple(sorted(p.footprint())), p.z, p.axis if p.kind is Kind.ARCH else None,
-            p.color if p.kind is Kind.DECORATION else None)
-
-
 def palace_keys(pieces: tuple[Piece, ...] | list[Piece]) -> set[tuple[object, ...]]:
-    return {piece_key(p) for p in pieces if p.kind not in UNREAD}
+    """What must be right for each piece that counts: kind, place, height, axis, colour."""
+    return {place_key(p) for p in pieces if p.kind not in UNREAD}
 
 
 @dataclass
