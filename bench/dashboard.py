@@ -71,7 +71,7 @@ def frames_per_second(session: TableSession, frames: int) -> None:
     t0 = time.perf_counter()
     for _ in range(frames):
         session.show_frame(image, location)
-        session.camera_jpeg()
+        session.feed.jpeg()
     page_jpeg = (time.perf_counter() - t0) / frames - show
     t0 = time.perf_counter()
     for _ in range(frames):

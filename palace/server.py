@@ -211,7 +211,7 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
     @app.get("/api/camera.jpg", response_class=Response, responses=REFUSED, tags=["camera"])
     def camera() -> Response:
         """The newest camera picture with the board overlay."""
-        latest = session.camera_jpeg()
+        latest = session.feed.jpeg()
         if latest is None:
             raise SessionError(404, "no_frame", "no camera picture yet")
         return Response(latest[1], media_type="image/jpeg",
@@ -236,7 +236,7 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
                 if topic == "state":
                     data = await asyncio.to_thread(session.state_bytes)
                 else:
-                    data = str(session.camera["frame"]).encode()
+                    data = str(session.feed.status()["frame"]).encode()
                 yield b"event: " + topic.encode() + b"\ndata: " + data + b"\n\n"
             try:
                 await asyncio.wait_for(sub.event.wait(), KEEPALIVE_S)

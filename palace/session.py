@@ -85,6 +85,8 @@ class TableSession:
         self.hub = Broadcast()
         self._lock = threading.RLock()
         self.feed = CameraFeed(self.hub)
+        """The newest camera picture and the loop's state, which pages read directly
+        (``feed.jpeg()``, ``feed.status()``): they need no lock on the game."""
         self._state: tuple[int, bytes] | None = None
         self.row: GameRow
         self.game: Game
@@ -163,11 +165,6 @@ class TableSession:
     def ground(self) -> GroundMap:
         with self._lock:
             return self.game.palace.ground
-
-    @property
-    def camera(self) -> dict[str, Any]:
-        """The camera loop's state, as :meth:`CameraFeed.status` gives it."""
-        return self.feed.status()
 
     def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
         """Keeps the picture with what to draw on it: the palace, this turn's pieces, the
@@ -257,10 +254,6 @@ class TableSession:
             if self._state is None or self._state[0] != version:
                 self._state = (version, json.dumps(self.state()).encode())
             return self._state[1]
-
-    def camera_jpeg(self) -> tuple[int, bytes] | None:
-        """The newest picture with its overlay as JPEG and its number."""
-        return self.feed.jpeg()
 
     # -- the players' actions ---------------------------------------------------------
     def correct(self, action: dict[str, Any]) -> None:

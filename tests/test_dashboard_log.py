@@ -60,7 +60,7 @@ def test_the_overlay_is_drawn_on_the_board(tmp_path):
     pieces = legal_staircase(session)
     session.camera_turn(FakeReading(True, tuple(FakePiece(p, 0.2) for p in pieces)), [])
     session.show_frame(image, BoardLocation(found=True, pose=pose, camera=camera, rotation=0))
-    frame, jpeg = session.camera_jpeg()
+    frame, jpeg = session.feed.jpeg()
     assert frame == 1
     view = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert view.shape == (540, 960, 3)
@@ -75,7 +75,7 @@ def test_the_overlay_is_drawn_on_the_board(tmp_path):
     assert lit[mask == 1].mean() > 0.1
     assert lit[mask == 0].mean() < 0.01, "nothing is drawn off the board"
     session.show_frame(image, BoardLocation(found=False, reason="no board"))
-    _, jpeg = session.camera_jpeg()
+    _, jpeg = session.feed.jpeg()
     assert cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).max() < 40
     session.close()
 
@@ -106,7 +106,7 @@ def test_the_camera_thread_and_the_page_at_once(tmp_path):
         for i in range(20):
             session.correct({"action": "frog", "value": bool(i % 2)})
             session.state_bytes()
-            session.camera_jpeg()
+            session.feed.jpeg()
     finally:
         stop.set()
         thread.join(10)
