@@ -36,6 +36,12 @@ from twin.cycles.frames import load_frames
 from twin.mesh import KIND_BOARD, PART_STUD_TOP
 
 
+CHARS = ("L", "D", "G", "X", "S", UNKNOWN_GROUND)
+"""The characters of the confusion matrix, in its order."""
+CHARS_SORTED = np.array(sorted(CHARS))
+ORDER = np.array([CHARS.index(c) for c in CHARS_SORTED])
+
+
 @dataclass
 class Tally:
     views: int = 0
@@ -48,6 +54,7 @@ class Tally:
     ms: list[float] = field(default_factory=list)
     aruco: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((len(CHARS), len(CHARS)), int))
 
     def add(self, name: str, image: np.ndarray, camera: Camera, truth_pose: Pose,
             ground: GroundMap, visible: np.ndarray) -> None:
@@ -75,6 +82,9 @@ class Tally:
         self.right += int((known & seen & (got == want)).sum())
         self.hidden += int((~seen & on_board).sum())
         self.hidden_wrong += int((known & ~seen & (got != want)).sum())
+        rows = np.searchsorted(CHARS_SORTED, want[seen])
+        cols = np.searchsorted(CHARS_SORTED, got[seen])
+        np.add.at(self.confusion, (ORDER[rows], ORDER[cols]), 1)
 
     def report(self, title: str) -> None:
         print(f"\n== {title}: {self.views} views, board found in {self.read}")
@@ -90,6 +100,10 @@ class Tally:
         print(f"reading ms p50          {ms:.0f} = {ms / ref:.1f} x ArUco ({ref:.1f} ms)")
         if self.misses:
             print(f"  board not found: {' '.join(self.misses)}")
+        print("visible studs, true (rows) against read (columns):")
+        print("      " + "".join(f"{c:>7}" for c in CHARS))
+        for c, row in zip(CHARS, self.confusion, strict=True):
+            print(f"  {c}   " + "".join(f"{n:>7}" for n in row))
 
 
 def truth_cells(ground: GroundMap) -> np.ndarray:

@@ -47,6 +47,11 @@ LONE_GOLD_HUE = 90.0
 hue 56 to 101 degrees (a cool light turns it towards green), light green at a* -51 to
 -16 and hue 101 to 150; only the plainly orange side is named gold without a second ink
 to compare with."""
+DARKER_THAN_TOP = 0.55
+"""A lone ink under this share of the plate's stud tops' lightness is dark green: on the
+wide twin's development maps dark green shows 0.17 to 1.5 times the tops' lightness,
+light green 0.61 to 2.35 and gold 0.71 to 2.8 (the tops themselves drawn from 0.55 to
+1.9 times as light as the card beside them)."""
 GREY_CHROMA = 22.0
 GREY_OVER_INKS = 0.5
 GREEN_HUE = 125.0
@@ -160,11 +165,13 @@ def _name_golds(names: NDArray[np.str_], centres: FloatArray, hue: FloatArray,
             names[g] = "G"
 
 
-def lone_ink(centre: FloatArray) -> str:
+def lone_ink(centre: FloatArray, top_light: float | None = None) -> str:
     """Gold or light green for the only light ink a reading shows (L, a, b on the 0..100
     scale), with nothing to order it against: gold when it is plainly yellow-orange
     (a* above ``LONE_GOLD_A`` and hue under ``LONE_GOLD_HUE`` degrees), light green
     otherwise, which a map shows more often."""
+    if top_light is not None and centre[0] < DARKER_THAN_TOP * top_light:
+        return "D"
     hue = float(np.degrees(np.arctan2(centre[2], centre[1])))
     return "G" if centre[1] >= LONE_GOLD_A and hue <= LONE_GOLD_HUE else "L"
 

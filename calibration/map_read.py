@@ -57,6 +57,9 @@ class ViewRead:
     pose: Pose
     colours: FloatArray  # 1024 x 3 Lab (OpenCV 8-bit scale)
     shown: NDArray[np.bool_]  # 1024
+    top: FloatArray | None = None
+    """The plate's median stud-top colour (Lab, OpenCV 8-bit scale): the one colour the
+    board always shows whatever map is printed on its card."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     spread = np.linalg.norm(samples - colours[:, None, :], axis=2).max(axis=1)
     tops = lab_samples(image, cam, pose, stud_centres())
     usable = shown & np.all(np.isfinite(colours), axis=1) & np.all(np.isfinite(tops), axis=1)
+    typical = None
     if usable.sum() >= 20:
         typical = np.median(tops[usable], axis=0)
         plate_top = np.linalg.norm(np.nan_to_num(tops - typical, nan=1e3), axis=1) < (
@@ -112,7 +116,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
         piece[CORNER_GROUND] = 1  # the corner bricks stand in every game
         near = cv2.dilate(piece, np.ones((3, 3), np.uint8)).astype(bool).reshape(-1)
         usable &= ~near
-    return ViewRead(pose, colours, usable)
+    return ViewRead(pose, colours, usable, typical)
 
 
 def _normalised(view: ViewRead) -> FloatArray:
@@ -158,8 +162,9 @@ def fuse(views: list[ViewRead]) -> FloatArray:
     return fused + offset
 
 
-def name_cells(colours: FloatArray) -> NDArray[np.str_]:
-    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3)."""
+def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np.str_]:
+    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3);
+    ``top`` is the plate's stud-top colour in the same frame, where known."""
     out = np.full(len(colours), UNKNOWN_GROUND, dtype="<U1")
     seen = np.all(np.isfinite(colours), axis=1)
     if not seen.any():
@@ -180,17 +185,20 @@ def name_cells(colours: FloatArray) -> NDArray[np.str_]:
     groups = group(scaled)
     # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
     # together; lightness alone may still part them.
-    names[inked] = name_groups(scaled, groups) if groups.any() else _split_greens(scaled)
+    top_light = None if top is None else float(top[0]) * 100 / 255
+    names[inked] = (name_groups(scaled, groups) if groups.any()
+                    else _split_greens(scaled, top_light))
     names[grey & (names != "D")] = "X"
     out[seen] = names
     return out
 
 
-def _split_greens(lab: FloatArray) -> NDArray[np.str_]:
+def _split_greens(lab: FloatArray, top_light: float | None = None) -> NDArray[np.str_]:
     """Light or dark green for cells of one ink group (rows L, a, b on the 0..100
     scale), or gold when the one ink is plainly orange."""
     if len(lab) < 6:
-        return np.full(len(lab), lone_ink(np.median(lab, axis=0)) if len(lab) else "L")
+        return np.full(len(lab), lone_ink(np.median(lab, axis=0), top_light)
+                       if len(lab) else "L")
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
     cv2.setRNGSeed(7)
     _, assigned, centres = cv2.kmeans(lab.astype(np.float32), 2, None, criteria, 3,
@@ -202,7 +210,7 @@ def _split_greens(lab: FloatArray) -> NDArray[np.str_]:
         # One ink: its lightness alone cannot say which green (exposure moves it), and a
         # map with one green is more often light green with gold than dark alone; a
         # plainly orange one is gold.
-        return np.full(len(lab), lone_ink(np.median(lab, axis=0)))
+        return np.full(len(lab), lone_ink(np.median(lab, axis=0), top_light))
     light = int(np.argmax(centres[:, 0]))
     return np.where(assigned == light, "L", "D")
 
@@ -224,7 +232,7 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         first_camera = first_camera or cam
     if not views or first_camera is None:
         raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
-    chars = coherent(name_cells(fuse(views)).reshape(BOARD_STUDS, BOARD_STUDS))
+    chars = coherent(name_cells(fuse(views), views[0].top).reshape(BOARD_STUDS, BOARD_STUDS))
     start = frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(chars == START), strict=True))
     chars[chars == START] = "L"
     ground = GroundMap(
