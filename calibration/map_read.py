@@ -185,9 +185,10 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     groups = group(scaled)
     # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
     # together; lightness alone may still part them.
-    top_light = None if top is None else float(top[0]) * 100 / 255
-    names[inked] = (name_groups(scaled, groups) if groups.any()
-                    else _split_greens(scaled, top_light))
+    top_lab = None if top is None else np.array(
+        [float(top[0]) * 100 / 255, float(top[1]) - 128, float(top[2]) - 128])
+    names[inked] = (name_groups(scaled, groups, top_lab) if groups.any()
+                    else _split_greens(scaled, None if top_lab is None else top_lab[0]))
     names[grey & (names != "D")] = "X"
     out[seen] = names
     return out
