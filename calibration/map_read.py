@@ -190,7 +190,36 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     names[inked] = (name_groups(scaled, groups, top_lab) if groups.any()
                     else _split_greens(scaled, None if top_lab is None else top_lab[0]))
     names[grey & (names != "D")] = "X"
+    names[_unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     out[seen] = names
+    return out
+
+
+PALER_THAN_INK = 0.75
+LIGHTNESS_OFF = 0.16
+"""A cell named an ink with under ``PALER_THAN_INK`` times the median colourfulness of
+that ink's cells, and lightness more than ``LIGHTNESS_OFF`` (log) away from theirs, is
+not read. On the wide twin's development maps an ink's own cells lie at 0.8 to 1.24
+times its median chroma and 0.8 to 1.23 times its lightness; blocked cells taken into
+an ink's group at 0.36 to 1.07 and 0.61 to 2.8."""
+
+
+def _unlike_their_ink(lightness: FloatArray, chroma: FloatArray,
+                      names: NDArray[np.str_]) -> NDArray[np.bool_]:
+    """Cells named an ink yet much paler than its other cells and of another lightness.
+
+    Such a cell is something else taken into the nearest ink's group: a blocked area
+    too small to make a group of its own, the grey of a shadow or an occluder's edge.
+    Which it is cannot be told from its colour, so it is left unknown; read as the ink
+    it would mislead the rules."""
+    out = np.zeros(len(names), bool)
+    for ink in "LDG":
+        cells = names == ink
+        if cells.sum() < 20:
+            continue
+        light = np.log(np.maximum(lightness, 1.0) / np.median(lightness[cells]))
+        paler = chroma < PALER_THAN_INK * np.median(chroma[cells])
+        out |= cells & paler & (np.abs(light) > LIGHTNESS_OFF)
     return out
 
 
