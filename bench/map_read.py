@@ -35,7 +35,6 @@ from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import load_frames
 from twin.mesh import KIND_BOARD, PART_STUD_TOP
 
-
 CHARS = ("L", "D", "G", "X", "S", UNKNOWN_GROUND)
 """The characters of the confusion matrix, in its order."""
 CHARS_SORTED = np.array(sorted(CHARS))

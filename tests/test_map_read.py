@@ -114,6 +114,62 @@ def test_a_lone_ink_is_named_by_its_own_colour(ink, colour) -> None:
     assert (got == ink).mean() > 0.99
 
 
+PLATE_BGR = (65.0, 120.0, 35.0)  # the plate's green, as its stud tops show it
+
+
+def _plate_top(gains: tuple[float, float, float]) -> np.ndarray:
+    """The stud tops' Lab colour (OpenCV 8-bit scale) under a white balance."""
+    bgr = np.clip(np.array(PLATE_BGR) * gains, 0, 255).astype(np.uint8)
+    return cv2.cvtColor(bgr[None, None], cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64)
+
+
+def _cast(inks: dict[str, tuple[float, float, float]],
+          gains: tuple[float, float, float]) -> dict[str, tuple[float, float, float]]:
+    return {ink: tuple(float(c) * g for c, g in zip(colour, gains, strict=True))
+            for ink, colour in inks.items()}
+
+
+@pytest.mark.parametrize("gains", [(1.0, 1.0, 1.0), (1.3, 1.0, 0.7), (0.6, 1.0, 1.2),
+                                   (0.7, 0.8, 0.9)])
+@pytest.mark.parametrize("pair", ["DL", "LG"])
+def test_two_inks_are_named_against_the_plates_stud_tops(pair, gains) -> None:
+    """Light green beside gold and dark green beside light green, under neutral, warm
+    and cool light. Under a warm light (blue cut, red kept) light green shows gold's hue
+    and the inks' order alone named it gold; measured from the stud tops, which the
+    same light turns alike, it is light green."""
+    rng = np.random.default_rng(2)
+    truth = np.array([pair[0]] * 400 + [pair[1]] * 400)
+    got = name_cells(_lab_of(truth, _cast(INKS_BGR, gains), rng), _plate_top(gains))
+    assert (got == truth).mean() > 0.99
+
+
+@pytest.mark.parametrize("ink", ["D", "L"])
+def test_a_lone_ink_is_told_dark_or_light_by_the_stud_tops(ink) -> None:
+    """One ink shown alone: dark green far darker than the plate's stud tops is dark
+    green (without the tops a lone green was taken for light green)."""
+    rng = np.random.default_rng(6)
+    truth = np.full(32 * 32, ink)
+    dim = {"D": (20.0, 38.0, 18.0), "L": (70.0, 170.0, 120.0)}
+    got = name_cells(_lab_of(truth, dim, rng), _plate_top((1.0, 1.0, 1.0)))
+    assert (got == ink).mean() > 0.99
+
+
+def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
+    """A small greyish patch inside a light green area takes the green's group (too few
+    cells for a group of its own) but is far paler and darker than the green: it is
+    left unknown rather than read as light green."""
+    rng = np.random.default_rng(9)
+    cells = np.full((32, 32), "L")
+    cells[:, 20:] = "G"
+    cells[12:14, 8:10] = "X"
+    truth = cells.reshape(-1)
+    inks = {"L": INKS_BGR["L"], "G": INKS_BGR["G"], "X": (75.0, 110.0, 100.0)}
+    got = name_cells(_lab_of(truth, inks, rng), _plate_top((1.0, 1.0, 1.0)))
+    assert (got[truth == "X"] == UNKNOWN_GROUND).all()
+    for ink in "LG":
+        assert (got[truth == ink] == ink).mean() > 0.99
+
+
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     cells = np.full((32, 32), "L")
     cells[10:14, 10:14] = "D"  # a region: kept
