@@ -7,7 +7,10 @@ a gold print shows under cool light. What holds in every frame is the inks' orde
 is the yellowest (lowest Lab hue) and the reddest, dark green the greenest and darkest,
 light green between them in hue and about as light as gold. So the inked cells are
 grouped first (k-means, the number of groups being the most whose every pair stands
-clearly apart), and the groups are named by that order.
+clearly apart), and the groups are named by that order. Where the plate's stud tops
+are seen, they are the reference the order lacks: the plate's green lit by the same
+light, so an ink's hue measured from theirs holds under any white balance, and two inks
+are named by the pair they most likely make rather than by their order alone.
 """
 
 from __future__ import annotations
@@ -174,6 +177,7 @@ pair (greener ink first): the greener's hue less the tops' hue (degrees), the ye
 hue less the tops' hue, the log of the greener's lightness over the yellower's, and how
 far the yellower lies towards red (Lab a*). Means per pair and their shared covariance,
 measured on the wide twin's development maps (seeds 50000 to 50099, 393 pairs)."""
+_PAIR_PRECISION = np.linalg.inv(PAIR_COVARIANCE)
 
 
 def _pair_by_plate(green: FloatArray, yellow: FloatArray, top: FloatArray) -> tuple[str, str]:
@@ -195,7 +199,7 @@ def _pair_by_plate(green: FloatArray, yellow: FloatArray, top: FloatArray) -> tu
     x = np.array([turn(hue(green) - hue(top)), turn(hue(yellow) - hue(top)),
                   np.log(max(green[0], 1.0) / max(yellow[0], 1.0)), yellow[1] - green[1]])
     d = x[None] - PAIR_MEANS
-    distance = np.einsum("ki,ij,kj->k", d, np.linalg.inv(PAIR_COVARIANCE), d)
+    distance = np.einsum("ki,ij,kj->k", d, _PAIR_PRECISION, d)
     pair = PAIRS[int(np.argmin(distance))]
     return pair[0], pair[1]
 

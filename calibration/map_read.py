@@ -10,9 +10,10 @@ the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a star
 point for the rules.
 
 Naming needs no colour calibration: the inks are grouped per reading and named by their
-order (:mod:`calibration.map_inks`), since white balance and drifting inks move every
-hue. The ground under the corner bricks, studs beside a piece and a lone stud unlike all
-its neighbours are left unknown: read wrong they would mislead the rules.
+order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
+balance and drifting inks move every hue. The ground under the corner bricks, studs
+beside a piece, a lone stud unlike all its neighbours and a stud much paler than its
+ink's others are left unknown: read wrong they would mislead the rules.
 """
 
 from __future__ import annotations
