@@ -40,7 +40,7 @@ from vision.ways import NO_WAY, Way, shape_key
 
 STARTS = 3
 STAIRCASE_SEARCH = 1
-ONLY_ILLEGAL = 0
+ONLY_ILLEGAL = 1
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
 MAX_ROUNDS = 40
 RESUPPORT_DEPTH = 2
