@@ -35,12 +35,13 @@ from vision.candidates import (
 from vision.evidence import Evidence
 from vision.refine import refine
 from vision.scoring import Candidate, Masks, PieceKey, Scorer, piece_key
-from vision.staircases import best_staircase
+from vision.staircases import best_staircases
 from vision.ways import NO_WAY, Way, shape_key
 
 STARTS = 3
 STAIRCASE_SEARCH = 1
 ONLY_ILLEGAL = 1
+RIVALS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
 MAX_ROUNDS = 40
 RESUPPORT_DEPTH = 2
@@ -262,11 +263,13 @@ class Decoder:
                 best = (score, trial)
         if best is not None and STAIRCASE_SEARCH and not (
                 ONLY_ILLEGAL and is_legal_turn(self.before, best[1].added)):
-            found = best_staircase(self, [r for _, r in self.readings], best[0], LEGAL_BONUS)
+            found = best_staircases(self, [r for _, r in self.readings], best[0], LEGAL_BONUS,
+                                    CROWN_TOLERANCE)
             trial = self._fork()
-            if found is not None and trial.take(found[1]):
-                score = refine(trial, found[0])
+            if found and trial.take(found[0][1]):
+                score = refine(trial, found[0][0])
                 self.readings.append((score, tuple(trial.added)))
+                self.readings += [(s, tuple(p)) for s, p in found[1:RIVALS + 1]]
                 best = (score, trial)
         if best is not None:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks

@@ -171,16 +171,19 @@ class Judge(Protocol):
     def judged(self, pieces: Sequence[Piece]) -> float: ...
 
 
-def best_staircase(judge: Judge, readings: Iterable[Sequence[Piece]], floor: float,
-                   bonus: float) -> tuple[float, list[Piece]] | None:
-    """The proposal judged best, if it judges better than ``floor`` and stands; None if
-    none does. A proposal is bounded by its top's own score, its lower pieces' positive
-    evidence and ``bonus``; proposals are scored from the highest bound down until no
-    bound left can beat the best."""
+def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: float,
+                    bonus: float, tolerance: float) -> list[tuple[float, list[Piece]]]:
+    """The proposals that judge better than ``floor`` and stand, best first: the first
+    is the best of all, those after it the ones it beat, each best when it was found
+    (rivals whose closeness says which pieces the evidence did not decide). A proposal
+    whose decoration's pixels deny it (their mean evidence below -``tolerance``, as
+    :meth:`vision.decode.Decoder.crown` asks) is not made. A proposal is bounded by its
+    top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
+    scored from the highest bound down until no bound left can beat the best."""
     scorer = judge.scorer
     found = list(proposals(judge.before, readings))
     if not found:
-        return None
+        return []
     lists = {id(starts): starts for _, starts in found}
     distinct = {id(p): p for starts in lists.values() for way in starts for p in way}
     distinct.update((id(p), p) for top, _ in found for p in top)
@@ -199,6 +202,8 @@ def best_staircase(judge: Judge, readings: Iterable[Sequence[Piece]], floor: flo
               for key, starts in lists.items()}
     heads: dict[tuple[int, PieceKey, ...], tuple[float, float, float, list[Piece]]] = {}
     for top, starts in found:
+        if _denied(scorer, top, tolerance):
+            continue
         # The decoration's two outlines (a plant's leaves or not): the better one only.
         head = scorer.whole(top) + bonus
         key = (id(starts), *(piece_key(p) for p in top[:-1]))
@@ -215,7 +220,7 @@ def best_staircase(judge: Judge, readings: Iterable[Sequence[Piece]], floor: flo
             if bound > floor:
                 bounded.append((bound, len(bounded), top, way))
     bounded.sort(key=lambda b: (-b[0], b[1]))
-    best: tuple[float, list[Piece]] | None = None
+    best: list[tuple[float, list[Piece]]] = []
     for bound, _, top, way in bounded:
         if bound <= floor:
             break
@@ -224,8 +229,25 @@ def best_staircase(judge: Judge, readings: Iterable[Sequence[Piece]], floor: flo
             continue
         judged = judge.judged(prop)
         if judged > floor and built_on(judge.before, prop) is not None:
-            floor, best = judged, (judged, prop)
+            floor = judged
+            best.insert(0, (judged, prop))
     return best
+
+
+def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
+    """Whether the decoration ending ``top`` is denied by its pixels that the rest of
+    ``top`` does not cover (as :meth:`vision.decode.Decoder.crown` asks): a legal
+    staircase's bonus would otherwise put one on where the picture shows nothing new."""
+    cand = scorer.candidate(top[-1])
+    others = [scorer.candidate(p) for p in top[:-1]]
+    size, evidence = 0, 0.0
+    for i, ev in enumerate(scorer.evidence):
+        px = cand.pixels[i]
+        if others:
+            px = px[~np.isin(px, np.concatenate([c.pixels[i] for c in others]))]
+        size += len(px)
+        evidence += float(ev.weight[px].sum())
+    return size > 0 and evidence < -tolerance * size
 
 
 def _signed(scorer: Scorer, cand: Candidate) -> tuple[float, float]:
