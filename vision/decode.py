@@ -35,14 +35,14 @@ from vision.candidates import (
 from vision.evidence import Evidence
 from vision.refine import refine
 from vision.scoring import Candidate, Masks, PieceKey, Scorer, piece_key
-from vision.staircases import best_staircases
+from vision.staircases import weigh_staircases
 from vision.ways import NO_WAY, Way, shape_key
 
 STARTS = 3
-STAIRCASE_SEARCH = 1
-ONLY_ILLEGAL = 1
-RIVALS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
+STAIRCASE_SEARCH = True
+"""Whether a reading the rules refuse is weighed against whole legal staircases
+(:mod:`vision.staircases`); off only to measure what the search brings."""
 MAX_ROUNDS = 40
 RESUPPORT_DEPTH = 2
 """Steps of a staircase :meth:`Decoder.resupport` tries under a finished reading's
@@ -236,7 +236,7 @@ class Decoder:
                 del top[n:]
         return top
 
-    def _fork(self) -> Decoder:
+    def fork(self) -> Decoder:
         """A decoder on the same evidence from nothing read, sharing what is kept."""
         other = Decoder.__new__(Decoder)
         other.__dict__.update(self.__dict__)
@@ -253,7 +253,7 @@ class Decoder:
         best: tuple[float, Decoder] | None = None
         self.readings = []
         for _, first in self._best_moves(hot, STARTS):
-            trial = self._fork()
+            trial = self.fork()
             trial.apply(first)
             trial.grow(hot)
             trial.crown()
@@ -261,16 +261,9 @@ class Decoder:
             self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
-        if best is not None and STAIRCASE_SEARCH and not (
-                ONLY_ILLEGAL and is_legal_turn(self.before, best[1].added)):
-            found = best_staircases(self, [r for _, r in self.readings], best[0], LEGAL_BONUS,
-                                    CROWN_TOLERANCE)
-            trial = self._fork()
-            if found and trial.take(found[0][1]):
-                score = refine(trial, found[0][0])
-                self.readings.append((score, tuple(trial.added)))
-                self.readings += [(s, tuple(p)) for s, p in found[1:RIVALS + 1]]
-                best = (score, trial)
+        if best is not None and STAIRCASE_SEARCH and not is_legal_turn(self.before,
+                                                                      best[1].added):
+            best = weigh_staircases(self, best, LEGAL_BONUS, CROWN_TOLERANCE)
         if best is not None:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
         return self.added

@@ -20,7 +20,7 @@ finds still wins where it judges best.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -28,11 +28,16 @@ from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stacks_under
+from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: the development turns' staircases
 have one to four arches."""
+S = TypeVar("S", bound="Searcher")
+RIVALS = 3
+"""Runners-up kept as rival readings: a piece one of them leaves out while judging
+close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
 MAX_PROPOSALS = 20000
 """Proposals made at most per turn: bounds the time of a turn that many arches were read
 on."""
@@ -169,6 +174,34 @@ class Judge(Protocol):
     scorer: Scorer
 
     def judged(self, pieces: Sequence[Piece]) -> float: ...
+
+
+class Searcher(Judge, Protocol):
+    """What weighing proposals needs of the decoder besides a judge: its readings, a
+    fresh decoder on the same evidence, and its one way to change a reading."""
+
+    readings: list[tuple[float, tuple[Piece, ...]]]
+    added: list[Piece]
+
+    def fork(self) -> Searcher: ...
+
+    def take(self, pieces: Sequence[Piece]) -> bool: ...
+
+
+def weigh_staircases(decoder: S, best: tuple[float, S], bonus: float, tolerance: float
+                     ) -> tuple[float, S]:
+    """The best reading so far (its score and decoder), or the best proposal instead
+    where that judges better (taken, then edited by :func:`vision.refine.refine`); the
+    proposals that beat the readings join them, the winner and ``RIVALS`` runners-up."""
+    found = best_staircases(decoder, [r for _, r in decoder.readings], best[0], bonus,
+                            tolerance)
+    trial = decoder.fork()
+    if not found or not trial.take(found[0][1]):
+        return best
+    score = refine(trial, found[0][0])
+    decoder.readings.append((score, tuple(trial.added)))
+    decoder.readings += [(s, tuple(p)) for s, p in found[1:RIVALS + 1]]
+    return score, trial
 
 
 def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: float,
