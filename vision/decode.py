@@ -70,8 +70,12 @@ _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 class Decoder:
     """The greedy search over physically possible additions, with its running score."""
 
-    def __init__(self, before: Palace, evidence: Sequence[Evidence]) -> None:
+    def __init__(self, before: Palace, evidence: Sequence[Evidence], *,
+                 one_staircase: bool = True) -> None:
         self.before = before
+        self.one_staircase = one_staircase
+        """Whether the addition is one turn's staircase, so that whole staircases are
+        weighed against a reading the rules refuse; not for a whole palace."""
         self.evidence = list(evidence)
         self.state = before.copy()
         self.added: list[Piece] = []
@@ -261,8 +265,8 @@ class Decoder:
             self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
-        if best is not None and STAIRCASE_SEARCH and not is_legal_turn(self.before,
-                                                                      best[1].added):
+        if (best is not None and STAIRCASE_SEARCH and self.one_staircase
+                and not is_legal_turn(self.before, best[1].added)):
             best = weigh_staircases(self, best, LEGAL_BONUS, CROWN_TOLERANCE)
         if best is not None:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
