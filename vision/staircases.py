@@ -32,9 +32,8 @@ from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
 
 STEPS_DOWN = 3
-"""Steps below the final arch a proposal builds at most: the development turns' staircases
-have one to four arches."""
-S = TypeVar("S", bound="Searcher")
+"""Steps below the final arch a proposal builds at most: most development staircases
+have one to four arches; four steps down read fewer pieces right."""
 RIVALS = 3
 """Runners-up kept as rival readings: a piece one of them leaves out while judging
 close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
@@ -42,6 +41,7 @@ MAX_PROPOSALS = 20000
 """Proposals made at most per turn: bounds the time of a turn that many arches were read
 on."""
 
+S = TypeVar("S", bound="Searcher")
 
 
 def _far_ways(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
@@ -54,6 +54,7 @@ def _far_ways(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
 
 
 def _span_free(palace: Palace, arch: Piece) -> bool:
+    """Whether the palace leaves the arch's four cells free."""
     return all(palace.occupant(x, y, arch.z) is None for x, y in arch.footprint())
 
 
