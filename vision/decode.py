@@ -35,10 +35,14 @@ from vision.candidates import (
 from vision.evidence import Evidence
 from vision.refine import refine
 from vision.scoring import Candidate, Masks, PieceKey, Scorer, piece_key
+from vision.staircases import weigh_staircases
 from vision.ways import NO_WAY, Way, shape_key
 
 STARTS = 3
 """First moves the decoder grows a reading from (:meth:`Decoder.run`)."""
+STAIRCASE_SEARCH = True
+"""Whether a reading the rules refuse is weighed against whole legal staircases
+(:mod:`vision.staircases`); off only to measure what the search brings."""
 MAX_ROUNDS = 40
 RESUPPORT_DEPTH = 2
 """Steps of a staircase :meth:`Decoder.resupport` tries under a finished reading's
@@ -66,8 +70,12 @@ _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 class Decoder:
     """The greedy search over physically possible additions, with its running score."""
 
-    def __init__(self, before: Palace, evidence: Sequence[Evidence]) -> None:
+    def __init__(self, before: Palace, evidence: Sequence[Evidence], *,
+                 one_staircase: bool = True) -> None:
         self.before = before
+        self.one_staircase = one_staircase
+        """Whether the addition is one turn's staircase, so that whole staircases are
+        weighed against a reading the rules refuse; not for a whole palace."""
         self.evidence = list(evidence)
         self.state = before.copy()
         self.added: list[Piece] = []
@@ -232,7 +240,7 @@ class Decoder:
                 del top[n:]
         return top
 
-    def _fork(self) -> Decoder:
+    def fork(self) -> Decoder:
         """A decoder on the same evidence from nothing read, sharing what is kept."""
         other = Decoder.__new__(Decoder)
         other.__dict__.update(self.__dict__)
@@ -249,7 +257,7 @@ class Decoder:
         best: tuple[float, Decoder] | None = None
         self.readings = []
         for _, first in self._best_moves(hot, STARTS):
-            trial = self._fork()
+            trial = self.fork()
             trial.apply(first)
             trial.grow(hot)
             trial.crown()
@@ -257,6 +265,9 @@ class Decoder:
             self.readings.append((score, tuple(trial.added)))
             if best is None or score > best[0]:
                 best = (score, trial)
+        if (best is not None and STAIRCASE_SEARCH and self.one_staircase
+                and not is_legal_turn(self.before, best[1].added)):
+            best = weigh_staircases(self, best, LEGAL_BONUS, CROWN_TOLERANCE)
         if best is not None:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
         return self.added

@@ -169,7 +169,7 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
-    decoder = Decoder(before, evidence)
+    decoder = Decoder(before, evidence, one_staircase=False)
     pieces = decoder.run(hot_cells(evidence, TOP_LEVELS - 6))
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
     readings = rate_pieces(decoder, pieces)

@@ -1,0 +1,302 @@
+"""Whole staircases for the decoder to weigh: the rules' shape, hung from the arches read.
+
+The greedy search (:mod:`vision.decode`) grows a reading piece by piece from what shows
+most, and never weighs legality until the reading is whole; where one view leaves a
+staircase's lower steps hidden it props the arches it sees on whatever pays most (a
+lowered arch, a line of bricks, a stray piece), and the legal staircase a player built
+is more than one edit away. Yet the arches it reads are mostly right: the highest steps
+and the decoration show best. So each arch of the greedy readings (and each arch one
+step up from one) is taken as the staircase's final arch, the decoration on either of
+its end knobs, and the staircase is built down from it the way the rules read one: the
+final arch's other leg on the end knob of a step one level lower (or two, lifted by a
+brick), that step's own start leg held the same way, down to a piece standing on the
+ground; every far leg on an open knob or on a stack of bricks and columns. Only the
+palace before the turn is asked: the proposals are whole staircases, judged by the
+decoder's own objective against its readings (:meth:`vision.decode.Decoder.judged`),
+so a proposal wins only where it judges better, and a reading only the greedy search
+finds still wins where it judges best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+from rules.moves import DIRECTIONS, arch_from
+from rules.palace import Palace
+from rules.pieces import BOARD_STUDS, DecorationColor, Kind, Piece
+from vision.candidates import PLANT, built_on, stacks_under
+from vision.refine import refine
+from vision.scoring import Candidate, PieceKey, Scorer, piece_key
+
+STEPS_DOWN = 3
+"""Steps below the final arch a proposal builds at most: most development staircases
+have one to four arches; four steps down read fewer pieces right."""
+RIVALS = 3
+"""Runners-up kept as rival readings: a piece one of them leaves out while judging
+close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
+MAX_PROPOSALS = 20000
+"""Proposals made at most per turn: bounds the time of a turn that many arches were read
+on."""
+
+S = TypeVar("S", bound="Searcher")
+
+
+def _far_ways(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
+    """Ways to give an arch's far leg a knob at level ``z``: an open knob, or a stack."""
+    if palace.is_open_knob(x, y, z):
+        return [[]]
+    if z == 0 or palace.occupant(x, y, z) is not None:
+        return []
+    return stacks_under(palace, x, y, z)
+
+
+def _span_free(palace: Palace, arch: Piece) -> bool:
+    """Whether the palace leaves the arch's four cells free."""
+    return all(palace.occupant(x, y, arch.z) is None for x, y in arch.footprint())
+
+
+def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
+               known: dict[tuple[int, int, int, int], list[list[Piece]]] | None = None
+               ) -> list[list[Piece]]:
+    """Ways (pieces bottom-up) to hold a step's start leg at (x, y), level ``z``, by the
+    rules' path down to the ground: the leg on the ground itself, on a stack standing on
+    the ground, or on the end knob of a step one level lower (or two, with a brick on
+    that knob), whose far leg stands on an open knob or a stack and whose own start leg
+    is held the same way, ``depth`` steps down at most."""
+    known = {} if known is None else known
+    hit = known.get((x, y, z, depth))
+    if hit is None:
+        hit = known[(x, y, z, depth)] = list(_start_ways(palace, x, y, z, depth, known))
+    return hit
+
+
+def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
+                known: dict[tuple[int, int, int, int], list[list[Piece]]]
+                ) -> Iterator[list[Piece]]:
+    if z == 0:
+        if palace.is_open_knob(x, y, 0):
+            yield []
+        return
+    if palace.occupant(x, y, z - 1) is None:
+        for stack in stacks_under(palace, x, y, z):
+            if stack[0].z == 0:
+                yield stack
+    if depth <= 0:
+        return
+    for lift in (0, 1):
+        level = z - 1 - lift
+        if level < 0 or (lift and palace.occupant(x, y, level + 1) is not None):
+            continue
+        brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+        for dx, dy in DIRECTIONS:
+            # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
+            lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
+            if lower is None or not _span_free(palace, lower):
+                continue
+            fars = _far_ways(palace, x, y, level)
+            if not fars:
+                continue
+            for below in start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known):
+                for far in fars:
+                    yield [*below, *far, lower, *brick]
+
+
+def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
+    return (Piece(Kind.DECORATION, x, y, z, color=PLANT),
+            Piece(Kind.DECORATION, x, y, z, color=DecorationColor.GOLD.value))
+
+
+def _on_board(arch: Piece) -> bool:
+    return all(0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS for x, y in arch.footprint())
+
+
+def finals(readings: Iterable[Sequence[Piece]]) -> list[Piece]:
+    """The arches a proposal may end on: each arch of the readings, and each arch one
+    step up from one's end knob (the highest step is often the one read as something
+    else)."""
+    seen: dict[tuple[object, ...], Piece] = {}
+    for reading in readings:
+        for piece in reading:
+            if piece.kind is not Kind.ARCH:
+                continue
+            arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z, axis=piece.axis)
+            seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
+    out = list(seen.values())
+    for arch in list(out):
+        for kx, ky in arch.knobs():
+            for lift in (0, 1):
+                for d in DIRECTIONS:
+                    up = arch_from(kx, ky, arch.top + lift, d)
+                    if up is None or set(up.footprint()) == set(arch.footprint()):
+                        continue
+                    key = (up.x, up.y, up.z, up.axis)
+                    if key not in seen:
+                        seen[key] = up
+                        out.append(up)
+    return out
+
+
+def proposals(palace: Palace, readings: Iterable[Sequence[Piece]]
+              ) -> Iterator[tuple[list[Piece], list[list[Piece]]]]:
+    """Whole staircases ending on the readings' arches or one step above them, as their
+    tops (the far leg's stack, the final arch and its decoration, in both colours'
+    outlines) with the ways to hold the final arch's start leg up to the ground; each
+    piece physically plausible on the palace before the turn (whether they all stand
+    together is asked of the winner)."""
+    made = 0
+    known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
+    for final in finals(readings):
+        if not _on_board(final) or not _span_free(palace, final):
+            continue
+        knobs, legs = final.knobs(), final.legs()
+        for end in range(2):
+            (ex, ey), (fx, fy), (sx, sy) = knobs[end], legs[end], legs[1 - end]
+            fars = _far_ways(palace, fx, fy, final.z)
+            if not fars:
+                continue
+            starts = start_ways(palace, sx, sy, final.z, STEPS_DOWN, known)
+            if not starts:
+                continue
+            for far in fars:
+                for deco in _decorations(ex, ey, final.top):
+                    yield [*far, final, deco], starts
+                    made += len(starts)
+            if made >= MAX_PROPOSALS:
+                return
+
+
+class Judge(Protocol):
+    """What the search needs of the decoder: the palace before, the scorer, its judge."""
+
+    before: Palace
+    scorer: Scorer
+
+    def judged(self, pieces: Sequence[Piece]) -> float: ...
+
+
+class Searcher(Judge, Protocol):
+    """What weighing proposals needs of the decoder besides a judge: its readings, a
+    fresh decoder on the same evidence, and its one way to change a reading."""
+
+    readings: list[tuple[float, tuple[Piece, ...]]]
+    added: list[Piece]
+
+    def fork(self) -> Searcher: ...
+
+    def take(self, pieces: Sequence[Piece]) -> bool: ...
+
+
+def weigh_staircases(decoder: S, best: tuple[float, S], bonus: float, tolerance: float
+                     ) -> tuple[float, S]:
+    """The best reading so far (its score and decoder), or the best proposal instead
+    where that judges better (taken, then edited by :func:`vision.refine.refine`); the
+    proposals that beat the readings join them, the winner and ``RIVALS`` runners-up."""
+    found = best_staircases(decoder, [r for _, r in decoder.readings], best[0], bonus,
+                            tolerance)
+    trial = decoder.fork()
+    if not found or not trial.take(found[0][1]):
+        return best
+    score = refine(trial, found[0][0])
+    decoder.readings.append((score, tuple(trial.added)))
+    decoder.readings += [(s, tuple(p)) for s, p in found[1:RIVALS + 1]]
+    return score, trial
+
+
+def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: float,
+                    bonus: float, tolerance: float) -> list[tuple[float, list[Piece]]]:
+    """The proposals that judge better than ``floor`` and stand, best first: the first
+    is the best of all, those after it the ones it beat, each best when it was found
+    (rivals whose closeness says which pieces the evidence did not decide). A proposal
+    whose decoration's pixels deny it (their mean evidence below -``tolerance``, as
+    :meth:`vision.decode.Decoder.crown` asks) is not made. A proposal is bounded by its
+    top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
+    scored from the highest bound down until no bound left can beat the best."""
+    scorer = judge.scorer
+    found = list(proposals(judge.before, readings))
+    if not found:
+        return []
+    lists = {id(starts): starts for _, starts in found}
+    distinct = {id(p): p for starts in lists.values() for way in starts for p in way}
+    distinct.update((id(p), p) for top, _ in found for p in top)
+    scorer.prepare(list(distinct.values()))
+    by_key: dict[PieceKey, tuple[float, float]] = {}
+    signed: dict[int, tuple[float, float]] = {}
+    for key, p in distinct.items():
+        cand = scorer.candidate(p)
+        hit = by_key.get(cand.key)
+        if hit is None:
+            hit = by_key[cand.key] = _signed(scorer, cand)
+        signed[key] = hit
+    # Each way up to the ground, with the most its pieces can add, best first.
+    ranked = {key: sorted(((*_bound(signed, way), i, way) for i, way in enumerate(starts)),
+                          key=lambda t: (-t[0], t[2]))
+              for key, starts in lists.items()}
+    heads: dict[tuple[int, PieceKey, ...], tuple[float, float, float, list[Piece]]] = {}
+    for top, starts in found:
+        if _denied(scorer, top, tolerance):
+            continue
+        # The decoration's two outlines (a plant's leaves or not): the better one only.
+        head = scorer.whole(top) + bonus
+        key = (id(starts), *(piece_key(p) for p in top[:-1]))
+        if key not in heads or head > heads[key][0]:
+            heads[key] = (head, *_bound(signed, top), top)
+    bounded: list[tuple[float, int, list[Piece], list[Piece]]] = []
+    for (starts_id, *_), (head, top_gain, top_loss, top) in heads.items():
+        for gain, loss, _, way in ranked[starts_id]:
+            if head + gain <= floor:
+                break
+            # The whole set's pixels hold each piece's, so its evidence is at most the
+            # pieces' positive evidence and the most negative piece's negative.
+            bound = min(head + gain, bonus + top_gain + gain + min(top_loss, loss))
+            if bound > floor:
+                bounded.append((bound, len(bounded), top, way))
+    bounded.sort(key=lambda b: (-b[0], b[1]))
+    best: list[tuple[float, list[Piece]]] = []
+    for bound, _, top, way in bounded:
+        if bound <= floor:
+            break
+        prop = [*way, *top]
+        if scorer.whole(prop) + bonus <= floor:
+            continue
+        judged = judge.judged(prop)
+        if judged > floor and built_on(judge.before, prop) is not None:
+            floor = judged
+            best.insert(0, (judged, prop))
+    return best
+
+
+def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
+    """Whether the decoration ending ``top`` is denied by its pixels that the rest of
+    ``top`` does not cover (as :meth:`vision.decode.Decoder.crown` asks): a legal
+    staircase's bonus would otherwise put one on where the picture shows nothing new."""
+    cand = scorer.candidate(top[-1])
+    others = [scorer.candidate(p) for p in top[:-1]]
+    size, evidence = 0, 0.0
+    for i, ev in enumerate(scorer.evidence):
+        px = cand.pixels[i]
+        if others:
+            px = px[~np.isin(px, np.concatenate([c.pixels[i] for c in others]))]
+        size += len(px)
+        evidence += float(ev.weight[px].sum())
+    return size > 0 and evidence < -tolerance * size
+
+
+def _signed(scorer: Scorer, cand: Candidate) -> tuple[float, float]:
+    """A piece's positive evidence (pixels and leaves) less its price, and its pixels'
+    negative evidence."""
+    gain, loss = -cand.price, 0.0
+    for i, ev in enumerate(scorer.evidence):
+        w = ev.weight[cand.pixels[i]]
+        gain += float(np.maximum(w, 0).sum()) + float(np.maximum(ev.leaf[cand.leaves[i]], 0).sum())
+        loss += float(np.minimum(w, 0).sum())
+    return gain, loss
+
+
+def _bound(signed: dict[int, tuple[float, float]], pieces: Sequence[Piece]
+           ) -> tuple[float, float]:
+    """The pieces' positive evidence summed, and the most negative piece's negative."""
+    parts = [signed[id(p)] for p in pieces]
+    return sum(g for g, _ in parts), min((n for _, n in parts), default=0.0)
