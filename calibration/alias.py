@@ -56,6 +56,10 @@ class BoundaryCheck:
     outweighed: int = 0
     """Bad sides whose stronger step elsewhere is a small fraction of the step their
     opposite side makes, firmly, where the pose puts it (see :meth:`outweighs`)."""
+    paired: bool = False
+    """Whether both pairs of opposite sides step together where the pose puts them, far
+    more than with the board moved a stud or two (:mod:`calibration.side_pairs`; worked
+    out only for sharp lattices over most of the board, see ``calibration.fit``)."""
 
     @property
     def passed(self) -> bool:
@@ -77,8 +81,9 @@ class BoundaryCheck:
         and its tilt. Then one good side per direction fixes the board's place, and a
         side off in one half only while its opposite side steps firmly is an arm over
         that half: a pose a stud off across it would be off at the opposite side too.
+        Sides that step in pairs (:attr:`paired`) pin the board on both axes as well.
         """
-        if self.passed or self.outweighs(lattice_blocks):
+        if self.passed or self.outweighs(lattice_blocks) or self.paired:
             return True
         if lattice_blocks < SIZE_PINNING_BLOCKS or self.off_sides(lattice_blocks):
             return False

@@ -343,7 +343,11 @@ def judge(
         return problem, seen, quality
     if rim < MIN_PLATE_SUPPORT:
         return f"only {rim:.0%} of the plate's rim was found", seen, quality
-    if boundary.off_sides(grid.blocks) and not boundary.outweighs(grid.blocks):
+    if (
+        boundary.off_sides(grid.blocks)
+        and not boundary.outweighs(grid.blocks)
+        and not boundary.paired
+    ):
         sides = ", ".join(boundary.detail)
         return f"the board's sides are not where the stud grid puts them ({sides})", seen, quality
     if not boundary.holds(grid.blocks):

@@ -6,11 +6,13 @@ pose) ends here, so that every answer rests on the same fit and the same checks.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_shift, check_boundary
-from calibration.board_model import PLATE_CORNERS, turned_pose
+from calibration.alias import best_stud_move, check_boundary
+from calibration.board_model import PLATE_CORNERS, moved_pose, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
@@ -18,6 +20,7 @@ from calibration.evidence import (
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
+    VOUCHED_RMS_PX,
     BoardLocation,
     implausible_view,
     judge,
@@ -27,8 +30,9 @@ from calibration.evidence import (
     sides_vouch_for_soft_lattice,
 )
 from calibration.far_side import far_side_problem
-from calibration.grid import refine_on_grid
+from calibration.grid import GridFit, refine_on_grid
 from calibration.map_place import map_peaks_here
+from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
@@ -78,13 +82,32 @@ def finish(
         sharp = check_boundary(image, camera, grid.pose, halved=False)
         if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
+    if not boundary.passed and _pins_own_size(grid):
+        # A right pose over a sharp lattice can still have a side whose own step is
+        # outdone by the card's regions just inside it, or drowned by a table of the
+        # card's colour: there both pairs of opposite sides, stepping together, say
+        # where the board lies along each axis (a board a stud off moves both).
+        pairs = side_pairs(image, camera, grid.pose)
+        boundary = dataclasses.replace(boundary, paired=pairs.pinned)
+        paired_moves = [pairs.move] if pairs.move != (0, 0) else []
+    else:
+        paired_moves = []
     if not boundary.holds(grid.blocks):
-        # Not clearly on the edge's stud: try where the board's boundary puts it.
-        moved = refine_on_grid(gray, camera, best_stud_shift(image, camera, grid.pose))
-        if moved is not None and in_front(moved.pose):
+        # Not clearly on the edge's stud: try where the board's boundary puts it, by
+        # the sides' summed steps and then by their pairs' (a palace just inside one
+        # side outsteps its rim in the sum, never in a pair).
+        summed = best_stud_move(image, camera, grid.pose)
+        for move in dict.fromkeys([summed, *paired_moves]):
+            moved = refine_on_grid(gray, camera, moved_pose(grid.pose, *move))
+            if moved is None or not in_front(moved.pose):
+                continue
             moved_check = check_boundary(image, camera, moved.pose)
+            if not moved_check.passed and _pins_own_size(moved):
+                pinned = side_pairs(image, camera, moved.pose).pinned
+                moved_check = dataclasses.replace(moved_check, paired=pinned)
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
+                break
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
     # The pose stands on the plate, the studs and the corner bricks alone: the map only
     # says which way round, and vouches for nothing. (With a right map allowed to vouch
@@ -128,7 +151,12 @@ def finish(
         )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
-    if not reason and not boundary.passed and not boundary.outweighs(grid.blocks):
+    if (
+        not reason
+        and not boundary.passed
+        and not boundary.outweighs(grid.blocks)
+        and not boundary.paired
+    ):
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
         # over it a board one stud off: three sides where the lattice puts them and
@@ -166,6 +194,21 @@ def finish(
     return BoardLocation.located(
         camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
         turn_resolved=resolved,
+    )
+
+
+PAIRED_BLOCKS = 12
+"""Lattice blocks from which on the sides may pin the board in pairs: the lattice then
+fixes the board's size and tilt, so that its two sides along an axis move together."""
+
+
+def _pins_own_size(grid: GridFit) -> bool:
+    """Whether the lattice is sharp, tight and broad enough for its sides to be judged
+    in pairs (:mod:`calibration.side_pairs`); softer ones keep the per-side rule."""
+    return (
+        grid.blocks >= PAIRED_BLOCKS
+        and grid.clarity >= SOFT_LATTICE_CLARITY
+        and grid.residual_px <= VOUCHED_RMS_PX
     )
 
 

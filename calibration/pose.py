@@ -4,9 +4,11 @@ Coarse to fine: outlines of the plate in a quarter-size image (:mod:`calibration
 give poses within tens of pixels; the plate's rim at half size pulls one within a few
 pixels (:mod:`calibration.edges`); the stud lattice brings it to a tenth of a pixel
 (:mod:`calibration.grid`), and the board's four sides, each a step from board to table,
-say which stud of the lattice is the edge's (:mod:`calibration.alias`). The plate and
-its four corner bricks look the same after a quarter turn, so geometry alone gives four
-equally good poses; the ground map's colours pick one of them (:mod:`calibration.turn`).
+say which stud of the lattice is the edge's (:mod:`calibration.alias`; over a sharp
+lattice, its pairs of opposite sides stepping together, :mod:`calibration.side_pairs`).
+The plate and its four corner bricks look the same after a quarter turn, so geometry
+alone gives four equally good poses; the ground map's colours pick one of them
+(:mod:`calibration.turn`).
 
 Most frames are found from the first outline of the stud-texture mask. When no
 outline explains the board (a sleeve across two sides, a hand over a corner), the stud

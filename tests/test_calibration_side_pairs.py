@@ -1,0 +1,93 @@
+"""Opposite sides judged in pairs: sharp boards whose sides fail one at a time, on the wide twin."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.calibration import twin_frame
+from calibration.alias import check_boundary
+from calibration.board_model import moved_pose
+from calibration.evidence import gray_float
+from calibration.fit import finish
+from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
+from calibration.side_pairs import PAIR_REACH, joint_steps, side_pairs
+from tests.test_calibration_soft import WRONG_PX, grid_error
+
+ONE_SIDE_OFF_SEED = 20104
+"""A dev board 15 blocks sharp (clarity 8) whose side 1 steps harder two studs in (the
+card's regions) than at its rim: refused by the sides one at a time, pinned in pairs."""
+PAIR_MOVE_SEED = 20200
+"""A dev board whose sides' summed steps move a pose a stud off the wrong way (a palace
+just inside one side); the pairs' strongest move brings it onto the board."""
+RIM_OUTSIDE_SEED = 20029
+"""A dev board whose rim lies just past the frame's edge on both sides along x: no pair
+pins that axis, so it stays refused."""
+WEAK_RIM_SEED = 21065
+"""A dev board with one weak rim: a stud off, the pose's pair of fake steps (the board's
+side face outside one side, the card's regions inside the other) outdoes it."""
+
+
+def test_a_sharp_board_with_one_side_off_is_found_by_its_pairs() -> None:
+    frame = twin_frame(ONE_SIDE_OFF_SEED).frame
+    gray = gray_float(frame.image)
+    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.blocks >= 12
+    sides = check_boundary(frame.image, frame.camera, grid.pose, halved=False)
+    assert sides.bad == 1 and not sides.passed and not sides.outweighs(grid.blocks)
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_the_same_board_a_stud_or_two_off_is_never_taken_off() -> None:
+    frame = twin_frame(ONE_SIDE_OFF_SEED).frame
+    gray = gray_float(frame.image)
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (2, 0), (0, 2)):
+        moved = moved_pose(frame.pose, dx, dy)
+        assert not side_pairs(frame.image, frame.camera, moved).pinned, (dx, dy)
+        result = finish(frame.image, gray, frame.camera, moved, None, False)
+        assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_the_pairs_move_a_pose_a_stud_off_back_onto_the_board() -> None:
+    frame = twin_frame(PAIR_MOVE_SEED).frame
+    gray = gray_float(frame.image)
+    start = moved_pose(frame.pose, 0, 1)
+    assert side_pairs(frame.image, frame.camera, start).move == (0, -1)
+    result = finish(frame.image, gray, frame.camera, start, None, False)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_board_whose_rim_lies_past_the_frame_stays_refused() -> None:
+    frame = twin_frame(RIM_OUTSIDE_SEED).frame
+    assert not side_pairs(frame.image, frame.camera, frame.pose).pinned
+    assert not locate_board(frame.image, frame.camera, None).found
+
+
+def test_a_weak_rim_does_not_let_a_pair_of_fake_steps_pin_a_pose_a_stud_off() -> None:
+    frame = twin_frame(WEAK_RIM_SEED).frame
+    gray = gray_float(frame.image)
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, -1, 0), max_rounds=5)
+    assert off is not None
+    assert not side_pairs(frame.image, frame.camera, off.pose).pinned
+    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_move_is_credited_with_the_weaker_of_its_two_sides() -> None:
+    moves = 2 * PAIR_REACH + 1
+    flat = np.full((2, moves), 2.0)
+    profiles = np.stack([flat.copy() for _ in range(4)])
+    # Side 1 steps hard a stud out, side 3 (its rows run inwards to outwards too) a stud
+    # in: the same move of the board (+1 along x) for both, so the pair credits it.
+    profiles[1, :, PAIR_REACH + 1] = 40.0
+    profiles[3, :, PAIR_REACH - 1] = 30.0
+    joint = joint_steps(profiles)
+    assert joint[0, PAIR_REACH + 1] == 30.0 and joint[0].argmax() == PAIR_REACH + 1
+    # A step at one side only (the card's regions inside it) is no pair.
+    profiles[3, :, PAIR_REACH - 1] = 2.0
+    profiles[3, :, PAIR_REACH + 2] = 50.0
+    assert joint_steps(profiles)[0].max() == 2.0
