@@ -19,7 +19,8 @@ still (a green table, a card against the board's side) get the outlines of two m
 masks, then the stud lattice looked at again with windows twice as dense (a small
 board). Last come the poses from every three corners of every outline, ranked by how
 much rim they explain and how well they cover the board-coloured region. That slow path
-runs under a time budget, so a frame without a findable board costs about a second.
+runs under a budget of CPU time, so a frame without a findable board costs about a second
+of computing, and the same frame gets the same answer however busy the machine is.
 
 Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
 outlines found, how clearly the map chose the turn), judged in :mod:`calibration.evidence`:
@@ -72,8 +73,12 @@ MAX_MAP_REACH = 10
 MAP_OVER_SIDES = 1.5
 """How much better the map must fit its own place than the sides' place to be tried."""
 SEARCH_BUDGET_S = 0.9
-"""Seconds a first detection may spend before the slow path gives up. Frames found on
-the slow path take 0.4 to 0.8 s; the ones that are not found there would take 1.2 s."""
+"""Seconds of the calling thread's CPU time a first detection may spend before the slow
+path gives up. Frames found on the slow path take 0.4 to 0.8 s; the ones that are not
+found there would take 1.2 s. CPU time, not the clock on the wall: on a busy machine the
+same frame then gets the same answer, only later (a wall-clock budget lost boards near
+it whenever other work shared the cores, so benches and tests read differently from one
+run to the next)."""
 
 
 def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
@@ -181,7 +186,7 @@ def locate_board(
     ``budget_s`` bounds the slow path (poses from every three corners of every outline,
     the rim at full size); the outlines' own poses are always tried.
     """
-    started = time.perf_counter()
+    started = time.thread_time()
     if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
         camera = camera.scaled_to(image.shape[1], image.shape[0])
     gray = gray_float(image)
@@ -231,11 +236,11 @@ def locate_board(
     # windows to the first look, but one 68. Its time (0.1 to 0.2 s) is not taken
     # from the slow path's budget, which finds boards of its own (a Cycles frame found
     # there at 0.35 s was lost to the budget on a busy machine when it was).
-    began = time.perf_counter()
+    began = time.thread_time()
     lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
     if lattice is not None:
         return _found_by(lattice, "lattice")
-    deadline += time.perf_counter() - began
+    deadline += time.thread_time() - began
     if not search.quads:
         return BoardLocation(False, "no board-coloured, stud-textured region in the image")
     # The slow path, under a time budget: a frame that none of the outlines explains
@@ -245,7 +250,7 @@ def locate_board(
     if result is not None:
         return _found_by(result, "corners")
     for pose, coarse_pose in fitted:
-        if time.perf_counter() > deadline:
+        if time.thread_time() > deadline:
             break
         # The rim at full size, for a board small in the picture; the outline's own
         # pose, for a hand or a sleeve over the rim that pulled the rim fit off.
@@ -411,7 +416,7 @@ def _search_hypotheses(
     for score, pose in scored:
         if fitted == SLOW_CANDIDATES or score < MIN_HYPOTHESIS_RIM:
             break
-        if time.perf_counter() > deadline:
+        if time.thread_time() > deadline:
             break
         if any(_same_outline(camera, pose, t, 6.0) for t in tried):
             continue
