@@ -19,7 +19,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import MIN_STEP, BoundaryCheck
+from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
+from calibration.edges import edge_support
+from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT, gray_float
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -38,6 +41,8 @@ BLOCK_RATIO = 2.5
 """How many times every other move's step, in each half of the side, a step a block in
 must be to be a rim: nothing vouches for it on the opposite side (there the wrong pose
 steps on a straight edge of the card, as strongly as a rim), so it must stand out."""
+INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
+"""Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
 
 def far_side_problem(
@@ -79,8 +84,11 @@ def far_side_problem(
                     and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
                 return f"side {side} steps {step:.0f} three or four studs in, like a rim"
         block = _block_step(rows)
-        if block:
-            return f"side {side} steps {block:.0f} a lattice block in, like a rim"
+        if block and _corners_a_block_in(image, camera, pose, side):
+            return (
+                f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
+                " corner bricks there"
+            )
     return ""
 
 
@@ -97,3 +105,12 @@ def _block_step(rows: NDArray[np.float64]) -> float:
             return 0.0
         steps.append(step)
     return min(steps)
+
+
+def _corners_a_block_in(image: NDArray[np.uint8], camera: Camera, pose: Pose, side: int) -> bool:
+    """Whether both corner bricks at ``side``'s ends show with the board moved a block
+    inwards from it: where a real rim a block in has them, and a sleeve's edge not."""
+    moved = moved_pose(pose, *INWARD[side])
+    support = edge_support(gray_float(image), camera, moved, EDGE_MODEL, 6.0, 4.0)
+    ends = (side, (side + 1) % 4)
+    return all(support.get(corner, 0.0) >= MIN_CORNER_SUPPORT for corner in ends)
