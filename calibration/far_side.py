@@ -83,7 +83,7 @@ def far_side_problem(
             if (step >= MIN_STEP and step >= FAR_RATIO * float(np.nanmax(near))
                     and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
                 return f"side {side} steps {step:.0f} three or four studs in, like a rim"
-        block = _block_step(rows)
+        block = block_step(rows)
         if block and _corners_a_block_in(image, camera, pose, side):
             return (
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
@@ -92,7 +92,7 @@ def far_side_problem(
     return ""
 
 
-def _block_step(rows: NDArray[np.float64]) -> float:
+def block_step(rows: NDArray[np.float64]) -> float:
     """The weaker half's step a block in (7 to 9 studs), if in both halves of the side
     it stands :data:`BLOCK_RATIO` times above every other move's; else 0."""
     steps = []
