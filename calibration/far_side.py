@@ -1,10 +1,16 @@
-"""A board 3 or 4 studs off that the sides' check, two studs each way, cannot see.
+"""A board 3 or 4 studs, or a whole lattice block, off that the sides' check, two studs
+each way, cannot see.
 
 :func:`calibration.alias.check_boundary` compares each side with itself moved up to two
 studs in and out. A board three studs off passes it where one side lies on the table,
 unclear, and its opposite on the straight edge of a sleeve or a card over the board,
 which steps like a rim; the two other sides run along the shift and stay right. The
 side that did not confirm the pose then shows the real rim further in.
+
+A board a whole lattice block (8 studs) off passes the lattice too, whose blocks agree
+modulo a stud: its three other sides step on straight edges of the card's regions or
+of the table, and the side that did not confirm lies on the table, flat, with the real
+rim a block in.
 """
 
 from __future__ import annotations
@@ -13,22 +19,37 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import MIN_STEP, BoundaryCheck
+from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
+from calibration.edges import edge_support
+from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT, gray_float
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
-"""Studs inwards to which a side that did not confirm the pose is looked at again."""
+"""Studs inwards to which a side that did not confirm the pose is looked at for a rim
+3 or 4 studs in."""
 FAR_RATIO = 1.5
 """How many times every nearer move's step a step 3 or 4 studs in must be to be a rim."""
 FAR_OVER_OPPOSITE = 1.3
 """How many times the opposite side's own step that far step must also be."""
+BLOCK_STUDS = 8
+"""Studs along a side in one lattice block: how far a board a block off lies."""
+BLOCK_REACH = BLOCK_STUDS + 1
+"""Studs inwards to which a side that did not confirm the pose is looked at for a rim a
+block in (one more, for a step that falls between two studs' moves)."""
+BLOCK_RATIO = 2.5
+"""How many times every other move's step, in each half of the side, a step a block in
+must be to be a rim: nothing vouches for it on the opposite side (there the wrong pose
+steps on a straight edge of the card, as strongly as a rim), so it must stand out."""
+INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
+"""Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
 
 def far_side_problem(
     image: NDArray[np.uint8], camera: Camera, pose: Pose, check: BoundaryCheck
 ) -> str:
-    """Why a side that did not confirm the pose may hide a board 3 or 4 studs over
-    (empty if none does).
+    """Why a side that did not confirm the pose may hide a board 3 or 4 studs, or a
+    lattice block, over (empty if none does).
 
     The sides are judged a stud or two either way, so a board three studs off passes
     them where one side lies on the table, unclear, and its opposite on the straight
@@ -36,21 +57,60 @@ def far_side_problem(
     board 3 studs off with three sides right). The side that did not confirm then finds
     the real rim 3 or 4 studs in: a step well above every nearer move's and above the
     step its opposite side makes at the pose.
+
+    A board a whole block off (the wide twin: 58 and 64 px, three sides good on the
+    card's region edges or an arm, the fourth flat on the table) shows the real rim a
+    block in, along the whole side: in both halves a step far above every other move's
+    from 6 studs in to 9 out. A right pose with an unclear side (an arm over it, a
+    table of the card's colour) showed no such step there.
     """
     states = [d.split(":")[1] for d in check.detail]
     if "good" not in states or all(st == "good" for st in states):
         return ""
-    profiles = side_profiles(image, camera, pose, FAR_REACH, halved=False)
+    profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
+    pose_at = BLOCK_REACH
     for side, state in enumerate(states):
         if state == "good":
             continue
-        rows, opposite = profiles[side], profiles[(side + 2) % 4][:, FAR_REACH]
-        far, near = rows[:, :2], rows[:, 2:]
-        if not (np.isfinite(far).any() and np.isfinite(near).any()
+        rows = profiles[side]
+        opposite = profiles[(side + 2) % 4][:, pose_at]
+        # Moves from FAR_REACH studs in to FAR_REACH out, as the 3-or-4 test reads them.
+        window = rows[:, pose_at - FAR_REACH : pose_at + FAR_REACH + 1]
+        far, near = window[:, :2], window[:, 2:]
+        if (np.isfinite(far).any() and np.isfinite(near).any()
                 and np.isfinite(opposite).any()):
-            continue
-        step = float(np.nanmax(far))
-        if (step >= MIN_STEP and step >= FAR_RATIO * float(np.nanmax(near))
-                and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
-            return f"side {side} steps {step:.0f} three or four studs in, like a rim"
+            step = float(np.nanmax(far))
+            if (step >= MIN_STEP and step >= FAR_RATIO * float(np.nanmax(near))
+                    and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
+                return f"side {side} steps {step:.0f} three or four studs in, like a rim"
+        block = block_step(rows)
+        if block and _corners_a_block_in(image, camera, pose, side):
+            return (
+                f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
+                " corner bricks there"
+            )
     return ""
+
+
+def block_step(rows: NDArray[np.float64]) -> float:
+    """The weaker half's step a block in (7 to 9 studs), if in both halves of the side
+    it stands :data:`BLOCK_RATIO` times above every other move's; else 0."""
+    steps = []
+    for row in rows:
+        far, rest = row[: BLOCK_REACH - BLOCK_STUDS + 2], row[BLOCK_REACH - BLOCK_STUDS + 2 :]
+        if not (np.isfinite(far).any() and np.isfinite(rest).any()):
+            return 0.0
+        step = float(np.nanmax(far))
+        if step < MIN_STEP or step < BLOCK_RATIO * float(np.nanmax(rest)):
+            return 0.0
+        steps.append(step)
+    return min(steps)
+
+
+def _corners_a_block_in(image: NDArray[np.uint8], camera: Camera, pose: Pose, side: int) -> bool:
+    """Whether both corner bricks at ``side``'s ends show with the board moved a block
+    inwards from it: where a real rim a block in has them, and a sleeve's edge not."""
+    moved = moved_pose(pose, *INWARD[side])
+    support = edge_support(gray_float(image), camera, moved, EDGE_MODEL, 6.0, 4.0)
+    ends = (side, (side + 1) % 4)
+    return all(support.get(corner, 0.0) >= MIN_CORNER_SUPPORT for corner in ends)

@@ -1,0 +1,60 @@
+"""A board a whole lattice block off: its unconfirmed side shows the real rim a block in."""
+
+from __future__ import annotations
+
+from bench.calibration import twin_frame
+from calibration.alias import check_boundary
+from calibration.board_model import moved_pose
+from calibration.evidence import gray_float
+from calibration.far_side import BLOCK_REACH, block_step, far_side_problem
+from calibration.fit import finish
+from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
+from calibration.side_profiles import side_profiles
+from tests.test_calibration_soft import WRONG_PX, grid_error
+
+BLOCK_OFF_SEED = 21077
+"""A dev board, sharp over 16 blocks, that a lattice start settled a block (8 studs) off
+along x: three sides stepped on the card's straight region edges, the fourth lay flat on
+the table, and the lattice's blocks agree modulo a stud."""
+SLEEVE_EDGE_SEED = 1332
+"""A bench board whose right pose has side 1 under a sleeve whose straight edge runs a
+block in: that side steps there like a rim, but no corner brick stands at the edge."""
+UNCLEAR_SIDE_SEED = 20253
+"""A dev board whose right pose has an unclear side (an earlier check on the lattice
+blocks along it refused it): a block in from that side shows no rim."""
+
+
+def test_a_board_a_lattice_block_off_is_refused_by_its_far_side() -> None:
+    frame = twin_frame(BLOCK_OFF_SEED).frame
+    gray = gray_float(frame.image)
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, 8, 0), max_rounds=5)
+    assert off is not None and off.blocks >= 12
+    sides = check_boundary(frame.image, frame.camera, off.pose)
+    assert sides.passed and sides.good == 3
+    assert "a lattice block in" in far_side_problem(frame.image, frame.camera, off.pose, sides)
+    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_right_pose_with_an_unclear_side_is_kept() -> None:
+    frame = twin_frame(UNCLEAR_SIDE_SEED).frame
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found and result.pose is not None, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    sides = check_boundary(frame.image, frame.camera, result.pose)
+    assert sides.passed and sides.good == 3
+    assert far_side_problem(frame.image, frame.camera, result.pose, sides) == ""
+
+
+def test_a_sleeve_edge_a_block_in_without_corner_bricks_keeps_the_right_pose() -> None:
+    frame = twin_frame(SLEEVE_EDGE_SEED).frame
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found and result.pose is not None, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    sides = check_boundary(frame.image, frame.camera, result.pose)
+    unclear = [i for i, d in enumerate(sides.detail) if not d.endswith("good")]
+    assert unclear
+    profiles = side_profiles(frame.image, frame.camera, result.pose, BLOCK_REACH, halved=False)
+    assert any(block_step(profiles[i]) for i in unclear)
+    assert far_side_problem(frame.image, frame.camera, result.pose, sides) == ""
