@@ -55,13 +55,15 @@ def finish(
     ground: GroundMap | None,
     focal_refined: bool,
     *,
-    refit: bool = False,
+    quarters: bool = False,
 ) -> BoardLocation:
     """From a pose within a few pixels: lattice alignment, evidence, the quarter turn.
 
-    A ``refit`` (the tracker's whole fit from the last pose, whose refusal costs only a
-    fresh search) also asks each quarter of the board whether its stud tops sit on the
-    gaps, for lattices under a clarity of 6.
+    With ``quarters``, each quarter of the board is also asked whether its stud tops sit
+    on the gaps, for lattices under a clarity of 6: in the tracker's whole fit from the
+    last pose (whose refusal costs only a fresh search) and in the search's last resort,
+    the rim at full size (where every outline and the lattice have failed, and a pose
+    tilted onto the gaps at one end was taken 8 px off).
     """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
     if grid is None or not in_front(grid.pose):
@@ -137,8 +139,8 @@ def finish(
         # A little sharper, the lattice can still settle on the gaps between studs over
         # the whole board, and then every side steps where it puts them too: half a
         # stud off is no whole stud for the sides to see. The colours tell, asked
-        # only whether the studs sit on the gaps; in a refit also in each quarter (a
-        # plane tilted onto the gaps at one end). Asked of every first detection, the
+        # only whether the studs sit on the gaps; with ``quarters`` also in each quarter
+        # (a plane tilted onto the gaps at one end). Asked of every first detection, the
         # quarters cost right boards: found ones had quarters down to 0.10.
         colours = top_colours(image, camera, grid.pose)
         tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours) or (
@@ -146,7 +148,7 @@ def finish(
                 image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0,
                 colours=colours,
             )
-            if refit
+            if quarters
             else ""
         )
         if tops:

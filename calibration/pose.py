@@ -256,7 +256,7 @@ def locate_board(
         # pose, for a hand or a sleeve over the rim that pulled the rim fit off.
         rim = refine_pose(gray, camera, coarse_pose, RIM_MODEL, radii=(6, 4, 4))
         for start in (rim.pose, pose):
-            result = finish(image, gray, camera, start, ground, False)
+            result = finish(image, gray, camera, start, ground, False, quarters=True)
             if result.found:
                 return _found_by(result, "rim")
     return first

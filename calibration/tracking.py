@@ -120,7 +120,7 @@ class BoardTracker:
         camera = previous.camera or self.camera
         result = finish(
             image, gray_float(image), camera, previous.pose, self.ground, previous.focal_refined,
-            refit=True,
+            quarters=True,
         )
         if not result.found:
             return None
