@@ -20,7 +20,7 @@ from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
-from tests.test_calibration_soft import WRONG_PX, grid_error
+from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
 from twin import render
 
 BLURRED_SEED = 5085
@@ -39,9 +39,7 @@ def test_a_blurred_lattice_is_taken_when_every_quarter_vouches_for_it() -> None:
     grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
     assert grid is not None and grid.clarity < BLURRED_LATTICE_CLARITY
     assert quarters_problem(frame.image, frame.camera, grid.pose) == ""
-    result = locate_board(frame.image, frame.camera, None)
-    assert result.found, result.reason
-    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    found_right(frame)
 
 
 def test_a_soft_lattice_over_eleven_blocks_is_found() -> None:
@@ -49,9 +47,7 @@ def test_a_soft_lattice_over_eleven_blocks_is_found() -> None:
     grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
     assert grid is not None and grid.blocks == MIN_BLURRED_GRID_BLOCKS and grid.clarity < 5.0
     assert grid.clarity >= SIDES_VOUCHED_CLARITY
-    result = locate_board(frame.image, frame.camera, None)
-    assert result.found, result.reason
-    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    found_right(frame)
 
 
 def test_a_soft_lattice_over_ten_blocks_is_refused() -> None:

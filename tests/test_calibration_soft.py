@@ -12,6 +12,7 @@ from calibration.grid import refine_on_grid
 from calibration.lattice_pose import DENSE_STRIDE_PX, lattice_poses
 from calibration.pose import locate_board
 from calibration.stud_tops import tops_problem
+from twin.frame import Frame
 
 SOFT_SEED = 5021
 """A wide-twin frame (dev seed) of a board 10 px a stud whose lattice reads soft (clarity
@@ -28,14 +29,21 @@ def grid_error(camera: Camera, truth: Pose, result: BoardLocation) -> float:
     return min(turn_errors(camera, truth, result))
 
 
+def found_right(frame: Frame) -> BoardLocation:
+    """The board located with no map, asserted found and within :data:`WRONG_PX` of the
+    truth: what every "this board is now found" test asks first."""
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found and result.pose is not None, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    return result
+
+
 def test_a_soft_lattice_is_taken_when_the_sides_and_stud_tops_vouch_for_it() -> None:
     frame = twin_frame(SOFT_SEED).frame
     grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
     assert grid is not None and grid.clarity < SOFT_LATTICE_CLARITY
     assert tops_problem(frame.image, frame.camera, grid.pose) == ""
-    result = locate_board(frame.image, frame.camera, None)
-    assert result.found, result.reason
-    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    found_right(frame)
 
 
 def test_the_stud_tops_refuse_a_lattice_on_the_gaps() -> None:
