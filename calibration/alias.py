@@ -62,6 +62,12 @@ class BoundaryCheck:
     out only for sharp lattices over most of the board, see ``calibration.fit``)."""
 
     @property
+    def states(self) -> tuple[str, ...]:
+        """Each side's state in side order (``good``, ``off``, ``unclear``, ...), as
+        :attr:`detail` writes them."""
+        return tuple(d.split(":", 1)[1] for d in self.detail)
+
+    @property
     def passed(self) -> bool:
         """No side a stud off, and at least three sides right.
 

@@ -22,7 +22,7 @@ from calibration.alias import MIN_STEP, BoundaryCheck
 from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
-from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT, gray_float
+from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -46,7 +46,8 @@ INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (B
 
 
 def far_side_problem(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, check: BoundaryCheck
+    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera, pose: Pose,
+    check: BoundaryCheck,
 ) -> str:
     """Why a side that did not confirm the pose may hide a board 3 or 4 studs, or a
     lattice block, over (empty if none does).
@@ -64,7 +65,7 @@ def far_side_problem(
     from 6 studs in to 9 out. A right pose with an unclear side (an arm over it, a
     table of the card's colour) showed no such step there.
     """
-    states = [d.split(":")[1] for d in check.detail]
+    states = check.states
     if "good" not in states or all(st == "good" for st in states):
         return ""
     profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
@@ -84,7 +85,7 @@ def far_side_problem(
                     and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
                 return f"side {side} steps {step:.0f} three or four studs in, like a rim"
         block = block_step(rows)
-        if block and _corners_a_block_in(image, camera, pose, side):
+        if block and _corners_a_block_in(gray, camera, pose, side):
             return (
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
@@ -107,10 +108,10 @@ def block_step(rows: NDArray[np.float64]) -> float:
     return min(steps)
 
 
-def _corners_a_block_in(image: NDArray[np.uint8], camera: Camera, pose: Pose, side: int) -> bool:
+def _corners_a_block_in(gray: NDArray[np.float32], camera: Camera, pose: Pose, side: int) -> bool:
     """Whether both corner bricks at ``side``'s ends show with the board moved a block
     inwards from it: where a real rim a block in has them, and a sleeve's edge not."""
     moved = moved_pose(pose, *INWARD[side])
-    support = edge_support(gray_float(image), camera, moved, EDGE_MODEL, 6.0, 4.0)
+    support = edge_support(gray, camera, moved, EDGE_MODEL, 6.0, 4.0)
     ends = (side, (side + 1) % 4)
     return all(support.get(corner, 0.0) >= MIN_CORNER_SUPPORT for corner in ends)

@@ -167,7 +167,7 @@ def finish(
             f"the board's sides do not pin the stud grid ({', '.join(boundary.detail)})"
         )
     if not reason:
-        far = far_side_problem(image, camera, grid.pose, boundary)
+        far = far_side_problem(image, gray, camera, grid.pose, boundary)
         if far:
             reason = f"the board may lie further in than its sides put it ({far})"
     # Only a map that explains the card far better than unrelated layouts says which

@@ -9,9 +9,8 @@ from calibration.evidence import gray_float
 from calibration.far_side import BLOCK_REACH, block_step, far_side_problem
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
-from calibration.pose import locate_board
 from calibration.side_profiles import side_profiles
-from tests.test_calibration_soft import WRONG_PX, grid_error
+from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
 
 BLOCK_OFF_SEED = 21077
 """A dev board, sharp over 16 blocks, that a lattice start settled a block (8 studs) off
@@ -32,29 +31,28 @@ def test_a_board_a_lattice_block_off_is_refused_by_its_far_side() -> None:
     assert off is not None and off.blocks >= 12
     sides = check_boundary(frame.image, frame.camera, off.pose)
     assert sides.passed and sides.good == 3
-    assert "a lattice block in" in far_side_problem(frame.image, frame.camera, off.pose, sides)
+    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
+    assert "a lattice block in" in problem
     result = finish(frame.image, gray, frame.camera, off.pose, None, False)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
 
 
 def test_a_right_pose_with_an_unclear_side_is_kept() -> None:
     frame = twin_frame(UNCLEAR_SIDE_SEED).frame
-    result = locate_board(frame.image, frame.camera, None)
-    assert result.found and result.pose is not None, result.reason
-    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    result = found_right(frame)
     sides = check_boundary(frame.image, frame.camera, result.pose)
     assert sides.passed and sides.good == 3
-    assert far_side_problem(frame.image, frame.camera, result.pose, sides) == ""
+    gray = gray_float(frame.image)
+    assert far_side_problem(frame.image, gray, frame.camera, result.pose, sides) == ""
 
 
 def test_a_sleeve_edge_a_block_in_without_corner_bricks_keeps_the_right_pose() -> None:
     frame = twin_frame(SLEEVE_EDGE_SEED).frame
-    result = locate_board(frame.image, frame.camera, None)
-    assert result.found and result.pose is not None, result.reason
-    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    result = found_right(frame)
     sides = check_boundary(frame.image, frame.camera, result.pose)
-    unclear = [i for i, d in enumerate(sides.detail) if not d.endswith("good")]
+    unclear = [i for i, state in enumerate(sides.states) if state != "good"]
     assert unclear
     profiles = side_profiles(frame.image, frame.camera, result.pose, BLOCK_REACH, halved=False)
     assert any(block_step(profiles[i]) for i in unclear)
-    assert far_side_problem(frame.image, frame.camera, result.pose, sides) == ""
+    gray = gray_float(frame.image)
+    assert far_side_problem(frame.image, gray, frame.camera, result.pose, sides) == ""
