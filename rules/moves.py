@@ -111,10 +111,11 @@ class _Ids:
 
 
 def arch_from(x: int, y: int, z: int, d: tuple[int, int], piece_id: str = "") -> Piece | None:
-    """The arch whose first leg stands at (x, y) and that reaches 3 studs along ``d``."""
+    """The arch whose first leg stands at (x, y) and that reaches 3 studs along ``d``;
+    None where either leg would stand off the board."""
     dx, dy = d
     fx, fy = x + ARCH_SPAN * dx, y + ARCH_SPAN * dy
-    if not (0 <= fx < BOARD_STUDS and 0 <= fy < BOARD_STUDS):
+    if not all(0 <= v < BOARD_STUDS for v in (x, y, fx, fy)):
         return None
     axis = Axis.X if dx else Axis.Y
     return Piece(Kind.ARCH, min(x, fx), min(y, fy), z, axis=axis, id=piece_id)

@@ -26,7 +26,7 @@ import numpy as np
 
 from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, DecorationColor, Kind, Piece
+from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stacks_under
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
@@ -109,10 +109,6 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
             Piece(Kind.DECORATION, x, y, z, color=DecorationColor.GOLD.value))
 
 
-def _on_board(arch: Piece) -> bool:
-    return all(0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS for x, y in arch.footprint())
-
-
 def finals(readings: Iterable[Sequence[Piece]]) -> list[Piece]:
     """The arches a proposal may end on: each arch of the readings, and each arch one
     step up from one's end knob (the highest step is often the one read as something
@@ -149,7 +145,7 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]]
     made = 0
     known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
     for final in finals(readings):
-        if not _on_board(final) or not _span_free(palace, final):
+        if not _span_free(palace, final):
             continue
         knobs, legs = final.knobs(), final.legs()
         for end in range(2):
