@@ -163,6 +163,12 @@ def fuse(views: list[ViewRead]) -> FloatArray:
     return fused + offset
 
 
+def _signed_lab(lab: FloatArray) -> FloatArray:
+    """OpenCV's 8-bit Lab (L 0..255, a and b offset by 128) as L 0..100 and signed a, b:
+    the scale the inks' rules are written in."""
+    return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
+
+
 def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np.str_]:
     """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3);
     ``top`` is the plate's stud-top colour in the same frame, where known."""
@@ -170,9 +176,8 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     seen = np.all(np.isfinite(colours), axis=1)
     if not seen.any():
         return out
-    lab = colours[seen].astype(np.float64)
-    lightness = lab[:, 0] * 100 / 255
-    a, b = lab[:, 1] - 128, lab[:, 2] - 128
+    lab = _signed_lab(colours[seen])
+    lightness, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
     chroma = np.hypot(a, b)
     names = np.full(len(lab), "L", dtype="<U1")
     white = (chroma < 16) & (lightness > 72)
@@ -182,12 +187,11 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     grey = (chroma < 11) & ~white & (lightness > 30)
     inked = ~white
     names[white] = START
-    scaled = np.stack([lightness, a, b], axis=1)[inked]
+    scaled = lab[inked]
     groups = group(scaled)
     # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
     # together; lightness alone may still part them.
-    top_lab = None if top is None else np.array(
-        [float(top[0]) * 100 / 255, float(top[1]) - 128, float(top[2]) - 128])
+    top_lab = None if top is None else _signed_lab(top)
     names[inked] = (name_groups(scaled, groups, top_lab) if groups.any()
                     else _split_greens(scaled, None if top_lab is None else top_lab[0]))
     names[grey & (names != "D")] = "X"
