@@ -10,8 +10,7 @@ intersections restore the hidden corner.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -334,15 +333,27 @@ def _angle_gap(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 @dataclass
+class SearchWork:
+    """What a full search of a picture can take over from a quick one of the same
+    picture: the small picture, the stud band and its brightness, the undistortion maps,
+    and the texture mask with its candidates (None where it has no blob)."""
+
+    small: NDArray[np.uint8]
+    band: NDArray[np.float32]
+    brightness: NDArray[np.float32]
+    maps: tuple[NDArray[np.float32], NDArray[np.float32]] | None
+    texture: tuple[NDArray[np.uint8], list[FloatArray] | None] | None = None
+
+
+@dataclass
 class PlateSearch:
     """The coarse stage's answer: outlines (full-size undistorted px) and the masks behind them."""
 
     quads: list[FloatArray]
     masks: list[NDArray[np.uint8]]  # undistorted, COARSE_WIDTH wide
     scale: float  # mask pixels per full-size pixel
-    work: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """What a full search of the same picture can take over: the small picture, the stud
-    band, the undistortion maps and the texture mask's own candidates."""
+    work: SearchWork | None = field(default=None, repr=False, compare=False)
+    """What a full search of the same picture can take over."""
 
     def overlap(self, outline_px: FloatArray) -> float:
         """Best intersection-over-union of a full-size outline with any of the masks."""
@@ -386,8 +397,8 @@ def search_plate(
     """
     h, w = image_bgr.shape[:2]
     scale = COARSE_WIDTH / w
-    work = dict(prior.work) if prior is not None else {}
-    if not work:
+    work = replace(prior.work) if prior is not None and prior.work is not None else None
+    if work is None:
         small = cv2.resize(
             image_bgr, (COARSE_WIDTH, round(h * scale)), interpolation=cv2.INTER_AREA
         )
@@ -397,8 +408,8 @@ def search_plate(
         if camera is not None and np.any(camera.dist_coeffs != 0):
             k = camera.scaled_to(*size).camera_matrix
             maps = cv2.initUndistortRectifyMap(k, camera.dist_coeffs, None, k, size, cv2.CV_32FC1)
-        work = {"small": small, "band": band, "brightness": brightness, "maps": maps}
-    small, band, brightness, maps = work["small"], work["band"], work["brightness"], work["maps"]
+        work = SearchWork(small, band, brightness, maps)
+    small, band, brightness, maps = work.small, work.band, work.brightness, work.maps
     size = (small.shape[1], small.shape[0])
     per_mask: list[list[FloatArray]] = []
     masks: list[NDArray[np.uint8]] = []
@@ -408,8 +419,8 @@ def search_plate(
         relative = coarse_texture(band / (brightness + 16.0), size)
         makers += [lambda: chroma_mask(small, relative), lambda: board_mask(small, relative)]
     for i, make in enumerate(makers):
-        if i == 0 and "texture" in work:
-            mask, found = work["texture"]
+        if i == 0 and work.texture is not None:
+            mask, found = work.texture
             masks.append(mask)
             if found is not None:
                 per_mask.append(found)
@@ -427,7 +438,7 @@ def search_plate(
                 found += candidate_quads(merged, size, 2)
             per_mask.append(found)
         if i == 0:
-            work["texture"] = (mask, found)
+            work.texture = (mask, found)
     # Each mask fails on its own kind of scene, so their candidates take turns.
     quads: list[FloatArray] = []
     for rank in range(max((len(q) for q in per_mask), default=0)):
