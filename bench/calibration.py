@@ -37,12 +37,12 @@ from calibration.camera import Camera, Pose, project
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from calibration.tracking import BoardTracker
-from rules.bot import simulate_game
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
 from twin.cycles.frames import load_frames
+from twin.map_views import board_scene
 from twin.wide import wide_view
 
 WRONG_PX = 2.0
@@ -130,15 +130,6 @@ def locate_columns(image: np.ndarray, camera: Camera, truth: Pose, ground: Groun
         column.add(camera, truth, result, (time.perf_counter() - t0) * 1000, name)
         results.append(result)
     return results[0]
-
-
-def board_scene(rng: np.random.Generator, seed: int, ground: GroundMap) -> Palace:
-    """The set-up (a third of frames) or a palace from a bot game on the map."""
-    if rng.random() < 0.35 or not ground.setup:
-        return Palace(ground, ground.setup)
-    record = simulate_game(int(rng.integers(2, 5)), seed, ground)
-    scene = record.scenes[int(rng.integers(1, len(record.scenes)))]
-    return Palace(ground, scene.pieces)
 
 
 @dataclass

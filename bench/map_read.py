@@ -24,16 +24,13 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from bench.calibration import aruco_ms, board_scene
-from calibration.camera import Camera, Pose, project
+from bench.calibration import aruco_ms
+from calibration.camera import Camera, Pose
 from calibration.map_read import MapReadError, cell_in, read_map
 from rules.maps import UNKNOWN_GROUND, GroundMap
-from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
-from rules.random_map import random_map
-from twin import RenderOptions, random_camera, render
+from rules.pieces import BOARD_STUDS
 from twin.cycles.frames import load_frames
-from twin.mesh import KIND_BOARD, PART_STUD_TOP
+from twin.map_views import map_views, truth_cells, visible_cells
 
 CHARS = ("L", "D", "G", "X", "S", UNKNOWN_GROUND)
 """The characters of the confusion matrix, in its order."""
@@ -105,30 +102,6 @@ class Tally:
             print(f"  {c}   " + "".join(f"{n:>7}" for n in row))
 
 
-def truth_cells(ground: GroundMap) -> np.ndarray:
-    grid = np.array([list(row) for row in ground.ground])
-    for x, y in ground.start_area:
-        grid[y, x] = "S"
-    return grid.reshape(-1)
-
-
-def stud_tops() -> np.ndarray:
-    idx = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
-    xs, ys = np.meshgrid(idx, idx)
-    return np.stack([xs.ravel(), ys.ravel(), np.full(xs.size, STUD_HEIGHT_MM)], axis=1)
-
-
-def labelled_visible(frame) -> np.ndarray:
-    """Cells whose stud top the twin's labels show as the board's own."""
-    px = np.rint(project(frame.camera, frame.pose, stud_tops())).astype(int)
-    h, w = frame.parts.shape
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    out = np.zeros(len(px), bool)
-    x, y = px[inside, 0], px[inside, 1]
-    out[inside] = (frame.parts[y, x] == PART_STUD_TOP) & (frame.kinds[y, x] == KIND_BOARD)
-    return out
-
-
 def under_pieces(pieces: tuple, ground: GroundMap) -> np.ndarray:
     covered = np.zeros(BOARD_STUDS * BOARD_STUDS, bool)
     for piece in pieces:
@@ -150,14 +123,10 @@ def main() -> None:
     n = args.maps if args.maps is not None else (10 if args.quick else 60)
     setup, palace = Tally(), Tally()
     for i in range(n):
-        seed = args.seed + i
-        rng = np.random.default_rng(seed)
-        ground = random_map(rng, start_area=True)
-        for tally, board in ((setup, Palace(ground, ground.setup)),
-                             (palace, board_scene(rng, seed, ground))):
-            camera, pose = random_camera(rng)
-            frame = render(board, camera, pose, RenderOptions(wide=True), seed=seed)
-            tally.add(str(seed), frame.image, camera, pose, ground, labelled_visible(frame))
+        for view in map_views(args.seed + i):
+            tally = setup if view.setup else palace
+            tally.add(view.name, view.frame.image, view.camera, view.pose, view.ground,
+                      visible_cells(view.frame))
     if n:
         setup.report("twin, set-up position, one view")
         palace.report("twin, a palace standing, one view")

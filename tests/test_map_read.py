@@ -19,13 +19,7 @@ from rules.pieces import Axis, Kind, Piece
 from rules.random_map import random_map
 from rules.staircase import analyse_turn
 from twin import RenderOptions, random_camera, render
-
-
-def truth_cells(ground) -> np.ndarray:
-    grid = np.array([list(row) for row in ground.ground])
-    for x, y in ground.start_area:
-        grid[y, x] = "S"
-    return grid.reshape(-1)
+from twin.map_views import truth_cells
 
 
 def test_map_read_from_a_setup_frame_matches_the_truth_on_visible_studs() -> None:
