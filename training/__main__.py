@@ -14,6 +14,24 @@ Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` e
 shows (the data sets carry its label): an experiment that docs/vision.md reports, not
 the committed model.
 
+The room's-light experiment of docs/vision.md (a model trained with the twin's room
+light, ``RenderOptions(room_light=True)``, in two wide-look games of three; measured
+and not committed), its two halves made side by side and joined::
+
+    python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \
+        --out /work/data/newpieces2/train_a
+    python3 -m training create_dataset --pairs 250 --seed 110000 --room-light mix \
+        --out /work/data/newpieces2/train_b
+    mkdir /work/data/newpieces2/train
+    for i in $(seq 0 249); do n=$(printf %05d $i); m=$(printf %05d $((i + 250)))
+        cp /work/data/newpieces2/train_a/pair_$n.npz /work/data/newpieces2/train/pair_$n.npz
+        cp /work/data/newpieces2/train_b/pair_$n.npz /work/data/newpieces2/train/pair_$m.npz
+    done
+    python3 -m training train --data /work/data/newpieces2/train \
+        --out /work/data/newpieces2/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \
+        --room-light on --out /work/data/newpieces2/val_wide_room
+
 Sets beyond the training range for ``evaluate``::
 
     python3 -m training create_dataset --pairs 40 --seed 201000 --look old --out .../val_old

@@ -74,16 +74,25 @@ def _sample(field: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def board_points(lens: Lens, pose: Pose, ys: np.ndarray, xs: np.ndarray,
                  depth: np.ndarray) -> np.ndarray:
-    """Board-frame points (N x 3, mm) that picture pixels show at camera depth ``depth``."""
+    """Board-frame points (N x 3, mm) that picture pixels show at camera depth ``depth``
+    (single precision: a tenth of a millimetre is far below what shading needs)."""
     k = lens.camera_matrix
     if lens.und_x is not None and lens.und_y is not None:
         ux, uy = lens.und_x[ys, xs], lens.und_y[ys, xs]
     else:
         ux, uy = xs.astype(np.float32), ys.astype(np.float32)
-    z = depth.astype(np.float64)
-    cam = np.stack([(ux - k[0, 2]) / k[0, 0] * z, (uy - k[1, 2]) / k[1, 1] * z, z], axis=1)
+    z = depth.astype(np.float32, copy=False)
     tvec = np.asarray(pose.tvec, float).reshape(3)
-    return (cam - tvec[None, :]) @ pose.rotation
+    # Camera-frame coordinates less the translation, then R^T row by row.
+    cam = ((ux - np.float32(k[0, 2])) * np.float32(1 / k[0, 0]) * z - np.float32(tvec[0]),
+           (uy - np.float32(k[1, 2])) * np.float32(1 / k[1, 1]) * z - np.float32(tvec[1]),
+           z - np.float32(tvec[2]))
+    r = pose.rotation
+    out = np.empty((len(z), 3), np.float32)
+    for i in range(3):
+        out[:, i] = (cam[0] * np.float32(r[0, i]) + cam[1] * np.float32(r[1, i])
+                     + cam[2] * np.float32(r[2, i]))
+    return out
 
 
 def shade_factors(points: np.ndarray, field: np.ndarray, light: Light, look: PieceLight
@@ -127,25 +136,32 @@ def shade_pieces(image: np.ndarray, piece_px: np.ndarray, poly: np.ndarray,
     """Darken, in place, the piece pixels ``piece_px`` of ``image`` (8-bit BGR) where the
     palace shades them; ``poly`` is each pixel's polygon, ``normals`` the polygons'
     normals (board frame)."""
-    ys, xs = np.nonzero(piece_px)
-    if not len(ys):
+    x0, y0, w, h = cv2.boundingRect(piece_px.view(np.uint8))
+    if not w:
         return
+    # Everything in the box that holds the pieces, a blur's reach wider.
+    x0, y0 = max(x0 - 4, 0), max(y0 - 4, 0)
+    x1, y1 = min(x0 + w + 9, piece_px.shape[1]), min(y0 + h + 9, piece_px.shape[0])
+    mask = piece_px[y0:y1, x0:x1]
+    ys, xs = np.nonzero(mask)
+    ys += y0
+    xs += x0
     points = board_points(lens, pose, ys, xs, depth[ys, xs])
     direct, room = shade_factors(points, height_field(verts), light, look)
-    facing = np.clip(normals[poly[ys, xs]] @ light.direction, 0, None).astype(np.float32)
+    per_poly = np.clip(normals @ light.direction, 0, None).astype(np.float32)
+    facing = per_poly[poly[ys, xs]]
     # Per channel: what the room gives (in its own colour) and what the lamp gives.
     fill = np.asarray(light.fill_color, np.float32)[None, :] * np.float32(light.ambient)
     lamp = np.asarray(light.color, np.float32)[None, :] * np.float32(light.diffuse)
     lit = fill + lamp * facing[:, None]
     shaded = fill * room[:, None] + lamp * (facing * (1 - light.shadow * (1 - direct)))[:, None]
     # Shadows and occlusion are soft at the scale of a pixel or two: the ratio is
-    # blurred over the pieces' pixels only, in the box that holds them.
-    y0, x0 = max(int(ys.min()) - 4, 0), max(int(xs.min()) - 4, 0)
-    y1, x1 = int(ys.max()) + 5, int(xs.max()) + 5
-    inside = piece_px[y0:y1, x0:x1].astype(np.float32)
+    # blurred over the pieces' pixels only.
+    inside = mask.astype(np.float32)
     ratio = np.zeros((*inside.shape, 3), np.float32)
     ratio[ys - y0, xs - x0] = shaded / np.maximum(lit, np.float32(1e-3))
     weight = cv2.GaussianBlur(inside, (0, 0), 1.0)
     ratio = cv2.GaussianBlur(ratio, (0, 0), 1.0) / np.maximum(weight, np.float32(1e-3))[..., None]
-    part = image[ys, xs].astype(np.float32) * ratio[ys - y0, xs - x0]
-    image[ys, xs] = np.clip(part, 0, 255).astype(np.uint8)
+    box = image[y0:y1, x0:x1]
+    darker = cv2.multiply(box, ratio, dtype=cv2.CV_8U)
+    np.copyto(box, darker, where=mask[..., None])
