@@ -4,7 +4,9 @@ Run from the project root: ``python3 -m bench.twin`` (OpenCV is pinned to one th
 for strictly one core also set ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``). Every
 frame comes from a new random camera, so each one also pays for its lens table, as a
 training set does. Prints the median and the 95th percentile per frame, clean and with
-full realism, beside the target.
+full realism, beside the target; ``--wide`` adds the wide look, without and with the
+room's light (pieces shading pieces, a fill light of its own colour), as the training
+set renders them.
 
 The process keeps freed memory for reuse, as ``palace dataset`` does (see
 :func:`twin.dataset.keep_freed_memory`); ``--plain-malloc`` measures without.
@@ -27,6 +29,12 @@ from twin import RenderOptions, random_camera, render
 from twin.dataset import keep_freed_memory
 
 TARGET_MS = 150.0  # per frame on one core: 10,000 training images in about 25 minutes
+MODES = {
+    "clean": RenderOptions(clean=True),
+    "realistic": RenderOptions(),
+    "wide": RenderOptions(wide=True),
+    "wide+room": RenderOptions(wide=True, room_light=True),
+}
 
 
 def random_palace(count: int, seed: int = 0) -> Palace:
@@ -56,13 +64,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(math.ceil(q / 100 * len(ordered)) - 1, 0)]
 
 
-def frame_times(palace: Palace, clean: bool, frames: int, first_seed: int) -> list[float]:
+def frame_times(palace: Palace, options: RenderOptions, frames: int, first_seed: int
+                ) -> list[float]:
     """Seconds per frame, each frame from its own camera and seed."""
     times = []
     for seed in range(first_seed, first_seed + frames):
         camera, pose = random_camera(np.random.default_rng(seed), 1280, 720)
         start = time.perf_counter()
-        render(palace, camera, pose, RenderOptions(clean=clean), seed=seed)
+        render(palace, camera, pose, options, seed=seed)
         times.append(time.perf_counter() - start)
     return times
 
@@ -75,6 +84,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[50, 200])
     parser.add_argument("--plain-malloc", action="store_true",
                         help="leave the C allocator as it is (freed memory goes back)")
+    parser.add_argument("--wide", action="store_true",
+                        help="also the wide look, without and with the room's light")
     args = parser.parse_args()
     if args.quick:
         args.frames = 3
@@ -85,15 +96,17 @@ def main() -> None:
     print(f"{'pieces':>6}  {'mode':9}  {'median':>9}  {'p95':>9}  target")
     for size in args.sizes:
         palace = random_palace(size, seed=size)
-        for clean in (True, False):
+        modes = list(MODES) if args.wide else ["clean", "realistic"]
+        for mode in modes:
             # Every mode gets cameras of its own, so no lens table is reused between them.
-            first_seed = 1000 * size + (0 if clean else 500)
+            first_seed = 1000 * size + {"clean": 0, "realistic": 500, "wide": 250,
+                                        "wide+room": 750}[mode]
             render(palace, *random_camera(np.random.default_rng(first_seed - 1), 1280, 720),
-                   RenderOptions(clean=clean))  # warm-up: caches of the palace's pieces
-            times = [t * 1000 for t in frame_times(palace, clean, args.frames, first_seed)]
+                   MODES[mode])  # warm-up: caches of the palace's pieces
+            times = [t * 1000 for t in frame_times(palace, MODES[mode], args.frames,
+                                                   first_seed)]
             median, p95 = statistics.median(times), percentile(times, 95)
             verdict = "ok" if p95 < TARGET_MS else "OVER"
-            mode = "clean" if clean else "realistic"
             print(f"{len(palace):6d}  {mode:9}  {median:6.1f} ms  {p95:6.1f} ms  "
                   f"< {TARGET_MS:.0f} ms  {verdict}")
 

@@ -12,7 +12,7 @@ import pytest
 
 import models
 from training.__main__ import main as recipe
-from training.dataset import region_pair
+from training.dataset import region_pair, region_pairs
 from training.evaluate import PixelScore
 from training.pairs import turn_pairs
 from vision.change import change_evidence
@@ -114,3 +114,12 @@ def test_the_recipe_runs_end_to_end_on_a_tiny_data_set(tmp_path: Path, capsys) -
     capsys.readouterr()
     assert recipe(["evaluate", "--data", str(data), "--model", str(two)]) == 0
     assert "height (levels) on new pixels" in capsys.readouterr().out  # against its label
+
+
+def test_the_room_light_changes_the_pictures_and_not_the_labels() -> None:
+    plain = next(region_pairs(1, 300010, look="old"))
+    lit = next(region_pairs(1, 300010, look="old", room_light="on"))
+    assert np.array_equal(plain.mask, lit.mask)
+    assert not np.array_equal(plain.after, lit.after)
+    with pytest.raises(ValueError, match="room_light"):
+        next(region_pairs(1, 300010, room_light="sometimes"))

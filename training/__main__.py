@@ -14,6 +14,24 @@ Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` e
 shows (the data sets carry its label): an experiment that docs/vision.md reports, not
 the committed model.
 
+The room's-light experiment of docs/vision.md (a model trained with the twin's room
+light, ``RenderOptions(room_light=True)``, in two wide-look games of three; measured
+and not committed), its two halves made side by side and joined::
+
+    python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \
+        --out /work/data/newpieces2/train_a
+    python3 -m training create_dataset --pairs 250 --seed 110000 --room-light mix \
+        --out /work/data/newpieces2/train_b
+    mkdir /work/data/newpieces2/train
+    for i in $(seq 0 249); do n=$(printf %05d $i); m=$(printf %05d $((i + 250)))
+        cp /work/data/newpieces2/train_a/pair_$n.npz /work/data/newpieces2/train/pair_$n.npz
+        cp /work/data/newpieces2/train_b/pair_$n.npz /work/data/newpieces2/train/pair_$m.npz
+    done
+    python3 -m training train --data /work/data/newpieces2/train \
+        --out /work/data/newpieces2/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \
+        --room-light on --out /work/data/newpieces2/val_wide_room
+
 Sets beyond the training range for ``evaluate``::
 
     python3 -m training create_dataset --pairs 40 --seed 201000 --look old --out .../val_old
@@ -57,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     make.add_argument("--height", type=int)
     make.add_argument("--blur", type=float, default=0.0)
     make.add_argument("--tint", type=_tint)
+    make.add_argument("--room-light", choices=("off", "mix", "on"), default="off",
+                      help="the room's light (pieces shading pieces, a fill light of its "
+                           "own colour): in no game, in two wide-look games of three, or in all")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
     fit.add_argument("--data", type=Path, required=True)
     fit.add_argument("--out", type=Path, required=True)
@@ -97,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--width/--height {size}: outside 160x120..4096x4096", file=sys.stderr)
             return 2
         n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
-                           blur=args.blur, tint=args.tint)
+                           blur=args.blur, tint=args.tint, room_light=args.room_light)
         print(f"{args.out}: {n} pairs")
         return 0
     if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from training.pairs import TurnPair, turn_pairs
+from twin import RenderOptions
 from vision.change import region
 from vision.silhouettes import board_box
 from vision.turn import HEADROOM_LEVELS
@@ -34,6 +35,9 @@ RESOLUTIONS = ((1280, 720), (1920, 1080), (1024, 768), (1600, 900))
 """Webcam sizes the training set draws from (640x480 is kept out to test beyond them)."""
 OLD_LOOK_EVERY = 4
 """One game in this many is drawn in the old twin's look (map 1, no wide look)."""
+ROOM_LIGHTS = ("off", "mix", "on")
+"""The room's light (``RenderOptions.room_light``: pieces shading pieces, a fill light of
+its own colour) in no game, in two wide-look games of three, or in every game."""
 
 
 @dataclass(frozen=True)
@@ -92,18 +96,25 @@ def _relight(frame: NDArray[np.uint8], blur: float,
 
 def region_pairs(count: int, seed: int, *, look: str = "mix",
                  size: tuple[int, int] | None = None, blur: float = 0.0,
-                 tint: tuple[float, float, float] | None = None) -> Iterator[RegionPair]:
+                 tint: tuple[float, float, float] | None = None,
+                 room_light: str = "off") -> Iterator[RegionPair]:
     """``count`` region pairs from bot games seeded from ``seed`` on, game after game.
 
     ``look`` is "wide", "old" or "mix" (one game in :data:`OLD_LOOK_EVERY` old); ``size``
-    fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`.
+    fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`;
+    ``room_light`` is one of :data:`ROOM_LIGHTS`.
     """
+    if room_light not in ROOM_LIGHTS:
+        raise ValueError(f"room_light {room_light!r}: not one of {ROOM_LIGHTS}")
     made = 0
     game = 0
     while made < count:
         wide = look == "wide" or (look == "mix" and game % OLD_LOOK_EVERY != 1)
         width, height = size or RESOLUTIONS[game % len(RESOLUTIONS)]
-        for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide):
+        shaded = room_light == "on" or (room_light == "mix" and wide and game % 3 != 2)
+        options = RenderOptions(room_light=shaded)
+        for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide,
+                               options=options):
             out = region_pair(pair, blur=blur, tint=tint)
             if out is None:
                 continue
@@ -140,15 +151,17 @@ def load(path: Path) -> RegionPair:
 
 def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
                    size: tuple[int, int] | None = None, blur: float = 0.0,
-                   tint: tuple[float, float, float] | None = None) -> int:
+                   tint: tuple[float, float, float] | None = None,
+                   room_light: str = "off") -> int:
     """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
     them as ``dataset.json``); returns how many."""
     out.mkdir(parents=True, exist_ok=True)
     n = 0
     for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
-                                          tint=tint), 1):
+                                          tint=tint, room_light=room_light), 1):
         save(pair, out / f"pair_{n - 1:05d}.npz")
-    made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint}
+    made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint,
+            "room_light": room_light}
     (out / "dataset.json").write_text(json.dumps(made) + "\n")
     return n
 

@@ -368,6 +368,8 @@ def _shade(
     direct = dark[:, :, 0] * (light.diffuse * light.shadow)
     np.subtract(light.diffuse, direct, out=direct)
     direct *= lam
+    # The room's share of each pixel's light, for a fill of another colour than the lamp.
+    room = None if light.fill is None else level / np.maximum(level + direct, np.float32(1e-6))
     level += direct
     np.multiply(level, np.float32(look.hole_shade), out=level, where=hole)
     # A soft highlight on stud tops: the plastic is glossier than the card.
@@ -386,6 +388,10 @@ def _shade(
                        borderValue=plate)
     tint = (np.array(light.color, np.float32) * np.asarray(gain, np.float32))
     albedo *= level[:, :, None]
+    if room is not None:
+        fill = np.array(light.fill_color, np.float32) * np.asarray(gain, np.float32)
+        albedo *= tint + (fill - tint) * room[:, :, None]
+        return cv2.convertScaleAbs(albedo)
     cv2.multiply(albedo, (*(float(c) for c in tint), 0.0), dst=albedo)
     return cv2.convertScaleAbs(albedo)
 

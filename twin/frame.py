@@ -41,6 +41,7 @@ class RenderOptions:
     hands: tuple[Hand, ...] = ()  # hands placed on purpose (a player at work), drawn always
     settled: bool = False  # hands at the frame's edges only, none reaching over the board
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
+    room_light: bool = False  # pieces shade pieces (twin.piece_light), a fill of its own colour
 
 
 @dataclass

@@ -24,6 +24,7 @@ from twin.frame import Frame, RenderOptions
 from twin.geometry import Geometry, piece_geometry
 from twin.lens import Lens, lens_for
 from twin.mesh import KIND_BACKGROUND, KIND_BOARD, PART_BODY, Mesh
+from twin.piece_light import PieceLight, shade_pieces
 from twin.realism import (
     TABLE_MM_PER_PX,
     TABLE_PX,
@@ -34,7 +35,7 @@ from twin.realism import (
     random_pipeline,
     table_texture,
 )
-from twin.shading import Light, piece_color, shade_polygons
+from twin.shading import Light, piece_color, room_fill, shade_polygons
 from twin.wide import WideLook, hard_light, stud_shadow_mask
 
 MAX_PIXELS = 3840 * 2160
@@ -131,6 +132,12 @@ def render(
         light = options.light
     else:
         light = CLEAN_LIGHT if clean else (hard_light(rng) if wide else Light.random(rng))
+    room = options.room_light and not clean
+    # The room light's draws have their own stream: with it off, or on, every other draw
+    # of the frame is what it was.
+    room_rng = np.random.default_rng([seed, 0x5EAD])
+    if room and options.light is None:
+        light = room_fill(light, room_rng)
     jitter = options.color_jitter if options.color_jitter is not None else (0 if clean else 0.05)
     rotation = pose.rotation
     tvec = np.asarray(pose.tvec, float).reshape(3)
@@ -189,6 +196,11 @@ def render(
     pipeline = _override(random_pipeline(None if clean else rng), options)
     flat_level = light.ambient + light.diffuse * max(float(light.direction[2]), 0.0)
     tint = np.array(light.color, np.float32)
+    if light.fill is not None:
+        # The table's light is the room's and the lamp's, each in its own colour.
+        tint = (tint * np.float32(flat_level - light.ambient)
+                + np.array(light.fill, np.float32) * np.float32(light.ambient)
+                ) / np.float32(max(flat_level, 1e-6))
     expected = (0.6 * texture[::16, ::16].reshape(-1, 3).mean(0)
                 + 0.4 * table_tex[::16, ::16].reshape(-1, 3).mean(0)) * flat_level * tint
     gain = auto_gain(pipeline, expected, auto=not clean)
@@ -213,6 +225,9 @@ def render(
         lut = cv2.convertScaleAbs(shaded * gain[None, :]).reshape(-1, 3)
     labels = _composite(image, zb, board, polys, lut)
     piece_ids, kinds, parts_map, depth = labels
+    if room:
+        shade_pieces(image, piece_ids >= 0, zb.poly, polys.normals, depth, lens, pose,
+                     [g.verts for g in bases], light, PieceLight.random(room_rng))
     clutter_px = piece_ids == CLUTTER
     occluded = None
     if covered_before is not None:
@@ -246,6 +261,7 @@ def render(
                 "azimuth_deg": light.azimuth_deg,
                 "elevation_deg": light.elevation_deg,
                 "color": list(light.color),
+                "fill": list(light.fill_color),
             },
             "exposure": pipeline.exposure,
             "noise": pipeline.noise,
@@ -254,6 +270,7 @@ def render(
             "clutter": bool(clutter_on),
             "cover_corners": list(options.cover_corners),
             "wide": wide,
+            "room_light": bool(room),
         },
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -76,7 +76,10 @@ class Light:
     """A directional light (sun or lamp) plus ambient fill.
 
     ``azimuth_deg``/``elevation_deg`` say where the light comes from in the board frame;
-    ``color`` is the light's BGR tint (warm indoor light is blue-poor).
+    ``color`` is the light's BGR tint (warm indoor light is blue-poor). ``fill`` is the
+    ambient light's own tint where it differs from the lamp's (daylight through a window
+    beside a warm lamp, a warm room under a cold lamp): what the lamp does not reach,
+    shadows above all, then takes another colour. None: the lamp's.
     """
 
     azimuth_deg: float = 35.0
@@ -88,6 +91,11 @@ class Light:
     color: tuple[float, float, float] = (1.0, 1.0, 1.0)
     shadow: float = 0.55
     softness_mm: float = 1.5
+    fill: tuple[float, float, float] | None = None
+
+    @property
+    def fill_color(self) -> tuple[float, float, float]:
+        return self.color if self.fill is None else self.fill
 
     @property
     def direction(self) -> np.ndarray:
@@ -141,5 +149,23 @@ def shade_polygons(
     spec = np.clip(np.sum(normals * half, axis=1), 0.0, None) ** light.shininess
     spec *= (diffuse > 0) * light.specular * gloss
     tint = np.array(light.color, dtype=np.float32)
+    if light.fill is not None:
+        fill = np.array(light.fill, dtype=np.float32)
+        direct = (albedo * (light.diffuse * diffuse)[:, None] + spec[:, None]) * tint[None, :]
+        return (direct + albedo * light.ambient * fill[None, :]).astype(np.float32)
     lit = albedo * (light.ambient + light.diffuse * diffuse)[:, None] + spec[:, None]
     return (lit * tint[None, :]).astype(np.float32)
+
+
+def room_fill(light: Light, rng: np.random.Generator) -> Light:
+    """``light`` with a fill light of another colour: bluer (a window's daylight beside
+    a lamp) or warmer (a warm room under a cold lamp or the sun), by up to about a
+    third in the blue-to-red balance, or now and then the lamp's own colour."""
+    if rng.uniform() < 0.2:
+        return light
+    shift = float(rng.uniform(0.05, 0.4)) * (1 if rng.uniform() < 0.6 else -1)
+    balance = np.exp(np.array([shift, shift * 0.3, -shift]) / 2)
+    balance *= rng.uniform(0.95, 1.05, 3)
+    fill = np.asarray(light.color, np.float64) * balance
+    fill /= max(float(fill.max()), 1e-6)
+    return replace(light, fill=(float(fill[0]), float(fill[1]), float(fill[2])))
