@@ -45,6 +45,14 @@ MIN_SIDE_PIXELS = 6
 """Fewer inner pixels than this and the side pixels keep their outline."""
 
 
+_RING_ANGLES = np.linspace(0, 2 * np.pi, 13)[:-1]
+_RING_COS, _RING_SIN = np.cos(_RING_ANGLES), np.sin(_RING_ANGLES)
+_NO_PIXELS = np.zeros(0, np.intp)
+_NO_PIXELS.flags.writeable = False
+_CROSS = np.ones((3, 3), np.uint8)
+"""The erosion's kernel (:meth:`View.side_pixels`), made once."""
+
+
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
     """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
     return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
@@ -195,9 +203,9 @@ class View:
         # same zeros there) and over the top face's whole box (a face cut by the patch's
         # edge may be drawn a pixel apart): the same pixels as the whole region gives.
         h, w = self.shape
-        rows = idx // w
-        cols = idx - rows * w
-        ya, yb = int(rows.min()) - 1, int(rows.max()) + 2
+        rows, cols = np.divmod(idx, w)
+        # Pixels are ascending: the first and last rows are the first and last pixels'.
+        ya, yb = int(rows[0]) - 1, int(rows[-1]) + 2
         xa, xb = int(cols.min()) - 1, int(cols.max()) + 2
         px = self._tops.get((x, y, level))
         if px is None:
@@ -213,7 +221,7 @@ class View:
         mask[rows - ya, cols - xa] = 1
         if poly is not None:
             cv2.fillConvexPoly(mask, poly - np.array([[xa * 4, ya * 4]], np.int32), 0, shift=2)
-        ys, xs = np.nonzero(cv2.erode(mask, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(cv2.erode(mask, _CROSS))
         if len(ys) < MIN_SIDE_PIXELS:
             ys, xs = np.nonzero(mask)
         sides = (ys + ya) * w + (xs + xa)
@@ -237,25 +245,40 @@ class View:
         np.not_equal(out[1:], out[:-1], out=keep[1:])
         return out[keep]
 
+    @staticmethod
+    def _leaf_rings(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
+        """The twelve points of each plant's leaf ring (board mm), stacked."""
+        c = np.array(cells, np.float64).reshape(-1, 3)
+        cx, cy = (c[:, 0:1] + 0.5) * STUD_MM, (c[:, 1:2] + 0.5) * STUD_MM
+        z = c[:, 2:3] * BRICK_MM + LEAF_HEIGHT_MM
+        ring = np.empty((len(c), 12, 3))
+        ring[..., 0] = cx + LEAF_REACH_MM * _RING_COS
+        ring[..., 1] = cy + LEAF_REACH_MM * _RING_SIN
+        ring[..., 2] = z
+        return ring.reshape(-1, 3)
+
+    def prepare_leaves(self, cells: Iterable[tuple[int, int, int]]) -> None:
+        """Works out many plants' leaf pixels (:meth:`leaf_pixels`) with one projection."""
+        todo = [c for c in dict.fromkeys(cells) if (*c, 2) not in self._cache]
+        if not todo:
+            return
+        px = self.to_region(project(self.camera, self.pose, self._leaf_rings(todo)))
+        for (x, y, z), ring in zip(todo, px.reshape(-1, 12, 2), strict=True):
+            dist = self.distance((x, y, z, 0))
+            idx = _NO_PIXELS
+            if np.all(np.isfinite(ring)):
+                idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
+            self._cache[(x, y, z, 2)] = (idx, dist)
+
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Pixels a plant decoration's leaves may cover around its stem (they overhang
         about two studs at two thirds of its height), in front of the old palace."""
         key = (piece.x, piece.y, piece.z, 2)
         hit = self._cache.get(key)
-        if hit is not None:
-            return hit[0]
-        cx, cy = (piece.x + 0.5) * STUD_MM, (piece.y + 0.5) * STUD_MM
-        z = piece.z * BRICK_MM + LEAF_HEIGHT_MM
-        angles = np.linspace(0, 2 * np.pi, 13)[:-1]
-        ring = np.stack([cx + LEAF_REACH_MM * np.cos(angles), cy + LEAF_REACH_MM * np.sin(angles),
-                         np.full(12, z)], axis=1)
-        px = self.to_region(project(self.camera, self.pose, ring))
-        dist = self.distance((piece.x, piece.y, piece.z, 0))
-        idx = np.zeros(0, np.intp)
-        if np.all(np.isfinite(px)):
-            idx = self._fill(np.round(px * 4).astype(np.int32), dist)
-        self._cache[key] = (idx, dist)
-        return idx
+        if hit is None:
+            self.prepare_leaves([key[:3]])
+            hit = self._cache[key]
+        return hit[0]
 
     def _fill(self, poly: NDArray[np.int32], dist: float) -> NDArray[np.intp]:
         """Flat indices, ascending, of the region pixels inside the convex polygon
