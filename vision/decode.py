@@ -182,6 +182,7 @@ class Decoder:
         scorer = self.scorer
         keys: dict[Voxel, tuple[int, int, int, frozenset[PieceKey]]] = {}
         raws: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Piece]]] = {}
+        known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
         for x, y, z in dict.fromkeys(legs):
             # What supports() reads of the palace lies within a staircase's reach of the
             # stud, and the palace is the one before the turn and the pieces read so far:
@@ -191,7 +192,7 @@ class Decoder:
                                     for cx, cy in p.footprint()))
             key = keys[(x, y, z)] = (x, y, z, near)
             if key not in self._ways and key not in raws:
-                raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH)
+                raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
         if raws:
             scorer.prepare([p for raw in raws.values() for way in raw for p in way])
             for key, raw in raws.items():

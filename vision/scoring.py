@@ -118,6 +118,7 @@ class Scorer:
         self._cands: dict[PieceKey, Candidate] = {}
         size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
         self._stamp = np.zeros(size, np.int64)
+        self._mark = np.zeros(size, bool)
         self._order = np.arange(4 * size, dtype=np.int64)
         """0, 1, 2, ...: :meth:`_distinct` slices its positions from here instead of
         making them anew, tens of thousands of times a turn."""
@@ -218,16 +219,20 @@ class Scorer:
             around.append(self._around(decorations, i, idx))
         return union, around
 
-    @staticmethod
-    def _around(decorations: list[Candidate], view: int, idx: Pixels) -> Pixels | None:
+    def _around(self, decorations: list[Candidate], view: int, idx: Pixels) -> Pixels | None:
         """The leaves' pixels that the pieces themselves do not cover (None when the
         first decoration has no leaves: a gold one)."""
         leaf = [c.leaves[view] for c in decorations]
         if not leaf or not len(leaf[0]):
             return None
         if len(leaf) == 1:
-            # One decoration's leaves are ascending and distinct: what setdiff1d gives.
-            return leaf[0][np.isin(leaf[0], idx, assume_unique=True, invert=True)]
+            # One decoration's leaves are ascending and distinct: what setdiff1d gives,
+            # the pieces' pixels marked on a scratch mask (and cleared again).
+            mark = self._mark
+            mark[idx] = True
+            out = leaf[0][~mark[leaf[0]]]
+            mark[idx] = False
+            return out
         return np.setdiff1d(np.concatenate(leaf), idx)
 
     def _distinct(self, idx: Pixels) -> Pixels:
