@@ -124,6 +124,9 @@ class Scorer:
         making them anew, tens of thousands of times a turn."""
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
+        self._covered = [False for _ in self.evidence]
+        """Whether each view's mask covers any pixel: in the first round none does, and a
+        piece's free pixels are all of them."""
         self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
@@ -252,6 +255,7 @@ class Scorer:
             if not len(changed):
                 continue
             self._seen[i][changed] = mask[changed]
+            self._covered[i] = bool(self._seen[i].any())
             members = self._members[i]
             for t in self._tiles(i, changed):
                 for cand in members.get(t, ()):
@@ -266,11 +270,12 @@ class Scorer:
             for i, ev in enumerate(self.evidence):
                 idx = cand.pixels[i]
                 mask = self._seen[i]
-                free.append(idx[~mask[idx]])
+                covered = self._covered[i]
+                free.append(idx[~mask[idx]] if covered else idx)
                 total += float(ev.weight[free[i]].sum())
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(ev.leaf[leaf[~mask[leaf]]].sum())
+                    total += float(ev.leaf[leaf[~mask[leaf]] if covered else leaf].sum())
             cand.fresh = total - cand.price
         return cand.fresh
 

@@ -104,8 +104,10 @@ class View:
     scale: float
     old_depth: NDArray[np.float32] = field(init=False)
     _cache: dict[Box, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
-    _tops: dict[tuple[int, int, int], NDArray[np.float64]] = field(default_factory=dict)
-    """Stud levels' top faces in the region (:meth:`prepare_tops`)."""
+    _tops: dict[tuple[int, int, int], tuple[NDArray[np.int32], tuple[int, int, int, int]]
+                | None] = field(default_factory=dict)
+    """Stud levels' top faces in the region, in quarter pixels, with their bounding
+    boxes; None for a face not all in front of the camera (:meth:`prepare_tops`)."""
 
     def __post_init__(self) -> None:
         x0, y0, x1, y1 = self.box
@@ -194,8 +196,11 @@ class View:
         if not todo:
             return
         px = self.to_region(project(self.camera, self.pose, self._top_faces(todo)))
-        for cell, face in zip(todo, px.reshape(-1, 4, 2), strict=True):
-            self._tops[cell] = face
+        faces = px.reshape(-1, 4, 2)
+        finite = np.isfinite(faces).all(axis=(1, 2))
+        quarters = np.round(np.where(finite[:, None, None], faces, 0.0) * 4).astype(np.int32)
+        for cell, poly, ok in zip(todo, quarters, finite.tolist(), strict=True):
+            self._tops[cell] = (poly, cv2.boundingRect(poly)) if ok else None
 
     def side_pixels(self, voxel: Box) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
@@ -218,13 +223,12 @@ class View:
         # Pixels are ascending: the first and last rows are the first and last pixels'.
         ya, yb = int(rows[0]) - 1, int(rows[-1]) + 2
         xa, xb = int(cols.min()) - 1, int(cols.max()) + 2
-        px = self._tops.get((x, y, level))
-        if px is None:
-            px = self.to_region(project(self.camera, self.pose, self._top_faces([(x, y, level)])))
+        if (x, y, level) not in self._tops:
+            self.prepare_tops([(x, y, level)])
+        face = self._tops[(x, y, level)]
         poly = None
-        if np.all(np.isfinite(px)):
-            poly = np.round(px * 4).astype(np.int32)
-            bx, by, bw, bh = cv2.boundingRect(poly)
+        if face is not None:
+            poly, (bx, by, bw, bh) = face
             xa, ya = min(xa, (bx >> 2) - 1), min(ya, (by >> 2) - 1)
             xb, yb = max(xb, ((bx + bw) >> 2) + 2), max(yb, ((by + bh) >> 2) + 2)
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
