@@ -197,7 +197,8 @@ class Decoder:
             scorer.prepare([p for raw in raws.values() for way in raw for p in way])
             for key, raw in raws.items():
                 self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
-        return {leg: [Way(scorer, cands) for cands in self._ways[key]]
+        # An open knob's way has no pieces: the one empty way serves every leg.
+        return {leg: [Way(scorer, cands) if cands else NO_WAY for cands in self._ways[key]]
                 for leg, key in keys.items()}
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
