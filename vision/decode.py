@@ -104,6 +104,14 @@ class Decoder:
             found = self._shapes[voxel] = [self.scorer.candidate(p) for p in shapes_at(*voxel)]
         return found
 
+    def _prepare_shapes(self, voxels: Sequence[Voxel]) -> None:
+        """Makes the candidates of many voxels' shapes, their outlines projected together
+        (each voxel's pieces made once for both)."""
+        shapes = {v: list(shapes_at(*v)) for v in voxels}
+        self.scorer.prepare([p for pieces in shapes.values() for p in pieces])
+        for v, pieces in shapes.items():
+            self._shapes[v] = [self.scorer.candidate(p) for p in pieces]
+
     def moves(self, hot: set[Voxel]) -> Iterator[tuple[float, Way, Way, Candidate]]:
         """Every move on a changed voxel, with its bound; after the first, only moves
         that join the pieces read so far (a turn builds one staircase, so a lone piece
@@ -124,7 +132,7 @@ class Decoder:
         ordered = sorted(hot)
         fresh = [v for v in ordered if v not in self._shapes]
         if fresh:
-            scorer.prepare([p for v in fresh for p in shapes_at(*v)])
+            self._prepare_shapes(fresh)
         # Two passes: the first finds the arches that need their legs held up, so that
         # the ways under all their legs are worked out together (one projection a view
         # for all their pieces); the second yields the moves in the very order one pass
