@@ -67,7 +67,7 @@ class Judge:
         self.added = start
         self.wanted = keys(wanted)
 
-    def judged(self, pieces: Sequence[Piece]) -> float:
+    def judged(self, pieces: Sequence[Piece], floor: float = -1e9) -> float:
         return len(keys(pieces) & self.wanted) - len(keys(pieces) - self.wanted)
 
     def take(self, pieces: Sequence[Piece]) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules import Kind, Palace, Piece, load_map
-from rules.pieces import Axis
+from rules.pieces import BRICK_MM, STUD_MM, Axis
 from twin.cameras import random_camera
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
 from vision.decode import Decoder
@@ -86,7 +86,8 @@ def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
     decoder.scorer.sync(decoder.masks)
 
     def ways() -> list[list[tuple[object, ...]]]:
-        return [[c.key for c in way.cands] for way in decoder._leg_ways(10, 13, 2, {})]
+        return [[c.key for c in way.cands]
+                for way in decoder._leg_ways([(10, 13, 2)])[(10, 13, 2)]]
 
     def truth() -> list[list[tuple[object, ...]]]:
         return [[piece_key(p) for p in way]
@@ -98,3 +99,24 @@ def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
     assert ways() == truth() == first
     decoder.apply([Piece(Kind.BRICK, 13, 13, 0)])  # a step's reach away: they change
     assert ways() == truth() != first
+
+
+def test_supports_kept_for_a_palace_are_the_ones_worked_out_afresh() -> None:
+    palace = Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0), Piece(Kind.COLUMN, 13, 10, 0)])
+    known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
+    legs = [(10, 13, 2), (13, 13, 2), (10, 10, 3), (13, 10, 3), (10, 13, 2)]
+    for x, y, z in legs:
+        kept = supports(palace, x, y, z, SUPPORT_DEPTH, known)
+        assert [[piece_key(p) for p in way] for way in kept] == [
+            [piece_key(p) for p in way] for way in supports(palace, x, y, z, SUPPORT_DEPTH)]
+    assert known  # the steps below were kept, and asked again by the neighbouring legs
+
+
+def test_voxel_distances_together_are_each_voxels_own_to_the_bit() -> None:
+    view = evidence().view
+    rng = np.random.default_rng(3)
+    voxels = [(int(x), int(y), int(z), 0) for x, y, z in rng.integers(0, 32, (500, 3))]
+    one_by_one = [float(np.linalg.norm(np.array([(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM,
+                                                 (z + 0.5) * BRICK_MM]) - view.eye))
+                  for x, y, z, _ in voxels]
+    assert view.distances(voxels) == one_by_one

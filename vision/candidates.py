@@ -77,12 +77,29 @@ def stack_swap(piece: Piece, pieces: Sequence[Piece]
     return run, [Piece(Kind.COLUMN, piece.x, piece.y, piece.z)]
 
 
-def supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[Piece]]:
+def supports(palace: Palace, x: int, y: int, z: int, depth: int,
+             known: dict[tuple[int, int, int, int], list[list[Piece]]] | None = None
+             ) -> list[list[Piece]]:
     """Ways to give stud (x, y) a knob at level ``z``, pieces bottom-up: nothing (an open
     knob), a stack of bricks and columns, or the staircase's previous step ending there,
     straight under it or lifted by a brick on its end knob; that step's own legs are
     held up the same ways, ``depth`` steps down at most. Hidden under a staircase, these
-    are what a player builds and a camera cannot see."""
+    are what a player builds and a camera cannot see.
+
+    ``known`` keeps the answers for one unchanged ``palace`` (not to be changed by the
+    caller): the legs of neighbouring arches ask for the same steps below."""
+    if known is None:
+        return _supports(palace, x, y, z, depth, None)
+    key = (x, y, z, depth)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _supports(palace, x, y, z, depth, known)
+    return found
+
+
+def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
+              known: dict[tuple[int, int, int, int], list[list[Piece]]] | None
+              ) -> list[list[Piece]]:
     if palace.is_open_knob(x, y, z):
         return [[]]
     ways: list[list[Piece]] = stacks_under(palace, x, y, z)
@@ -106,8 +123,8 @@ def supports(palace: Palace, x: int, y: int, z: int, depth: int) -> list[list[Pi
                 if not palace.check(lower):
                     ways.append([lower, *top])
                 continue
-            first = supports(palace, sx, sy, level, depth - 1)
-            second = supports(palace, x, y, level, depth - 1)
+            first = supports(palace, sx, sy, level, depth - 1, known)
+            second = supports(palace, x, y, level, depth - 1, known)
             for a in first[:3]:
                 for b in second[:3]:
                     ways.append([*a, *b, lower, *top])

@@ -104,6 +104,14 @@ class Decoder:
             found = self._shapes[voxel] = [self.scorer.candidate(p) for p in shapes_at(*voxel)]
         return found
 
+    def _prepare_shapes(self, voxels: Sequence[Voxel]) -> None:
+        """Makes the candidates of many voxels' shapes, their outlines projected together
+        (each voxel's pieces made once for both)."""
+        shapes = {v: list(shapes_at(*v)) for v in voxels}
+        self.scorer.prepare([p for pieces in shapes.values() for p in pieces])
+        for v, pieces in shapes.items():
+            self._shapes[v] = [self.scorer.candidate(p) for p in pieces]
+
     def moves(self, hot: set[Voxel]) -> Iterator[tuple[float, Way, Way, Candidate]]:
         """Every move on a changed voxel, with its bound; after the first, only moves
         that join the pieces read so far (a turn builds one staircase, so a lone piece
@@ -124,8 +132,13 @@ class Decoder:
         ordered = sorted(hot)
         fresh = [v for v in ordered if v not in self._shapes]
         if fresh:
-            scorer.prepare([p for v in fresh for p in shapes_at(*v)])
-        kept: dict[Voxel, list[Way]] = {}
+            self._prepare_shapes(fresh)
+        # Two passes: the first finds the arches that need their legs held up, so that
+        # the ways under all their legs are worked out together (one projection a view
+        # for all their pieces); the second yields the moves in the very order one pass
+        # would.
+        starts: list[tuple[float, Candidate, bool, bool]] = []
+        legs: list[Voxel] = []
         seen: set[Candidate] = set()
         for voxel in ordered:
             for cand in self._shapes_at(voxel):
@@ -143,46 +156,58 @@ class Decoder:
                 joined = not ids or not halo.isdisjoint(cand.voxels)
                 if not self.state.check(piece):
                     if joined:
-                        yield 0 + up, NO_WAY, NO_WAY, cand
+                        starts.append((up, cand, joined, False))
                     continue
                 # Only the piece alone is checked: a move with supports may still fail to
                 # stand, which costs far more to find out than scoring it, so only the
                 # moves that would win are checked (:meth:`_best_moves`).
                 if piece.kind is not Kind.ARCH or piece.z == 0:
                     continue
-                options = [self._leg_ways(x, y, piece.z, kept) for x, y in piece.legs()]
-                if not all(options):
-                    continue
-                for first in options[0]:
-                    for second in options[1]:
-                        # Nothing under either leg leaves the arch alone, which the rules
-                        # just refused.
-                        if not (first.cands or second.cands):
-                            continue
-                        if not (joined or first.joins(halo) or second.joins(halo)):
-                            continue
-                        yield sum(second.uppers, first.upper) + up, first, second, cand
+                starts.append((up, cand, joined, True))
+                legs += [(x, y, piece.z) for x, y in piece.legs()]
+        kept = self._leg_ways(legs)
+        for up, cand, joined, arch in starts:
+            if not arch:
+                yield 0 + up, NO_WAY, NO_WAY, cand
+                continue
+            piece = cand.piece
+            options = [kept[(x, y, piece.z)] for x, y in piece.legs()]
+            if not all(options):
+                continue
+            for first in options[0]:
+                for second in options[1]:
+                    # Nothing under either leg leaves the arch alone, which the rules
+                    # just refused.
+                    if not (first.cands or second.cands):
+                        continue
+                    if not (joined or first.joins(halo) or second.joins(halo)):
+                        continue
+                    yield sum(second.uppers, first.upper) + up, first, second, cand
 
-    def _leg_ways(self, x: int, y: int, z: int, kept: dict[Voxel, list[Way]]) -> list[Way]:
-        """The ways to give stud (x, y) a knob at ``z`` (:func:`~vision.candidates.supports`),
-        kept for the round: arches share legs."""
-        found = kept.get((x, y, z))
-        if found is None:
-            scorer = self.scorer
+    def _leg_ways(self, legs: Sequence[Voxel]) -> dict[Voxel, list[Way]]:
+        """The ways to give each stud (x, y) a knob at ``z``
+        (:func:`~vision.candidates.supports`), for the round: arches share legs."""
+        scorer = self.scorer
+        keys: dict[Voxel, tuple[int, int, int, frozenset[PieceKey]]] = {}
+        raws: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Piece]]] = {}
+        known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
+        for x, y, z in dict.fromkeys(legs):
             # What supports() reads of the palace lies within a staircase's reach of the
             # stud, and the palace is the one before the turn and the pieces read so far:
             # the same pieces read there give the same ways.
             near = frozenset(shape_key(p) for p in self.added
                              if any(abs(cx - x) <= SUPPORT_REACH and abs(cy - y) <= SUPPORT_REACH
                                     for cx, cy in p.footprint()))
-            key = (x, y, z, near)
-            ways = self._ways.get(key)
-            if ways is None:
-                raw = supports(self.state, x, y, z, SUPPORT_DEPTH)
-                scorer.prepare([p for way in raw for p in way])
-                ways = self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
-            found = kept[(x, y, z)] = [Way(scorer, cands) for cands in ways]
-        return found
+            key = keys[(x, y, z)] = (x, y, z, near)
+            if key not in self._ways and key not in raws:
+                raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
+        if raws:
+            scorer.prepare([p for raw in raws.values() for way in raw for p in way])
+            for key, raw in raws.items():
+                self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
+        # An open knob's way has no pieces: the one empty way serves every leg.
+        return {leg: [Way(scorer, cands) if cands else NO_WAY for cands in self._ways[key]]
+                for leg, key in keys.items()}
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
         """A decoration goes on an end knob of an arch of this turn, once per turn."""
@@ -313,11 +338,16 @@ class Decoder:
         if best is not None:
             self.apply([best[1]])
 
-    def judged(self, pieces: Sequence[Piece]) -> float:
+    def judged(self, pieces: Sequence[Piece], floor: float = -np.inf) -> float:
         """A whole reading's score with the rules' word in it: the evidence, and
-        ``LEGAL_BONUS`` if it is a legal staircase."""
-        return self.score_of(pieces) + (LEGAL_BONUS if is_legal_turn(self.before, pieces)
-                                        else 0.0)
+        ``LEGAL_BONUS`` if it is a legal staircase. A reading that cannot beat ``floor``
+        even with the bonus is answered with its evidence alone (no more than ``floor``
+        either way): asking the rules costs ten times the score, and the edits and the
+        supports ask for hundreds of readings that cannot win."""
+        score = self.score_of(pieces)
+        if score + LEGAL_BONUS <= floor:
+            return score
+        return score + (LEGAL_BONUS if is_legal_turn(self.before, pieces) else 0.0)
 
     def resupport(self) -> float:
         """Tries, under each leg of each arch read (lowest first), every other way to
@@ -341,7 +371,7 @@ class Decoder:
                     trial = keep + way
                     if sorted(map(piece_key, way)) == sorted(map(piece_key, under)):
                         continue
-                    score = self.judged(trial)
+                    score = self.judged(trial, best)
                     if score > best and self.take(trial):
                         best, current = score, list(self.added)
                         break

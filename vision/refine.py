@@ -45,7 +45,7 @@ class Reading(Protocol):
     before: Palace
     added: list[Piece]
 
-    def judged(self, pieces: Sequence[Piece]) -> float: ...
+    def judged(self, pieces: Sequence[Piece], floor: float = ...) -> float: ...
 
     def take(self, pieces: Sequence[Piece]) -> bool: ...
 
@@ -58,7 +58,7 @@ def refine(reading: Reading, score: float) -> float:
         for trial in edits(current):
             if built_on(reading.before, trial) is None:
                 continue
-            judged = reading.judged(trial)
+            judged = reading.judged(trial, score if best is None else max(score, best[0]))
             if judged > score and (best is None or judged > best[0]):
                 best = (judged, trial)
         if best is None or not reading.take(best[1]):

@@ -118,8 +118,15 @@ class Scorer:
         self._cands: dict[PieceKey, Candidate] = {}
         size = max(len(ev.weight) for ev in self.evidence) if self.evidence else 0
         self._stamp = np.zeros(size, np.int64)
+        self._mark = np.zeros(size, bool)
+        self._order = np.arange(4 * size, dtype=np.int64)
+        """0, 1, 2, ...: :meth:`_distinct` slices its positions from here instead of
+        making them anew, tens of thousands of times a turn."""
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
+        self._covered = [False for _ in self.evidence]
+        """Whether each view's mask covers any pixel: in the first round none does, and a
+        piece's free pixels are all of them."""
         self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
         self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
@@ -146,8 +153,12 @@ class Scorer:
         levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
                   for level in range(p.z, p.top)]
         voxels += [(x, y, level, 0) for x, y, level in levels]
+        plants = [(p.x, p.y, p.z) for p in todo
+                  if p.kind is Kind.DECORATION and p.color != "gold"]
         for ev in self.evidence:
             ev.view.prepare(voxels)
+            if plants:
+                ev.view.prepare_leaves(plants)
             if ev.colour is not None:
                 ev.view.prepare_tops(levels)
 
@@ -211,23 +222,29 @@ class Scorer:
             around.append(self._around(decorations, i, idx))
         return union, around
 
-    @staticmethod
-    def _around(decorations: list[Candidate], view: int, idx: Pixels) -> Pixels | None:
+    def _around(self, decorations: list[Candidate], view: int, idx: Pixels) -> Pixels | None:
         """The leaves' pixels that the pieces themselves do not cover (None when the
         first decoration has no leaves: a gold one)."""
         leaf = [c.leaves[view] for c in decorations]
         if not leaf or not len(leaf[0]):
             return None
         if len(leaf) == 1:
-            # One decoration's leaves are ascending and distinct: what setdiff1d gives.
-            return leaf[0][np.isin(leaf[0], idx, assume_unique=True, invert=True)]
+            # One decoration's leaves are ascending and distinct: what setdiff1d gives,
+            # the pieces' pixels marked on a scratch mask (and cleared again).
+            mark = self._mark
+            mark[idx] = True
+            out = leaf[0][~mark[leaf[0]]]
+            mark[idx] = False
+            return out
         return np.setdiff1d(np.concatenate(leaf), idx)
 
     def _distinct(self, idx: Pixels) -> Pixels:
         """Each index once, in linear time (the last write of each index wins)."""
-        order = np.arange(len(idx))
-        self._stamp[idx] = order
-        return idx[self._stamp[idx] == order]
+        n = len(idx)
+        order = self._order[:n] if n <= len(self._order) else np.arange(n, dtype=np.int64)
+        stamp = self._stamp
+        stamp[idx] = order
+        return idx[stamp[idx] == order]
 
     # -- scores against the masks ------------------------------------------------------
     def sync(self, masks: Masks) -> None:
@@ -238,6 +255,7 @@ class Scorer:
             if not len(changed):
                 continue
             self._seen[i][changed] = mask[changed]
+            self._covered[i] = bool(self._seen[i].any())
             members = self._members[i]
             for t in self._tiles(i, changed):
                 for cand in members.get(t, ()):
@@ -252,11 +270,12 @@ class Scorer:
             for i, ev in enumerate(self.evidence):
                 idx = cand.pixels[i]
                 mask = self._seen[i]
-                free.append(idx[~mask[idx]])
+                covered = self._covered[i]
+                free.append(idx[~mask[idx]] if covered else idx)
                 total += float(ev.weight[free[i]].sum())
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(ev.leaf[leaf[~mask[leaf]]].sum())
+                    total += float(ev.leaf[leaf[~mask[leaf]] if covered else leaf].sum())
             cand.fresh = total - cand.price
         return cand.fresh
 
@@ -294,8 +313,14 @@ class Scorer:
         the same pixels in the same order as the free ones among all their pixels, each
         once."""
         total = 0.0
+        stamp, order = self._stamp, self._order
         for i, ev in enumerate(self.evidence):
-            total += float(ev.weight[self._distinct(np.concatenate(free[i]))].sum())
+            # :meth:`_distinct` written out: this runs thousands of times a turn.
+            idx = np.concatenate(free[i])
+            n = len(idx)
+            at = order[:n] if n <= len(order) else np.arange(n, dtype=np.int64)
+            stamp[idx] = at
+            total += float(ev.weight[idx[stamp[idx] == at]].sum())
         return total - price
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,

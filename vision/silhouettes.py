@@ -45,6 +45,14 @@ MIN_SIDE_PIXELS = 6
 """Fewer inner pixels than this and the side pixels keep their outline."""
 
 
+_RING_ANGLES = np.linspace(0, 2 * np.pi, 13)[:-1]
+_RING_COS, _RING_SIN = np.cos(_RING_ANGLES), np.sin(_RING_ANGLES)
+_NO_PIXELS = np.zeros(0, np.intp)
+_NO_PIXELS.flags.writeable = False
+_CROSS = np.ones((3, 3), np.uint8)
+"""The erosion's kernel (:meth:`View.side_pixels`), made once."""
+
+
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
     """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
     return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
@@ -96,8 +104,10 @@ class View:
     scale: float
     old_depth: NDArray[np.float32] = field(init=False)
     _cache: dict[Box, tuple[NDArray[np.intp], float]] = field(default_factory=dict)
-    _tops: dict[tuple[int, int, int], NDArray[np.float64]] = field(default_factory=dict)
-    """Stud levels' top faces in the region (:meth:`prepare_tops`)."""
+    _tops: dict[tuple[int, int, int], tuple[NDArray[np.int32], tuple[int, int, int, int]]
+                | None] = field(default_factory=dict)
+    """Stud levels' top faces in the region, in quarter pixels, with their bounding
+    boxes; None for a face not all in front of the camera (:meth:`prepare_tops`)."""
 
     def __post_init__(self) -> None:
         x0, y0, x1, y1 = self.box
@@ -109,10 +119,21 @@ class View:
         """Frame pixels to region pixels."""
         return (px - np.array(self.box[:2], float)) * self.scale
 
-    def distance(self, voxel: Box) -> float:
-        x, y, level, _ = voxel
-        centre = np.array([(x + 0.5) * STUD_MM, (y + 0.5) * STUD_MM, (level + 0.5) * BRICK_MM])
-        return float(np.linalg.norm(centre - self.eye))
+    def distances(self, voxels: Sequence[Box]) -> list[float]:
+        """The distance (mm) from the camera to each voxel's centre, at once: each is the
+        square root of a vector's dot product with itself, the very number
+        ``np.linalg.norm`` gives for it one voxel at a time (a stacked matrix product
+        sums in the same order; a plain sum of squares differs in the last bit for one
+        voxel in ten, and depths are compared to the bit)."""
+        if not len(voxels):
+            return []
+        v = np.array(voxels, np.float64).reshape(-1, 4)
+        d = np.empty((len(v), 3))
+        d[:, 0] = (v[:, 0] + 0.5) * STUD_MM
+        d[:, 1] = (v[:, 1] + 0.5) * STUD_MM
+        d[:, 2] = (v[:, 2] + 0.5) * BRICK_MM
+        d -= self.eye
+        return np.sqrt((d[:, None, :] @ d[:, :, None]).ravel()).tolist()
 
     def _hulls(self, voxels: Sequence[Box]) -> list[NDArray[np.int32] | None]:
         """Each voxel's outline in the region (quarter pixels), None when it is not in it."""
@@ -132,10 +153,11 @@ class View:
     def paint_old(self, pieces: Iterable[Piece]) -> None:
         """Fills :attr:`old_depth` with the palace before the turn, far voxels first."""
         voxels = [v for p in pieces for v in piece_voxels(p)]
-        order = sorted(voxels, key=self.distance, reverse=True)
+        far = dict(zip(voxels, self.distances(voxels), strict=True))
+        order = sorted(voxels, key=far.__getitem__, reverse=True)
         for voxel, hull in zip(order, self._hulls(order), strict=True):
             if hull is not None:
-                cv2.fillConvexPoly(self.old_depth, hull, float(self.distance(voxel)), shift=2)
+                cv2.fillConvexPoly(self.old_depth, hull, far[voxel], shift=2)
         self._cache.clear()
 
     def visible(self, voxel: Box) -> tuple[NDArray[np.intp], float]:
@@ -152,8 +174,7 @@ class View:
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
             return
-        for voxel, hull in zip(todo, self._hulls(todo), strict=True):
-            dist = self.distance(voxel)
+        for voxel, hull, dist in zip(todo, self._hulls(todo), self.distances(todo), strict=True):
             if hull is None:
                 self._cache[voxel] = (np.zeros(0, np.intp), dist)
                 continue
@@ -175,8 +196,11 @@ class View:
         if not todo:
             return
         px = self.to_region(project(self.camera, self.pose, self._top_faces(todo)))
-        for cell, face in zip(todo, px.reshape(-1, 4, 2), strict=True):
-            self._tops[cell] = face
+        faces = px.reshape(-1, 4, 2)
+        finite = np.isfinite(faces).all(axis=(1, 2))
+        quarters = np.round(np.where(finite[:, None, None], faces, 0.0) * 4).astype(np.int32)
+        for cell, poly, ok in zip(todo, quarters, finite.tolist(), strict=True):
+            self._tops[cell] = (poly, cv2.boundingRect(poly)) if ok else None
 
     def side_pixels(self, voxel: Box) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
@@ -195,17 +219,16 @@ class View:
         # same zeros there) and over the top face's whole box (a face cut by the patch's
         # edge may be drawn a pixel apart): the same pixels as the whole region gives.
         h, w = self.shape
-        rows = idx // w
-        cols = idx - rows * w
-        ya, yb = int(rows.min()) - 1, int(rows.max()) + 2
+        rows, cols = np.divmod(idx, w)
+        # Pixels are ascending: the first and last rows are the first and last pixels'.
+        ya, yb = int(rows[0]) - 1, int(rows[-1]) + 2
         xa, xb = int(cols.min()) - 1, int(cols.max()) + 2
-        px = self._tops.get((x, y, level))
-        if px is None:
-            px = self.to_region(project(self.camera, self.pose, self._top_faces([(x, y, level)])))
+        if (x, y, level) not in self._tops:
+            self.prepare_tops([(x, y, level)])
+        face = self._tops[(x, y, level)]
         poly = None
-        if np.all(np.isfinite(px)):
-            poly = np.round(px * 4).astype(np.int32)
-            bx, by, bw, bh = cv2.boundingRect(poly)
+        if face is not None:
+            poly, (bx, by, bw, bh) = face
             xa, ya = min(xa, (bx >> 2) - 1), min(ya, (by >> 2) - 1)
             xb, yb = max(xb, ((bx + bw) >> 2) + 2), max(yb, ((by + bh) >> 2) + 2)
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
@@ -213,7 +236,7 @@ class View:
         mask[rows - ya, cols - xa] = 1
         if poly is not None:
             cv2.fillConvexPoly(mask, poly - np.array([[xa * 4, ya * 4]], np.int32), 0, shift=2)
-        ys, xs = np.nonzero(cv2.erode(mask, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(cv2.erode(mask, _CROSS))
         if len(ys) < MIN_SIDE_PIXELS:
             ys, xs = np.nonzero(mask)
         sides = (ys + ya) * w + (xs + xa)
@@ -237,25 +260,40 @@ class View:
         np.not_equal(out[1:], out[:-1], out=keep[1:])
         return out[keep]
 
+    @staticmethod
+    def _leaf_rings(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
+        """The twelve points of each plant's leaf ring (board mm), stacked."""
+        c = np.array(cells, np.float64).reshape(-1, 3)
+        cx, cy = (c[:, 0:1] + 0.5) * STUD_MM, (c[:, 1:2] + 0.5) * STUD_MM
+        z = c[:, 2:3] * BRICK_MM + LEAF_HEIGHT_MM
+        ring = np.empty((len(c), 12, 3))
+        ring[..., 0] = cx + LEAF_REACH_MM * _RING_COS
+        ring[..., 1] = cy + LEAF_REACH_MM * _RING_SIN
+        ring[..., 2] = z
+        return ring.reshape(-1, 3)
+
+    def prepare_leaves(self, cells: Iterable[tuple[int, int, int]]) -> None:
+        """Works out many plants' leaf pixels (:meth:`leaf_pixels`) with one projection."""
+        todo = [c for c in dict.fromkeys(cells) if (*c, 2) not in self._cache]
+        if not todo:
+            return
+        px = self.to_region(project(self.camera, self.pose, self._leaf_rings(todo)))
+        far = self.distances([(x, y, z, 0) for x, y, z in todo])
+        for (x, y, z), ring, dist in zip(todo, px.reshape(-1, 12, 2), far, strict=True):
+            idx = _NO_PIXELS
+            if np.all(np.isfinite(ring)):
+                idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
+            self._cache[(x, y, z, 2)] = (idx, dist)
+
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Pixels a plant decoration's leaves may cover around its stem (they overhang
         about two studs at two thirds of its height), in front of the old palace."""
         key = (piece.x, piece.y, piece.z, 2)
         hit = self._cache.get(key)
-        if hit is not None:
-            return hit[0]
-        cx, cy = (piece.x + 0.5) * STUD_MM, (piece.y + 0.5) * STUD_MM
-        z = piece.z * BRICK_MM + LEAF_HEIGHT_MM
-        angles = np.linspace(0, 2 * np.pi, 13)[:-1]
-        ring = np.stack([cx + LEAF_REACH_MM * np.cos(angles), cy + LEAF_REACH_MM * np.sin(angles),
-                         np.full(12, z)], axis=1)
-        px = self.to_region(project(self.camera, self.pose, ring))
-        dist = self.distance((piece.x, piece.y, piece.z, 0))
-        idx = np.zeros(0, np.intp)
-        if np.all(np.isfinite(px)):
-            idx = self._fill(np.round(px * 4).astype(np.int32), dist)
-        self._cache[key] = (idx, dist)
-        return idx
+        if hit is None:
+            self.prepare_leaves([key[:3]])
+            hit = self._cache[key]
+        return hit[0]
 
     def _fill(self, poly: NDArray[np.int32], dist: float) -> NDArray[np.intp]:
         """Flat indices, ascending, of the region pixels inside the convex polygon

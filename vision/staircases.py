@@ -170,7 +170,7 @@ class Judge(Protocol):
     before: Palace
     scorer: Scorer
 
-    def judged(self, pieces: Sequence[Piece]) -> float: ...
+    def judged(self, pieces: Sequence[Piece], floor: float = ...) -> float: ...
 
 
 class Searcher(Judge, Protocol):
@@ -257,7 +257,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         prop = [*way, *top]
         if scorer.whole(prop) + bonus <= floor:
             continue
-        judged = judge.judged(prop)
+        judged = judge.judged(prop, floor)
         if judged > floor and built_on(judge.before, prop) is not None:
             floor = judged
             best.insert(0, (judged, prop))
