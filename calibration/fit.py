@@ -74,18 +74,18 @@ def finish(
     # from the truth itself, half a stud off over the whole board). Fitted again from
     # the same start with a template blind to the tops, it is judged by the same checks
     # (the stud tops' colour among them), and taken only if it passes them all. Most
-    # starts a search refuses are soft because they are wrong: the refit (about 15 ms
+    # starts a search refuses are soft because they are wrong: the second fit (15 ms
     # with its checks) is tried only where the blind template already read the usual
-    # fit's blocks sharply (nine in ten refused starts of dev frames did not; every
-    # board the refit found there did).
+    # fit's blocks sharply (on dev frames, 20 of 267 refused starts; it lost none of
+    # the boards that a second fit of every such start had found).
     if grid.blind_clarity < SOFT_LATTICE_CLARITY:
         return result
     blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)
     if blind is None or blind.clarity < SOFT_LATTICE_CLARITY:
-        # Soft to both templates, the studs are blurred, not misread: a refit there
-        # settled 1.9 px off a board 7 px a stud (dev), over 14 blocks.
+        # Soft to both templates, the studs are blurred, not misread: a second fit there
+        # settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was taken.
         return result
-    second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, refit=True)
+    second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
     return second if second.found else result
 
 
@@ -97,9 +97,9 @@ def _judged(
     ground: GroundMap | None,
     focal_refined: bool,
     quarters: bool,
-    refit: bool = False,
+    top_blind: bool = False,
 ) -> BoardLocation:
-    """:func:`finish` from a lattice fit; with ``refit``, a fit with the top-blind
+    """:func:`finish` from a lattice fit; with ``top_blind``, a fit with the top-blind
     template, judged as a soft lattice whatever its clarity.
 
     The blind template's peaks are sharper than the usual one's on the same studs: a dev
@@ -107,7 +107,7 @@ def _judged(
     tops agreeing, which a sharp lattice's rules take. A soft lattice's rules (most of
     the board, all four sides, the stud tops) refuse it.
     """
-    if grid is not None and refit:
+    if grid is not None and top_blind:
         grid = _as_soft(grid)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
@@ -144,11 +144,11 @@ def _judged(
         summed = best_stud_move(image, camera, grid.pose)
         for move in dict.fromkeys([summed, *paired_moves]):
             moved = refine_on_grid(
-                gray, camera, moved_pose(grid.pose, *move), top_blind=refit
+                gray, camera, moved_pose(grid.pose, *move), top_blind=top_blind
             )
             if moved is None or not in_front(moved.pose):
                 continue
-            if refit:
+            if top_blind:
                 moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
             if not moved_check.passed and _pins_own_size(moved):
