@@ -65,7 +65,50 @@ def finish(
     the rim at full size (where every outline and the lattice have failed, and a pose
     tilted onto the gaps at one end was taken 8 px off).
     """
-    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS)
+    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
+    result = _judged(image, gray, camera, grid, ground, focal_refined, quarters)
+    if result.found or grid is None or grid.clarity >= STUD_TOPS_CLARITY:
+        return result
+    # A soft lattice refused: tops darker than the card, blurred into their holes, draw
+    # the usual shade template onto the gaps between studs (dev frames settled there
+    # from the truth itself, half a stud off over the whole board). Fitted again from
+    # the same start with a template blind to the tops, it is judged by the same checks
+    # (the stud tops' colour among them), and taken only if it passes them all. Most
+    # starts a search refuses are soft because they are wrong: the second fit (15 ms
+    # with its checks) is tried only where the blind template already read the usual
+    # fit's blocks sharply (on dev frames, 20 of 267 refused starts; it lost none of
+    # the boards that a second fit of every such start had found).
+    if grid.blind_clarity < SOFT_LATTICE_CLARITY:
+        return result
+    blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)
+    if blind is None or blind.clarity < SOFT_LATTICE_CLARITY:
+        # Soft to both templates, the studs are blurred, not misread: a second fit there
+        # settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was taken.
+        return result
+    second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
+    return second if second.found else result
+
+
+def _judged(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    grid: GridFit | None,
+    ground: GroundMap | None,
+    focal_refined: bool,
+    quarters: bool,
+    top_blind: bool = False,
+) -> BoardLocation:
+    """:func:`finish` from a lattice fit; with ``top_blind``, a fit with the top-blind
+    template, judged as a soft lattice whatever its clarity.
+
+    The blind template's peaks are sharper than the usual one's on the same studs: a dev
+    board's 4.6 became 5.5, 2.7 px off over 10 blocks with all four sides and the stud
+    tops agreeing, which a sharp lattice's rules take. A soft lattice's rules (most of
+    the board, all four sides, the stud tops) refuse it.
+    """
+    if grid is not None and top_blind:
+        grid = _as_soft(grid)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
     hopeless = lattice_problem(grid, vouched=True, floor=BLURRED_SIDES_CLARITY)
@@ -100,9 +143,13 @@ def finish(
         # side outsteps its rim in the sum, never in a pair).
         summed = best_stud_move(image, camera, grid.pose)
         for move in dict.fromkeys([summed, *paired_moves]):
-            moved = refine_on_grid(gray, camera, moved_pose(grid.pose, *move))
+            moved = refine_on_grid(
+                gray, camera, moved_pose(grid.pose, *move), top_blind=top_blind
+            )
             if moved is None or not in_front(moved.pose):
                 continue
+            if top_blind:
+                moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
             if not moved_check.passed and _pins_own_size(moved):
                 pinned = side_pairs(image, camera, moved.pose).pinned
@@ -197,6 +244,12 @@ def finish(
         camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
         turn_resolved=resolved,
     )
+
+
+def _as_soft(grid: GridFit) -> GridFit:
+    """The fit with its clarity taken no higher than a soft lattice's."""
+    soft = float(np.nextafter(SOFT_LATTICE_CLARITY, 0.0))
+    return dataclasses.replace(grid, clarity=min(grid.clarity, soft))
 
 
 PAIRED_BLOCKS = 12

@@ -40,6 +40,7 @@ class GridFit:
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
     studs: FloatArray | None = None  # per cell (y-major): how clearly its stud shows
+    blind_clarity: float = 0.0  # the same with the top-blind template, when asked
 
 
 @functools.lru_cache(maxsize=MAX_SEED_BLOCKS + 1)
@@ -129,7 +130,8 @@ def align_on_grid(
     """
     current = pose
     for _ in range(rounds):
-        centres, offsets, clarity, _ = lattice_offsets(gray, camera, current)
+        view = lattice_offsets(gray, camera, current)
+        centres, offsets, clarity = view.centres, view.offsets, view.clarity
         good = clarity >= min_clarity
         if good.sum() < 3:
             break
@@ -148,6 +150,8 @@ def refine_on_grid(
     rounds: int = 2,
     min_clarity: float = 2.5,
     max_rounds: int | None = None,
+    top_blind: bool = False,
+    blind_too: bool = False,
 ) -> GridFit | None:
     """The pose moved so that the stud lattice sits where it is seen, or None if unseen.
 
@@ -156,12 +160,15 @@ def refine_on_grid(
     blocks each round (8, 11, 13 of 16 has been seen), and its residual only falls under
     the allowance on the third or fourth round. Rounds stop as soon as one no longer cuts
     the residual clearly, so a fit locked onto something else does not wander further.
+
+    ``top_blind`` and ``blind_too`` as for :func:`lattice_offsets`; with ``blind_too``
+    the fit's ``blind_clarity`` is that of its last look.
     """
-    first = fit = _refine_rounds(gray, camera, pose, rounds, min_clarity)
+    first = fit = _refine_rounds(gray, camera, pose, rounds, min_clarity, top_blind, blind_too)
     limit = rounds if max_rounds is None else max_rounds
     done = rounds
     while fit is not None and done < limit and fit.residual_px > SETTLED_PX:
-        more = _refine_rounds(gray, camera, fit.pose, 1, min_clarity)
+        more = _refine_rounds(gray, camera, fit.pose, 1, min_clarity, top_blind, blind_too)
         done += 1
         if more is None or more.residual_px > SETTLE_GAIN * fit.residual_px:
             break
@@ -179,13 +186,16 @@ def _refine_rounds(
     pose: Pose,
     rounds: int,
     min_clarity: float,
+    top_blind: bool = False,
+    blind_too: bool = False,
 ) -> GridFit | None:
     current = pose
     fit: GridFit | None = None
     span = (CELLS_PER_BLOCK / 2 - 0.5) * STUD_MM
     corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
     for _ in range(rounds):
-        centres, offsets, clarity, studs = lattice_offsets(gray, camera, current)
+        view = lattice_offsets(gray, camera, current, top_blind, blind_too)
+        centres, offsets, clarity, studs = view.centres, view.offsets, view.clarity, view.studs
         good = clarity >= min_clarity
         if good.sum() < MIN_BLOCKS:
             return fit
@@ -225,6 +235,9 @@ def _refine_rounds(
         current = trial
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
-        block_clarity = clarity[np.flatnonzero(good)[used]]
-        fit = GridFit(current, int(used.sum()), residual, float(np.median(block_clarity)), studs)
+        taken = np.flatnonzero(good)[used]
+        blind = float(np.median(view.blind_clarity[taken])) if blind_too else 0.0
+        fit = GridFit(
+            current, int(used.sum()), residual, float(np.median(clarity[taken])), studs, blind
+        )
     return fit

@@ -37,6 +37,8 @@ class LatticeView(NamedTuple):
     offsets: FloatArray
     clarity: FloatArray
     studs: FloatArray
+    blind_clarity: FloatArray = np.zeros(0)
+    """Per block, the clarity the top-blind template would give (only when asked)."""
 
 
 def parallax_at(pose: Pose, xy: FloatArray) -> FloatArray:
@@ -185,8 +187,20 @@ def _inside(coarse: NDArray[np.float32], w: int, h: int) -> bool:
     )
 
 
-def lattice_offsets(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> LatticeView:
-    """The lattice as seen from ``pose``: block offsets for the fit, stud cells for the map."""
+def lattice_offsets(
+    gray: NDArray[np.float32],
+    camera: Camera,
+    pose: Pose,
+    top_blind: bool = False,
+    blind_too: bool = False,
+) -> LatticeView:
+    """The lattice as seen from ``pose``: block offsets for the fit, stud cells for the map.
+
+    ``top_blind`` places the studs by the card's being brighter than the holes alone,
+    whatever the tops' shade (:func:`calibration.stud_cell.shade_spectra`). ``blind_too``
+    also says how clear the blocks' peaks would be with that template: one more batch of
+    small transforms on the same folded cells, where a look of its own would fold the
+    board again (a clarity does not depend on where the peak lies)."""
     coarse = _coarse_map(camera, pose)
     maps = _stretch(coarse)
     per_block = CELLS_PER_BLOCK
@@ -225,12 +239,23 @@ def lattice_offsets(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> La
     # Edges and brightness of all blocks go through one batch of transforms.
     folded = np.roll(np.concatenate([edges, bright]), half, axis=(1, 2))
     folded -= folded.mean(axis=(1, 2), keepdims=True)
-    corr_both = np.real(np.fft.ifft2(np.fft.fft2(folded) * template_stack(key)))
+    spectra = np.fft.fft2(folded)
+    corr_both = np.real(np.fft.ifft2(spectra * template_stack(key, top_blind)))
     corr_e, corr_s = corr_both[:blocks], corr_both[blocks:]
-    corr = corr_e / (corr_e.std(axis=(1, 2), keepdims=True) + 1e-9) + corr_s / (
-        corr_s.std(axis=(1, 2), keepdims=True) + 1e-9
-    )
+    edge_part = corr_e / (corr_e.std(axis=(1, 2), keepdims=True) + 1e-9)
+    corr = edge_part + corr_s / (corr_s.std(axis=(1, 2), keepdims=True) + 1e-9)
     sx, sy, peak = _subpixel_peaks(corr)
+    offsets = np.stack([sx, sy], axis=1) / PX_PER_MM
+    view = LatticeView(centres, offsets, _clarity(corr, peak), stud_scores(mag))
+    if not blind_too:
+        return view
+    blind_shades = template_stack(key, True)[blocks:]
+    corr_b = np.real(np.fft.ifft2(spectra[blocks:] * blind_shades))
+    corr = edge_part + corr_b / (corr_b.std(axis=(1, 2), keepdims=True) + 1e-9)
+    return view._replace(blind_clarity=_clarity(corr, corr.max(axis=(1, 2))))
+
+
+def _clarity(corr: NDArray[np.float64], peak: FloatArray) -> FloatArray:
+    """Each correlation's peak over half its spread: how sharply the block places its studs."""
     spread = corr.std(axis=(1, 2)) / 2
-    clarity = np.where(spread > 0, peak / np.where(spread > 0, spread, 1.0), 0.0)
-    return LatticeView(centres, np.stack([sx, sy], axis=1) / PX_PER_MM, clarity, stud_scores(mag))
+    return np.where(spread > 0, peak / np.where(spread > 0, spread, 1.0), 0.0)

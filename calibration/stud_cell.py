@@ -73,7 +73,11 @@ def _disc(distance_mm: NDArray[np.float64], radius_mm: float) -> NDArray[np.floa
 _AT_ORIGIN = _torus_distance(np.zeros((1, 2)))
 _TOP_RIM = _ring(_AT_ORIGIN, STUD_DIAMETER_MM / 2)
 _TOP = _disc(_AT_ORIGIN, STUD_DIAMETER_MM / 2)
-_SPECTRA: dict[tuple[int, int], tuple[NDArray[np.complex128], NDArray[np.complex128]]] = {}
+_SPECTRA: dict[
+    tuple[tuple[int, int], bool], tuple[NDArray[np.complex128], NDArray[np.complex128]]
+] = {}
+LIT_TOP_WEIGHT = 0.5
+"""The top's share of a stud's bright side in the usual shade template."""
 MAX_CACHED_SPECTRA = 4096
 """Parallaxes (in tenths of a mm) whose two spectra are kept: a board seen from one
 camera needs a few hundred, and each pair is 8 kB."""
@@ -111,8 +115,13 @@ def _canonical(key: tuple[int, int]) -> tuple[tuple[int, int], int]:
 
 
 @functools.lru_cache(maxsize=16)
-def template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.complex128]:
+def template_stack(
+    parallaxes: tuple[tuple[int, int], ...], top_blind: bool = False
+) -> NDArray[np.complex128]:
     """Edge spectra of all blocks, then their shade spectra, for parallaxes in tenths of a mm.
+
+    With ``top_blind`` the shade spectra leave the stud's top out (see
+    :func:`shade_spectra`).
 
     A tracked board barely moves, so from one frame to the next its blocks' parallaxes,
     rounded this coarsely, repeat and the stack is built once. Each stack is 130 kB, so
@@ -127,13 +136,14 @@ def template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.comple
         _SPECTRA.clear()
     # What this look uses is gathered on the side, so that another thread emptying the
     # shared cache meanwhile cannot take a spectrum from under it.
-    known = {c: pair for c in wanted if (pair := _SPECTRA.get(c)) is not None}
+    known = {c: pair for c in wanted if (pair := _SPECTRA.get((c, top_blind))) is not None}
     missing = [c for c in wanted if c not in known]
     if missing:
         distance = _torus_distance(np.array(missing, dtype=np.float64) / 10)
-        edges, shades = stud_spectra(distance), shade_spectra(distance)
+        top_weight = 0.0 if top_blind else LIT_TOP_WEIGHT
+        edges, shades = stud_spectra(distance), shade_spectra(distance, top_weight)
         for key, edge, shade in zip(missing, edges, shades, strict=True):
-            known[key] = _SPECTRA[key] = (edge.ravel(), shade.ravel())
+            known[key] = _SPECTRA[key, top_blind] = (edge.ravel(), shade.ravel())
     size = (CELL_PX, CELL_PX)
     pairs = [[s[_TURNED[m]].reshape(size) for s in known[c]] for c, m in canonical]
     stack = np.stack([p[0] for p in pairs] + [p[1] for p in pairs])
@@ -141,7 +151,9 @@ def template_stack(parallaxes: tuple[tuple[int, int], ...]) -> NDArray[np.comple
     return stack
 
 
-def shade_spectra(shifted_mm: NDArray[np.float64]) -> NDArray[np.complex128]:
+def shade_spectra(
+    shifted_mm: NDArray[np.float64], top_weight: float = 0.5
+) -> NDArray[np.complex128]:
     """Conjugate spectra of a stud's brightness: a top ringed by a dark hole in the card.
 
     Whatever colour the card is, the shadowed plate showing through the card's hole is
@@ -149,6 +161,13 @@ def shade_spectra(shifted_mm: NDArray[np.float64]) -> NDArray[np.complex128]:
     tells a stud's centre from the gap between four studs, where edges look alike. One
     spectrum per parallax, given as each pixel's torus distance to the point of the
     plate that the parallax shows at the cell's centre (N x cell x cell, mm).
+
+    ``top_weight`` is the share of the bright side that the top takes (the card has the
+    rest). A top darker than the card, blurred into the hole, turns the stud into one
+    dark blob and the gap between four studs into a bright one ringed by dark: with the
+    top counted as bright, the template then fits the gaps (dev frames settled half a
+    stud off from the truth, over the whole board). With ``top_weight`` 0 it asks only
+    that the card be brighter than the hole, whatever the top.
     """
     inner = _disc(shifted_mm, HOLE_RADIUS_MM)
     hole = np.clip(inner - _TOP, 0, 1)
@@ -157,8 +176,8 @@ def shade_spectra(shifted_mm: NDArray[np.float64]) -> NDArray[np.complex128]:
     # brighter; between four studs there is no such valley.
     sums = (1, 2)
     template = (
-        0.5 * _TOP / _TOP.sum(axis=sums, keepdims=True)
-        + 0.5 * card / card.sum(axis=sums, keepdims=True)
+        top_weight * _TOP / _TOP.sum(axis=sums, keepdims=True)
+        + (1.0 - top_weight) * card / card.sum(axis=sums, keepdims=True)
         - hole / np.maximum(hole.sum(axis=sums, keepdims=True), 1e-6)
     )
     template -= template.mean(axis=sums, keepdims=True)

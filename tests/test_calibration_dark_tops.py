@@ -1,0 +1,76 @@
+"""Stud tops darker than the card, blurred into their holes: the top-blind lattice refit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.calibration import twin_frame
+from calibration.board_model import moved_pose
+from calibration.camera import Camera, Pose, project
+from calibration.evidence import SOFT_LATTICE_CLARITY, gray_float
+from calibration.fit import finish
+from calibration.grid import GridFit, refine_on_grid
+from calibration.stud_cell import template_stack
+from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
+
+DARK_TOPS_SEED = 20054
+"""A dev board 10 px a stud with tops darker than the card: from the truth the usual
+template settles about 7 px off (the gaps between studs), the top-blind one within a
+pixel."""
+SHARPENED_SEED = 20118
+"""A dev board 7 px a stud whose top-blind fit from the truth reads a clarity over 5 over
+10 blocks, all four sides and the stud tops agreeing, yet lies 2.7 px off; the usual
+template reads it at 4.6."""
+
+
+def stud_error(camera: Camera, truth: Pose, fit: GridFit) -> float:
+    """Median distance (px) between the stud centres where ``fit`` and the truth put them."""
+    xs = (np.arange(BOARD_STUDS) + 0.5) * STUD_MM
+    gx, gy = np.meshgrid(xs, xs)
+    studs = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, STUD_HEIGHT_MM)], axis=1)
+    return float(np.median(np.linalg.norm(project(camera, fit.pose, studs)
+                                          - project(camera, truth, studs), axis=1)))
+
+
+def test_the_top_blind_template_places_dark_blurred_tops_where_the_usual_one_misses() -> None:
+    frame = twin_frame(DARK_TOPS_SEED).frame
+    gray = gray_float(frame.image)
+    usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
+    assert usual is not None and blind is not None
+    assert usual.clarity < SOFT_LATTICE_CLARITY
+    assert stud_error(frame.camera, frame.pose, usual) > WRONG_PX
+    assert stud_error(frame.camera, frame.pose, blind) < 1.0
+    result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    found_right(frame)
+
+
+def test_a_dark_tops_board_a_stud_off_is_not_taken() -> None:
+    frame = twin_frame(DARK_TOPS_SEED).frame
+    gray = gray_float(frame.image)
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        result = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, dx, dy), None,
+                        False)
+        assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_the_top_blind_refit_is_judged_as_soft_as_the_usual_fit() -> None:
+    frame = twin_frame(SHARPENED_SEED).frame
+    gray = gray_float(frame.image)
+    usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
+    assert usual is not None and blind is not None
+    assert usual.clarity < SOFT_LATTICE_CLARITY <= blind.clarity
+    assert stud_error(frame.camera, frame.pose, blind) > WRONG_PX
+    result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_the_two_templates_differ_only_in_the_top() -> None:
+    key = ((3, -2),)
+    usual, blind = template_stack(key), template_stack(key, True)
+    np.testing.assert_array_equal(usual[0], blind[0])  # the edge spectra are shared
+    assert not np.allclose(usual[1], blind[1])
