@@ -41,6 +41,7 @@ class RenderOptions:
     hands: tuple[Hand, ...] = ()  # hands placed on purpose (a player at work), drawn always
     settled: bool = False  # hands at the frame's edges only, none reaching over the board
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
+    card_sheen: bool = False  # with wide: the card's gloss lifts its inks towards the light
 
 
 @dataclass
