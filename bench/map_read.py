@@ -6,13 +6,14 @@
 
 Each twin frame draws a random ground map (``rules.random_map``) under the wide look and
 is read from one view: once with the set-up position, once with a palace from a bot
-game. A stud is *visible* when the twin's labels show the board's stud top at its
-centre; *right* when the character read (L, D, G, X, or S for the starting area)
-equals the map's. Reported: the share of visible studs read (coverage), the share of
-studs read that are right (target 99.5 %), and the share of hidden studs read as known
-and wrong (target under 0.5 %: a hidden stud should come out as ``?``). Cycles frames
-carry no labels: there a stud counts as hidden when a piece stands on it. The time of
-one reading is set against OpenCV's ArUco marker detection on the same frame.
+game, and both again with the card's gloss (``RenderOptions.card_sheen``). A stud is
+*visible* when the twin's labels show the board's stud top at its centre; *right* when
+the character read (L, D, G, X, or S for the starting area) equals the map's. Reported:
+the share of visible studs read (coverage), the share of studs read that are right
+(target 99.5 %), and the share of hidden studs read as known and wrong (target under 0.5
+%: a hidden stud should come out as ``?``). Cycles frames carry no labels: there a stud
+counts as hidden when a piece stands on it. The time of one reading is set against
+OpenCV's ArUco marker detection on the same frame.
 """
 
 from __future__ import annotations
@@ -121,15 +122,17 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     n = args.maps if args.maps is not None else (10 if args.quick else 60)
-    setup, palace = Tally(), Tally()
+    setup, palace, gloss = Tally(), Tally(), Tally()
     for i in range(n):
-        for view in map_views(args.seed + i):
-            tally = setup if view.setup else palace
-            tally.add(view.name, view.frame.image, view.camera, view.pose, view.ground,
-                      visible_cells(view.frame))
+        for sheen in (False, True):
+            for view in map_views(args.seed + i, sheen=sheen):
+                tally = gloss if sheen else setup if view.setup else palace
+                tally.add(view.name, view.frame.image, view.camera, view.pose, view.ground,
+                          visible_cells(view.frame))
     if n:
         setup.report("twin, set-up position, one view")
         palace.report("twin, a palace standing, one view")
+        gloss.report("twin, the same views with a glossy card")
     if args.no_cycles:
         return
     cycles = Tally()

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
-from calibration.map_inks import group, lone_ink, name_groups
+from calibration.map_inks import group, name_groups
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -47,8 +47,9 @@ SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
 the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
 GREEN_SPLIT = 10.0
-"""Lab distance between the two green groups' centres below which the greens are taken
-as one ink and named by their lightness alone."""
+"""Where the inked cells make one group: the Lab distance between the centres of its two
+k-means halves below which it is taken as one ink rather than two greens squeezed
+together."""
 
 
 @dataclass(frozen=True)
@@ -163,38 +164,38 @@ def fuse(views: list[ViewRead]) -> FloatArray:
     return fused + offset
 
 
-def _signed_lab(lab: FloatArray) -> FloatArray:
+def signed_lab(lab: FloatArray) -> FloatArray:
     """OpenCV's 8-bit Lab (L 0..255, a and b offset by 128) as L 0..100 and signed a, b:
     the scale the inks' rules are written in."""
     return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
 
 
+def colour_groups(lab: FloatArray) -> tuple[NDArray[np.bool_], NDArray[np.int32]]:
+    """The white starting area's cells, and a group per other cell (rows L, a, b on the
+    0..100 scale): k-means groups of inks, or, where the cells make one group, that
+    group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
+    a lit one can squeeze two greens together; lightness alone may still part them)."""
+    white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
+    groups = np.zeros(len(lab), np.int32)
+    inked = lab[~white]
+    found = group(inked)
+    groups[~white] = found if found.any() else _split_one_ink(inked)
+    return white, groups
+
+
 def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np.str_]:
-    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3);
-    ``top`` is the plate's stud-top colour in the same frame, where known."""
+    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3, OpenCV
+    8-bit scale); ``top`` is the plate's stud-top colour in the same frame, where known."""
     out = np.full(len(colours), UNKNOWN_GROUND, dtype="<U1")
     seen = np.all(np.isfinite(colours), axis=1)
     if not seen.any():
         return out
-    lab = _signed_lab(colours[seen])
-    lightness, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
-    chroma = np.hypot(a, b)
-    names = np.full(len(lab), "L", dtype="<U1")
-    white = (chroma < 16) & (lightness > 72)
-    # A grey cell is a blocked area unless it lies in the dark green's group: dark green
-    # printed near black is as grey, and a blocked area too small to make a group of
-    # its own is still told by its greyness.
-    grey = (chroma < 11) & ~white & (lightness > 30)
-    inked = ~white
-    names[white] = START
-    scaled = lab[inked]
-    groups = group(scaled)
-    # One ink group: light fallen off, a dim frame or a lit one can squeeze two greens
-    # together; lightness alone may still part them.
-    top_lab = None if top is None else _signed_lab(top)
-    names[inked] = (name_groups(scaled, groups, top_lab) if groups.any()
-                    else _split_greens(scaled, None if top_lab is None else top_lab[0]))
-    names[grey & (names != "D")] = "X"
+    lab = signed_lab(colours[seen])
+    lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
+    white, groups = colour_groups(lab)
+    names = np.full(len(lab), START, dtype="<U1")
+    names[~white] = name_groups(lab[~white], groups[~white],
+                                None if top is None else signed_lab(top))
     names[_unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     out[seen] = names
     return out
@@ -228,26 +229,21 @@ def _unlike_their_ink(lightness: FloatArray, chroma: FloatArray,
     return out
 
 
-def _split_greens(lab: FloatArray, top_light: float | None = None) -> NDArray[np.str_]:
-    """Light or dark green for cells of one ink group (rows L, a, b on the 0..100
-    scale), or gold when the one ink is plainly orange."""
+def _split_one_ink(lab: FloatArray) -> NDArray[np.int32]:
+    """Two groups for cells of one ink group where k-means finds two clearly apart
+    halves, else one."""
+    one = np.zeros(len(lab), np.int32)
     if len(lab) < 6:
-        return np.full(len(lab), lone_ink(np.median(lab, axis=0), top_light)
-                       if len(lab) else "L")
+        return one
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
     cv2.setRNGSeed(7)
     _, assigned, centres = cv2.kmeans(lab.astype(np.float32), 2, None, criteria, 3,
                                       cv2.KMEANS_PP_CENTERS)
-    assigned = assigned.reshape(-1)
+    assigned = assigned.reshape(-1).astype(np.int32)
     gap = float(np.linalg.norm(centres[0] - centres[1]))
-    sizes = np.bincount(assigned, minlength=2)
-    if gap < GREEN_SPLIT or sizes.min() < 3:
-        # One ink: its lightness alone cannot say which green (exposure moves it), and a
-        # map with one green is more often light green with gold than dark alone; a
-        # plainly orange one is gold.
-        return np.full(len(lab), lone_ink(np.median(lab, axis=0), top_light))
-    light = int(np.argmax(centres[:, 0]))
-    return np.where(assigned == light, "L", "D")
+    if gap < GREEN_SPLIT or np.bincount(assigned, minlength=2).min() < 3:
+        return one
+    return assigned
 
 
 def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | None,

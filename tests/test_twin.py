@@ -253,3 +253,29 @@ def test_depth_is_the_camera_z_of_what_the_pixel_shows(dist):
         got = frame.depth[round(float(v)), round(float(u))]
         # One pixel off centre moves the depth by about a pixel's footprint (< 1 mm here).
         assert abs(got - z) < 1.5, (point, got, z)
+
+
+
+def test_the_cards_gloss_lifts_dark_inks_far_more_than_light_ones() -> None:
+    """Gloss adds the light's own colour in linear light: a dark green gains far more
+    lightness than a light green does, and the card changes far more than the rest."""
+    from calibration.turn import MAP_POINTS, lab_samples
+    from twin.map_views import map_views
+    from twin.mesh import KIND_BOARD, PART_CARD
+    from twin.renderer import _sheen
+
+    seed = next(s for s in range(50200, 50300) if _sheen(s) > 0.03)
+    matt, _ = map_views(seed)
+    gloss, _ = map_views(seed, sheen=True)
+    card = (matt.frame.parts == PART_CARD) & (matt.frame.kinds == KIND_BOARD)
+    change = np.abs(matt.frame.image.astype(int) - gloss.frame.image.astype(int)).max(axis=2)
+    # Off the card only a metering camera's exposure moves, and far less.
+    assert change[card].mean() > 4 * change[~card].mean()
+    inks = np.array([c for row in matt.ground.ground for c in row])
+    lift = {}
+    for ink in "LD":
+        light = [np.nanmedian(lab_samples(v.frame.image, v.camera, v.pose, MAP_POINTS)
+                              .reshape(len(inks), -1, 3)[inks == ink][..., 0])
+                 for v in (matt, gloss)]
+        lift[ink] = light[1] - light[0]
+    assert lift["D"] > 1.5 * max(lift["L"], 1.0)

@@ -42,6 +42,10 @@ Sets beyond the training range for ``evaluate``::
     python3 -m training create_dataset --pairs 40 --seed 200000 --look wide \\
         --tint 1.35,0.95,0.6 --out .../val_tint
 
+The map read's ink model (``calibration/ink_model.json``, no torch needed)::
+
+    python3 -m training fit_inks --seed 50200 --maps 300 --out calibration/ink_model.json
+
 Seeds: training games from 100000 on, validation from 200000 on; the bench's games
 (5000-5999), the tests' (100-199) and the independent renderer's frames are never used.
 Training stops at ``--minutes`` of wall time if that comes first (so on a slower machine
@@ -53,6 +57,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+INK_SEED = 50200
+"""First seed the ink model may fit on."""
 
 
 def _tint(text: str) -> tuple[float, float, float]:
@@ -87,6 +94,10 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--height-map", action="store_true",
                      help="also learn the height of the new surface (the experiment of "
                           "docs/vision.md; not the committed model)")
+    inks = verbs.add_parser("fit_inks", help="fit the map read's ink model on twin maps")
+    inks.add_argument("--seed", type=int, default=INK_SEED)
+    inks.add_argument("--maps", type=int, default=300)
+    inks.add_argument("--out", type=Path, required=True)
     score = verbs.add_parser("evaluate", help="pixel scores: model vs classical")
     score.add_argument("--data", type=Path, required=True)
     score.add_argument("--model", default=None)
@@ -99,8 +110,23 @@ def _check_seed(seed: int) -> str | None:
     return None
 
 
+def _fit_inks(seed: int, maps: int, out: Path) -> int:
+    if not (seed >= INK_SEED and 1 <= maps <= 5000):
+        print(f"--seed {seed} --maps {maps}: the ink model fits on seeds from {INK_SEED} "
+              "(the map read's bench and development views lie below), 1 to 5000 maps",
+              file=sys.stderr)
+        return 2
+    from training.inks import fit, twin_samples
+    samples = list(twin_samples(seed, maps))
+    fit(samples, f"wide-twin maps, seeds {seed}-{seed + maps - 1}").save(out)
+    print(f"{out}: {len(samples)} colour groups of {maps} maps")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.verb == "fit_inks":
+        return _fit_inks(args.seed, args.maps, args.out)
     if args.verb == "create_dataset":
         problem = _check_seed(args.seed)
         if problem is None and args.pairs < 1:

@@ -37,6 +37,9 @@ class BoardLook:
     hole_card: bool = False
     """Holes show the card's colour (a pressed rim) instead of the plate's."""
     hole_shade: float = 0.55
+    sheen: float = 0.0
+    """The card's gloss: this share of the light's own colour added on the card (a
+    semi-gloss print under a bright lamp lifts its dark inks towards the light)."""
 
 
 @dataclass
@@ -393,7 +396,22 @@ def _shade(
         albedo *= tint + (fill - tint) * room[:, :, None]
         return cv2.convertScaleAbs(albedo)
     cv2.multiply(albedo, (*(float(c) for c in tint), 0.0), dst=albedo)
-    return cv2.convertScaleAbs(albedo)
+    out = cv2.convertScaleAbs(albedo)
+    if look.sheen:
+        card = ~(plate_px | hole) if not look.hole_card else ~plate_px
+        out[card] = _sheen_lut(look.sheen, tint)[out[card], np.arange(3)]
+    return out
+
+
+def _sheen_lut(sheen: float, tint: np.ndarray) -> np.ndarray:
+    """8-bit values with the card's gloss added as light adds: in linear light, where a
+    dark ink gains far more, relatively, than a light one (256 x 3, a column a channel)."""
+    v = np.arange(256, dtype=np.float64) / 255.0
+    linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+    lifted = linear[:, None] + sheen * np.clip(np.asarray(tint, np.float64), 0, 2)[None, :]
+    lifted = np.clip(lifted, 0, 1)
+    srgb = np.where(lifted <= 0.0031308, lifted * 12.92, 1.055 * lifted ** (1 / 2.4) - 0.055)
+    return np.round(srgb * 255).astype(np.uint8)
 
 
 def plate_color() -> np.ndarray:

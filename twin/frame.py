@@ -42,6 +42,7 @@ class RenderOptions:
     settled: bool = False  # hands at the frame's edges only, none reaching over the board
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
     room_light: bool = False  # pieces shade pieces (twin.piece_light), a fill of its own colour
+    card_sheen: bool = False  # with wide: the card's gloss lifts its inks towards the light
 
 
 @dataclass

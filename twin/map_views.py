@@ -48,7 +48,7 @@ class MapView:
     ground: GroundMap
 
 
-def map_views(seed: int) -> tuple[MapView, MapView]:
+def map_views(seed: int, sheen: bool = False) -> tuple[MapView, MapView]:
     """The seed's set-up view and palace view (see the module's docstring)."""
     rng = np.random.default_rng(seed)
     ground = random_map(rng, start_area=True)
@@ -56,7 +56,7 @@ def map_views(seed: int) -> tuple[MapView, MapView]:
     views = []
     for setup, board in zip((True, False), boards, strict=True):
         camera, pose = random_camera(rng)
-        frame = render(board, camera, pose, RenderOptions(wide=True), seed=seed)
+        frame = render(board, camera, pose, RenderOptions(wide=True, card_sheen=sheen), seed=seed)
         views.append(MapView(str(seed), setup, frame, camera, pose, ground))
     return views[0], views[1]
 

@@ -1,0 +1,188 @@
+"""The ink model: how likely a naming of a reading's colour groups is (see map_inks).
+
+Every quantity is measured against something lit by the same light, so that white
+balance and exposure cancel: a group against the plate's stud tops (hue difference,
+log colourfulness ratio, log lightness ratio), and a pair of groups against each other
+(hue difference, log colourfulness and lightness ratios, Lab a* difference). Each ink,
+and each ordered pair
+of inks, has a Gaussian over its quantities, fitted on the wide twin's maps (matt and
+glossy cards) by ``python3 -m training fit_inks`` and stored in ``ink_model.json``
+beside this module. A naming's score is the sum of its groups' and its pairs' log
+likelihoods; the best of all namings (four inks to at most four groups: 256) allowed by
+a few physical bounds (a blocked area is grey and small, a near-black group is dark
+green) is the reading's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from calibration.camera import FloatArray
+
+INKS = "LDGX"
+"""Light green, dark green, gold, blocked: the inks a group can be named."""
+MODEL_FILE = Path(__file__).with_name("ink_model.json")
+GREY_AT_MOST = 0.65
+GREY_CHROMA = 35.0
+"""A blocked area is printed grey: a group is named blocked only under this share of the
+other groups' median colourfulness and under ``GREY_CHROMA`` (on the wide twin's maps
+blocked groups show at most 0.6 of the others' and 30). Its hue is noise, so the model's
+own Gaussian for it is wide and would otherwise take any group of odd hue."""
+NEAR_BLACK = 0.5
+BLACK_CHROMA = 15.0
+"""A group under ``BLACK_CHROMA`` colourfulness and ``NEAR_BLACK`` of the lightest group's
+lightness is dark green printed near black: too dark for its hue or colourfulness to mean
+anything (a blocked area is printed a mid grey, 0.58 to 0.79 of the lightest ink on the
+wide twin's maps), so it is named dark green and left out of the model's sums."""
+HUELESS = 12.0
+"""Under this colourfulness (Lab chroma) a group's hue is noise: its hue differences are
+left out of the sums (a grey, a dark green printed near black)."""
+BLOCKED_SHARE = 0.15
+"""A blocked area is a small part of a map: a group holding more of the inked cells read
+is never named blocked. On the wide twin's maps blocked ground is at most 8 % of the
+inked cells a view reads; a dark green lifted towards grey by a glossy card often holds
+a third, and without this bound was named blocked (the real maps' blocked areas are not
+published: a map mostly blocked would leave little to play on)."""
+UNSEEN_PAIR = -20.0
+"""Log likelihood of two inks side by side that the fitting maps never showed together."""
+
+
+def _hue(lab: FloatArray) -> float:
+    return float(np.degrees(np.arctan2(lab[2], lab[1])))
+
+
+def _turn(degrees: float) -> float:
+    return (degrees + 180.0) % 360.0 - 180.0
+
+
+def group_features(centre: FloatArray, top: FloatArray) -> FloatArray:
+    """A group's colour against the stud tops' (both L, a, b on the 0..100 scale)."""
+    return np.array([
+        _turn(_hue(centre) - _hue(top)),
+        np.log(max(float(np.hypot(centre[1], centre[2])), 1.0)
+               / max(float(np.hypot(top[1], top[2])), 1.0)),
+        np.log(max(float(centre[0]), 1.0) / max(float(top[0]), 1.0)),
+    ])
+
+
+def pair_features(first: FloatArray, second: FloatArray) -> FloatArray:
+    """How one group's colour stands to another's (both L, a, b on the 0..100 scale)."""
+    return np.array([
+        _turn(_hue(first) - _hue(second)),
+        np.log(max(float(np.hypot(first[1], first[2])), 1.0)
+               / max(float(np.hypot(second[1], second[2])), 1.0)),
+        np.log(max(float(first[0]), 1.0) / max(float(second[0]), 1.0)),
+        float(first[1] - second[1]),
+    ])
+
+
+def _grey_where_blocked(chroma: FloatArray, names: tuple[str, ...]) -> bool:
+    """Whether every group named blocked is grey beside the groups named inks."""
+    blocked = np.array([n == "X" for n in names])
+    if not blocked.any():
+        return True
+    if (chroma[blocked] >= GREY_CHROMA).any():
+        return False
+    return blocked.all() or bool(
+        (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
+
+
+class Gaussian(BaseModel):
+    """A normal distribution of a few measured quantities."""
+
+    model_config = ConfigDict(frozen=True)
+    mean: list[float]
+    covariance: list[list[float]]
+    samples: int = Field(ge=1)
+
+    @cached_property
+    def _precision(self) -> tuple[FloatArray, float]:
+        cov = np.array(self.covariance)
+        return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+
+    def log_likelihood(self, x: FloatArray, hue: bool = True) -> float:
+        """Log density at ``x``; without ``hue`` the first quantity (a hue difference) is
+        left out, the density taken over the others alone."""
+        if hue:
+            precision, log_det = self._precision
+            d = np.asarray(x) - np.array(self.mean)
+        else:
+            precision, log_det = self._hueless
+            d = np.asarray(x)[1:] - np.array(self.mean[1:])
+        return float(-0.5 * d @ precision @ d - 0.5 * log_det)
+
+    @cached_property
+    def _hueless(self) -> tuple[FloatArray, float]:
+        cov = np.array(self.covariance)[1:, 1:]
+        return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+
+    @classmethod
+    def fit(cls, samples: FloatArray, floor: float = 1e-3) -> Gaussian:
+        """The Gaussian of ``samples`` (rows), its covariance kept from collapsing."""
+        x = np.asarray(samples, np.float64)
+        cov = np.cov(x.T).reshape(x.shape[1], x.shape[1]) + np.eye(x.shape[1]) * floor
+        return cls(mean=[round(float(v), 5) for v in x.mean(axis=0)],
+                   covariance=[[round(float(v), 6) for v in row] for row in cov],
+                   samples=len(x))
+
+
+class InkModel(BaseModel):
+    """The fitted model (``palace-ink-model/1``)."""
+
+    model_config = ConfigDict(frozen=True)
+    format: Literal["palace-ink-model/1"] = "palace-ink-model/1"
+    fitted_on: str
+    inks: dict[str, Gaussian]
+    """Per ink: :func:`group_features` of its groups."""
+    pairs: dict[str, Gaussian]
+    """Per ordered pair of inks ("LD": an L group less a D group): :func:`pair_features`."""
+    same_ink: float
+    """Log price of naming two groups alike."""
+
+    def score(self, centres: FloatArray, top: FloatArray | None, names: tuple[str, ...]) -> float:
+        """Log likelihood of ``names`` for groups of colours ``centres``."""
+        total = 0.0
+        hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+        if top is not None:
+            total += sum(self.inks[n].log_likelihood(group_features(c, top), bool(h))
+                         for c, n, h in zip(centres, names, hued, strict=True))
+        for i, j in itertools.combinations(range(len(names)), 2):
+            pair = self.pairs.get(names[i] + names[j])
+            total += (pair.log_likelihood(pair_features(centres[i], centres[j]),
+                                          bool(hued[i] and hued[j]))
+                      if pair is not None else UNSEEN_PAIR)
+            if names[i] == names[j]:
+                total += self.same_ink
+        return total
+
+    def most_likely(self, centres: FloatArray, top: FloatArray | None,
+                    shares: FloatArray | None = None) -> tuple[str, ...]:
+        """The best naming of groups of colours ``centres`` (L, a, b on the 0..100 scale)
+        holding ``shares`` of the inked cells."""
+        chroma = np.hypot(centres[:, 1], centres[:, 2])
+        large = (np.zeros(len(centres), bool) if shares is None
+                 else np.asarray(shares) > BLOCKED_SHARE)
+        black = (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
+        rest = np.flatnonzero(~black)
+        namings = [names for names in itertools.product(INKS, repeat=len(rest))
+                   if _grey_where_blocked(chroma[rest], names)
+                   and not any(n == "X" for n, big in zip(names, large[rest], strict=True) if big)]
+        best = max(namings, key=lambda names: self.score(centres[rest], top, names))
+        out = ["D"] * len(centres)
+        for g, name in zip(rest, best, strict=True):
+            out[g] = name
+        return tuple(out)
+
+    def save(self, path: Path) -> None:
+        path.write_text(json.dumps(self.model_dump(), indent=1) + "\n")
+
+
+INK_MODEL = InkModel.model_validate_json(MODEL_FILE.read_text())
+"""The committed model."""

@@ -1,0 +1,76 @@
+"""The map read's ink model: the fit, the naming it gives, and its physical bounds."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.ink_model import INK_MODEL, InkModel
+from calibration.map_read import signed_lab
+from training.inks import GroupSample, fit
+
+NOMINAL_BGR = {"L": (74.0, 178.0, 132.0), "D": (52.0, 104.0, 48.0), "G": (96.0, 178.0, 214.0),
+               "X": (98.0, 110.0, 118.0)}
+PLATE_BGR = (65.0, 120.0, 35.0)
+
+
+def _lab(bgr: tuple[float, float, float], gains: np.ndarray) -> np.ndarray:
+    pixel = np.clip(np.array(bgr) * gains, 0, 255).astype(np.uint8)[None, None]
+    return signed_lab(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float64))
+
+
+def _views(rng: np.random.Generator, count: int) -> list[list[GroupSample]]:
+    """Views of the four inks, each under its own white balance and exposure, each ink
+    drifting a little from print to print."""
+    views = []
+    for i in range(count):
+        gains = rng.uniform(0.75, 1.25, 3) * rng.uniform(0.7, 1.3)
+        top = _lab(PLATE_BGR, gains)
+        views.append([GroupSample(str(i), _lab(tuple(np.array(bgr) * rng.uniform(0.92, 1.08, 3)),
+                                               gains), top, ink)
+                      for ink, bgr in NOMINAL_BGR.items()])
+    return views
+
+
+def test_a_fitted_model_names_inks_under_light_it_was_not_fitted_on() -> None:
+    rng = np.random.default_rng(3)
+    model = fit([s for view in _views(rng, 80) for s in view], "synthetic")
+    assert set(model.inks) == set("LDGX")
+    right = 0
+    for view in _views(np.random.default_rng(4), 20):
+        centres = np.array([s.centre for s in view])
+        right += model.most_likely(centres, view[0].top) == tuple(s.ink for s in view)
+    assert right >= 18
+
+
+def test_a_saved_model_reads_back_the_same() -> None:
+    again = InkModel.model_validate_json(INK_MODEL.model_dump_json())
+    centres = np.array([_lab(bgr, np.ones(3)) for bgr in NOMINAL_BGR.values()])
+    top = _lab(PLATE_BGR, np.ones(3))
+    assert again.most_likely(centres, top) == INK_MODEL.most_likely(centres, top)
+
+
+def test_a_large_grey_group_is_dark_green_not_blocked() -> None:
+    """A glossy card lifts dark green towards grey; a blocked area is grey too, but never
+    a third of a map."""
+    lifted = _lab((112.0, 124.0, 110.0), np.ones(3))  # dark green, greyed by the gloss
+    light = _lab(NOMINAL_BGR["L"], np.ones(3))
+    top = _lab(PLATE_BGR, np.ones(3))
+    centres = np.array([lifted, light])
+    assert INK_MODEL.most_likely(centres, top, np.array([0.4, 0.6]))[0] != "X"
+
+
+def test_a_colourful_group_is_never_blocked() -> None:
+    top = _lab(PLATE_BGR, np.ones(3))
+    centres = np.array([_lab(bgr, np.ones(3)) for bgr in NOMINAL_BGR.values()])
+    names = INK_MODEL.most_likely(centres, top, np.array([0.3, 0.3, 0.3, 0.1]))
+    chroma = np.hypot(centres[:, 1], centres[:, 2])
+    assert all(n != "X" for n, c in zip(names, chroma, strict=True) if c > 35)
+
+
+def test_the_recipe_refuses_the_benchs_seeds(tmp_path, capsys) -> None:
+    from training.__main__ import main as recipe
+
+    out = tmp_path / "inks.json"
+    assert recipe(["fit_inks", "--seed", "20000", "--maps", "2", "--out", str(out)]) == 2
+    assert "--seed 20000" in capsys.readouterr().err and not out.exists()
