@@ -394,8 +394,8 @@ def _shade(
     if room is not None:
         fill = np.array(light.fill_color, np.float32) * np.asarray(gain, np.float32)
         albedo *= tint + (fill - tint) * room[:, :, None]
-        return cv2.convertScaleAbs(albedo)
-    cv2.multiply(albedo, (*(float(c) for c in tint), 0.0), dst=albedo)
+    else:
+        cv2.multiply(albedo, (*(float(c) for c in tint), 0.0), dst=albedo)
     out = cv2.convertScaleAbs(albedo)
     if look.sheen:
         card = ~(plate_px | hole) if not look.hole_card else ~plate_px
