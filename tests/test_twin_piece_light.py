@@ -37,24 +37,52 @@ def test_height_field_holds_the_tallest_piece_over_each_point():
 
 
 def test_the_shadow_falls_on_the_side_away_from_the_light():
-    field = height_field([TOWER])
     # Light from +x (azimuth 0): the point at the tower's -x foot is shaded, the
     # point at its +x foot is lit; a point far away is lit and in the open.
     points = np.array([[96.0, 108.0, 0.0], [120.0, 108.0, 0.0], [20.0, 20.0, 0.0]])
-    direct, room = shade_factors(points, field, _light(0.0), LOOK)
+    board = np.full(3, -1)
+    direct, room = shade_factors(points, board, [TOWER], _light(0.0), LOOK)
     assert direct[0] < 0.05
     assert direct[1] > 0.95 and direct[2] > 0.95
     # Turning the light round moves the shadow to the other foot.
-    direct, _ = shade_factors(points, field, _light(180.0), LOOK)
+    direct, _ = shade_factors(points, board, [TOWER], _light(180.0), LOOK)
     assert direct[1] < 0.05 and direct[0] > 0.95
     assert room[0] < 0.9 and room[2] == 1.0
 
 
 def test_a_piece_top_does_not_shade_itself():
-    field = height_field([TOWER])
     top = np.array([[108.0, 108.0, 5 * BRICK_MM]])
-    direct, room = shade_factors(top, field, _light(30.0), LOOK)
+    direct, room = shade_factors(top, np.zeros(1, int), [TOWER], _light(30.0), LOOK)
     assert direct[0] > 0.95 and room[0] == 1.0
+
+
+def _brick(x: float, y: float) -> np.ndarray:
+    """A 2 x 4 stud brick's corners, (x, y) its low corner, long along x."""
+    return np.array([[x + dx, y + dy, z] for dx in (0.0, 32.0) for dy in (0.0, 16.0)
+                     for z in (0.0, BRICK_MM)])
+
+
+def _foot(x: float, y: float) -> np.ndarray:
+    """Points low on a brick's four sides (at (x, y), as :func:`_brick`)."""
+    return np.array([[x + 16.0, y, 1.0], [x + 16.0, y + 16.0, 1.0],
+                     [x, y + 8.0, 1.0], [x + 32.0, y + 8.0, 1.0]])
+
+
+def test_a_lone_brick_sees_the_whole_room_and_one_beside_a_tower_does_not():
+    # A wide blur: the brick's own prism, were it counted, would stand over its sides.
+    look = PieceLight(occlusion=0.6, blur_mm=8.0, penumbra_mm=2.0)
+    lone = [_brick(40.0, 40.0)]
+    _, room = shade_factors(_foot(40.0, 40.0), np.zeros(4, int), lone, _light(0.0), look)
+    assert np.all(room == 1.0)
+    # Counted with its own piece, the same sides would darken as a crevice's foot.
+    _, counted = shade_factors(_foot(40.0, 40.0), np.full(4, -1), lone, _light(0.0), look)
+    assert counted.max() < 0.99 and counted.min() < 0.95
+    # The same brick with its +x end against the tower: that end sees less of the room,
+    # its far end none the less.
+    beside = [TOWER, _brick(100.0 - 32.0 - 1.0, 100.0)]
+    _, room = shade_factors(_foot(67.0, 100.0), np.ones(4, int), beside, _light(0.0), look)
+    assert room[3] < 0.8
+    assert room[2] == 1.0
 
 
 def test_piece_light_darkens_piece_pixels_only():

@@ -18,19 +18,22 @@ The room's-light experiment of docs/vision.md (a model trained with the twin's r
 light, ``RenderOptions(room_light=True)``, in two wide-look games of three; measured
 and not committed), its two halves made side by side and joined::
 
-    python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \
-        --out /work/data/newpieces2/train_a
-    python3 -m training create_dataset --pairs 250 --seed 110000 --room-light mix \
-        --out /work/data/newpieces2/train_b
-    mkdir /work/data/newpieces2/train
+    python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \\
+        --out /work/data/newpieces3/train_a
+    python3 -m training create_dataset --pairs 250 --seed 110000 --room-light mix \\
+        --out /work/data/newpieces3/train_b
+    mkdir /work/data/newpieces3/train
     for i in $(seq 0 249); do n=$(printf %05d $i); m=$(printf %05d $((i + 250)))
-        cp /work/data/newpieces2/train_a/pair_$n.npz /work/data/newpieces2/train/pair_$n.npz
-        cp /work/data/newpieces2/train_b/pair_$n.npz /work/data/newpieces2/train/pair_$m.npz
+        cp /work/data/newpieces3/train_a/pair_$n.npz /work/data/newpieces3/train/pair_$n.npz
+        cp /work/data/newpieces3/train_b/pair_$n.npz /work/data/newpieces3/train/pair_$m.npz
     done
-    python3 -m training train --data /work/data/newpieces2/train \
-        --out /work/data/newpieces2/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
-    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \
-        --room-light on --out /work/data/newpieces2/val_wide_room
+    python3 -m training train --data /work/data/newpieces3/train \\
+        --out /work/data/newpieces3/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
+        --room-light on --out /work/data/newpieces3/val_wide_room
+
+(``newpieces3``: made after each point's own piece was left out of the occlusion;
+``newpieces2``, made before, is the first experiment's set.)
 
 Sets beyond the training range for ``evaluate``::
 

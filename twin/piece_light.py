@@ -13,6 +13,10 @@ of what stands over each square millimetre), marching towards the light for the 
 and against the blurred field for the occlusion. The field treats each piece as the
 prism of its outline up to its top (an arch's opening is filled), which is coarse but
 darkens the same places a real palace darkens.
+
+The occlusion field of a point leaves out the piece the point lies on: a lone brick's
+prism blurred would stand over its own lower sides as a crevice's walls do, and darken
+them, though nothing but open room faces them. Only the other pieces hide the room.
 """
 
 from __future__ import annotations
@@ -67,6 +71,36 @@ def height_field(verts: list[np.ndarray]) -> np.ndarray:
     return field
 
 
+def height_layers(verts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The height field (as :func:`height_field`), the piece on top over each point
+    (-1 for none) and the height there without that piece: the field without any one
+    piece ``i`` is the second height where ``i`` is on top, the first elsewhere, so
+    leaving each piece out costs no new field."""
+    size = int(BOARD_MM + 2 * FIELD_MARGIN_MM)
+    field = np.zeros((size, size), np.float32)
+    second = np.zeros((size, size), np.float32)
+    owner = np.full((size, size), -1, np.int32)
+    tops = [(float(v[:, 2].max()), i) for i, v in enumerate(verts) if len(v) >= 3]
+    for top, i in sorted(tops):
+        hull = cv2.convexHull(np.round((verts[i][:, :2] + FIELD_MARGIN_MM) * 16)
+                              .astype(np.int32))
+        # The outline filled in its own box (a whole-pixel shift, the same pixels).
+        x, y, w, h = cv2.boundingRect(hull)
+        x0, y0 = max((x >> 4) - 1, 0), max((y >> 4) - 1, 0)
+        x1, y1 = min(((x + w) >> 4) + 2, size), min(((y + h) >> 4) + 2, size)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        stamp = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(stamp, hull - np.int32([x0 * 16, y0 * 16]), 1, cv2.LINE_8, 4)
+        inside = stamp.view(bool)
+        # Filled lowest first, so what stood here is now second.
+        box = field[y0:y1, x0:x1]
+        second[y0:y1, x0:x1][inside] = box[inside]
+        box[inside] = top
+        owner[y0:y1, x0:x1][inside] = i
+    return field, second, owner
+
+
 def _sample(field: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return cv2.remap(field, x + np.float32(FIELD_MARGIN_MM), y + np.float32(FIELD_MARGIN_MM),
                      cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
@@ -95,10 +129,43 @@ def board_points(lens: Lens, pose: Pose, ys: np.ndarray, xs: np.ndarray,
     return out
 
 
-def shade_factors(points: np.ndarray, field: np.ndarray, light: Light, look: PieceLight
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _occluders(points: np.ndarray, owner: np.ndarray, verts: list[np.ndarray],
+               blur_mm: float) -> np.ndarray:
+    """Per point: the blurred height of the pieces other than its own (``owner``: the
+    index into ``verts`` of the piece each point lies on, -1 for none)."""
+    out = np.zeros(len(points), np.float32)
+    reach = int(np.ceil(4 * blur_mm)) + 3  # the blur's kernel reaches 4 sigma
+    field, second, top_piece = height_layers(verts)
+    size = len(field)
+    order = np.argsort(owner, kind="stable")
+    pieces, starts = np.unique(owner[order], return_index=True)
+    for piece, at in zip(pieces, np.split(order, starts[1:]), strict=True):
+        x = points[at, 0].astype(np.float32) + np.float32(FIELD_MARGIN_MM)
+        y = points[at, 1].astype(np.float32) + np.float32(FIELD_MARGIN_MM)
+        # Blur only a window around the points (exact: the kernel ends inside it).
+        x0 = int(np.clip(np.floor(x.min()) - reach, 0, size))
+        y0 = int(np.clip(np.floor(y.min()) - reach, 0, size))
+        x1 = int(np.clip(np.ceil(x.max()) + reach + 1, 0, size))
+        y1 = int(np.clip(np.ceil(y.max()) + reach + 1, 0, size))
+        if x1 <= x0 or y1 <= y0:
+            continue
+        lo_y, lo_x = max(y0 - reach, 0), max(x0 - reach, 0)
+        rows, cols = slice(lo_y, min(y1 + reach, size)), slice(lo_x, min(x1 + reach, size))
+        window = np.where(top_piece[rows, cols] == piece, second[rows, cols],
+                          field[rows, cols])
+        blurred = cv2.GaussianBlur(window, (0, 0), blur_mm, borderType=cv2.BORDER_CONSTANT)
+        out[at] = cv2.remap(blurred, (x - lo_x).reshape(1, -1), (y - lo_y).reshape(1, -1),
+                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=0.0).reshape(-1)
+    return out
+
+
+def shade_factors(points: np.ndarray, owner: np.ndarray, verts: list[np.ndarray],
+                  light: Light, look: PieceLight) -> tuple[np.ndarray, np.ndarray]:
     """Per point: the share of direct light that reaches it (0 in full shadow) and of
-    the room's light (1 in the open)."""
+    the room's light (1 in the open). ``owner``: the index into ``verts`` of the piece
+    each point lies on (-1 for none), left out of the point's occlusion."""
+    field = height_field(verts)
     n = len(points)
     padded = -(-max(n, 1) // _LANE) * _LANE
 
@@ -124,18 +191,19 @@ def shade_factors(points: np.ndarray, field: np.ndarray, light: Light, look: Pie
         above -= np.float32(h * rise)
         np.maximum(excess, above, out=excess)
     direct = 1 - np.clip((excess - tolerance) / np.float32(look.penumbra_mm), 0, 1)
-    blurred = cv2.GaussianBlur(field, (0, 0), look.blur_mm)
-    deep = np.clip((_sample(blurred, x, y) - z - tolerance) / np.float32(12.0), 0, 1)
+    around = _occluders(points, owner, verts, look.blur_mm)
+    deep = np.clip((around - points[:, 2] - tolerance) / np.float32(12.0), 0, 1)
     room = 1 - np.float32(look.occlusion) * deep
-    return direct.reshape(-1)[:n], room.reshape(-1)[:n]
+    return direct.reshape(-1)[:n], room
 
 
-def shade_pieces(image: np.ndarray, piece_px: np.ndarray, poly: np.ndarray,
+def shade_pieces(image: np.ndarray, piece_ids: np.ndarray, poly: np.ndarray,
                  normals: np.ndarray, depth: np.ndarray, lens: Lens, pose: Pose,
                  verts: list[np.ndarray], light: Light, look: PieceLight) -> None:
-    """Darken, in place, the piece pixels ``piece_px`` of ``image`` (8-bit BGR) where the
-    palace shades them; ``poly`` is each pixel's polygon, ``normals`` the polygons'
-    normals (board frame)."""
+    """Darken, in place, the piece pixels of ``image`` (8-bit BGR; ``piece_ids``: each
+    pixel's index into ``verts``, negative off the pieces) where the palace shades them;
+    ``poly`` is each pixel's polygon, ``normals`` the polygons' normals (board frame)."""
+    piece_px = piece_ids >= 0
     x0, y0, w, h = cv2.boundingRect(piece_px.view(np.uint8))
     if not w:
         return
@@ -147,7 +215,7 @@ def shade_pieces(image: np.ndarray, piece_px: np.ndarray, poly: np.ndarray,
     ys += y0
     xs += x0
     points = board_points(lens, pose, ys, xs, depth[ys, xs])
-    direct, room = shade_factors(points, height_field(verts), light, look)
+    direct, room = shade_factors(points, piece_ids[ys, xs], verts, light, look)
     per_poly = np.clip(normals @ light.direction, 0, None).astype(np.float32)
     facing = per_poly[poly[ys, xs]]
     # Per channel: what the room gives (in its own colour) and what the lamp gives.

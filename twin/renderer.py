@@ -234,7 +234,7 @@ def render(
     labels = _composite(image, zb, board, polys, lut)
     piece_ids, kinds, parts_map, depth = labels
     if room:
-        shade_pieces(image, piece_ids >= 0, zb.poly, polys.normals, depth, lens, pose,
+        shade_pieces(image, piece_ids, zb.poly, polys.normals, depth, lens, pose,
                      [g.verts for g in bases], light, PieceLight.random(room_rng))
     clutter_px = piece_ids == CLUTTER
     occluded = None
