@@ -9,7 +9,13 @@ import numpy as np
 from rules.pieces import BRICK_MM, Axis, Kind, Piece
 from rules.scene import Scene
 from twin import RenderOptions, orbit_pose, random_camera, render
-from twin.piece_light import FIELD_MARGIN_MM, PieceLight, height_field, shade_factors
+from twin.piece_light import (
+    FIELD_MARGIN_MM,
+    PieceLight,
+    height_field,
+    height_layers,
+    shade_factors,
+)
 from twin.shading import Light
 
 TOWER = np.array([[x, y, z] for x in (100.0, 116.0) for y in (100.0, 116.0)
@@ -34,6 +40,18 @@ def test_height_field_holds_the_tallest_piece_over_each_point():
     assert at(110, 110) == np.float32(5 * BRICK_MM)
     assert at(120, 110) == np.float32(BRICK_MM)
     assert at(60, 60) == 0
+
+
+def test_the_field_without_a_piece_is_the_field_of_the_others():
+    # Overlapping pieces, two of them of one height, and one over the board's edge.
+    verts = [TOWER, _brick(90.0, 104.0), _brick(108.0, 96.0), _brick(-20.0, 50.0)]
+    verts.append(verts[1] + np.array([4.0, 2.0, BRICK_MM]))
+    field, second, top = height_layers(verts)
+    assert np.array_equal(field, height_field(verts))
+    for i in range(len(verts)):
+        others = height_field([v for j, v in enumerate(verts) if j != i])
+        assert np.array_equal(np.where(top == i, second, field), others)
+    assert set(np.unique(top)) == {-1, 0, 1, 2, 3, 4}
 
 
 def test_the_shadow_falls_on_the_side_away_from_the_light():
