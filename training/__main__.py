@@ -1,22 +1,9 @@
 """The new-piece model's recipe: make the data set, train, evaluate.
 
 Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
-``pip install -e .[train]``; the data set lives outside the repository)::
-
-    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
-    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
-        --out /work/data/newpieces/val_wide
-    python3 -m training train --data /work/data/newpieces/train \\
-        --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
-    python3 -m training evaluate --data /work/data/newpieces/val_wide
-
-``train --height-map`` adds the second map, the height of the new surface each pixel
-shows (the data sets carry its label): an experiment that docs/vision.md reports, not
-the committed model.
-
-The room's-light experiment of docs/vision.md (a model trained with the twin's room
-light, ``RenderOptions(room_light=True)``, in two wide-look games of three; measured
-and not committed), its two halves made side by side and joined::
+``pip install -e .[train]``; the data set lives outside the repository). Its set has the
+twin's room light, ``RenderOptions(room_light=True)``, in two wide-look games of three;
+its two halves are made side by side and joined::
 
     python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \\
         --out /work/data/newpieces3/train_a
@@ -28,12 +15,22 @@ and not committed), its two halves made side by side and joined::
         cp /work/data/newpieces3/train_b/pair_$n.npz /work/data/newpieces3/train/pair_$m.npz
     done
     python3 -m training train --data /work/data/newpieces3/train \\
-        --out /work/data/newpieces3/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
+        --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
+        --out /work/data/newpieces3/val_wide
     python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
         --room-light on --out /work/data/newpieces3/val_wide_room
+    python3 -m training evaluate --data /work/data/newpieces3/val_wide
 
-(``newpieces3``: made after each point's own piece was left out of the occlusion;
-``newpieces2``, made before, is the first experiment's set.)
+The model before it (docs/vision.md compares the two), on a set without the room light::
+
+    python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
+    python3 -m training train --data /work/data/newpieces/train \\
+        --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
+
+``train --height-map`` adds the second map, the height of the new surface each pixel
+shows (the data sets carry its label): an experiment that docs/vision.md reports, not
+the committed model.
 
 Sets beyond the training range for ``evaluate``::
 
