@@ -361,7 +361,14 @@ def lattice_poses(
 
 
 def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[LatticePose]:
-    """:func:`lattice_poses` from one set of patches."""
+    """:func:`lattice_poses` from one set of patches.
+
+    Seeded from the patches nearest the middle of them all, which are the board's
+    wherever the board fills most of the textured picture. Where it does not (a striped
+    or checked table, whose own repeats pass for a lattice in most windows), those seeds
+    are the table's: then the patches no fit explains are looked at again, seeded from
+    across them and ranked by how many of them each seed explains (:func:`_second_look`).
+    """
     if len(patches) < MIN_PATCHES:
         return []
     centres = np.array([p.centre for p in patches])
@@ -371,27 +378,123 @@ def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[Lattic
     middle = np.median(centres, axis=0)
     near = np.argsort(np.linalg.norm(centres - middle, axis=1))[:3]
     anchor = _rays(camera, middle[None])[0]
-    seeds: list[tuple[float, Pose]] = []
-    for i in near:
-        for u in UNIMODULAR:
-            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
-                moved = _anchored(_params(seed), anchor)
-                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
-                seeds.append((float(np.median(misfit)), moved))
+    seeds = _seeds(camera, patches, near, anchor, rays, steps)
     seeds.sort(key=lambda item: item[0])
-    fits: list[tuple[int, LatticePose]] = []
-    for _, seed in seeds[:MAX_SEEDS]:
-        pose, inliers = _fit(camera, seed, rays, steps, anchor)
-        if inliers.sum() >= MIN_PATCHES:
-            fits.append((int(inliers.sum()), _placed(pose, rays[inliers])))
-    fits.sort(key=lambda item: -item[0])
+    fits = _fits(camera, [seed for _, seed, _ in seeds[:MAX_SEEDS]], rays, steps, anchor)
     out: list[LatticePose] = []
-    for _, fit in fits:
+    explained = np.zeros(len(patches), bool)
+    for _, fit, inliers in fits:
         if len(out) == limit:
             break
         if all(_tilt_between(fit.pose, p.pose) > 2.0 for p in out):
             out.append(fit)
+            explained |= inliers
+    if (~explained).sum() >= MIN_PATCHES:
+        out += _second_look([p for p, e in zip(patches, explained, strict=True) if not e], camera)
     return out
+
+
+SECOND_SEEDS = 12
+"""Groups of patches a second look weighs (it fits the largest :data:`MAX_SEEDS`)."""
+NEIGHBOUR_PX = 1.5 * WINDOW_PX
+"""How far apart two patches may lie to be neighbours that should repeat alike."""
+SEED_TOLERANCE = 0.2
+"""Misfit under which a seed is said to explain a patch (a seed read off one patch is a
+few per cent off elsewhere; the fit itself narrows to :data:`INLIER_MISFIT`)."""
+
+
+def _second_look(patches: list[Patch], camera: Camera) -> list[LatticePose]:
+    """The best lattice among patches the first fits left, each group of them fitted alone.
+
+    A board beside a striped table had 35 of 171 patches at 40 px, none near the middle
+    of them all: the first seeds were the stripes', and no plane fitted. Each group of
+    neighbouring patches that repeat alike (:func:`_groups`) is fitted on its own patches
+    first, from the seed that fits them best, and then over all the patches left; the
+    fit most of them agree with stands.
+    """
+    centres = np.array([p.centre for p in patches])
+    steps = np.array([p.steps for p in patches])
+    rays = _rays(camera, centres)
+    best: tuple[int, LatticePose] | None = None
+    for seed_at, members in _groups(centres, steps)[:MAX_SEEDS]:
+        # Anchored in the group's middle: a seed read off one patch holds its distance
+        # there, and a third of a step off at the middle of all patches (a table's).
+        anchor = _rays(camera, np.median(centres[members], axis=0)[None])[0]
+        seeds = _seeds(camera, patches, seed_at, anchor, rays[members], steps[members])
+        seeds.sort(key=lambda item: item[0])
+        for _, seed, _ in seeds[:MAX_SEEDS]:
+            local, inliers = _fit(camera, seed, rays[members], steps[members], anchor)
+            if inliers.sum() < MIN_PATCHES:
+                continue
+            pose, inliers = _fit(camera, local, rays, steps, anchor)
+            count = int(inliers.sum())
+            if count >= MIN_PATCHES and (best is None or count > best[0]):
+                best = (count, _placed(pose, rays[inliers]))
+            break
+    return [] if best is None else [best[1]]
+
+
+def _groups(
+    centres: FloatArray, steps: FloatArray
+) -> list[tuple[NDArray[np.intp], NDArray[np.bool_]]]:
+    """Groups of neighbouring patches that repeat alike, largest first: each as the
+    patches to seed from (the one most of its neighbours agree with, and two of those),
+    and the patches within two agreements of it.
+
+    Greedy: a patch already in a chosen group's core does not start another.
+    """
+    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) <= NEIGHBOUR_PX
+    agree = np.array(
+        [_misfit(steps, np.broadcast_to(s, steps.shape)) < SEED_TOLERANCE for s in steps]
+    )
+    agree &= near & agree.T
+    count = agree.sum(axis=1)
+    free = np.ones(len(centres), bool)
+    groups: list[tuple[NDArray[np.intp], NDArray[np.bool_]]] = []
+    for i in np.argsort(-count, kind="stable"):
+        if len(groups) == SECOND_SEEDS or count[i] < MIN_PATCHES:
+            break
+        if free[i]:
+            core = agree[i]
+            # Seeds from the patch and the two of its core most patches agree with: one
+            # patch's own steps have been a third off the group's plane.
+            ranked = np.flatnonzero(core)[np.argsort(-count[core], kind="stable")]
+            seeds = np.unique(np.concatenate([[i], ranked[ranked != i][:2]]))
+            groups.append((seeds, core | agree[core].any(axis=0)))
+            free &= ~core
+    return groups
+
+
+def _seeds(
+    camera: Camera,
+    patches: list[Patch],
+    chosen: NDArray[np.intp],
+    anchor: FloatArray,
+    rays: FloatArray,
+    steps: FloatArray,
+) -> list[tuple[float, Pose, FloatArray]]:
+    """Poses read off each chosen patch, with their median misfit and every patch's."""
+    seeds: list[tuple[float, Pose, FloatArray]] = []
+    for i in chosen:
+        for u in UNIMODULAR:
+            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
+                moved = _anchored(_params(seed), anchor)
+                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
+                seeds.append((float(np.median(misfit)), moved, misfit))
+    return seeds
+
+
+def _fits(
+    camera: Camera, seeds: list[Pose], rays: FloatArray, steps: FloatArray, anchor: FloatArray
+) -> list[tuple[int, LatticePose, NDArray[np.bool_]]]:
+    """Each seed fitted, kept when enough patches fit it, most patches first."""
+    fits: list[tuple[int, LatticePose, NDArray[np.bool_]]] = []
+    for seed in seeds:
+        pose, inliers = _fit(camera, seed, rays, steps, anchor)
+        if inliers.sum() >= MIN_PATCHES:
+            fits.append((int(inliers.sum()), _placed(pose, rays[inliers]), inliers))
+    fits.sort(key=lambda item: -item[0])
+    return fits
 
 
 def _placed(pose: Pose, rays: FloatArray) -> LatticePose:
