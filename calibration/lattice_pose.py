@@ -13,7 +13,8 @@ Each patch's lattice comes from its autocorrelation: the two shortest repeats of
 stud pattern are the lattice's steps as the image shows them there. One patch gives the
 plane up to the usual mirror ambiguity of a flat pattern seen from afar; all patches
 together, fitted with full perspective, give the one plane that squeezes the lattice
-right everywhere.
+right everywhere. A striped or checked table repeats too, in more windows than the board
+may fill: the patches no fit explains are looked at again, group by group.
 """
 
 from __future__ import annotations
