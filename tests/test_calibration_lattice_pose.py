@@ -14,7 +14,8 @@ from calibration.alias import _half_state
 from calibration.board_model import stud_centres
 from calibration.camera import Pose, project
 from calibration.evidence import gray_float
-from calibration.lattice_pose import DENSE_STRIDE_PX, LatticePose, lattice_patches, lattice_poses
+from calibration.lattice_patches import DENSE_STRIDE_PX, lattice_patches
+from calibration.lattice_pose import LatticePose, lattice_poses
 from calibration.pose import locate_board
 from calibration.side_profiles import REACH
 from rules.maps import load_map
