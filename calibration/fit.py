@@ -43,6 +43,12 @@ from calibration.stud_tops import (
 from calibration.turn import canonical_turn, map_explains, weigh_turn
 from rules.maps import GroundMap
 
+BLIND_RETRY_CLARITY = 6.5
+"""Under this clarity a refused lattice is fitted again blind to the stud tops. A little
+over :data:`~calibration.evidence.STUD_TOPS_CLARITY`: a dev board 11 px a stud settled
+from a lattice start on the gaps at 6.03, half a stud off along both axes, with three
+sides stepping where it put them (the fourth unclear), and was refused for its sides;
+the blind fit from the same start is the board's."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -67,7 +73,7 @@ def finish(
     """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
     result = _judged(image, gray, camera, grid, ground, focal_refined, quarters)
-    if result.found or grid is None or grid.clarity >= STUD_TOPS_CLARITY:
+    if result.found or grid is None or grid.clarity >= BLIND_RETRY_CLARITY:
         return result
     # A soft lattice refused: tops darker than the card, blurred into their holes, draw
     # the usual shade template onto the gaps between studs (dev frames settled there

@@ -9,11 +9,13 @@ the board's plane: its tilt, its turn and its distance. Only where the board lie
 that plane is left open, and the lattice fit (to a stud) and the board's sides (which
 stud is the edge's) settle that afterwards, as they do for an outline's pose.
 
-Each patch's lattice comes from its autocorrelation: the two shortest repeats of the
-stud pattern are the lattice's steps as the image shows them there. One patch gives the
+Each patch's lattice comes from its autocorrelation (:mod:`calibration.lattice_patches`):
+the two shortest repeats of the stud pattern are the lattice's steps as the image shows
+them there. One patch gives the
 plane up to the usual mirror ambiguity of a flat pattern seen from afar; all patches
 together, fitted with full perspective, give the one plane that squeezes the lattice
-right everywhere.
+right everywhere. A striped or checked table repeats too, in more windows than the board
+may fill: the patches no fit explains are looked at again, group by group.
 """
 
 from __future__ import annotations
@@ -26,20 +28,9 @@ from numpy.typing import NDArray
 
 from calibration.board_model import CENTRE
 from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.lattice_patches import STRIDE_PX, WINDOW_PX, Patch, lattice_patches
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
-WINDOW_PX = 96
-STRIDE_PX = 80
-DENSE_STRIDE_PX = 40
-"""Windows half as far apart, for a board too small for the first pass: a board 250 px
-across holds four or five whole windows 80 px apart, fewer than a plane needs."""
-MIN_REPEAT_PX = 4.0
-MAX_REPEAT_PX = 40.0
-MIN_PEAK = 0.3
-"""Normalised autocorrelation a stud lattice reaches at its first repeat; wood grain,
-cloth and skin stay well under it."""
-MIN_TEXTURE_SHARE = 0.35
-"""Share of the most textured windows' stud-scale energy a window needs to be looked at."""
 MIN_PATCHES = 6
 MAX_SEEDS = 4
 MAX_REACH = 10
@@ -57,142 +48,6 @@ UNIMODULAR = [
 ]
 """A patch's two shortest repeats are two rows of studs, or a row and a diagonal when the
 board is seen obliquely and turned: these are the bases to try."""
-
-
-@dataclass(frozen=True)
-class Patch:
-    """One window's lattice: its centre and the image steps (columns) of two lattice repeats."""
-
-    centre: FloatArray
-    steps: FloatArray
-
-
-_HANN = np.outer(np.hanning(WINDOW_PX), np.hanning(WINDOW_PX)).astype(np.float32)
-
-
-def _window_taper() -> NDArray[np.float64]:
-    """The Hann window's own autocorrelation, centred: what tapering does to every lag.
-
-    A tapered patch's autocorrelation is the pattern's times this; dividing it out keeps
-    the taper from pulling every repeat a few per cent towards zero lag.
-    """
-    spectrum = np.fft.rfft2(_HANN.astype(np.float64))
-    auto = np.fft.fftshift(np.fft.irfft2(np.abs(spectrum) ** 2, s=_HANN.shape))
-    return auto / auto.max()
-
-
-_TAPER = _window_taper()
-
-
-def lattice_patches(gray: NDArray[np.float32], stride: int = STRIDE_PX) -> list[Patch]:
-    """Windows across the picture whose texture repeats like a lattice, with its steps."""
-    h, w = gray.shape
-    xs = range(0, w - WINDOW_PX + 1, stride)
-    ys = range(0, h - WINDOW_PX + 1, stride)
-    corners = _textured_windows(gray, [(x, y) for y in ys for x in xs])
-    if not corners:
-        return []
-    stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
-    stack = stack - stack.mean(axis=(1, 2), keepdims=True)
-    stack *= _HANN
-    spectrum = np.fft.rfft2(stack)
-    auto = np.fft.irfft2(np.abs(spectrum) ** 2, s=(WINDOW_PX, WINDOW_PX))
-    zero = auto[:, 0, 0].copy()
-    auto = np.fft.fftshift(auto, axes=(1, 2)) / np.where(zero > 0, zero, 1.0)[:, None, None]
-    c = WINDOW_PX // 2
-    yy, xx = np.mgrid[-c : WINDOW_PX - c, -c : WINDOW_PX - c]
-    radius = np.hypot(xx, yy)
-    untapered = auto / np.maximum(_TAPER, 0.05)
-    # A peak is no less than its eight neighbours (wrapping round): one wrapped pad and
-    # eight views of it, rather than eight rolled copies of the whole stack.
-    n = WINDOW_PX
-    ring = np.pad(auto, ((0, 0), (1, 1), (1, 1)), mode="wrap")
-    lower = np.zeros(auto.shape, bool)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            if dx or dy:
-                lower |= auto < ring[:, 1 - dy : 1 - dy + n, 1 - dx : 1 - dx + n]
-    peaks = np.where(lower, 0.0, auto)
-    usable = (radius >= MIN_REPEAT_PX) & (radius <= MAX_REPEAT_PX) & (xx * 1000 + yy > 0)
-    peaks *= usable
-    out = []
-    for k, (x, y) in enumerate(corners):
-        steps = _two_steps(untapered[k], peaks[k], c)
-        if steps is not None:
-            out.append(Patch(np.array([x, y]) + (WINDOW_PX - 1) / 2, steps))
-    return out
-
-
-def _textured_windows(
-    gray: NDArray[np.float32], corners: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
-    """The windows with texture at the studs' scale: the only ones worth a Fourier transform.
-
-    Band-pass energy (a difference of Gaussians at half size) summed per window through an
-    integral image; a plain table, a sleeve or a hand has a fraction of the studs' energy.
-    """
-    h, w = gray.shape
-    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    band = np.abs(cv2.GaussianBlur(half, (0, 0), 1.0) - cv2.GaussianBlur(half, (0, 0), 3.0))
-    total = cv2.integral(band)
-    n = WINDOW_PX // 2
-    energy = np.array(
-        [
-            total[y // 2 + n, x // 2 + n]
-            - total[y // 2, x // 2 + n]
-            - total[y // 2 + n, x // 2]
-            + total[y // 2, x // 2]
-            for x, y in corners
-        ]
-    )
-    level = MIN_TEXTURE_SHARE * float(np.percentile(energy, 90)) if len(energy) else 0.0
-    return [c for c, e in zip(corners, energy, strict=True) if e >= level]
-
-
-def _two_steps(auto: NDArray[np.float64], peaks: NDArray[np.float64], c: int) -> FloatArray | None:
-    """The two strongest repeats in different directions, sub-pixel, reduced to a short basis."""
-    flat_peaks = peaks.ravel()
-    strong = np.flatnonzero(flat_peaks >= MIN_PEAK)
-    order = strong[np.argsort(-flat_peaks[strong])][:12]
-    found: list[tuple[FloatArray, float]] = []
-    for flat in order:
-        value = float(flat_peaks[flat])
-        iy, ix = divmod(int(flat), peaks.shape[1])
-        vec = _refine_peak(auto, iy, ix) - c
-        if found:
-            first = found[0][0]
-            cos = abs(float(vec @ first)) / (np.linalg.norm(vec) * np.linalg.norm(first))
-            if cos > 0.9:
-                continue
-        found.append((vec, value))
-        if len(found) == 2:
-            break
-    if len(found) < 2:
-        return None
-    a, b = found[0][0], found[1][0]
-    # Gauss reduction: the two shortest vectors spanning the same lattice.
-    for _ in range(4):
-        if np.linalg.norm(b) < np.linalg.norm(a):
-            a, b = b, a
-        k = round(float(a @ b) / float(a @ a))
-        if k == 0:
-            break
-        b = b - k * a
-    if np.linalg.norm(a) < MIN_REPEAT_PX:
-        return None
-    return np.stack([a, b], axis=1)
-
-
-def _refine_peak(auto: NDArray[np.float64], iy: int, ix: int) -> FloatArray:
-    n = auto.shape[0]
-    out = []
-    for lo, mid, hi, i in (
-        (auto[iy, (ix - 1) % n], auto[iy, ix], auto[iy, (ix + 1) % n], ix),
-        (auto[(iy - 1) % n, ix], auto[iy, ix], auto[(iy + 1) % n, ix], iy),
-    ):
-        den = lo - 2 * mid + hi
-        out.append(i + (0.5 * (lo - hi) / den if den < 0 else 0.0))
-    return np.array(out)
 
 
 def _rays(camera: Camera, px: FloatArray) -> FloatArray:
@@ -361,7 +216,14 @@ def lattice_poses(
 
 
 def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[LatticePose]:
-    """:func:`lattice_poses` from one set of patches."""
+    """:func:`lattice_poses` from one set of patches.
+
+    Seeded from the patches nearest the middle of them all, which are the board's
+    wherever the board fills most of the textured picture. Where it does not (a striped
+    or checked table, whose own repeats pass for a lattice in most windows), those seeds
+    are the table's: then the patches no fit explains are looked at again, seeded from
+    across them and ranked by how many of them each seed explains (:func:`_second_look`).
+    """
     if len(patches) < MIN_PATCHES:
         return []
     centres = np.array([p.centre for p in patches])
@@ -371,27 +233,123 @@ def _poses_from(patches: list[Patch], camera: Camera, limit: int) -> list[Lattic
     middle = np.median(centres, axis=0)
     near = np.argsort(np.linalg.norm(centres - middle, axis=1))[:3]
     anchor = _rays(camera, middle[None])[0]
-    seeds: list[tuple[float, Pose]] = []
-    for i in near:
-        for u in UNIMODULAR:
-            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
-                moved = _anchored(_params(seed), anchor)
-                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
-                seeds.append((float(np.median(misfit)), moved))
+    seeds = _seeds(camera, patches, near, anchor, rays, steps)
     seeds.sort(key=lambda item: item[0])
-    fits: list[tuple[int, LatticePose]] = []
-    for _, seed in seeds[:MAX_SEEDS]:
-        pose, inliers = _fit(camera, seed, rays, steps, anchor)
-        if inliers.sum() >= MIN_PATCHES:
-            fits.append((int(inliers.sum()), _placed(pose, rays[inliers])))
-    fits.sort(key=lambda item: -item[0])
+    fits = _fits(camera, [seed for _, seed, _ in seeds[:MAX_SEEDS]], rays, steps, anchor)
     out: list[LatticePose] = []
-    for _, fit in fits:
+    explained = np.zeros(len(patches), bool)
+    for _, fit, inliers in fits:
         if len(out) == limit:
             break
         if all(_tilt_between(fit.pose, p.pose) > 2.0 for p in out):
             out.append(fit)
+            explained |= inliers
+    if (~explained).sum() >= MIN_PATCHES:
+        out += _second_look([p for p, e in zip(patches, explained, strict=True) if not e], camera)
     return out
+
+
+SECOND_SEEDS = 12
+"""Groups of patches a second look weighs (it fits the largest :data:`MAX_SEEDS`)."""
+NEIGHBOUR_PX = 1.5 * WINDOW_PX
+"""How far apart two patches may lie to be neighbours that should repeat alike."""
+SEED_TOLERANCE = 0.2
+"""Misfit under which a seed is said to explain a patch (a seed read off one patch is a
+few per cent off elsewhere; the fit itself narrows to :data:`INLIER_MISFIT`)."""
+
+
+def _second_look(patches: list[Patch], camera: Camera) -> list[LatticePose]:
+    """The best lattice among patches the first fits left, each group of them fitted alone.
+
+    A board beside a striped table had 35 of 171 patches at 40 px, none near the middle
+    of them all: the first seeds were the stripes', and no plane fitted. Each group of
+    neighbouring patches that repeat alike (:func:`_groups`) is fitted on its own patches
+    first, from the seed that fits them best, and then over all the patches left; the
+    fit most of them agree with stands.
+    """
+    centres = np.array([p.centre for p in patches])
+    steps = np.array([p.steps for p in patches])
+    rays = _rays(camera, centres)
+    best: tuple[int, LatticePose] | None = None
+    for seed_at, members in _groups(centres, steps)[:MAX_SEEDS]:
+        # Anchored in the group's middle: a seed read off one patch holds its distance
+        # there, and a third of a step off at the middle of all patches (a table's).
+        anchor = _rays(camera, np.median(centres[members], axis=0)[None])[0]
+        seeds = _seeds(camera, patches, seed_at, anchor, rays[members], steps[members])
+        seeds.sort(key=lambda item: item[0])
+        for _, seed, _ in seeds[:MAX_SEEDS]:
+            local, inliers = _fit(camera, seed, rays[members], steps[members], anchor)
+            if inliers.sum() < MIN_PATCHES:
+                continue
+            pose, inliers = _fit(camera, local, rays, steps, anchor)
+            count = int(inliers.sum())
+            if count >= MIN_PATCHES and (best is None or count > best[0]):
+                best = (count, _placed(pose, rays[inliers]))
+            break
+    return [] if best is None else [best[1]]
+
+
+def _groups(
+    centres: FloatArray, steps: FloatArray
+) -> list[tuple[NDArray[np.intp], NDArray[np.bool_]]]:
+    """Groups of neighbouring patches that repeat alike, largest first: each as the
+    patches to seed from (the one most of its neighbours agree with, and two of those),
+    and the patches within two agreements of it.
+
+    Greedy: a patch already in a chosen group's core does not start another.
+    """
+    near = np.linalg.norm(centres[:, None] - centres[None], axis=2) <= NEIGHBOUR_PX
+    agree = np.array(
+        [_misfit(steps, np.broadcast_to(s, steps.shape)) < SEED_TOLERANCE for s in steps]
+    )
+    agree &= near & agree.T
+    count = agree.sum(axis=1)
+    free = np.ones(len(centres), bool)
+    groups: list[tuple[NDArray[np.intp], NDArray[np.bool_]]] = []
+    for i in np.argsort(-count, kind="stable"):
+        if len(groups) == SECOND_SEEDS or count[i] < MIN_PATCHES:
+            break
+        if free[i]:
+            core = agree[i]
+            # Seeds from the patch and the two of its core most patches agree with: one
+            # patch's own steps have been a third off the group's plane.
+            ranked = np.flatnonzero(core)[np.argsort(-count[core], kind="stable")]
+            seeds = np.unique(np.concatenate([[i], ranked[ranked != i][:2]]))
+            groups.append((seeds, core | agree[core].any(axis=0)))
+            free &= ~core
+    return groups
+
+
+def _seeds(
+    camera: Camera,
+    patches: list[Patch],
+    chosen: NDArray[np.intp],
+    anchor: FloatArray,
+    rays: FloatArray,
+    steps: FloatArray,
+) -> list[tuple[float, Pose, FloatArray]]:
+    """Poses read off each chosen patch, with their median misfit and every patch's."""
+    seeds: list[tuple[float, Pose, FloatArray]] = []
+    for i in chosen:
+        for u in UNIMODULAR:
+            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
+                moved = _anchored(_params(seed), anchor)
+                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
+                seeds.append((float(np.median(misfit)), moved, misfit))
+    return seeds
+
+
+def _fits(
+    camera: Camera, seeds: list[Pose], rays: FloatArray, steps: FloatArray, anchor: FloatArray
+) -> list[tuple[int, LatticePose, NDArray[np.bool_]]]:
+    """Each seed fitted, kept when enough patches fit it, most patches first."""
+    fits: list[tuple[int, LatticePose, NDArray[np.bool_]]] = []
+    for seed in seeds:
+        pose, inliers = _fit(camera, seed, rays, steps, anchor)
+        if inliers.sum() >= MIN_PATCHES:
+            fits.append((int(inliers.sum()), _placed(pose, rays[inliers]), inliers))
+    fits.sort(key=lambda item: -item[0])
+    return fits
 
 
 def _placed(pose: Pose, rays: FloatArray) -> LatticePose:

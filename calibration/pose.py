@@ -55,13 +55,8 @@ from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
-from calibration.lattice_pose import (
-    DENSE_STRIDE_PX,
-    STRIDE_PX,
-    Patch,
-    lattice_patches,
-    lattice_poses,
-)
+from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
+from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
 from rules.maps import GroundMap
 

@@ -7,9 +7,10 @@ import numpy as np
 from bench.calibration import twin_frame
 from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose, project
-from calibration.evidence import SOFT_LATTICE_CLARITY, gray_float
-from calibration.fit import finish
+from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_float
+from calibration.fit import BLIND_RETRY_CLARITY, finish
 from calibration.grid import GridFit, refine_on_grid
+from calibration.pose import lattice_starts
 from calibration.stud_cell import template_stack
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
@@ -74,3 +75,21 @@ def test_the_two_templates_differ_only_in_the_top() -> None:
     usual, blind = template_stack(key), template_stack(key, True)
     np.testing.assert_array_equal(usual[0], blind[0])  # the edge spectra are shared
     assert not np.allclose(usual[1], blind[1])
+
+
+ON_GAPS_SEED = 20222
+"""A dev board 11 px a stud whose lattice start settles on the gaps between studs, half a
+stud off along both axes, at a clarity just over 6 (the stud tops' check's limit)."""
+
+
+def test_a_lattice_on_the_gaps_just_over_the_tops_limit_is_fitted_again_blind() -> None:
+    frame = twin_frame(ON_GAPS_SEED).frame
+    gray = gray_float(frame.image)
+    start = next(lattice_starts(frame.image, gray, frame.camera, None))
+    usual = refine_on_grid(gray, frame.camera, start, max_rounds=5)
+    assert usual is not None
+    assert STUD_TOPS_CLARITY <= usual.clarity < BLIND_RETRY_CLARITY
+    assert stud_error(frame.camera, frame.pose, usual) > WRONG_PX
+    result = finish(frame.image, gray, frame.camera, start, None, False)
+    assert result.found, result.reason
+    assert grid_error(frame.camera, frame.pose, result) < WRONG_PX

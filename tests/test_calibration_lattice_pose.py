@@ -8,11 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.calibration import WRONG_PX, turn_errors, twin_frame
+from calibration import lattice_pose
 from calibration.alias import _half_state
 from calibration.board_model import stud_centres
-from calibration.camera import project
+from calibration.camera import Pose, project
 from calibration.evidence import gray_float
-from calibration.lattice_pose import lattice_patches, lattice_poses
+from calibration.lattice_patches import DENSE_STRIDE_PX, lattice_patches
+from calibration.lattice_pose import LatticePose, lattice_poses
 from calibration.pose import locate_board
 from calibration.side_profiles import REACH
 from rules.maps import load_map
@@ -127,3 +130,44 @@ def test_a_stronger_edge_two_studs_away_does_not_move_a_clear_side():
     # And with no step of its own at the pose, a step two studs over is the board's.
     assert _half_state(row(3.0, 2.0, 2.5, 3.1, 60.0)) == "off"
     assert _half_state(row(3.0, 2.0, 40.0, 3.1, 2.0)) == "good"
+
+
+
+STRIPED_TABLE_SEED = 20060
+"""Dev frame: a hand over the board on a striped table; 7 of 44 patches are the board's."""
+CHECKED_TABLE_SEED = 20086
+"""Dev frame: a palace and a hand on the board, on a checked table whose checks pass for
+a lattice in most windows."""
+
+
+def _is_board(candidate: LatticePose, truth: Pose) -> bool:
+    """Whether a lattice pose has the board's plane and its place within its own reach."""
+    normal = float(candidate.pose.rotation[:, 2] @ truth.rotation[:, 2])
+    seen_at = candidate.pose.to_board(truth.to_camera(np.array([[128.0, 128.0, 0.0]])))[0, :2]
+    off = np.abs(seen_at - 128.0) / STUD_MM
+    return math.degrees(math.acos(np.clip(normal, -1, 1))) < 2.0 and (
+        off.max() <= candidate.reach + 0.5
+    )
+
+
+@pytest.mark.parametrize("seed", [STRIPED_TABLE_SEED, CHECKED_TABLE_SEED])
+def test_a_board_on_a_patterned_table_is_found_by_a_second_look(seed, monkeypatch):
+    """Most windows show the table's repeats, so the seeds nearest the middle of all the
+    patches are the table's; the patches the first fits leave, fitted group by group,
+    give the board's plane and place. Without that second look, no pose is the board's.
+    """
+    frame = twin_frame(seed).frame
+    gray = gray_float(frame.image)
+    patches = lattice_patches(gray, DENSE_STRIDE_PX)
+    found = lattice_poses(gray, frame.camera, patches=patches)
+    assert any(_is_board(candidate, frame.pose) for candidate in found)
+    monkeypatch.setattr(lattice_pose, "_second_look", lambda *_: [])
+    first_only = lattice_poses(gray, frame.camera, patches=patches)
+    assert not any(_is_board(candidate, frame.pose) for candidate in first_only)
+
+
+def test_the_board_on_a_striped_table_is_located():
+    frame = twin_frame(STRIPED_TABLE_SEED).frame
+    result = locate_board(frame.image, frame.camera, None)
+    assert result.found, result.reason
+    assert min(turn_errors(frame.camera, frame.pose, result)) < WRONG_PX

@@ -11,7 +11,14 @@ from calibration.evidence import gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
-from calibration.side_pairs import PAIR_REACH, joint_steps, side_pairs
+from calibration.side_pairs import (
+    PAIR_RATIO,
+    PAIR_REACH,
+    axis_margins,
+    joint_steps,
+    side_pairs,
+)
+from calibration.side_profiles import side_profiles
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
 
 ONE_SIDE_OFF_SEED = 20104
@@ -89,3 +96,24 @@ def test_a_move_is_credited_with_the_weaker_of_its_two_sides() -> None:
     profiles[3, :, PAIR_REACH - 1] = 2.0
     profiles[3, :, PAIR_REACH + 2] = 50.0
     assert joint_steps(profiles)[0].max() == 2.0
+
+
+FAINT_SIDE_SEED = 20056
+"""A dev board 15 blocks sharp (clarity 7.6) whose side 3 shows no rim at all (5 lab units
+at the pose, 11 a stud in): the x pair's joint step is that faint side's, so the pair
+cannot pin x, but side 1 steps 77 there against 4 outside and 39 two studs in."""
+
+
+def test_one_clear_side_pins_its_axis_when_the_opposite_side_is_faint() -> None:
+    frame = twin_frame(FAINT_SIDE_SEED).frame
+    gray = gray_float(frame.image)
+    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None and grid.blocks >= 12
+    profiles = side_profiles(frame.image, frame.camera, grid.pose, PAIR_REACH, halved=False)
+    margins = axis_margins(joint_steps(profiles), PAIR_REACH)
+    assert margins[0] < PAIR_RATIO <= margins[1]  # the x pair alone does not pin
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    for dx in (-2, -1, 1, 2):
+        moved = moved_pose(grid.pose, dx, 0)
+        assert not side_pairs(frame.image, frame.camera, moved).pinned, dx
+    found_right(frame)

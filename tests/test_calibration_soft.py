@@ -9,7 +9,8 @@ from calibration.camera import Camera, Pose
 from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
-from calibration.lattice_pose import DENSE_STRIDE_PX, lattice_poses
+from calibration.lattice_patches import DENSE_STRIDE_PX
+from calibration.lattice_pose import lattice_poses
 from calibration.pose import locate_board
 from calibration.stud_tops import tops_problem
 from twin.frame import Frame

@@ -1,0 +1,168 @@
+"""Windows of the picture whose texture repeats like a lattice, and the lattice's steps.
+
+The first half of finding the board from its studs alone (:mod:`calibration.lattice_pose`
+fits the plane): each window's autocorrelation, tapered and with the taper divided out,
+peaks at the stud pattern's repeats; the two strongest in different directions, reduced
+to the shortest basis, are the lattice's steps as the image shows them there. Only the
+windows with texture at the studs' scale are transformed (a plain table, a sleeve or a
+hand has a fraction of the studs' band-pass energy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import FloatArray
+
+WINDOW_PX = 96
+STRIDE_PX = 80
+DENSE_STRIDE_PX = 40
+"""Windows half as far apart, for a board too small for the first pass: a board 250 px
+across holds four or five whole windows 80 px apart, fewer than a plane needs."""
+MIN_REPEAT_PX = 4.0
+MAX_REPEAT_PX = 40.0
+MIN_PEAK = 0.3
+"""Normalised autocorrelation a stud lattice reaches at its first repeat; wood grain,
+cloth and skin stay well under it."""
+MIN_TEXTURE_SHARE = 0.35
+"""Share of the most textured windows' stud-scale energy a window needs to be looked at."""
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One window's lattice: its centre and the image steps (columns) of two lattice repeats."""
+
+    centre: FloatArray
+    steps: FloatArray
+
+
+_HANN = np.outer(np.hanning(WINDOW_PX), np.hanning(WINDOW_PX)).astype(np.float32)
+
+
+def _window_taper() -> NDArray[np.float64]:
+    """The Hann window's own autocorrelation, centred: what tapering does to every lag.
+
+    A tapered patch's autocorrelation is the pattern's times this; dividing it out keeps
+    the taper from pulling every repeat a few per cent towards zero lag.
+    """
+    spectrum = np.fft.rfft2(_HANN.astype(np.float64))
+    auto = np.fft.fftshift(np.fft.irfft2(np.abs(spectrum) ** 2, s=_HANN.shape))
+    return auto / auto.max()
+
+
+_TAPER = _window_taper()
+
+
+def lattice_patches(gray: NDArray[np.float32], stride: int = STRIDE_PX) -> list[Patch]:
+    """Windows across the picture whose texture repeats like a lattice, with its steps."""
+    h, w = gray.shape
+    xs = range(0, w - WINDOW_PX + 1, stride)
+    ys = range(0, h - WINDOW_PX + 1, stride)
+    corners = _textured_windows(gray, [(x, y) for y in ys for x in xs])
+    if not corners:
+        return []
+    stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
+    stack = stack - stack.mean(axis=(1, 2), keepdims=True)
+    stack *= _HANN
+    spectrum = np.fft.rfft2(stack)
+    auto = np.fft.irfft2(np.abs(spectrum) ** 2, s=(WINDOW_PX, WINDOW_PX))
+    zero = auto[:, 0, 0].copy()
+    auto = np.fft.fftshift(auto, axes=(1, 2)) / np.where(zero > 0, zero, 1.0)[:, None, None]
+    c = WINDOW_PX // 2
+    yy, xx = np.mgrid[-c : WINDOW_PX - c, -c : WINDOW_PX - c]
+    radius = np.hypot(xx, yy)
+    untapered = auto / np.maximum(_TAPER, 0.05)
+    # A peak is no less than its eight neighbours (wrapping round): one wrapped pad and
+    # eight views of it, rather than eight rolled copies of the whole stack.
+    n = WINDOW_PX
+    ring = np.pad(auto, ((0, 0), (1, 1), (1, 1)), mode="wrap")
+    lower = np.zeros(auto.shape, bool)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dx or dy:
+                lower |= auto < ring[:, 1 - dy : 1 - dy + n, 1 - dx : 1 - dx + n]
+    peaks = np.where(lower, 0.0, auto)
+    usable = (radius >= MIN_REPEAT_PX) & (radius <= MAX_REPEAT_PX) & (xx * 1000 + yy > 0)
+    peaks *= usable
+    out = []
+    for k, (x, y) in enumerate(corners):
+        steps = _two_steps(untapered[k], peaks[k], c)
+        if steps is not None:
+            out.append(Patch(np.array([x, y]) + (WINDOW_PX - 1) / 2, steps))
+    return out
+
+
+def _textured_windows(
+    gray: NDArray[np.float32], corners: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The windows with texture at the studs' scale: the only ones worth a Fourier transform.
+
+    Band-pass energy (a difference of Gaussians at half size) summed per window through an
+    integral image; a plain table, a sleeve or a hand has a fraction of the studs' energy.
+    """
+    h, w = gray.shape
+    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    band = np.abs(cv2.GaussianBlur(half, (0, 0), 1.0) - cv2.GaussianBlur(half, (0, 0), 3.0))
+    total = cv2.integral(band)
+    n = WINDOW_PX // 2
+    energy = np.array(
+        [
+            total[y // 2 + n, x // 2 + n]
+            - total[y // 2, x // 2 + n]
+            - total[y // 2 + n, x // 2]
+            + total[y // 2, x // 2]
+            for x, y in corners
+        ]
+    )
+    level = MIN_TEXTURE_SHARE * float(np.percentile(energy, 90)) if len(energy) else 0.0
+    return [c for c, e in zip(corners, energy, strict=True) if e >= level]
+
+
+def _two_steps(auto: NDArray[np.float64], peaks: NDArray[np.float64], c: int) -> FloatArray | None:
+    """The two strongest repeats in different directions, sub-pixel, reduced to a short basis."""
+    flat_peaks = peaks.ravel()
+    strong = np.flatnonzero(flat_peaks >= MIN_PEAK)
+    order = strong[np.argsort(-flat_peaks[strong])][:12]
+    found: list[tuple[FloatArray, float]] = []
+    for flat in order:
+        value = float(flat_peaks[flat])
+        iy, ix = divmod(int(flat), peaks.shape[1])
+        vec = _refine_peak(auto, iy, ix) - c
+        if found:
+            first = found[0][0]
+            cos = abs(float(vec @ first)) / (np.linalg.norm(vec) * np.linalg.norm(first))
+            if cos > 0.9:
+                continue
+        found.append((vec, value))
+        if len(found) == 2:
+            break
+    if len(found) < 2:
+        return None
+    a, b = found[0][0], found[1][0]
+    # Gauss reduction: the two shortest vectors spanning the same lattice.
+    for _ in range(4):
+        if np.linalg.norm(b) < np.linalg.norm(a):
+            a, b = b, a
+        k = round(float(a @ b) / float(a @ a))
+        if k == 0:
+            break
+        b = b - k * a
+    if np.linalg.norm(a) < MIN_REPEAT_PX:
+        return None
+    return np.stack([a, b], axis=1)
+
+
+def _refine_peak(auto: NDArray[np.float64], iy: int, ix: int) -> FloatArray:
+    n = auto.shape[0]
+    out = []
+    for lo, mid, hi, i in (
+        (auto[iy, (ix - 1) % n], auto[iy, ix], auto[iy, (ix + 1) % n], ix),
+        (auto[(iy - 1) % n, ix], auto[iy, ix], auto[(iy + 1) % n, ix], iy),
+    ):
+        den = lo - 2 * mid + hi
+        out.append(i + (0.5 * (lo - hi) / den if den < 0 else 0.0))
+    return np.array(out)
