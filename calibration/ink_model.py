@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.camera import FloatArray
@@ -62,36 +64,62 @@ def _turn(degrees: float) -> float:
     return (degrees + 180.0) % 360.0 - 180.0
 
 
+def _relation(colour: FloatArray, other: FloatArray) -> list[float]:
+    """How one colour stands to another lit alike (both L, a, b on the 0..100 scale): the
+    hue difference, and the logs of the colourfulness and lightness ratios."""
+    return [
+        _turn(_hue(colour) - _hue(other)),
+        float(np.log(max(float(np.hypot(colour[1], colour[2])), 1.0)
+                     / max(float(np.hypot(other[1], other[2])), 1.0))),
+        float(np.log(max(float(colour[0]), 1.0) / max(float(other[0]), 1.0))),
+    ]
+
+
 def group_features(centre: FloatArray, top: FloatArray) -> FloatArray:
     """A group's colour against the stud tops' (both L, a, b on the 0..100 scale)."""
-    return np.array([
-        _turn(_hue(centre) - _hue(top)),
-        np.log(max(float(np.hypot(centre[1], centre[2])), 1.0)
-               / max(float(np.hypot(top[1], top[2])), 1.0)),
-        np.log(max(float(centre[0]), 1.0) / max(float(top[0]), 1.0)),
-    ])
+    return np.array(_relation(centre, top))
 
 
 def pair_features(first: FloatArray, second: FloatArray) -> FloatArray:
-    """How one group's colour stands to another's (both L, a, b on the 0..100 scale)."""
-    return np.array([
-        _turn(_hue(first) - _hue(second)),
-        np.log(max(float(np.hypot(first[1], first[2])), 1.0)
-               / max(float(np.hypot(second[1], second[2])), 1.0)),
-        np.log(max(float(first[0]), 1.0) / max(float(second[0]), 1.0)),
-        float(first[1] - second[1]),
-    ])
+    """How one group's colour stands to another's: their relation, and how much redder
+    the first is (Lab a*)."""
+    return np.array([*_relation(first, second), float(first[1] - second[1])])
 
 
-def _grey_where_blocked(chroma: FloatArray, names: tuple[str, ...]) -> bool:
-    """Whether every group named blocked is grey beside the groups named inks."""
+def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[str, ...]
+                    ) -> bool:
+    """Whether every group named blocked is small and grey beside the groups named inks."""
     blocked = np.array([n == "X" for n in names])
     if not blocked.any():
         return True
-    if (chroma[blocked] >= GREY_CHROMA).any():
+    if (chroma[blocked] >= GREY_CHROMA).any() or large[blocked].any():
         return False
     return blocked.all() or bool(
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
+
+
+def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
+    """A covariance's inverse and the log of its determinant."""
+    return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+
+
+@dataclass(frozen=True)
+class _Measures:
+    """One reading's groups measured once, for every naming to be scored on: each group
+    against the stud tops (None where no top is seen), each pair of groups, and which
+    groups have a hue to speak of."""
+
+    groups: list[FloatArray] | None
+    pairs: dict[tuple[int, int], FloatArray]
+    hued: NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, centres: FloatArray, top: FloatArray | None) -> _Measures:
+        return cls(
+            None if top is None else [group_features(c, top) for c in centres],
+            {(i, j): pair_features(centres[i], centres[j])
+             for i, j in itertools.combinations(range(len(centres)), 2)},
+            np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS)
 
 
 class Gaussian(BaseModel):
@@ -104,8 +132,7 @@ class Gaussian(BaseModel):
 
     @cached_property
     def _precision(self) -> tuple[FloatArray, float]:
-        cov = np.array(self.covariance)
-        return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+        return _inverse(np.array(self.covariance))
 
     def log_likelihood(self, x: FloatArray, hue: bool = True) -> float:
         """Log density at ``x``; without ``hue`` the first quantity (a hue difference) is
@@ -120,8 +147,7 @@ class Gaussian(BaseModel):
 
     @cached_property
     def _hueless(self) -> tuple[FloatArray, float]:
-        cov = np.array(self.covariance)[1:, 1:]
-        return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
+        return _inverse(np.array(self.covariance)[1:, 1:])
 
     @classmethod
     def fit(cls, samples: FloatArray, floor: float = 1e-3) -> Gaussian:
@@ -148,15 +174,17 @@ class InkModel(BaseModel):
 
     def score(self, centres: FloatArray, top: FloatArray | None, names: tuple[str, ...]) -> float:
         """Log likelihood of ``names`` for groups of colours ``centres``."""
+        return self._score(_Measures.of(centres, top), names)
+
+    def _score(self, measures: _Measures, names: tuple[str, ...]) -> float:
         total = 0.0
-        hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
-        if top is not None:
-            total += sum(self.inks[n].log_likelihood(group_features(c, top), bool(h))
-                         for c, n, h in zip(centres, names, hued, strict=True))
-        for i, j in itertools.combinations(range(len(names)), 2):
+        hued = measures.hued
+        if measures.groups is not None:
+            total += sum(self.inks[n].log_likelihood(f, bool(h))
+                         for f, n, h in zip(measures.groups, names, hued, strict=True))
+        for (i, j), features in measures.pairs.items():
             pair = self.pairs.get(names[i] + names[j])
-            total += (pair.log_likelihood(pair_features(centres[i], centres[j]),
-                                          bool(hued[i] and hued[j]))
+            total += (pair.log_likelihood(features, bool(hued[i] and hued[j]))
                       if pair is not None else UNSEEN_PAIR)
             if names[i] == names[j]:
                 total += self.same_ink
@@ -171,10 +199,10 @@ class InkModel(BaseModel):
                  else np.asarray(shares) > BLOCKED_SHARE)
         black = (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
         rest = np.flatnonzero(~black)
+        measures = _Measures.of(centres[rest], top)
         namings = [names for names in itertools.product(INKS, repeat=len(rest))
-                   if _grey_where_blocked(chroma[rest], names)
-                   and not any(n == "X" for n, big in zip(names, large[rest], strict=True) if big)]
-        best = max(namings, key=lambda names: self.score(centres[rest], top, names))
+                   if _may_be_blocked(chroma[rest], large[rest], names)]
+        best = max(namings, key=lambda names: self._score(measures, names))
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
