@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors, twin_frame
+from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
 from calibration.fit import finish
@@ -37,6 +38,15 @@ def found_right(frame: Frame) -> BoardLocation:
     assert result.found and result.pose is not None, result.reason
     assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
     return result
+
+
+def never_a_stud_off(frame: Frame, gray: np.ndarray) -> None:
+    """Started a whole stud off along either axis, either way, the board is refused or
+    brought back within :data:`WRONG_PX` of the truth: never taken where it was put."""
+    for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+        moved = finish(frame.image, gray, frame.camera, moved_pose(frame.pose, dx, dy), None,
+                       False)
+        assert not moved.found or grid_error(frame.camera, frame.pose, moved) < WRONG_PX
 
 
 def test_a_soft_lattice_is_taken_when_the_sides_and_stud_tops_vouch_for_it() -> None:
