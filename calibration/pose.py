@@ -1,14 +1,14 @@
 """The board's pose from one frame: outline, rim, stud lattice, sides, ground map.
 
 Coarse to fine: outlines of the plate in a quarter-size image (:mod:`calibration.corners`)
-give poses within tens of pixels; the plate's rim at half size pulls one within a few
-pixels (:mod:`calibration.edges`); the stud lattice brings it to a tenth of a pixel
-(:mod:`calibration.grid`), and the board's four sides, each a step from board to table,
-say which stud of the lattice is the edge's (:mod:`calibration.alias`; over a sharp
-lattice, its pairs of opposite sides stepping together, :mod:`calibration.side_pairs`).
-The plate and its four corner bricks look the same after a quarter turn, so geometry
-alone gives four equally good poses; the ground map's colours pick one of them
-(:mod:`calibration.turn`).
+give poses within tens of pixels (:mod:`calibration.outline_pose`); the plate's rim at half
+size pulls one within a few pixels (:mod:`calibration.edges`); the stud lattice brings it
+to a tenth of a pixel (:mod:`calibration.grid`), and the board's four sides, each a step
+from board to table, say which stud of the lattice is the edge's (:mod:`calibration.alias`;
+over a sharp lattice, its pairs of opposite sides stepping together,
+:mod:`calibration.side_pairs`). The plate and its four corner bricks look the same after a
+quarter turn, so geometry alone gives four equally good poses; the ground map's colours
+pick one of them (:mod:`calibration.turn`).
 
 Most frames are found from the first outline of the stud-texture mask. When no
 outline explains the board (a sleeve across two sides, a hand over a corner), the stud
@@ -38,26 +38,31 @@ from numpy.typing import NDArray
 
 from calibration.alias import best_stud_move
 from calibration.board_model import (
-    PLATE_CORNERS,
     moved_pose,
 )
-from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
-from calibration.edges import EdgeFit, edge_support, refine_pose
+from calibration.edges import EdgeFit, refine_pose
 from calibration.evidence import (
-    MIN_BOARD_IN_VIEW,
-    PLATE_GROUP,
     RIM_MODEL,
     BoardLocation,
     gray_float,
 )
 from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
-from calibration.intrinsics import focal_from_homography
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
 from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
+from calibration.outline_pose import (
+    OUTLINE_POINTS,
+    focal_guess,
+    initial_pose,
+    outline_hypotheses,
+    rim_score,
+    rim_start,
+    same_outline,
+)
 from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
@@ -74,94 +79,6 @@ found there would take 1.2 s. CPU time, not the clock on the wall: on a busy mac
 same frame then gets the same answer, only later (a wall-clock budget lost boards near
 it whenever other work shared the cores, so benches and tests read differently from one
 run to the next)."""
-
-
-def initial_pose(quad: FloatArray, camera: Camera) -> Pose | None:
-    """The plate pose from its four outline corners (undistorted pixels), facing up."""
-    best: tuple[float, Pose] | None = None
-    pinhole = Camera(camera.width, camera.height, camera.camera_matrix, np.zeros(5))
-    for corners in (quad, quad[::-1].copy()):
-        ok, rvec, tvec = cv2.solvePnP(
-            PLATE_CORNERS,
-            corners.reshape(-1, 1, 2),
-            camera.camera_matrix,
-            None,
-            flags=cv2.SOLVEPNP_IPPE,
-        )
-        if not ok:
-            continue
-        pose = Pose(rvec.reshape(3), tvec.reshape(3))
-        if pose.camera_center[2] <= 0:
-            continue
-        err = float(np.abs(project(pinhole, pose, PLATE_CORNERS) - corners).max())
-        if best is None or err < best[0]:
-            best = (err, pose)
-    return None if best is None else best[1]
-
-
-def outline_hypotheses(quads: list[FloatArray], camera: Camera) -> list[Pose]:
-    """Poses from each outline and from every three of its corners.
-
-    A hand, a card or a sleeve over one corner of the plate bends that corner of the
-    outline; the other three still fix the pose (P3P, the plate's size is known), so
-    each candidate outline stands for five poses, one of which skips the bad corner.
-    """
-    poses: list[Pose] = []
-    for quad in quads:
-        pose = initial_pose(quad, camera)
-        if pose is not None:
-            poses.append(pose)
-        for corners in (quad, quad[::-1].copy()):
-            for drop in range(4):
-                keep = [i for i in range(4) if i != drop]
-                try:
-                    _, rvecs, tvecs = cv2.solveP3P(
-                        PLATE_CORNERS[keep],
-                        corners[keep].reshape(-1, 1, 2),
-                        camera.camera_matrix,
-                        None,
-                        flags=cv2.SOLVEPNP_P3P,
-                    )
-                except cv2.error:
-                    continue
-                for rvec, tvec in zip(rvecs, tvecs, strict=True):
-                    candidate = Pose(rvec.reshape(3), tvec.reshape(3))
-                    if in_front(candidate):
-                        poses.append(candidate)
-    return poses
-
-
-OUTLINE_POINTS = np.array(
-    [[x, y, 0.0] for x, y in ((0, 0), (256, 0), (256, 256), (0, 256))], dtype=np.float64
-)
-VIEW_GRID = np.array([[x, y, 0.0] for x in np.linspace(0, 256, 5) for y in np.linspace(0, 256, 5)])
-
-
-def rim_score(small: NDArray[np.float32], camera: Camera, pose: Pose) -> float:
-    """A cheap vote for a pose: rim found along its projected outline, times board in view."""
-    px = project(camera, pose, VIEW_GRID)
-    inside = (
-        (px[:, 0] >= 0) & (px[:, 0] < camera.width) & (px[:, 1] >= 0) & (px[:, 1] < camera.height)
-    )
-    if inside.mean() < MIN_BOARD_IN_VIEW:
-        return 0.0
-    support = edge_support(small, camera, pose, RIM_MODEL, 3.0, 3.0)
-    return support.get(PLATE_GROUP, 0.0) * float(inside.mean())
-
-
-def _same_outline(camera: Camera, a: Pose, b: Pose, tol_px: float) -> bool:
-    pa = project(camera, a, PLATE_CORNERS)
-    pb = project(camera, b, PLATE_CORNERS)
-    return any(np.abs(np.roll(pa, k, axis=0) - pb).max() < tol_px for k in range(4))
-
-
-def focal_guess(quad: FloatArray, camera: Camera) -> Camera:
-    """The camera with the focal length the plate's perspective implies, if it says one."""
-    homography, _ = cv2.findHomography(PLATE_CORNERS[:, :2], quad)
-    if homography is None:
-        return camera
-    f = focal_from_homography(homography, camera)
-    return camera if f is None else camera.with_focal(f)
 
 
 def locate_board(
@@ -280,7 +197,7 @@ def _fit_outlines(
     first: BoardLocation | None = None
     for quad in search.quads[:budget]:
         pose = initial_pose(quad, camera)
-        if pose is None or any(_same_outline(camera, pose, t, 6.0) for t in tried):
+        if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
             continue
         tried.append(pose)
         coarse = rim_start(half, camera, pose)
@@ -324,7 +241,7 @@ def _search_lattice(
     The dense look (``stride`` under :data:`STRIDE_PX`) skips the poses already tried.
     """
     for placed in lattice_starts(image, gray, camera, ground, stride, patches):
-        if stride < STRIDE_PX and any(_same_outline(camera, placed, t, 2.0) for t in tried):
+        if stride < STRIDE_PX and any(same_outline(camera, placed, t, 2.0) for t in tried):
             continue
         tried.append(placed)
         result = finish(image, gray, camera, placed, ground, False)
@@ -360,7 +277,7 @@ def lattice_starts(
                 continue
             move = best_stud_move(image, camera, grid.pose, start.reach)
             placed = moved_pose(grid.pose, *move)
-            if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
+            if not any(same_outline(camera, placed, s, 2.0) for s in starts):
                 starts.append(placed)
                 yield placed
             if i == 0 and ground is not None:
@@ -371,20 +288,8 @@ def lattice_starts(
         if found is not None and found.score >= MAP_OVER_SIDES * found.rival and found.explains():
             by_map.append(found.apply(pose))
     for placed in by_map:
-        if not any(_same_outline(camera, placed, s, 2.0) for s in starts):
+        if not any(same_outline(camera, placed, s, 2.0) for s in starts):
             yield placed
-
-
-def rim_start(half: NDArray[np.float32], camera: Camera, pose: Pose) -> Pose:
-    """An outline's pose pulled onto the plate's rim in the half-size picture.
-
-    The lattice takes over from here: its blocks reach half a stud each and agree on one
-    smooth shift, further than the rim fit is off.
-    """
-    h, w = half.shape
-    return refine_pose(
-        half, camera.scaled_to(w, h), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
-    ).pose
 
 
 def _search_hypotheses(
@@ -413,7 +318,7 @@ def _search_hypotheses(
             break
         if time.thread_time() > deadline:
             break
-        if any(_same_outline(camera, pose, t, 6.0) for t in tried):
+        if any(same_outline(camera, pose, t, 6.0) for t in tried):
             continue
         tried.append(pose)
         fitted += 1
