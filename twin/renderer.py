@@ -19,6 +19,7 @@ from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, missing_corne
 from rules.scene import Scene
 from twin import board as board_layer
 from twin import raster
+from twin.card_print import TEXTURE_PX_PER_MM, card_texture
 from twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
 from twin.frame import Frame, RenderOptions
 from twin.geometry import Geometry, piece_geometry
@@ -191,12 +192,11 @@ def render(
     covered_before = zb.poly >= 0 if extra.outlines else None
     raster.draw(zb, extra, n_scene)
 
-    texture = board_layer.card_texture(ground, None if clean else rng,
-                                       look.inks if look else None)
+    texture = card_texture(ground, None if clean else rng, look.inks if look else None)
     table_tex = table_texture(None if clean else rng, options.table)
     if look is not None:
         if look.stud_shadow > 0:
-            mask = stud_shadow_mask(light, board_layer.TEXTURE_PX_PER_MM)
+            mask = stud_shadow_mask(light, TEXTURE_PX_PER_MM)
             texture = texture * (1 - look.stud_shadow * light.shadow * mask)[:, :, None]
         if look.bright_table > 0:
             table_tex = table_tex + (np.float32(0.93) - table_tex) * np.float32(look.bright_table)
