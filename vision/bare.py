@@ -1,0 +1,131 @@
+"""The empty board as one view would show it, learned from that view itself.
+
+Full mode has no picture of the board before the palace, so it needs the bare board's
+look at every pixel. A flat colour per map region is not that look: the baseplate's green
+studs poke through the perforated map, so a sand region is a lattice of green dots on
+sand, and a flat painting reads every stud as a piece. Here each pixel is taken back
+along its ray to the studs' mid-height plane, which names its map region and where in
+its stud cell it falls (its phase, in bins); the bare board's colour for a region and a
+phase is the median of the view's own pixels of that region and phase. Pieces cover
+only part of any region, so the median is the board's. The lens is undone with the
+camera's own model, and the table around the plate is left as the frame shows it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.maps import GroundMap
+from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from vision.silhouettes import View
+
+PHASE_BINS = 8
+"""Bins across a stud cell each way: a stud is about 5 working pixels wide, so a bin is
+about one."""
+
+
+LIGHT_ROUNDS = 0
+"""Rounds of fitting the light's field and the medians under it (0: one flat light)."""
+
+
+def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
+                ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
+    (h, w, 2)) and whether its ray meets that plane on the plate."""
+    h, w = view.shape
+    x0, y0 = view.box[:2]
+    us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
+                         (np.arange(h) + 0.5) / view.scale + y0)
+    cam = view.camera
+    px = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
+    norm = cv2.undistortPoints(px, cam.camera_matrix, cam.dist_coeffs).reshape(-1, 2)
+    rays = np.concatenate([norm, np.ones((len(norm), 1))], axis=1)
+    rot = view.pose.rotation
+    eye = view.pose.camera_center
+    dirs = rays @ rot  # camera frame to board frame: R^T d, as rows
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (height_mm - eye[2]) / dirs[:, 2]
+    pts = eye[None, :2] + t[:, None] * dirs[:, :2]
+    on = (t > 0) & np.isfinite(pts).all(axis=1)
+    on &= (pts[:, 0] >= 0) & (pts[:, 0] < BOARD_MM) & (pts[:, 1] >= 0) & (pts[:, 1] < BOARD_MM)
+    return pts.reshape(h, w, 2), on.reshape(h, w)
+
+
+def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
+                       ) -> NDArray[np.float32]:
+    """``image`` (a region at the view's scale, float BGR) with the plate replaced by the
+    bare board's colour for each pixel's region and phase, under the view's own light.
+
+    A lamp lights the board unevenly (a spot's pool of light, a fall-off to the far
+    edge), which one colour per region and phase cannot follow; so the light is fitted
+    as a smooth field (a quadratic in the pixel's place, per channel, in log
+    brightness, robustly: pieces are what it leaves unexplained), divided out before
+    the medians are taken, and put back over them."""
+    pts, on = board_cells(view)
+    sel = np.flatnonzero(on.ravel())
+    out = image.copy()
+    if not len(sel):
+        return out
+    group = _groups(pts, ground).ravel()[sel]
+    flat = image.reshape(-1, 3)[sel].astype(np.float64)
+    h, w = view.shape
+    ys, xs = np.divmod(sel, w)
+    u, v = xs / max(w, 1) - 0.5, ys / max(h, 1) - 0.5
+    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    light = np.zeros((len(sel), 3))
+    for _ in range(LIGHT_ROUNDS):
+        painted = _medians(flat / np.exp(light), group)
+        light = _light(np.log(flat + 1.0) - np.log(painted + 1.0), basis)
+    painted = _medians(flat / np.exp(light), group) * np.exp(light)
+    out.reshape(-1, 3)[sel] = painted.astype(np.float32)
+    return cv2.GaussianBlur(out, (0, 0), 0.6)
+
+
+def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:
+    """Each pixel's (map region, phase) group: the start area is a region of its own."""
+    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
+    phase = np.clip(np.floor((pts / STUD_MM - cell) * PHASE_BINS).astype(np.int64),
+                    0, PHASE_BINS - 1)
+    chars = sorted({c for row in ground.ground for c in row})
+    code = np.array([[chars.index(ground.char(x, y)) for x in range(BOARD_STUDS)]
+                     for y in range(BOARD_STUDS)])
+    for x, y in ground.start_area:
+        code[y, x] = len(chars)
+    return (code[cell[..., 1], cell[..., 0]] * PHASE_BINS + phase[..., 1]) * PHASE_BINS \
+        + phase[..., 0]
+
+
+def _medians(flat: NDArray[np.float64], group: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Each row replaced by the median of its group's rows."""
+    order = np.argsort(group, kind="stable")
+    ranked = group[order]
+    cuts = np.flatnonzero(np.diff(ranked)) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [len(ranked)]])
+    sorted_rows = flat[order]
+    medians = np.empty((len(starts), 3))
+    for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        medians[k] = np.median(sorted_rows[a:b], axis=0)
+    out = np.empty_like(flat)
+    out[order] = np.repeat(medians, ends - starts, axis=0)
+    return out
+
+
+def _light(residual: NDArray[np.float64], basis: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The smooth field (per channel) that best fits ``residual`` where it is small: two
+    rounds, the second on the pixels the first fits well."""
+    out = np.zeros_like(residual)
+    for c in range(3):
+        r = residual[:, c]
+        keep = np.ones(len(r), bool)
+        coef = np.zeros(basis.shape[1])
+        for _ in range(3):
+            if keep.sum() < 50:
+                break
+            coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0]
+            err = np.abs(basis @ coef - r)
+            keep = err < 2.5 * max(float(np.median(err)), 0.02)
+        out[:, c] = basis @ coef
+    return out
