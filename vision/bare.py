@@ -26,10 +26,6 @@ PHASE_BINS = 8
 about one."""
 
 
-LIGHT_ROUNDS = 0
-"""Rounds of fitting the light's field and the medians under it (0: one flat light)."""
-
-
 def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
@@ -56,13 +52,11 @@ def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
 def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
                        ) -> NDArray[np.float32]:
     """``image`` (a region at the view's scale, float BGR) with the plate replaced by the
-    bare board's colour for each pixel's region and phase, under the view's own light.
+    bare board's colour for each pixel's region and phase.
 
-    A lamp lights the board unevenly (a spot's pool of light, a fall-off to the far
-    edge), which one colour per region and phase cannot follow; so the light is fitted
-    as a smooth field (a quadratic in the pixel's place, per channel, in log
-    brightness, robustly: pieces are what it leaves unexplained), divided out before
-    the medians are taken, and put back over them."""
+    One colour per region and phase is taken over the whole view: fitting the lamp's
+    uneven light as a smooth field under the medians was tried and read fewer pieces
+    right (the fit follows the palace's own colours as much as the light)."""
     pts, on = board_cells(view)
     sel = np.flatnonzero(on.ravel())
     out = image.copy()
@@ -70,16 +64,7 @@ def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
         return out
     group = _groups(pts, ground).ravel()[sel]
     flat = image.reshape(-1, 3)[sel].astype(np.float64)
-    h, w = view.shape
-    ys, xs = np.divmod(sel, w)
-    u, v = xs / max(w, 1) - 0.5, ys / max(h, 1) - 0.5
-    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
-    light = np.zeros((len(sel), 3))
-    for _ in range(LIGHT_ROUNDS):
-        painted = _medians(flat / np.exp(light), group)
-        light = _light(np.log(flat + 1.0) - np.log(painted + 1.0), basis)
-    painted = _medians(flat / np.exp(light), group) * np.exp(light)
-    out.reshape(-1, 3)[sel] = painted.astype(np.float32)
+    out.reshape(-1, 3)[sel] = _medians(flat, group).astype(np.float32)
     return cv2.GaussianBlur(out, (0, 0), 0.6)
 
 
@@ -110,22 +95,4 @@ def _medians(flat: NDArray[np.float64], group: NDArray[np.int64]) -> NDArray[np.
         medians[k] = np.median(sorted_rows[a:b], axis=0)
     out = np.empty_like(flat)
     out[order] = np.repeat(medians, ends - starts, axis=0)
-    return out
-
-
-def _light(residual: NDArray[np.float64], basis: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The smooth field (per channel) that best fits ``residual`` where it is small: two
-    rounds, the second on the pixels the first fits well."""
-    out = np.zeros_like(residual)
-    for c in range(3):
-        r = residual[:, c]
-        keep = np.ones(len(r), bool)
-        coef = np.zeros(basis.shape[1])
-        for _ in range(3):
-            if keep.sum() < 50:
-                break
-            coef = np.linalg.lstsq(basis[keep], r[keep], rcond=None)[0]
-            err = np.abs(basis @ coef - r)
-            keep = err < 2.5 * max(float(np.median(err)), 0.02)
-        out[:, c] = basis @ coef
     return out

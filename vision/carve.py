@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose, project
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
-from vision.bare import learned_bare_board
+from vision.bare import board_cells, learned_bare_board
 from vision.change import change_evidence, region
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
@@ -50,6 +50,9 @@ class ViewData:
     image: NDArray[np.float32]
     change: NDArray[np.float32]
     green: NDArray[np.float32]
+    board: NDArray[np.float32]
+    """The median colour (BGR) of the bare board as this view shows it: the white
+    balance that makes views comparable (:func:`balanced`)."""
 
 
 GREEN_MARGIN = 4.0
@@ -69,11 +72,35 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     scale = working_scale(camera, pose)
     image = region(frame, box, scale)
     view = View(camera, pose, box, scale)
-    change = change_evidence(image, learned_bare_board(image, view, ground))
+    bare = learned_bare_board(image, view, ground)
+    change = change_evidence(image, bare)
+    on = board_cells(view)[1]
+    board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
+    return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32))
+
+
+def balanced(views: Sequence[ViewData]) -> list[ViewData]:
+    """The views with their colours brought to one white balance, the board's: one
+    palace is seen under each view's own light (a webcam re-balances as the board turns
+    under the lamp), and a top's or a decoration's colour is compared from view to
+    view and with LEGO's colours."""
+    if not views:
+        return []
+    mean = np.mean([vd.board for vd in views], axis=0)
+    return [replace(vd, image=(vd.image * (mean / np.maximum(vd.board, 1.0))).astype(np.float32))
+            for vd in views]
+
+
+def split_plants(image: NDArray[np.float32], change: NDArray[np.float32]
+                 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """``change`` split into building pieces' and plants' by the pixel's colour: every
+    building colour, and the gold decoration, is redder than green; the plants and
+    their leaves are far greener (a warm lamp can still turn a lime leaf yellow: it is
+    then read as a building piece's pixel)."""
     total = image.sum(axis=2) + 6.0
     greener = (image[..., 1] - image[..., 2]) / total * 300.0 > GREEN_MARGIN
-    return ViewData(view, image, np.where(greener, 0.0, change).astype(np.float32),
-                    np.where(greener, change, 0.0).astype(np.float32))
+    return (np.where(greener, 0.0, change).astype(np.float32),
+            np.where(greener, change, 0.0).astype(np.float32))
 
 
 def voxel_points(levels: int = LEVELS) -> NDArray[np.float64]:
@@ -112,9 +139,6 @@ LEAST_VALID = 1 / 3
 to have its say on it."""
 
 
-ABSTAIN_ON_PLANTS = True
-
-
 @dataclass
 class Carving:
     """Per voxel (32, 32, levels): ``full`` the least view score over the whole voxel,
@@ -146,9 +170,7 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
         change = vd.change.ravel()[flat].reshape(shape)
         plant = vd.green.ravel()[flat].reshape(shape)
         seen = ok.reshape(shape).all(axis=3)
-        valid = plant <= 0 if ABSTAIN_ON_PLANTS else np.ones(plant.shape, bool)
-        if not ABSTAIN_ON_PLANTS:
-            change = np.maximum(change, plant)
+        valid = plant <= 0
         for out, sel, need in ((full, slice(None), LEAST_VALID),
                                (roof, upper, LEAST_VALID)):
             v = valid[..., sel]

@@ -31,13 +31,14 @@ from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_MM, DecorationColor, Kind, Piece
-from vision.carve import Carving, carve, top_colours, view_data
+from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import change_evidence, region
 from vision.explain import explained
 from vision.look import TableLook
 from vision.parse import LEAST, parse
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import board_box
+from vision.tops import capped
 
 
 def corners_only(ground: GroundMap) -> Palace:
@@ -139,7 +140,8 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     if not views:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
-    carving = carve(views)
+    views = balanced(views)
+    carving = capped(carve(views), views)
     base = corners_only(ground).pieces
     pieces = explained(views, parse(carving, ground, base, top_colours(views)))
     readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)

@@ -27,7 +27,7 @@ from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece
 from vision.carve import Carving
 
-PAID = 0.6
+PAID = 0.7
 """Carving score a voxel must show to pay for a piece covering it."""
 LEAST = 0.3
 """No piece is placed with a voxel below this score: an arch must not bridge a gap."""
@@ -164,10 +164,12 @@ def _props(piece: Piece, palace: Palace, score: NDArray[np.float32]) -> list[Pie
 
 
 def _named(piece: Piece, colours: NDArray[np.float32], palace: Palace) -> Piece:
-    """A brick with nothing on it and a decoration's colour, as that decoration (a plant
-    whose stem the carving kept; the others are read from their green, :func:`_plants`)."""
-    if (piece.kind is not Kind.BRICK or palace.occupant(piece.x, piece.y, piece.z + 1)
-            or not on_arch_end(palace, piece.x, piece.y, piece.z)):
+    """A brick off the ground with nothing on it and a decoration's colour, as that
+    decoration (a plant whose stem the carving kept; the others are read from their
+    green, :func:`_plants`). The arch it should stand on is not asked for: the parse
+    often reads an arch's end as a brick, and the colour says more."""
+    if (piece.kind is not Kind.BRICK or piece.z == 0
+            or palace.occupant(piece.x, piece.y, piece.z + 1)):
         return piece
     name = nearest_colour(colours[piece.x, piece.y, piece.z])
     if name in DECORATION_COLOURS:
