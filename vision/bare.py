@@ -64,8 +64,59 @@ def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
         return out
     group = _groups(pts, ground).ravel()[sel]
     flat = image.reshape(-1, 3)[sel].astype(np.float64)
-    out.reshape(-1, 3)[sel] = _medians(flat, group).astype(np.float32)
+    painted = _medians(flat, group)
+    small = _small_region(pts, on, ground).ravel()[sel]
+    if small.any():
+        painted = _start_from_sand(pts, flat, group, painted, small, ground)
+    out.reshape(-1, 3)[sel] = painted.astype(np.float32)
     return cv2.GaussianBlur(out, (0, 0), 0.6)
+
+
+SMALL_REGION = 20
+"""A region of fewer cells than this (the start area: the seven cells under the set-up
+staircase) is mostly covered by the pieces standing on it."""
+
+
+def _small_region(pts: NDArray[np.float64], on: NDArray[np.bool_], ground: GroundMap
+                  ) -> NDArray[np.bool_]:
+    """Pixels over the start area when it is small."""
+    if not 0 < len(ground.start_area) < SMALL_REGION:
+        return np.zeros(on.shape, bool)
+    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
+    start = np.zeros((BOARD_STUDS, BOARD_STUDS), bool)
+    for x, y in ground.start_area:
+        start[y, x] = True
+    return on & start[cell[..., 1], cell[..., 0]]
+
+
+SAND_TO_WHITE = np.array([222 / 96, 230 / 178, 232 / 214])
+"""The start area's white print over the sand region's, channel by channel (BGR): the
+two inks of the printed map as the project's stand-in maps give them. The start area
+lies under the set-up staircase, so its own colour cannot be learned from the view;
+the sand's can, under the same light."""
+
+
+def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float64],
+                     group: NDArray[np.int64], painted: NDArray[np.float64],
+                     small: NDArray[np.bool_], ground: GroundMap) -> NDArray[np.float64]:
+    """The start area's pixels painted as the sand region at the same phase, brightened
+    to the white print; left as learned where the map has no sand."""
+    chars = sorted({c for row in ground.ground for c in row})
+    if "G" not in chars:
+        return painted
+    phase = group % (PHASE_BINS * PHASE_BINS)
+    sand = group // (PHASE_BINS * PHASE_BINS) == chars.index("G")
+    if not sand.any():
+        return painted
+    by_phase: dict[int, NDArray[np.float64]] = {}
+    for ph in np.unique(phase[sand]).tolist():
+        by_phase[ph] = np.median(flat[sand & (phase == ph)], axis=0)
+    fallback = np.median(flat[sand], axis=0)
+    out = painted.copy()
+    rows = np.flatnonzero(small)
+    out[rows] = np.array([by_phase.get(int(ph), fallback) for ph in phase[rows].tolist()]) \
+        * SAND_TO_WHITE
+    return out
 
 
 def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:

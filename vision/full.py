@@ -38,7 +38,6 @@ from vision.look import TableLook
 from vision.parse import LEAST, parse
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import board_box
-from vision.tops import capped
 
 
 def corners_only(ground: GroundMap) -> Palace:
@@ -141,7 +140,7 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
     views = balanced(views)
-    carving = capped(carve(views), views)
+    carving = carve(views)
     base = corners_only(ground).pieces
     pieces = explained(views, parse(carving, ground, base, top_colours(views)))
     readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
