@@ -27,11 +27,17 @@ from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece
 from vision.carve import Carving
 
-PAID = 0.7
-"""Carving score a voxel must show to pay for a piece covering it."""
-LEAST = 0.3
-"""No piece is placed with a voxel below this score: an arch must not bridge a gap."""
-ARCH_BONUS = 0.3
+PAID = 0.95
+"""Carving score a voxel must show to pay for a piece covering it: nearly sure. The
+carving keeps far more voxels than the palace has (those no view sees through), so a
+piece is chosen only where its voxels are surely filled, and what the views hide is
+put back by the rules (a leg's stack, :func:`_props`), not by the carving. On nine
+development palaces (games 2001-2010, 10 to 120 pieces) piece F1 rose from 0.35 at 0.7
+to 0.48 at 0.95 (0.46 at 0.98)."""
+LEAST = 0.45
+"""No piece is placed with a voxel below this score (nor a leg's stack put back through
+one): an arch must not bridge a gap, nor a stack stand where a view sees the board."""
+ARCH_BONUS = 0.6
 """Added to an arch's score: arches outnumber bricks in every game, and four bricks in a
 line with one colour are rarer than one arch."""
 COLUMN_BONUS = -0.2
