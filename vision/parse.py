@@ -139,8 +139,28 @@ def parse(carving: Carving, ground: GroundMap, base: Sequence[Piece],
             placed.append(palace.place(piece))
     if colours is None:
         return placed
-    named = [_named(p, colours, palace) for p in placed]
+    named = _leaves_dropped([_named(p, colours, palace) for p in placed], colours)
     return [p.moved(id="") for p in named + _plants(palace, carving, colours)]
+
+
+def _leaves_dropped(pieces: list[Piece], colours: NDArray[np.float32]) -> list[Piece]:
+    """A decoration read on a brick whose own colour is a decoration's too is the plant's
+    leaves over the plant: the brick is the decoration, the piece above it goes. A
+    plant's leaves rise over its body and fill part of the voxel above, which the
+    carving keeps."""
+    at = {(p.x, p.y, p.z): p for p in pieces}
+    out = list(pieces)
+    for top in pieces:
+        below = at.get((top.x, top.y, top.z - 1))
+        if (top.kind is not Kind.DECORATION or below is None or below.kind is not Kind.BRICK
+                or top not in out or below not in out):
+            continue
+        name = nearest_colour(colours[below.x, below.y, below.z])
+        if name not in DECORATION_COLOURS:
+            continue
+        out.remove(top)
+        out[out.index(below)] = below.moved(kind=Kind.DECORATION, color=name)
+    return out
 
 
 def _props(piece: Piece, palace: Palace, score: NDArray[np.float32]) -> list[Piece] | None:
