@@ -31,13 +31,15 @@ from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_MM, DecorationColor, Kind, Piece
+from vision.bare import board_cells, learned_bare_board
 from vision.carve import Carving, balanced, carve, top_colours, view_data
-from vision.change import change_evidence, region
+from vision.change import region
 from vision.explain import explained
 from vision.look import TableLook
 from vision.parse import LEAST, parse
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
-from vision.silhouettes import board_box
+from vision.silhouettes import View, board_box
+from vision.views import working_scale
 
 
 def corners_only(ground: GroundMap) -> Palace:
@@ -103,11 +105,22 @@ def locate_views(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: Gr
 
 def _map_misfit(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap,
                 look: TableLook | None) -> float:
+    """How far the frame's plate is from the board learned under this turn: with the
+    right turn each map region's pixels share a colour at each phase of the stud grid;
+    with a wrong one the regions are mixed, and a grown palace (which covers more of the
+    plate than the flat painting's medians allow) no longer hides that. ``look`` is not
+    needed: the colours are learned from the frame."""
     box = board_box(camera, pose, 0)
     if box is None:
         return np.inf
-    bare = bare_board(frame, camera, pose, ground, look)
-    return float(change_evidence(region(frame, box, 0.25), region(bare, box, 0.25)).mean())
+    scale = working_scale(camera, pose)
+    image = region(frame, box, scale)
+    view = View(camera, pose, box, scale)
+    on = board_cells(view)[1]
+    if not on.any():
+        return np.inf
+    bare = learned_bare_board(image, view, ground)
+    return float(np.median(np.abs(image - bare).sum(axis=2)[on]))
 
 
 PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREEN.value})
