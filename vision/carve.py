@@ -53,6 +53,9 @@ class ViewData:
     board: NDArray[np.float32]
     """The median colour (BGR) of the bare board as this view shows it: the white
     balance that makes views comparable (:func:`balanced`)."""
+    plate: NDArray[np.bool_]
+    """Pixels whose ray meets the plate: elsewhere (the table, beyond the far edge) no
+    bare board is known, so the change there says nothing."""
 
 
 GREEN_MARGIN = 4.0
@@ -76,7 +79,8 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     change = change_evidence(image, bare)
     on = board_cells(view)[1]
     board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
-    return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32))
+    return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32),
+                    on)
 
 
 def balanced(views: Sequence[ViewData]) -> list[ViewData]:
@@ -156,8 +160,10 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
     changed pixels.
 
     A point on a plant's pixel says nothing either way (a plant's leaves hang two studs
-    around it and over whatever is there), so a view whose points fall mostly on a plant
-    abstains; where every view abstains the voxel reads 0."""
+    around it and over whatever is there), nor does one whose ray misses the plate (a
+    tall piece near the far edge seen against the table, whose look is not known), so a
+    view whose points fall mostly on such pixels abstains; where every view abstains the
+    voxel reads 0."""
     pts = voxel_points(levels)
     shape = pts.shape[:4]
     flat_pts = pts.reshape(-1, 3)
@@ -170,7 +176,7 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
         change = vd.change.ravel()[flat].reshape(shape)
         plant = vd.green.ravel()[flat].reshape(shape)
         seen = ok.reshape(shape).all(axis=3)
-        valid = plant <= 0
+        valid = (plant <= 0) & vd.plate.ravel()[flat].reshape(shape)
         for out, sel, need in ((full, slice(None), LEAST_VALID),
                                (roof, upper, LEAST_VALID)):
             v = valid[..., sel]

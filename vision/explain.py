@@ -35,8 +35,8 @@ def explained(views: Sequence[ViewData], pieces: Sequence[Piece]) -> list[Piece]
     pixels: list[list[NDArray[np.intp]]] = [
         [vd.view.piece_pixels(p) for vd in views] for p in pieces]
     counts = [np.zeros(vd.view.shape[0] * vd.view.shape[1], np.int32) for vd in views]
-    weights = [np.where(vd.green.ravel() > 0, 0.0, vd.change.ravel() - PAY_LEVEL)
-               for vd in views]
+    weights = [np.where((vd.green.ravel() > 0) | ~vd.plate.ravel(), 0.0,
+                        vd.change.ravel() - PAY_LEVEL) for vd in views]
     for per in pixels:
         for v, px in enumerate(per):
             counts[v][px] += 1
