@@ -4,15 +4,19 @@ The carving (:mod:`vision.carve`) says, per one-stud, one-brick voxel, how surel
 something; it cannot say where one piece ends and the next begins, and it keeps some
 voxels no view sees through. The rules say most of the rest: every piece stands on the
 ground or on knobs of pieces below, nothing stands on an arch's two middle studs, an arch
-spans four cells in a line with only its end cells as legs. So the palace is built bottom
-up, level by level: at each level the candidate pieces (arches both ways, columns, bricks)
-are scored by the carving over their voxels, less what a voxel must show to be paid
-for, and the best are placed greedily wherever the rules let them stand. An arch is
-tried before the bricks of its cells (it explains four voxels at once, and a run of four
-filled cells whose middle has nothing under it can only be an arch). A 1x1 piece is a
-decoration where its colour is a decoration's (the plants are far greener than any
-building colour, the gold one far more saturated than tan), named by the nearest of
-the three, and only on an arch's end knob, where the rules put every decoration.
+spans four cells in a line with only its end cells as legs. So candidate pieces at
+every level (arches both ways, columns, bricks) are scored by the carving over their
+voxels, less what a voxel must show to be paid for (nearly all of it: the carving
+keeps far more than the palace), and chosen best first, each on voxels no better one
+took; then they are stood up bottom up where the rules let them, a leg with nothing
+under it held up by a stack of bricks where the carving allows, since the piece above
+says the stack is there. An arch outscores the bricks of its cells (it explains four
+voxels at once, and a run of four filled cells whose middle has nothing under it can
+only be an arch). A brick off the ground with nothing on it is a decoration where its
+colour is a decoration's (the plants are far greener than any building colour, the
+gold one far more saturated than tan), named by the nearest of the three; plants the
+carving left out (their pixels are read apart) are looked for on arches' open end
+knobs, where the rules put every decoration.
 """
 
 from __future__ import annotations
