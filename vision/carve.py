@@ -5,11 +5,12 @@ A voxel that holds a piece shows a piece at every point of it in every view: wha
 ray to it meets first is that piece or one in front of it, never the bare board. A voxel
 that is empty shows the bare board in every view that sees through it. So each voxel is
 scored, per view, by how much of it (a few points spread through it) falls on pixels
-that differ from the painted bare board, and the views' least score decides: one view
-seeing the board through it carves it away. With four views a quarter turn apart a
-staircase's gaps are seen through from some side, which is why the carving is kept
-simple; what it leaves wrong (a voxel hidden in every view) the parse's rules and the
-silhouettes' synthesis (:func:`prune_hidden`) settle.
+that differ from the bare board learned for that view (:mod:`vision.bare`), and the
+views' least score decides: one view seeing the board through it carves it away. What
+it cannot carve (a voxel hidden in every view: under an arch, in a courtyard, behind a
+tower from every side) the parse (:mod:`vision.parse`, which chooses only surely
+filled voxels and lets the rules put back hidden stacks) and the silhouettes' account
+(:mod:`vision.explain`) settle.
 
 Everything is arrays: all voxels' points are projected at once per view.
 """
