@@ -128,6 +128,9 @@ def parse(carving: Carving, ground: GroundMap, base: Sequence[Piece],
         cells = piece.voxels()
         if any(v in taken for v in cells):
             continue
+        if piece.z > 0 and any(carving.full[x, y, piece.z - 1] < LEAST
+                               for x, y in piece.legs()):
+            continue
         taken.update(cells)
         chosen.append(piece)
     palace = Palace(ground, base)
