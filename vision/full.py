@@ -1,19 +1,17 @@
 """Full mode: a whole palace, with no history, read from several views of one camera.
 
 Turn mode compares each frame with a picture of the palace before the turn. Full mode has
-no such picture, so it makes one: the bare board, drawn into each view from the ground
-map (each region's colour as this table shows it, learned by :class:`~vision.look.TableLook`
-at set-up or, failing that, the median colour the frame itself shows over that region's
-cells, which pieces cover only in part). What differs from the bare board is a piece;
-the decoder (:mod:`vision.decode`) then finds the physically possible palace, built on
-the corner bricks alone, that best explains the difference in every view at once. The
-views are fused in the board frame by the decoder itself: a candidate piece is scored by
-the pixels it covers in each view, so a voxel that one view sees as bare board costs
-what it would cover there (the space-carving argument, weighed rather than hard).
+none, so each view learns the bare board from itself (:mod:`vision.bare`: each pixel's
+map region and place within its stud cell, the view's median colour there), and what
+differs from it is a piece. The views are fused in the board frame by space carving
+(:mod:`vision.carve`): a voxel is filled only where every view that sees it shows a
+change there. The carving is parsed bottom up into pieces the rules let stand
+(:mod:`vision.parse`), and pieces whose pixels the others already explain are left out
+(:mod:`vision.explain`): the carving fills space that no view sees into.
 
 Stages, each callable alone: :func:`locate_views` (pose per view, the quarter turn
-resolved from the map's colours), :func:`bare_board` (the expected picture of the empty
-board), :func:`view_evidence` (per view, in the decoder's units), :func:`read_palace`.
+resolved from the map's colours), :func:`bare_board` (a flat painting of the empty
+board, which the turn resolution compares with), :func:`read_palace`.
 """
 
 from __future__ import annotations
@@ -32,26 +30,16 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, STUD_MM, Kind
-from vision.change import change_evidence, region
-from vision.confidence import rate_pieces
-from vision.decode import Decoder
-from vision.evidence import (
-    COST_LEVEL,
-    HOT_LEVEL,
-    LEAF_GAIN,
-    Evidence,
-    colour_features,
-    hot_cells,
-)
-from vision.finish import name_decoration
+from rules.pieces import BOARD_STUDS, STUD_MM, DecorationColor, Kind, Piece
+from vision.bare import board_cells, learned_bare_board
+from vision.carve import Carving, balanced, carve, top_colours, view_data
+from vision.change import region
+from vision.explain import explained
 from vision.look import TableLook
-from vision.reading import UNCERTAIN_BELOW, TurnReading
+from vision.parse import LEAST, parse
+from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
-
-TOP_LEVELS = 12
-"""Levels the views' regions reach: a 120-piece palace rarely stands higher."""
 
 
 def corners_only(ground: GroundMap) -> Palace:
@@ -117,29 +105,25 @@ def locate_views(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: Gr
 
 def _map_misfit(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap,
                 look: TableLook | None) -> float:
+    """How far the frame's plate is from the board learned under this turn: with the
+    right turn each map region's pixels share a colour at each phase of the stud grid;
+    with a wrong one the regions are mixed, and a grown palace (which covers more of the
+    plate than the flat painting's medians allow) no longer hides that. ``look`` is not
+    needed: the colours are learned from the frame."""
     box = board_box(camera, pose, 0)
     if box is None:
         return np.inf
-    bare = bare_board(frame, camera, pose, ground, look)
-    return float(change_evidence(region(frame, box, 0.25), region(bare, box, 0.25)).mean())
-
-
-def view_evidence(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap,
-                  before: Palace, look: TableLook | None = None) -> Evidence | None:
-    """One view's evidence that a pixel shows a piece and not the bare board, in the
-    decoder's units: the change from the painted bare board less a level's cost."""
-    box = board_box(camera, pose, TOP_LEVELS)
-    if box is None:
-        return None
     scale = working_scale(camera, pose)
-    after = region(frame, box, scale)
-    bare = region(bare_board(frame, camera, pose, ground, look), box, scale)
+    image = region(frame, box, scale)
     view = View(camera, pose, box, scale)
-    view.paint_old(before.pieces)
-    change = change_evidence(after, bare).ravel()
-    weight = change - COST_LEVEL
-    return Evidence(view, weight.astype(np.float32), change > HOT_LEVEL,
-                    np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after))
+    on = board_cells(view)[1]
+    if not on.any():
+        return np.inf
+    bare = learned_bare_board(image, view, ground)
+    return float(np.median(np.abs(image - bare).sum(axis=2)[on]))
+
+
+PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREEN.value})
 
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
@@ -158,20 +142,36 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
         reason = located[0].reason or "the board was not found"
         return TurnReading(False, f"board not found: {reason}", (), True, located[0],
                            time.perf_counter() - started)
-    before = corners_only(ground)
-    evidence = []
+    views = []
     for frame, loc in usable:
         assert loc.pose is not None
-        ev = view_evidence(frame, loc.camera or camera, loc.pose, ground, before, look)
-        if ev is not None:
-            evidence.append(ev)
+        vd = view_data(frame, loc.camera or camera, loc.pose, ground)
+        if vd is not None:
+            views.append(vd)
     first = usable[0][1]
-    if not evidence:
+    if not views:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
-    decoder = Decoder(before, evidence, one_staircase=False)
-    pieces = decoder.run(hot_cells(evidence, TOP_LEVELS - 6))
-    pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
-    readings = rate_pieces(decoder, pieces)
+    views = balanced(views)
+    carving = carve(views)
+    base = corners_only(ground).pieces
+    pieces = explained(views, parse(carving, ground, base, top_colours(views)))
+    readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
+
+
+def piece_confidence(carving: Carving, piece: Piece) -> float:
+    """How surely the carving holds the piece: its voxels' mean score (an arch's middle
+    cells by their roofs, a plant by its green), from the least a piece may show (0) to
+    sure (1). A piece the rules added under another's leg, which every view hides, reads
+    low."""
+    levels = carving.full.shape[2]
+    score = carving.green if piece.kind is Kind.DECORATION and piece.color in PLANTS \
+        else carving.full
+    middle = set(piece.forbidden_top())
+    got = [float((carving.roof if (x, y) in middle else score)[x, y, z])
+           for x, y, z in piece.voxels() if z < levels]
+    if not got:
+        return 0.0
+    return float(np.clip((np.mean(got) - LEAST) / (1.0 - LEAST), 0.0, 1.0))

@@ -1,0 +1,149 @@
+"""The empty board as one view would show it, learned from that view itself.
+
+Full mode has no picture of the board before the palace, so it needs the bare board's
+look at every pixel. A flat colour per map region is not that look: the baseplate's green
+studs poke through the perforated map, so a sand region is a lattice of green dots on
+sand, and a flat painting reads every stud as a piece. Here each pixel is taken back
+along its ray to the studs' mid-height plane, which names its map region and where in
+its stud cell it falls (its phase, in bins); the bare board's colour for a region and a
+phase is the median of the view's own pixels of that region and phase. Pieces cover
+only part of any region, so the median is the board's. The lens is undone with the
+camera's own model, and the table around the plate is left as the frame shows it.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.maps import GroundMap
+from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from vision.silhouettes import View
+
+PHASE_BINS = 8
+"""Bins across a stud cell each way: a stud is about 5 working pixels wide, so a bin is
+about one."""
+
+
+def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
+                ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
+    (h, w, 2)) and whether its ray meets that plane on the plate."""
+    h, w = view.shape
+    x0, y0 = view.box[:2]
+    us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
+                         (np.arange(h) + 0.5) / view.scale + y0)
+    cam = view.camera
+    px = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
+    norm = cv2.undistortPoints(px, cam.camera_matrix, cam.dist_coeffs).reshape(-1, 2)
+    rays = np.concatenate([norm, np.ones((len(norm), 1))], axis=1)
+    rot = view.pose.rotation
+    eye = view.pose.camera_center
+    dirs = rays @ rot  # camera frame to board frame: R^T d, as rows
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (height_mm - eye[2]) / dirs[:, 2]
+    pts = eye[None, :2] + t[:, None] * dirs[:, :2]
+    on = (t > 0) & np.isfinite(pts).all(axis=1)
+    on &= (pts[:, 0] >= 0) & (pts[:, 0] < BOARD_MM) & (pts[:, 1] >= 0) & (pts[:, 1] < BOARD_MM)
+    return pts.reshape(h, w, 2), on.reshape(h, w)
+
+
+def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
+                       ) -> NDArray[np.float32]:
+    """``image`` (a region at the view's scale, float BGR) with the plate replaced by the
+    bare board's colour for each pixel's region and phase.
+
+    One colour per region and phase is taken over the whole view: fitting the lamp's
+    uneven light as a smooth field under the medians was tried and read fewer pieces
+    right (the fit follows the palace's own colours as much as the light)."""
+    pts, on = board_cells(view)
+    sel = np.flatnonzero(on.ravel())
+    out = image.copy()
+    if not len(sel):
+        return out
+    group = _groups(pts, ground).ravel()[sel]
+    flat = image.reshape(-1, 3)[sel].astype(np.float64)
+    painted = _medians(flat, group)
+    small = _small_region(pts, on, ground).ravel()[sel]
+    if small.any():
+        painted = _start_from_sand(pts, flat, group, painted, small, ground)
+    out.reshape(-1, 3)[sel] = painted.astype(np.float32)
+    return cv2.GaussianBlur(out, (0, 0), 0.6)
+
+
+SMALL_REGION = 20
+"""A region of fewer cells than this (the start area: the seven cells under the set-up
+staircase) is mostly covered by the pieces standing on it."""
+
+
+def _small_region(pts: NDArray[np.float64], on: NDArray[np.bool_], ground: GroundMap
+                  ) -> NDArray[np.bool_]:
+    """Pixels over the start area when it is small."""
+    if not 0 < len(ground.start_area) < SMALL_REGION:
+        return np.zeros(on.shape, bool)
+    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
+    start = np.zeros((BOARD_STUDS, BOARD_STUDS), bool)
+    for x, y in ground.start_area:
+        start[y, x] = True
+    return on & start[cell[..., 1], cell[..., 0]]
+
+
+SAND_TO_WHITE = np.array([222 / 96, 230 / 178, 232 / 214])
+"""The start area's white print over the sand region's, channel by channel (BGR): the
+two inks of the printed map as the project's stand-in maps give them. The start area
+lies under the set-up staircase, so its own colour cannot be learned from the view;
+the sand's can, under the same light."""
+
+
+def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float64],
+                     group: NDArray[np.int64], painted: NDArray[np.float64],
+                     small: NDArray[np.bool_], ground: GroundMap) -> NDArray[np.float64]:
+    """The start area's pixels painted as the sand region at the same phase, brightened
+    to the white print; left as learned where the map has no sand."""
+    chars = sorted({c for row in ground.ground for c in row})
+    if "G" not in chars:
+        return painted
+    phase = group % (PHASE_BINS * PHASE_BINS)
+    sand = group // (PHASE_BINS * PHASE_BINS) == chars.index("G")
+    if not sand.any():
+        return painted
+    by_phase: dict[int, NDArray[np.float64]] = {}
+    for ph in np.unique(phase[sand]).tolist():
+        by_phase[ph] = np.median(flat[sand & (phase == ph)], axis=0)
+    fallback = np.median(flat[sand], axis=0)
+    out = painted.copy()
+    rows = np.flatnonzero(small)
+    out[rows] = np.array([by_phase.get(int(ph), fallback) for ph in phase[rows].tolist()]) \
+        * SAND_TO_WHITE
+    return out
+
+
+def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:
+    """Each pixel's (map region, phase) group: the start area is a region of its own."""
+    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
+    phase = np.clip(np.floor((pts / STUD_MM - cell) * PHASE_BINS).astype(np.int64),
+                    0, PHASE_BINS - 1)
+    chars = sorted({c for row in ground.ground for c in row})
+    code = np.array([[chars.index(ground.char(x, y)) for x in range(BOARD_STUDS)]
+                     for y in range(BOARD_STUDS)])
+    for x, y in ground.start_area:
+        code[y, x] = len(chars)
+    return (code[cell[..., 1], cell[..., 0]] * PHASE_BINS + phase[..., 1]) * PHASE_BINS \
+        + phase[..., 0]
+
+
+def _medians(flat: NDArray[np.float64], group: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Each row replaced by the median of its group's rows."""
+    order = np.argsort(group, kind="stable")
+    ranked = group[order]
+    cuts = np.flatnonzero(np.diff(ranked)) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [len(ranked)]])
+    sorted_rows = flat[order]
+    medians = np.empty((len(starts), 3))
+    for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        medians[k] = np.median(sorted_rows[a:b], axis=0)
+    out = np.empty_like(flat)
+    out[order] = np.repeat(medians, ends - starts, axis=0)
+    return out
