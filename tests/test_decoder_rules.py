@@ -136,3 +136,39 @@ def test_a_piece_a_close_rival_reading_leaves_out_is_doubted(staircases) -> None
             assert f.confidence == c.confidence
         else:
             assert n.confidence == c.confidence
+
+
+def test_a_legal_reading_s_round_decoration_is_weighed_against_decorations_only(
+        staircases) -> None:
+    """The readings hold a round decoration as the decoder read it (a decoration, not
+    its brick outline), and a legal staircase's decoration is not weighed against none
+    at all: its rivals stand on the arch's other end knob."""
+    before, added = staircases[0]
+    gold = [p.moved(color="gold") if p.kind is Kind.DECORATION else p for p in added]
+    decoder, _ = decoder_for(before, gold, [])
+    decoder.readings = [(decoder.score_of(gold), tuple(gold))]
+    rated = rate_pieces(decoder, gold, legal=True)
+    deco = next(r for r in rated if r.piece.kind is Kind.DECORATION)
+    assert deco.confidence >= UNCERTAIN_BELOW
+    assert deco.alternatives
+    assert all(a.kind is Kind.DECORATION for a in deco.alternatives)
+    assert all((a.x, a.y) != (deco.piece.x, deco.piece.y) for a in deco.alternatives)
+
+
+def test_a_legal_reading_s_rivals_that_break_the_staircase_lose_the_legal_bonus(
+        staircases, monkeypatch) -> None:
+    """A decoration no pixel shows sits on one end knob or the other as far as the
+    evidence goes; only the rules say which: judged as the decoder judges readings,
+    the other knob breaks the staircase and the decoration read is trusted."""
+    import vision.confidence as confidence
+    before, added = staircases[0]
+    decoration = [p for p in added if p.kind is Kind.DECORATION]
+    decoder, _ = decoder_for(before, added, decoration)
+    assert is_legal_turn(before, added)
+
+    def trust(judged: bool) -> float:
+        monkeypatch.setattr(confidence, "JUDGED_RIVALS", judged)
+        rated = rate_pieces(decoder, added, legal=True)
+        return next(r.confidence for r in rated if r.piece.kind is Kind.DECORATION)
+
+    assert trust(False) < UNCERTAIN_BELOW <= trust(True)

@@ -120,3 +120,21 @@ def test_voxel_distances_together_are_each_voxels_own_to_the_bit() -> None:
                                                  (z + 0.5) * BRICK_MM]) - view.eye))
                   for x, y, z, _ in voxels]
     assert view.distances(voxels) == one_by_one
+
+
+def test_a_level_hidden_leaves_the_levels_seen_to_tell_a_column_from_bricks() -> None:
+    """The palace hides a stack's foot more often than not: the two levels above it,
+    seen in different colours, still say three bricks, and in one colour say nothing."""
+    ev = evidence()
+    ev.colour = np.zeros((len(ev.weight), 3), np.float32)
+    scorer = Scorer([ev])
+    column = Piece(Kind.COLUMN, 12, 12, 0)
+    for upper, steps in (((30.0, 100.0, 500.0), 1.0), ((100.0, 100.0, 580.0), 1.0),
+                         ((100.0, 100.0, 500.0), 0.0)):
+        seen = {0: None, 1: np.array([100.0, 100.0, 500.0], np.float32),
+                2: np.array(upper, np.float32)}
+        # The levels' colours are asked of whatever keeps them (the scorer, or its
+        # kept colours where they live apart).
+        keeper = getattr(scorer, "colours", scorer)
+        keeper._colour_of = lambda view, x, y, level, seen=seen: seen[level]
+        assert scorer.colour_steps(column) == steps

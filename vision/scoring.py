@@ -364,10 +364,10 @@ class Scorer:
                 continue
             means = []
             for level in range(piece.z, piece.top):
+                # A level hidden (behind the palace) says nothing; two seen still tell.
                 mean = self._colour_of(i, piece.x, piece.y, level)
-                if mean is None:
-                    break
-                means.append(mean)
+                if mean is not None:
+                    means.append(mean)
             if len(means) < 2:
                 continue
             # np.linalg.norm's own sum for a vector (the same float), without its checks.

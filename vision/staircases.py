@@ -207,7 +207,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     is the best of all, those after it the ones it beat, each best when it was found
     (rivals whose closeness says which pieces the evidence did not decide). A proposal
     whose decoration's pixels deny it (their mean evidence below -``tolerance``, as
-    :meth:`vision.decode.Decoder.crown` asks) is not made. A proposal is bounded by its
+    :func:`vision.rulings.crown` asks) is not made. A proposal is bounded by its
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
     scored from the highest bound down until no bound left can beat the best."""
     scorer = judge.scorer
@@ -266,7 +266,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
 
 def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     """Whether the decoration ending ``top`` is denied by its pixels that the rest of
-    ``top`` does not cover (as :meth:`vision.decode.Decoder.crown` asks): a legal
+    ``top`` does not cover (as :func:`vision.rulings.crown` asks): a legal
     staircase's bonus would otherwise put one on where the picture shows nothing new."""
     cand = scorer.candidate(top[-1])
     others = [scorer.candidate(p) for p in top[:-1]]

@@ -1,0 +1,90 @@
+"""The rules' say on a reading the greedy search grew: the decoration, and the supports.
+
+The search grows what the picture shows; two things a staircase always has, the
+picture often hides, and only the rules can ask for them: the decoration on the last
+arch's end knob (that arch itself often hides it), and the lower steps under an arch's
+legs (the search props an arch whose lower steps it cannot see on the fewest pieces, a
+lone brick; the steps a player built there are mostly behind it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rules.pieces import DecorationColor, Kind, Piece
+from vision.candidates import PLANT, built_on, staircase_end, supports
+from vision.scoring import piece_key
+
+if TYPE_CHECKING:
+    from vision.decode import Decoder
+
+RESUPPORT_DEPTH = 2
+"""Steps of a staircase :func:`resupport` tries under a finished reading's
+arches."""
+CROWN_TOLERANCE = 0.3
+"""How far below zero the mean evidence of a decoration's visible pixels may fall and
+the rules' decoration still be put on: every staircase ends with one, and it stands on
+the last arch's end knob, often behind that very arch."""
+
+
+def crown(decoder: Decoder) -> None:
+    """Puts the rules' decoration on the highest arch of the reading when none was
+    read and its visible pixels do not speak against it: the decoration stands on
+    the last arch's end knob, where that arch itself often hides it, and every
+    staircase ends with one."""
+    if staircase_end(decoder.added) is not None:
+        return
+    decoder.scorer.sync(decoder.masks)
+    best: tuple[tuple[int, float], Piece] | None = None
+    for arch in decoder.added:
+        if arch.kind is not Kind.ARCH:
+            continue
+        for x, y in arch.knobs():
+            if not decoder.state.is_open_knob(x, y, arch.top):
+                continue
+            for colour in (PLANT, DecorationColor.GOLD.value):
+                piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
+                if decoder.state.check(piece):
+                    continue
+                cand = decoder.scorer.candidate(piece)
+                fresh = sum(int((~decoder.masks[i][px]).sum())
+                            for i, px in enumerate(cand.pixels))
+                evidence = decoder.scorer.fresh(cand) + cand.price
+                if fresh and evidence < -CROWN_TOLERANCE * fresh:
+                    continue
+                rank = (arch.top, evidence)
+                if best is None or rank > best[0]:
+                    best = (rank, piece)
+    if best is not None:
+        decoder.apply([best[1]])
+
+
+
+def resupport(decoder: Decoder) -> float:
+    """Tries, under each leg of each arch read (lowest first), every other way to
+    hold it up (``RESUPPORT_DEPTH`` steps of staircase down), and keeps the reading
+    that is judged best; returns its score. The greedy search props an arch whose
+    lower steps it cannot see on the fewest pieces, a lone brick; the steps a player
+    built there are mostly hidden behind it, and only the rules can ask for them."""
+    current = list(decoder.added)
+    best = decoder.judged(current)
+    for arch in sorted((p for p in current if p.kind is Kind.ARCH), key=lambda p: p.z):
+        if arch not in current:
+            continue
+        for x, y in arch.legs():
+            under = [p for p in current if p is not arch and p.top <= arch.z
+                     and (x, y) in p.footprint()]
+            keep = [p for p in current if p not in under]
+            below = built_on(decoder.before, [p for p in keep if p.top <= arch.z])
+            if below is None:
+                continue
+            for way in supports(below[0], x, y, arch.z, RESUPPORT_DEPTH):
+                trial = keep + way
+                if sorted(map(piece_key, way)) == sorted(map(piece_key, under)):
+                    continue
+                score = decoder.judged(trial, best)
+                if score > best and decoder.take(trial):
+                    best, current = score, list(decoder.added)
+                    break
+    return best
+
