@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, Voxel
 from vision.evidence import Evidence
-from vision.silhouettes import Box, piece_voxels
+from vision.silhouettes import LEAVES, Box, piece_voxels
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -129,9 +129,14 @@ class Scorer:
         piece's free pixels are all of them."""
         self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
-        self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
+        self._members: list[dict[int, list[list[Candidate]]]] = [{} for _ in self.evidence]
+        """Per view, each tile's holders: the pieces drawn with a box (or a plant's
+        leaves) whose pixels fall in the tile."""
+        self._holders: list[dict[Box, list[Candidate]]] = [{} for _ in self.evidence]
+        """Per view, the pieces drawn with each box (a plant's leaves keyed like its
+        leaf pixels): a piece's pixels are its boxes', so are its tiles, and a box's
+        tiles are looked up once for the dozen pieces drawn with it."""
         self._whole: dict[tuple[PieceKey, ...], float] = {}
-        self._voxel_tile: list[dict[Box, set[int]]] = [{} for _ in self.evidence]
         self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
             {} for _ in self.evidence]
         """Each stud level's colour (None: too few side pixels), per view: the three
@@ -165,8 +170,9 @@ class Scorer:
     def _new_candidate(self, piece: Piece, key: PieceKey) -> Candidate:
         cand = Candidate(piece.moved(id="") if piece.id else piece, key)
         plant = cand.decoration and piece.color != "gold"
+        boxes = piece_voxels(piece)
         for i, ev in enumerate(self.evidence):
-            px = ev.view.piece_pixels(piece)
+            px = ev.view.boxes_pixels(boxes)
             cand.pixels.append(px)
             if plant:
                 leaves = ev.view.leaf_pixels(piece)
@@ -178,13 +184,10 @@ class Scorer:
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
-            members = self._members[i]
-            # The piece's pixels are its voxels' (and its leaves'): so are its tiles.
-            tiles = self._tiles(i, leaves) if plant else set()
-            for v in piece_voxels(piece):
-                tiles |= self._voxel_tiles(i, ev, v)
-            for t in tiles:
-                members.setdefault(t, []).append(cand)
+            for box in boxes:
+                self._holder(i, box).append(cand)
+            if plant:
+                self._holder(i, (piece.x, piece.y, piece.z, LEAVES)).append(cand)
         size = sum(len(px) for px in cand.pixels)
         cand.price = PIECE_PRICE * size + PIECE_FLOOR
         if piece.kind is Kind.COLUMN:
@@ -201,12 +204,18 @@ class Scorer:
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
         return set(self._tile_of[view][idx].tolist())
 
-    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Box) -> set[int]:
-        """The tiles of one voxel's visible pixels, kept: a voxel is in a dozen pieces."""
-        known = self._voxel_tile[view]
-        found = known.get(voxel)
+    def _holder(self, view: int, box: Box) -> list[Candidate]:
+        """The pieces drawn with ``box`` in a view, listed in the tiles of its pixels
+        when first asked."""
+        holders = self._holders[view]
+        found = holders.get(box)
         if found is None:
-            found = known[voxel] = self._tiles(view, ev.view.visible(voxel)[0])
+            found = holders[box] = []
+            v = self.evidence[view].view
+            idx = v.leaf_pixels_at(box) if box[3] == LEAVES else v.visible(box)[0]
+            members = self._members[view]
+            for t in self._tiles(view, idx):
+                members.setdefault(t, []).append(found)
         return found
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
@@ -258,8 +267,9 @@ class Scorer:
             self._covered[i] = bool(self._seen[i].any())
             members = self._members[i]
             for t in self._tiles(i, changed):
-                for cand in members.get(t, ()):
-                    cand.fresh = cand.upper = cand.free = None
+                for holder in members.get(t, ()):
+                    for cand in holder:
+                        cand.fresh = cand.upper = cand.free = None
 
     def fresh(self, cand: Candidate) -> float:
         """What the piece alone would add to the pixels no new piece covers yet, less its

@@ -39,6 +39,8 @@ Box = tuple[int, int, int, int]
 arch's roof over its opening, STUDDED a voxel with the stud on its top (a piece's
 knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
+LEAVES = 2
+"""The cache's key for a plant's leaf pixels (:meth:`View.leaf_pixels`)."""
 SIDES = 4
 """The cache's key for a voxel's side pixels (:meth:`View.side_pixels`)."""
 MIN_SIDE_PIXELS = 6
@@ -246,7 +248,13 @@ class View:
     def piece_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Region pixels where ``piece`` would show in front of the palace before the turn,
         ascending."""
-        parts = [self.visible(v)[0] for v in piece_voxels(piece)]
+        return self.boxes_pixels(piece_voxels(piece))
+
+    def boxes_pixels(self, boxes: Sequence[Box]) -> NDArray[np.intp]:
+        """Region pixels where any of ``boxes`` would show in front of the old palace,
+        ascending (a piece's, given its boxes)."""
+        cache = self._cache
+        parts = [cache[v][0] if v in cache else self.visible(v)[0] for v in boxes]
         if not parts:
             return np.zeros(0, np.intp)
         if len(parts) == 1:
@@ -274,7 +282,7 @@ class View:
 
     def prepare_leaves(self, cells: Iterable[tuple[int, int, int]]) -> None:
         """Works out many plants' leaf pixels (:meth:`leaf_pixels`) with one projection."""
-        todo = [c for c in dict.fromkeys(cells) if (*c, 2) not in self._cache]
+        todo = [c for c in dict.fromkeys(cells) if (*c, LEAVES) not in self._cache]
         if not todo:
             return
         px = self.to_region(project(self.camera, self.pose, self._leaf_rings(todo)))
@@ -283,12 +291,15 @@ class View:
             idx = _NO_PIXELS
             if np.all(np.isfinite(ring)):
                 idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
-            self._cache[(x, y, z, 2)] = (idx, dist)
+            self._cache[(x, y, z, LEAVES)] = (idx, dist)
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Pixels a plant decoration's leaves may cover around its stem (they overhang
         about two studs at two thirds of its height), in front of the old palace."""
-        key = (piece.x, piece.y, piece.z, 2)
+        return self.leaf_pixels_at((piece.x, piece.y, piece.z, LEAVES))
+
+    def leaf_pixels_at(self, key: Box) -> NDArray[np.intp]:
+        """:meth:`leaf_pixels` of the plant standing at ``key``'s stud and level."""
         hit = self._cache.get(key)
         if hit is None:
             self.prepare_leaves([key[:3]])
