@@ -88,6 +88,8 @@ class Decoder:
         self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
+        self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
+        """The same ways with what the moves ask of them, kept until one goes stale."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
         came says which pieces the evidence did not decide."""
@@ -148,7 +150,13 @@ class Decoder:
                 if cand in seen:
                     continue
                 seen.add(cand)
-                # A piece none of whose own pixels pay for it is no start of a move.
+                # A piece none of whose own pixels pay for it is no start of a move. Its
+                # gain alone less its price, plus its price, is not above zero when its
+                # pixels' evidence is not (the price is above zero, and rounding keeps
+                # order): a column's price, which asks for its levels' colours, is then
+                # not needed.
+                if cand.fresh is None and scorer.unpriced(cand) <= 0:
+                    continue
                 fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
                 if fresh_gain + cand.price <= 0:
                     continue
@@ -194,9 +202,16 @@ class Decoder:
             scorer.prepare([p for raw in raws.values() for way in raw for p in way])
             for key, raw in raws.items():
                 self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
-        # An open knob's way has no pieces: the one empty way serves every leg.
-        return {leg: [Way(scorer, cands) if cands else NO_WAY for cands in self._ways[key]]
-                for leg, key in keys.items()}
+        # An open knob's way has no pieces: the one empty way serves every leg. A leg's
+        # ways are made anew only when one of them has gone stale.
+        out: dict[Voxel, list[Way]] = {}
+        for leg, key in keys.items():
+            found = self._kept_ways.get(key)
+            if found is None or any(w.stale for w in found):
+                found = self._kept_ways[key] = [Way(scorer, cands) if cands else NO_WAY
+                                                for cands in self._ways[key]]
+            out[leg] = found
+        return out
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
         """A decoration goes on an end knob of an arch of this turn, once per turn."""

@@ -13,6 +13,7 @@ order), so keeping them changes no reading.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,6 +21,9 @@ from numpy.typing import NDArray
 from rules.pieces import Kind, Piece, Voxel
 from vision.evidence import Evidence
 from vision.silhouettes import LEAVES, Box, piece_voxels
+
+if TYPE_CHECKING:
+    from vision.ways import Way
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -48,6 +52,9 @@ Masks = list[NDArray[np.bool_]]
 _NONE = np.zeros(0, np.intp)
 _NONE.flags.writeable = False
 PieceKey = tuple[object, ...]
+_sum = np.add.reduce
+"""What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper: the
+decoder sums pixels' evidence hundreds of thousands of times a turn."""
 Pixels = NDArray[np.intp]
 
 
@@ -61,10 +68,12 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("_voxels", "around", "decoration", "free", "fresh", "key", "leaf_sums",
-                 "leaves", "piece", "pixels", "price", "upper")
+    __slots__ = ("_price", "_scorer", "_voxels", "around", "decoration", "evidence", "free",
+                 "fresh", "key", "leaf_sums", "leaves", "piece", "pixels", "size", "upper",
+                 "ways")
 
-    def __init__(self, piece: Piece, key: PieceKey) -> None:
+    def __init__(self, piece: Piece, key: PieceKey, scorer: Scorer) -> None:
+        self._scorer = scorer
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
@@ -74,13 +83,34 @@ class Candidate:
         self.leaf_sums: list[float] = []
         self.around: list[Pixels | None] = []
         """Its leaves' pixels that it does not cover itself, per view (None: no leaves)."""
-        self.price = 0.0
+        self.size = 0
+        """Its pixels, over the views."""
+        self._price: float | None = None
         self.free: list[Pixels] | None = None
         """Its pixels no new piece covers yet, per view, while the masks stay as they are."""
+        self.evidence: float | None = None
+        """The evidence of its free pixels (and leaves), its price not taken off, while
+        the masks stay as they are."""
         self.fresh: float | None = None
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
+        self.ways: list[Way] = []
+        """The ways to hold up a leg it is in, kept while its answers are
+        (:class:`vision.ways.Way`): they are stale once its answers are forgotten."""
+
+    @property
+    def price(self) -> float:
+        """What it must explain to be worth reading: a share of its pixels and a floor,
+        and for a column a price for levels of different colours, worked out when first
+        asked (the decoder needs no price of a piece whose pixels speak against it)."""
+        if self._price is None:
+            size = self.size
+            price = PIECE_PRICE * size + PIECE_FLOOR
+            if self.piece.kind is Kind.COLUMN:
+                price += MIXED_PRICE * size * self._scorer.colour_steps(self.piece)
+            self._price = price
+        return self._price
 
     @property
     def voxels(self) -> frozenset[Voxel]:
@@ -147,13 +177,23 @@ class Scorer:
         key = piece_key(piece)
         cand = self._cands.get(key)
         if cand is None:
-            cand = self._cands[key] = self._new_candidate(piece, key)
+            self.prepare([piece])
+            cand = self._cands[key]
         return cand
 
     def prepare(self, pieces: Sequence[Piece]) -> None:
-        """Works out the pixels of many pieces' voxels at once (one projection a view)."""
-        todo = [p for p in pieces if piece_key(p) not in self._cands]
-        voxels = [v for p in todo for v in piece_voxels(p)]
+        """Makes many pieces' candidates at once: their voxels projected together (one
+        projection a view) and their pixels gathered together."""
+        found: dict[PieceKey, Piece] = {}
+        for p in pieces:
+            key = piece_key(p)
+            if key not in self._cands and key not in found:
+                found[key] = p
+        if not found:
+            return
+        todo = list(found.values())
+        boxes = [piece_voxels(p) for p in todo]
+        voxels = [v for b in boxes for v in b]
         # A column's price asks for its levels' colours (:meth:`colour_steps`).
         levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
                   for level in range(p.z, p.top)]
@@ -166,13 +206,17 @@ class Scorer:
                 ev.view.prepare_leaves(plants)
             if ev.colour is not None:
                 ev.view.prepare_tops(levels)
+        pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
+        for k, (key, p) in enumerate(found.items()):
+            self._cands[key] = self._new_candidate(p, key, boxes[k], [px[k] for px in pixels])
 
-    def _new_candidate(self, piece: Piece, key: PieceKey) -> Candidate:
-        cand = Candidate(piece.moved(id="") if piece.id else piece, key)
+    def _new_candidate(self, piece: Piece, key: PieceKey, boxes: Sequence[Box],
+                       pixels: list[Pixels]) -> Candidate:
+        """The candidate of a piece, given its boxes and its pixels in each view."""
+        cand = Candidate(piece.moved(id="") if piece.id else piece, key, self)
         plant = cand.decoration and piece.color != "gold"
-        boxes = piece_voxels(piece)
         for i, ev in enumerate(self.evidence):
-            px = ev.view.boxes_pixels(boxes)
+            px = pixels[i]
             cand.pixels.append(px)
             if plant:
                 leaves = ev.view.leaf_pixels(piece)
@@ -188,10 +232,7 @@ class Scorer:
                 self._holder(i, box).append(cand)
             if plant:
                 self._holder(i, (piece.x, piece.y, piece.z, LEAVES)).append(cand)
-        size = sum(len(px) for px in cand.pixels)
-        cand.price = PIECE_PRICE * size + PIECE_FLOOR
-        if piece.kind is Kind.COLUMN:
-            cand.price += MIXED_PRICE * size * self.colour_steps(piece)
+        cand.size = sum(len(px) for px in cand.pixels)
         return cand
 
     @staticmethod
@@ -269,12 +310,23 @@ class Scorer:
             for t in self._tiles(i, changed):
                 for holder in members.get(t, ()):
                     for cand in holder:
-                        cand.fresh = cand.upper = cand.free = None
+                        cand.evidence = cand.fresh = cand.upper = cand.free = None
+                        if cand.ways:
+                            for way in cand.ways:
+                                way.stale = True
+                            cand.ways = []
 
     def fresh(self, cand: Candidate) -> float:
         """What the piece alone would add to the pixels no new piece covers yet, less its
         price."""
         if cand.fresh is None:
+            cand.fresh = self.unpriced(cand) - cand.price
+        return cand.fresh
+
+    def unpriced(self, cand: Candidate) -> float:
+        """What the piece alone would add to the pixels no new piece covers yet, its
+        price not taken off."""
+        if cand.evidence is None:
             total = 0.0
             free = cand.free = []
             for i, ev in enumerate(self.evidence):
@@ -282,23 +334,23 @@ class Scorer:
                 mask = self._seen[i]
                 covered = self._covered[i]
                 free.append(idx[~mask[idx]] if covered else idx)
-                total += float(ev.weight[free[i]].sum())
+                total += float(_sum(ev.weight[free[i]], None))
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(ev.leaf[leaf[~mask[leaf]] if covered else leaf].sum())
-            cand.fresh = total - cand.price
-        return cand.fresh
+                    total += float(_sum(ev.leaf[leaf[~mask[leaf]] if covered else leaf], None))
+            cand.evidence = total
+        return cand.evidence
 
     def upper(self, cand: Candidate) -> float:
         """The most the piece can add now (its fresh pixels that pay, and its leaves'),
         less its price: a move gains at most the sum of its pieces' bounds."""
         if cand.upper is None:
-            if cand.free is None:
+            if cand.fresh is None:
                 self.fresh(cand)
             assert cand.free is not None
             hit = -cand.price
             for i, ev in enumerate(self.evidence):
-                hit += float(np.maximum(ev.weight[cand.free[i]], 0).sum())
+                hit += float(_sum(np.maximum(ev.weight[cand.free[i]], 0), None))
                 hit += cand.leaf_sums[i]
             cand.upper = hit
         return cand.upper
@@ -330,7 +382,7 @@ class Scorer:
             n = len(idx)
             at = order[:n] if n <= len(order) else np.arange(n, dtype=np.int64)
             stamp[idx] = at
-            total += float(ev.weight[idx[stamp[idx] == at]].sum())
+            total += float(_sum(ev.weight[idx[stamp[idx] == at]], None))
         return total - price
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,

@@ -248,13 +248,7 @@ class View:
     def piece_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Region pixels where ``piece`` would show in front of the palace before the turn,
         ascending."""
-        return self.boxes_pixels(piece_voxels(piece))
-
-    def boxes_pixels(self, boxes: Sequence[Box]) -> NDArray[np.intp]:
-        """Region pixels where any of ``boxes`` would show in front of the old palace,
-        ascending (a piece's, given its boxes)."""
-        cache = self._cache
-        parts = [cache[v][0] if v in cache else self.visible(v)[0] for v in boxes]
+        parts = [self.visible(v)[0] for v in piece_voxels(piece)]
         if not parts:
             return np.zeros(0, np.intp)
         if len(parts) == 1:
@@ -267,6 +261,46 @@ class View:
         keep[0] = True
         np.not_equal(out[1:], out[:-1], out=keep[1:])
         return out[keep]
+
+    def pieces_pixels(self, pieces: Sequence[Sequence[Box]]) -> list[NDArray[np.intp]]:
+        """:meth:`piece_pixels` of many pieces (each given by its boxes), the same
+        pixels: a piece of one box has that box's pixels; the others' boxes' pixels are
+        tagged with their piece, sorted together (one stable sort, which merges the
+        boxes' ascending runs) and split again, each once."""
+        cache = self._cache
+        out: list[NDArray[np.intp]] = []
+        parts: list[NDArray[np.intp]] = []
+        owners: list[int] = []
+        lengths: list[int] = []
+        several: list[int] = []
+        for k, boxes in enumerate(pieces):
+            if len(boxes) == 1:
+                b = boxes[0]
+                out.append(cache[b][0] if b in cache else self.visible(b)[0])
+                continue
+            out.append(_NO_PIXELS)
+            for b in boxes:
+                idx = cache[b][0] if b in cache else self.visible(b)[0]
+                parts.append(idx)
+                lengths.append(len(idx))
+                owners.append(len(several))
+            several.append(k)
+        if not several:
+            return out
+        size = self.shape[0] * self.shape[1]
+        tagged = np.repeat(np.array(owners, np.intp), lengths) * size + np.concatenate(parts)
+        tagged.sort(kind="stable")
+        if len(tagged) > 1:
+            keep = np.empty(len(tagged), bool)
+            keep[0] = True
+            np.not_equal(tagged[1:], tagged[:-1], out=keep[1:])
+            tagged = tagged[keep]
+        owner = tagged // size
+        pixels = tagged - owner * size
+        cuts = np.searchsorted(owner, np.arange(len(several) + 1)).tolist()
+        for j, k in enumerate(several):
+            out[k] = pixels[cuts[j]:cuts[j + 1]]
+        return out
 
     @staticmethod
     def _leaf_rings(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
