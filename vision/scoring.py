@@ -207,6 +207,9 @@ class Scorer:
             if ev.colour is not None:
                 ev.view.prepare_tops(levels)
         pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
+        held = voxels[:len(voxels) - len(levels)] + [(*c, LEAVES) for c in plants]
+        for i in range(len(self.evidence)):
+            self._hold(i, held)
         for k, (key, p) in enumerate(found.items()):
             self._cands[key] = self._new_candidate(p, key, boxes[k], [px[k] for px in pixels])
 
@@ -228,10 +231,11 @@ class Scorer:
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
+            holders = self._holders[i]
             for box in boxes:
-                self._holder(i, box).append(cand)
+                holders[box].append(cand)
             if plant:
-                self._holder(i, (piece.x, piece.y, piece.z, LEAVES)).append(cand)
+                holders[(piece.x, piece.y, piece.z, LEAVES)].append(cand)
         cand.size = sum(len(px) for px in cand.pixels)
         return cand
 
@@ -245,19 +249,30 @@ class Scorer:
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
         return set(self._tile_of[view][idx].tolist())
 
-    def _holder(self, view: int, box: Box) -> list[Candidate]:
-        """The pieces drawn with ``box`` in a view, listed in the tiles of its pixels
-        when first asked."""
+    def _hold(self, view: int, boxes: Sequence[Box]) -> None:
+        """Starts the list of pieces drawn with each new box in a view, and lists it in
+        the tiles of the box's pixels: the boxes' tiles are found together (a box's
+        pixels are ascending, so its tiles come in runs; each run's first, then each
+        box's tile once)."""
         holders = self._holders[view]
-        found = holders.get(box)
-        if found is None:
-            found = holders[box] = []
-            v = self.evidence[view].view
-            idx = v.leaf_pixels_at(box) if box[3] == LEAVES else v.visible(box)[0]
-            members = self._members[view]
-            for t in self._tiles(view, idx):
-                members.setdefault(t, []).append(found)
-        return found
+        new = [b for b in dict.fromkeys(boxes) if b not in holders]
+        if not new:
+            return
+        v = self.evidence[view].view
+        parts = [v.leaf_pixels_at(b) if b[3] == LEAVES else v.visible(b)[0] for b in new]
+        lists: list[list[Candidate]] = []
+        for b in new:
+            lists.append(holders.setdefault(b, []))
+        tile_of = self._tile_of[view]
+        count = int(tile_of[-1]) + 1 if len(tile_of) else 1
+        tagged = (np.repeat(np.arange(len(new), dtype=np.intp), [len(p) for p in parts])
+                  * count + tile_of[np.concatenate(parts)])
+        if len(tagged) > 1:
+            tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
+        members = self._members[view]
+        owner = tagged // count
+        for o, t in zip(owner.tolist(), (tagged - owner * count).tolist(), strict=True):
+            members.setdefault(t, []).append(lists[o])
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
