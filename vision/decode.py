@@ -89,6 +89,8 @@ class Decoder:
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
         self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
+        self._close = CloseBounds(self.scorer)
+        """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
         """The same ways with what the moves ask of them, kept until one goes stale."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
@@ -112,9 +114,9 @@ class Decoder:
         """Makes the candidates of many voxels' shapes, their outlines projected together
         (each voxel's pieces made once for both)."""
         shapes = {v: list(shapes_at(*v)) for v in voxels}
-        self.scorer.prepare([p for pieces in shapes.values() for p in pieces])
+        made = iter(self.scorer.prepare([p for pieces in shapes.values() for p in pieces]))
         for v, pieces in shapes.items():
-            self._shapes[v] = [self.scorer.candidate(p) for p in pieces]
+            self._shapes[v] = [next(made) for _ in pieces]
 
     def moves(self, hot: set[Voxel]) -> Iterator[Ranked]:
         """Every move on a changed voxel whose bound is above zero, highest bound first
@@ -199,9 +201,9 @@ class Decoder:
             if key not in self._ways and key not in raws:
                 raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
         if raws:
-            scorer.prepare([p for raw in raws.values() for way in raw for p in way])
+            made = iter(scorer.prepare([p for raw in raws.values() for way in raw for p in way]))
             for key, raw in raws.items():
-                self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
+                self._ways[key] = [[next(made) for _ in way] for way in raw]
         # An open knob's way has no pieces: the one empty way serves every leg. A leg's
         # ways are made anew only when one of them has gone stale.
         out: dict[Voxel, list[Way]] = {}
@@ -241,7 +243,7 @@ class Decoder:
         scorer = self.scorer
         scorer.sync(self.masks)
         top: list[tuple[float, tuple[Piece, ...]]] = []
-        close = CloseBounds(scorer)
+        close = self._close
         for bound, reach, first, second, cand in self.moves(hot):
             floor = top[-1][0] if len(top) >= n else 0.0
             if bound <= floor:

@@ -114,8 +114,9 @@ roundings of 2**-24 for the sizes a move has, taken with room to spare."""
 
 class CloseBounds:
     """What an arch with a way under each leg gains at most, from the arch's own free
-    pixels and each way's free pixels off the arch's, kept for one round (the masks do
-    not change in it): an arch is tried with every pairing of its legs' ways, and this
+    pixels and each way's free pixels off the arch's, kept while those pixels are (a
+    way is kept while it is not stale, a piece's free pixels while they are the same
+    list): an arch is tried with every pairing of its legs' ways, and this
     bound is the move's gain up to the pixels its two ways share, so it rules out most
     pairings at a handful of sums per way rather than one pixel union per pairing.
 
@@ -125,8 +126,8 @@ class CloseBounds:
 
     def __init__(self, scorer: Scorer) -> None:
         self.scorer = scorer
-        self._alone: dict[Candidate, tuple[float, float]] = {}
-        self._beside: dict[tuple[Way, Candidate], tuple[float, list[float], float]] = {}
+        self._alone: dict[Candidate, tuple[object, float, float]] = {}
+        self._beside: dict[tuple[Way, Candidate], tuple[object, float, list[float], float]] = {}
         self._distinct: dict[tuple[Way, int], tuple[Pixels, float]] = {}
 
     def cannot_beat(self, first: Way, second: Way, cand: Candidate, price: float,
@@ -146,21 +147,21 @@ class CloseBounds:
 
     def _alone_sums(self, cand: Candidate) -> tuple[float, float]:
         found = self._alone.get(cand)
-        if found is None:
+        if found is None or found[0] is not cand.free:
             gain = size = 0.0
             for i, ev in enumerate(self.scorer.evidence):
                 w = ev.weight[cand.free[i]].astype(np.float64)  # type: ignore[index]
                 gain += float(w.sum())
                 size += float(np.abs(w).sum())
-            found = self._alone[cand] = (gain, size)
-        return found
+            found = self._alone[cand] = (cand.free, gain, size)
+        return found[1], found[2]
 
     def _beside_sums(self, way: Way, cand: Candidate) -> tuple[float, list[float], float]:
         if not way.cands:
             return 0.0, [0.0] * len(self.scorer.evidence), 0.0
         key = (way, cand)
         found = self._beside.get(key)
-        if found is None:
+        if found is None or found[0] is not cand.free:
             mark = self.scorer._mark
             gain = size = 0.0
             against = []
@@ -174,8 +175,8 @@ class CloseBounds:
                 gain += float(w.sum())
                 against.append(float(np.maximum(-w, 0.0).sum()))
                 size += magnitude
-            found = self._beside[key] = (gain, against, size)
-        return found
+            found = self._beside[key] = (cand.free, gain, against, size)
+        return found[1], found[2], found[3]
 
     def _way_pixels(self, way: Way, view: int) -> tuple[Pixels, float]:
         """The way's free pixels in a view, each once, and their evidence's magnitude."""

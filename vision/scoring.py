@@ -177,20 +177,27 @@ class Scorer:
         key = piece_key(piece)
         cand = self._cands.get(key)
         if cand is None:
-            self.prepare([piece])
+            self._make({key: piece})
             cand = self._cands[key]
         return cand
 
-    def prepare(self, pieces: Sequence[Piece]) -> None:
+    def prepare(self, pieces: Sequence[Piece]) -> list[Candidate]:
         """Makes many pieces' candidates at once: their voxels projected together (one
-        projection a view) and their pixels gathered together."""
+        projection a view) and their pixels gathered together; returns each piece's."""
         found: dict[PieceKey, Piece] = {}
+        keys = []
+        cands = self._cands
         for p in pieces:
             key = piece_key(p)
-            if key not in self._cands and key not in found:
+            keys.append(key)
+            if key not in cands and key not in found:
                 found[key] = p
-        if not found:
-            return
+        if found:
+            self._make(found)
+        return [cands[key] for key in keys]
+
+    def _make(self, found: dict[PieceKey, Piece]) -> None:
+        """Makes the candidates of new pieces, by key."""
         todo = list(found.values())
         boxes = [piece_voxels(p) for p in todo]
         voxels = [v for b in boxes for v in b]
