@@ -129,6 +129,8 @@ class CloseBounds:
         self._alone: dict[Candidate, tuple[object, float, float]] = {}
         self._beside: dict[tuple[Way, Candidate], tuple[object, float, list[float], float]] = {}
         self._distinct: dict[tuple[Way, int], tuple[Pixels, float]] = {}
+        self._empty = (None, 0.0, [0.0] * len(scorer.evidence), 0.0)
+        """An empty way's sums."""
 
     def cannot_beat(self, first: Way, second: Way, cand: Candidate, price: float,
                     floor: float) -> bool:
@@ -136,16 +138,32 @@ class CloseBounds:
         more than ``floor``. Its pixels' evidence is the arch's, plus each way's off the
         arch, less what the two ways share, which takes back at most the smaller of
         their evidence against."""
-        gain, size = self._alone_sums(cand)
-        g1, against1, size1 = self._beside_sums(first, cand)
-        g2, against2, size2 = self._beside_sums(second, cand)
-        most = gain + g1 + g2 - price
-        for a, b in zip(against1, against2, strict=True):
+        # The kept sums are looked up here rather than through the methods below: this
+        # runs for thousands of moves a round.
+        free = cand.free
+        alone = self._alone.get(cand)
+        if alone is None or alone[0] is not free:
+            alone = self._alone_sums(cand)
+        _, gain, size = alone
+        if first.cands:
+            one = self._beside.get((first, cand))
+            if one is None or one[0] is not free:
+                one = self._beside_sums(first, cand)
+        else:
+            one = self._empty
+        if second.cands:
+            two = self._beside.get((second, cand))
+            if two is None or two[0] is not free:
+                two = self._beside_sums(second, cand)
+        else:
+            two = self._empty
+        most = gain + one[1] + two[1] - price
+        for a, b in zip(one[2], two[2], strict=True):
             most += a if a < b else b
-        size += size1 + size2
+        size += one[3] + two[3]
         return most + SUM_ERROR * size + 1e-9 * (size + abs(price) + 1.0) <= floor
 
-    def _alone_sums(self, cand: Candidate) -> tuple[float, float]:
+    def _alone_sums(self, cand: Candidate) -> tuple[object, float, float]:
         found = self._alone.get(cand)
         if found is None or found[0] is not cand.free:
             gain = size = 0.0
@@ -154,11 +172,9 @@ class CloseBounds:
                 gain += float(w.sum())
                 size += float(np.abs(w).sum())
             found = self._alone[cand] = (cand.free, gain, size)
-        return found[1], found[2]
+        return found
 
-    def _beside_sums(self, way: Way, cand: Candidate) -> tuple[float, list[float], float]:
-        if not way.cands:
-            return 0.0, [0.0] * len(self.scorer.evidence), 0.0
+    def _beside_sums(self, way: Way, cand: Candidate) -> tuple[object, float, list[float], float]:
         key = (way, cand)
         found = self._beside.get(key)
         if found is None or found[0] is not cand.free:
@@ -176,7 +192,7 @@ class CloseBounds:
                 against.append(float(np.maximum(-w, 0.0).sum()))
                 size += magnitude
             found = self._beside[key] = (cand.free, gain, against, size)
-        return found[1], found[2], found[3]
+        return found
 
     def _way_pixels(self, way: Way, view: int) -> tuple[Pixels, float]:
         """The way's free pixels in a view, each once, and their evidence's magnitude."""
