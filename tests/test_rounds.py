@@ -13,7 +13,7 @@ from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
 from vision.rounds import CloseBounds, Start, ranked_moves
 from vision.scoring import Candidate, Scorer
-from vision.silhouettes import piece_voxels
+from vision.silhouettes import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
 
 
@@ -129,3 +129,12 @@ def test_ways_kept_between_rounds_hold_what_fresh_ones_do() -> None:
                                for leg in legs})
     assert held(kept) != held(before)  # the covered pixels did change some
     assert kept[(25, 25, 1)] is before[(25, 25, 1)]  # far from them: kept as it was
+
+
+def test_boxes_written_out_are_the_general_ways() -> None:
+    for kind in Kind:
+        for axis in Axis:
+            for turn in range(4):
+                for x, y, z in ((0, 0, 0), (5, 9, 2), (20, 3, 7)):
+                    p = Piece(kind, x, y, z, axis=axis, turn=turn)
+                    assert piece_voxels(p) == _voxels(kind, x, y, z, axis, turn), p

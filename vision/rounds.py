@@ -67,7 +67,9 @@ def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
     first = first_row[start] + i
     second = second_row[start] + (local - i * across)
     # The bound as a move adds it up: the first way's, the second way's pieces' one by
-    # one (an empty place adds 0.0, which changes no sum), the piece's.
+    # one (an empty place adds 0.0, which changes no sum), the piece's: the additions
+    # sum(second.uppers, first.upper) + up makes (on Python 3.11; from 3.12 sum()
+    # compensates float rounding, which these bounds need not).
     depth = max(len(w.uppers) for w in ways)
     uppers = np.zeros((len(ways), depth + 1))
     for r, w in enumerate(ways):

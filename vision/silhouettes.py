@@ -56,8 +56,22 @@ _CROSS = np.ones((3, 3), np.uint8)
 
 
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
-    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
-    return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
+    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof.
+
+    The pieces the decoder makes by the thousand (1x1 pieces and arches) are written out
+    here, the very boxes the general way gives (:func:`_voxels`, for the rest)."""
+    kind, x, y, z = piece.kind, piece.x, piece.y, piece.z
+    if kind is Kind.BRICK or kind is Kind.DECORATION:
+        return ((x, y, z, STUDDED),)
+    if kind is Kind.COLUMN:
+        return ((x, y, z, FULL), (x, y, z + 1, FULL), (x, y, z + 2, STUDDED))
+    if kind is Kind.ARCH:
+        if piece.axis is Axis.X:
+            return ((x, y, z, STUDDED), (x + 1, y, z, ROOF), (x + 2, y, z, ROOF),
+                    (x + 3, y, z, STUDDED))
+        return ((x, y, z, STUDDED), (x, y + 1, z, ROOF), (x, y + 2, z, ROOF),
+                (x, y + 3, z, STUDDED))
+    return _voxels(kind, x, y, z, piece.axis, piece.turn)
 
 
 @lru_cache(maxsize=1 << 16)
