@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, Voxel
+from vision.colours import LevelColours
 from vision.evidence import Evidence
 from vision.silhouettes import LEAVES, Box, piece_voxels
 
@@ -32,19 +33,11 @@ PIECE_FLOOR = 2.0
 """What every piece costs besides: it keeps hidden stacks out unless a visible piece
 needs them, and breaks the tie between a column and three bricks of the same outline in
 favour of fewer pieces."""
-UNIFORM_WITHIN = 35.0
-"""Colour units (:func:`vision.evidence.colour_features`) within which a column's three
-levels count as one piece's colour. Each level is read by the median of its sides' inner
-pixels (:meth:`~vision.silhouettes.View.side_pixels`): the lit top face and the
-outline's pixels tinted by the board are left out. On the development turns (games 7000
-on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's other
-pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
-10-58."""
-MIXED_RAMP = 20.0
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
-``UNIFORM_WITHIN`` + ``MIXED_RAMP`` or more: three bricks of the box's four colours
-rarely match, a column is one colour, and the two have the same outline."""
+``UNIFORM_WITHIN`` + ``MIXED_RAMP`` (:mod:`vision.colours`) or more: three bricks of the
+box's four colours rarely match, a column is one colour, and the two have the same
+outline."""
 TILE_SHIFT = 3
 """Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
 
@@ -122,18 +115,6 @@ class Candidate:
         return self._voxels
 
 
-def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """``np.median(values, axis=0)``, the very same numbers (the middle one, or the two
-    middle ones' sum halved, in float32), without its general-purpose overhead, which
-    was most of the time a column's price took."""
-    n = len(values)
-    k = n // 2
-    if n % 2:
-        return np.partition(values, k, axis=0)[k]
-    part = np.partition(values, [k - 1, k], axis=0)
-    return (part[k - 1] + part[k]) / np.float32(2)
-
-
 Move = tuple[Candidate, ...]
 """Pieces added in one step, in the order they are placed: an arch with what holds its
 legs up, or one piece."""
@@ -167,10 +148,7 @@ class Scorer:
         leaf pixels): a piece's pixels are its boxes', so are its tiles, and a box's
         tiles are looked up once for the dozen pieces drawn with it."""
         self._whole: dict[tuple[PieceKey, ...], float] = {}
-        self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
-            {} for _ in self.evidence]
-        """Each stud level's colour (None: too few side pixels), per view: the three
-        columns that share a level ask for it alike."""
+        self.colours = LevelColours(self.evidence)
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:
@@ -441,37 +419,9 @@ class Scorer:
     # -- the picture's other questions -------------------------------------------------
     def colour_steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them."""
-        best = 0.0
-        for i, ev in enumerate(self.evidence):
-            if ev.colour is None:
-                continue
-            means = []
-            for level in range(piece.z, piece.top):
-                mean = self._colour_of(i, piece.x, piece.y, level)
-                if mean is None:
-                    break
-                means.append(mean)
-            if len(means) < 2:
-                continue
-            # np.linalg.norm's own sum for a vector (the same float), without its checks.
-            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
-                         for b in means[j + 1:])
-            best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
-        return best
-
-    def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
-        """The median colour of a stud level's side pixels in one view, None when fewer
-        than six show."""
-        key = (x, y, level)
-        known = self._level_colour[view]
-        if key in known:
-            return known[key]
-        ev = self.evidence[view]
-        assert ev.colour is not None
-        idx = ev.view.side_pixels((x, y, level, 0))
-        found = known[key] = _median(ev.colour[idx]) if len(idx) >= 6 else None
-        return found
+        stack of bricks), from the view that sees most of them
+        (:meth:`vision.colours.LevelColours.steps`)."""
+        return self.colours.steps(piece)
 
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""
