@@ -89,9 +89,9 @@ class Decoder:
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
         self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
+        """The same ways with what the moves ask of them, kept until one goes stale."""
         self._close = CloseBounds(self.scorer)
         """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
-        """The same ways with what the moves ask of them, kept until one goes stale."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
         came says which pieces the evidence did not decide."""
@@ -239,7 +239,8 @@ class Decoder:
         """The ``n`` moves that gain most now (and stand), best first: every move is
         bounded by its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), and moves
         are scored from the highest bound down until no bound left can beat the
-        ``n``-th best."""
+        ``n``-th best; an arch's pairing of ways whose closer bound cannot beat it is not
+        scored (:class:`vision.rounds.CloseBounds`)."""
         scorer = self.scorer
         scorer.sync(self.masks)
         top: list[tuple[float, tuple[Piece, ...]]] = []
