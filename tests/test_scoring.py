@@ -11,9 +11,10 @@ from rules import Kind, Palace, Piece, load_map
 from rules.pieces import BRICK_MM, STUD_MM, Axis
 from twin.cameras import random_camera
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
+from vision.colours import _median
 from vision.decode import Decoder
 from vision.evidence import Evidence
-from vision.scoring import Scorer, _median, piece_key
+from vision.scoring import Scorer, piece_key
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
 

@@ -15,7 +15,6 @@ stand.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from operator import itemgetter
 
 import numpy as np
 
@@ -32,6 +31,7 @@ from vision.candidates import (
 )
 from vision.evidence import Evidence
 from vision.refine import refine
+from vision.rounds import CloseBounds, Ranked, Start, ranked_moves
 from vision.scoring import Candidate, Masks, PieceKey, Scorer
 from vision.staircases import weigh_staircases
 from vision.ways import NO_WAY, Way, shape_key
@@ -59,6 +59,8 @@ SUPPORT_REACH = 3 * SUPPORT_DEPTH
 """Studs from a leg within which :func:`~vision.candidates.supports` reads the palace:
 an arch's span for each step of staircase it puts under the leg."""
 
+_NO_LEGS: tuple[Voxel, Voxel] = ((0, 0, 0), (0, 0, 0))
+"""A piece alone's legs (it has none to hold up)."""
 _FACES = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
 
 
@@ -82,6 +84,10 @@ class Decoder:
         self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`_leg_ways`): shared by the rounds and the readings of the turn."""
+        self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
+        """The same ways with what the moves ask of them, kept until one goes stale."""
+        self._close = CloseBounds(self.scorer)
+        """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
         self.readings: list[tuple[float, tuple[Piece, ...]]] = []
         """Every reading :meth:`run` grew, with its judged score: how close the runners-up
         came says which pieces the evidence did not decide."""
@@ -104,17 +110,18 @@ class Decoder:
         """Makes the candidates of many voxels' shapes, their outlines projected together
         (each voxel's pieces made once for both)."""
         shapes = {v: list(shapes_at(*v)) for v in voxels}
-        self.scorer.prepare([p for pieces in shapes.values() for p in pieces])
+        made = iter(self.scorer.prepare([p for pieces in shapes.values() for p in pieces]))
         for v, pieces in shapes.items():
-            self._shapes[v] = [self.scorer.candidate(p) for p in pieces]
+            self._shapes[v] = [next(made) for _ in pieces]
 
-    def moves(self, hot: set[Voxel]) -> Iterator[tuple[float, Way, Way, Candidate]]:
-        """Every move on a changed voxel, with its bound; after the first, only moves
-        that join the pieces read so far (a turn builds one staircase, so a lone piece
-        elsewhere is a shadow, a leaf or a hand, not part of it). A move is an arch with
-        a way to hold up each leg, or a piece alone between two empty ways. A move's
-        bound is the sum of its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), in
-        the move's order."""
+    def moves(self, hot: set[Voxel]) -> Iterator[Ranked]:
+        """Every move on a changed voxel whose bound is above zero, highest bound first
+        (:func:`vision.rounds.ranked_moves`); after the first, only moves that join the
+        pieces read so far (a turn builds one staircase, so a lone piece elsewhere is a
+        shadow, a leaf or a hand, not part of it). A move is an arch with a way to hold
+        up each leg, or a piece alone between two empty ways. A move's bound is the sum
+        of its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), in the move's
+        order."""
         scorer = self.scorer
         ids = {p.id for p in self.added}
         halo = {(x + dx, y + dy, z + dz) for p in self.added for x, y, z in p.voxels()
@@ -129,11 +136,11 @@ class Decoder:
         fresh = [v for v in ordered if v not in self._shapes]
         if fresh:
             self._prepare_shapes(fresh)
-        # Two passes: the first finds the arches that need their legs held up, so that
-        # the ways under all their legs are worked out together (one projection a view
-        # for all their pieces); the second yields the moves in the very order one pass
-        # would.
-        starts: list[tuple[float, Candidate, bool, bool]] = []
+        # The arches that need their legs held up are found first, so that the ways under
+        # all their legs are worked out together (one projection a view for all their
+        # pieces); the moves are then made and ranked together.
+        starts: list[Start] = []
+        start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
         seen: set[Candidate] = set()
         for voxel in ordered:
@@ -141,7 +148,13 @@ class Decoder:
                 if cand in seen:
                     continue
                 seen.add(cand)
-                # A piece none of whose own pixels pay for it is no start of a move.
+                # A piece none of whose own pixels pay for it is no start of a move. Its
+                # gain alone less its price, plus its price, is not above zero when its
+                # pixels' evidence is not (the price is above zero, and rounding keeps
+                # order): a column's price, which asks for its levels' colours, is then
+                # not needed.
+                if cand.fresh is None and scorer.unpriced(cand) <= 0:
+                    continue
                 fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
                 if fresh_gain + cand.price <= 0:
                     continue
@@ -153,6 +166,7 @@ class Decoder:
                 if not self.state.check(piece):
                     if joined:
                         starts.append((up, cand, joined, False))
+                        start_legs.append(_NO_LEGS)
                     continue
                 # Only the piece alone is checked: a move with supports may still fail to
                 # stand, which costs far more to find out than scoring it, so only the
@@ -160,25 +174,10 @@ class Decoder:
                 if piece.kind is not Kind.ARCH or piece.z == 0:
                     continue
                 starts.append((up, cand, joined, True))
-                legs += [(x, y, piece.z) for x, y in piece.legs()]
-        kept = self._leg_ways(legs)
-        for up, cand, joined, arch in starts:
-            if not arch:
-                yield 0 + up, NO_WAY, NO_WAY, cand
-                continue
-            piece = cand.piece
-            options = [kept[(x, y, piece.z)] for x, y in piece.legs()]
-            if not all(options):
-                continue
-            for first in options[0]:
-                for second in options[1]:
-                    # Nothing under either leg leaves the arch alone, which the rules
-                    # just refused.
-                    if not (first.cands or second.cands):
-                        continue
-                    if not (joined or first.joins(halo) or second.joins(halo)):
-                        continue
-                    yield sum(second.uppers, first.upper) + up, first, second, cand
+                (ax, ay), (bx, by) = piece.legs()
+                start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
+                legs += start_legs[-1]
+        return ranked_moves(starts, start_legs, self._leg_ways(legs), halo)
 
     def _leg_ways(self, legs: Sequence[Voxel]) -> dict[Voxel, list[Way]]:
         """The ways to give each stud (x, y) a knob at ``z``
@@ -198,12 +197,19 @@ class Decoder:
             if key not in self._ways and key not in raws:
                 raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
         if raws:
-            scorer.prepare([p for raw in raws.values() for way in raw for p in way])
+            made = iter(scorer.prepare([p for raw in raws.values() for way in raw for p in way]))
             for key, raw in raws.items():
-                self._ways[key] = [[scorer.candidate(p) for p in way] for way in raw]
-        # An open knob's way has no pieces: the one empty way serves every leg.
-        return {leg: [Way(scorer, cands) if cands else NO_WAY for cands in self._ways[key]]
-                for leg, key in keys.items()}
+                self._ways[key] = [[next(made) for _ in way] for way in raw]
+        # An open knob's way has no pieces: the one empty way serves every leg. A leg's
+        # ways are made anew only when one of them has gone stale.
+        out: dict[Voxel, list[Way]] = {}
+        for leg, key in keys.items():
+            found = self._kept_ways.get(key)
+            if found is None or any(w.stale for w in found):
+                found = self._kept_ways[key] = [Way(scorer, cands) if cands else NO_WAY
+                                                for cands in self._ways[key]]
+            out[leg] = found
+        return out
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
         """A decoration goes on an end knob of an arch of this turn, once per turn."""
@@ -229,31 +235,32 @@ class Decoder:
         """The ``n`` moves that gain most now (and stand), best first: every move is
         bounded by its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), and moves
         are scored from the highest bound down until no bound left can beat the
-        ``n``-th best."""
+        ``n``-th best; an arch's pairing of ways whose closer bound cannot beat it is not
+        scored (:class:`vision.rounds.CloseBounds`)."""
         scorer = self.scorer
         scorer.sync(self.masks)
-        ranked = [m for m in self.moves(hot) if m[0] > 0]
-        ranked.sort(key=itemgetter(0), reverse=True)  # stable: ties keep their order
         top: list[tuple[float, tuple[Piece, ...]]] = []
-        for bound, first, second, cand in ranked:
+        close = self._close
+        for bound, reach, first, second, cand in self.moves(hot):
             floor = top[-1][0] if len(top) >= n else 0.0
             if bound <= floor:
                 break
             alone = not (first.cands or second.cands)
             # A move gains at most its bound less the evidence against any one of its
             # pieces (that piece's bound less its gain alone): no need to score it then.
-            if not alone and bound - max(first.slack, second.slack,
-                                         cand.upper - cand.fresh) <= floor:  # type: ignore[operator]
+            if not alone and reach <= floor:
                 continue
             move = (*first.cands, *second.cands, cand)
             if alone or cand.decoration:
                 g = scorer.gain(move)
             else:
+                price = sum(second.prices, first.price) + cand.price
+                if close.cannot_beat(first, second, cand, price, floor):
+                    continue
                 # The same sums as scorer.gain(move), on the ways' pixels kept for the round.
                 g = scorer.free_gain(
                     [[first.free(i), second.free(i), cand.free[i]]  # type: ignore[index]
-                     for i in range(len(scorer.evidence))],
-                    sum(second.prices, first.price) + cand.price)
+                     for i in range(len(scorer.evidence))], price)
             pieces = tuple(c.piece for c in move)
             if g > floor and (alone or stands(self.state, pieces)):
                 top.append((g, pieces))

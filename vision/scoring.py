@@ -13,13 +13,18 @@ order), so keeping them changes no reading.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, Voxel
+from vision.colours import LevelColours
 from vision.evidence import Evidence
-from vision.silhouettes import Box, piece_voxels
+from vision.silhouettes import LEAVES, Box, piece_voxels
+
+if TYPE_CHECKING:
+    from vision.ways import Way
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -28,19 +33,11 @@ PIECE_FLOOR = 2.0
 """What every piece costs besides: it keeps hidden stacks out unless a visible piece
 needs them, and breaks the tie between a column and three bricks of the same outline in
 favour of fewer pieces."""
-UNIFORM_WITHIN = 35.0
-"""Colour units (:func:`vision.evidence.colour_features`) within which a column's three
-levels count as one piece's colour. Each level is read by the median of its sides' inner
-pixels (:meth:`~vision.silhouettes.View.side_pixels`): the lit top face and the
-outline's pixels tinted by the board are left out. On the development turns (games 7000
-on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's other
-pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
-10-58."""
-MIXED_RAMP = 20.0
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
-``UNIFORM_WITHIN`` + ``MIXED_RAMP`` or more: three bricks of the box's four colours
-rarely match, a column is one colour, and the two have the same outline."""
+``UNIFORM_WITHIN`` + ``MIXED_RAMP`` (:mod:`vision.colours`) or more: three bricks of the
+box's four colours rarely match, a column is one colour, and the two have the same
+outline."""
 TILE_SHIFT = 3
 """Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
 
@@ -48,6 +45,9 @@ Masks = list[NDArray[np.bool_]]
 _NONE = np.zeros(0, np.intp)
 _NONE.flags.writeable = False
 PieceKey = tuple[object, ...]
+_sum = np.add.reduce
+"""What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper: the
+decoder sums pixels' evidence hundreds of thousands of times a turn."""
 Pixels = NDArray[np.intp]
 
 
@@ -61,10 +61,12 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("_voxels", "around", "decoration", "free", "fresh", "key", "leaf_sums",
-                 "leaves", "piece", "pixels", "price", "upper")
+    __slots__ = ("_price", "_scorer", "_voxels", "around", "decoration", "evidence", "free",
+                 "fresh", "key", "leaf_sums", "leaves", "piece", "pixels", "size", "upper",
+                 "ways")
 
-    def __init__(self, piece: Piece, key: PieceKey) -> None:
+    def __init__(self, piece: Piece, key: PieceKey, scorer: Scorer) -> None:
+        self._scorer = scorer
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
@@ -74,13 +76,34 @@ class Candidate:
         self.leaf_sums: list[float] = []
         self.around: list[Pixels | None] = []
         """Its leaves' pixels that it does not cover itself, per view (None: no leaves)."""
-        self.price = 0.0
+        self.size = 0
+        """Its pixels, over the views."""
+        self._price: float | None = None
         self.free: list[Pixels] | None = None
         """Its pixels no new piece covers yet, per view, while the masks stay as they are."""
+        self.evidence: float | None = None
+        """The evidence of its free pixels (and leaves), its price not taken off, while
+        the masks stay as they are."""
         self.fresh: float | None = None
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
+        self.ways: list[Way] = []
+        """The ways to hold up a leg it is in, kept while its answers are
+        (:class:`vision.ways.Way`): they are stale once its answers are forgotten."""
+
+    @property
+    def price(self) -> float:
+        """What it must explain to be worth reading: a share of its pixels and a floor,
+        and for a column a price for levels of different colours, worked out when first
+        asked (the decoder needs no price of a piece whose pixels speak against it)."""
+        if self._price is None:
+            size = self.size
+            price = PIECE_PRICE * size + PIECE_FLOOR
+            if self.piece.kind is Kind.COLUMN:
+                price += MIXED_PRICE * size * self._scorer.colour_steps(self.piece)
+            self._price = price
+        return self._price
 
     @property
     def voxels(self) -> frozenset[Voxel]:
@@ -90,18 +113,6 @@ class Candidate:
         if self._voxels is None:
             self._voxels = frozenset(self.piece.voxels())
         return self._voxels
-
-
-def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """``np.median(values, axis=0)``, the very same numbers (the middle one, or the two
-    middle ones' sum halved, in float32), without its general-purpose overhead, which
-    was most of the time a column's price took."""
-    n = len(values)
-    k = n // 2
-    if n % 2:
-        return np.partition(values, k, axis=0)[k]
-    part = np.partition(values, [k - 1, k], axis=0)
-    return (part[k - 1] + part[k]) / np.float32(2)
 
 
 Move = tuple[Candidate, ...]
@@ -129,26 +140,45 @@ class Scorer:
         piece's free pixels are all of them."""
         self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
         """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
-        self._members: list[dict[int, list[Candidate]]] = [{} for _ in self.evidence]
+        self._members: list[dict[int, list[list[Candidate]]]] = [{} for _ in self.evidence]
+        """Per view, each tile's holders: the pieces drawn with a box (or a plant's
+        leaves) whose pixels fall in the tile."""
+        self._holders: list[dict[Box, list[Candidate]]] = [{} for _ in self.evidence]
+        """Per view, the pieces drawn with each box (a plant's leaves keyed like its
+        leaf pixels): a piece's pixels are its boxes', so are its tiles, and a box's
+        tiles are looked up once for the dozen pieces drawn with it."""
         self._whole: dict[tuple[PieceKey, ...], float] = {}
-        self._voxel_tile: list[dict[Box, set[int]]] = [{} for _ in self.evidence]
-        self._level_colour: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
-            {} for _ in self.evidence]
-        """Each stud level's colour (None: too few side pixels), per view: the three
-        columns that share a level ask for it alike."""
+        self.colours = LevelColours(self.evidence)
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:
         key = piece_key(piece)
         cand = self._cands.get(key)
         if cand is None:
-            cand = self._cands[key] = self._new_candidate(piece, key)
+            self._make({key: piece})
+            cand = self._cands[key]
         return cand
 
-    def prepare(self, pieces: Sequence[Piece]) -> None:
-        """Works out the pixels of many pieces' voxels at once (one projection a view)."""
-        todo = [p for p in pieces if piece_key(p) not in self._cands]
-        voxels = [v for p in todo for v in piece_voxels(p)]
+    def prepare(self, pieces: Sequence[Piece]) -> list[Candidate]:
+        """Makes many pieces' candidates at once: their voxels projected together (one
+        projection a view) and their pixels gathered together; returns each piece's."""
+        found: dict[PieceKey, Piece] = {}
+        keys = []
+        cands = self._cands
+        for p in pieces:
+            key = piece_key(p)
+            keys.append(key)
+            if key not in cands and key not in found:
+                found[key] = p
+        if found:
+            self._make(found)
+        return [cands[key] for key in keys]
+
+    def _make(self, found: dict[PieceKey, Piece]) -> None:
+        """Makes the candidates of new pieces, by key."""
+        todo = list(found.values())
+        boxes = [piece_voxels(p) for p in todo]
+        voxels = [v for b in boxes for v in b]
         # A column's price asks for its levels' colours (:meth:`colour_steps`).
         levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
                   for level in range(p.z, p.top)]
@@ -161,12 +191,20 @@ class Scorer:
                 ev.view.prepare_leaves(plants)
             if ev.colour is not None:
                 ev.view.prepare_tops(levels)
+        pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
+        held = voxels[:len(voxels) - len(levels)] + [(*c, LEAVES) for c in plants]
+        for i in range(len(self.evidence)):
+            self._hold(i, held)
+        for k, (key, p) in enumerate(found.items()):
+            self._cands[key] = self._new_candidate(p, key, boxes[k], [px[k] for px in pixels])
 
-    def _new_candidate(self, piece: Piece, key: PieceKey) -> Candidate:
-        cand = Candidate(piece.moved(id="") if piece.id else piece, key)
+    def _new_candidate(self, piece: Piece, key: PieceKey, boxes: Sequence[Box],
+                       pixels: list[Pixels]) -> Candidate:
+        """The candidate of a piece, given its boxes and its pixels in each view."""
+        cand = Candidate(piece.moved(id="") if piece.id else piece, key, self)
         plant = cand.decoration and piece.color != "gold"
         for i, ev in enumerate(self.evidence):
-            px = ev.view.piece_pixels(piece)
+            px = pixels[i]
             cand.pixels.append(px)
             if plant:
                 leaves = ev.view.leaf_pixels(piece)
@@ -178,17 +216,12 @@ class Scorer:
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
-            members = self._members[i]
-            # The piece's pixels are its voxels' (and its leaves'): so are its tiles.
-            tiles = self._tiles(i, leaves) if plant else set()
-            for v in piece_voxels(piece):
-                tiles |= self._voxel_tiles(i, ev, v)
-            for t in tiles:
-                members.setdefault(t, []).append(cand)
-        size = sum(len(px) for px in cand.pixels)
-        cand.price = PIECE_PRICE * size + PIECE_FLOOR
-        if piece.kind is Kind.COLUMN:
-            cand.price += MIXED_PRICE * size * self.colour_steps(piece)
+            holders = self._holders[i]
+            for box in boxes:
+                holders[box].append(cand)
+            if plant:
+                holders[(piece.x, piece.y, piece.z, LEAVES)].append(cand)
+        cand.size = sum(len(px) for px in cand.pixels)
         return cand
 
     @staticmethod
@@ -201,13 +234,30 @@ class Scorer:
     def _tiles(self, view: int, idx: Pixels) -> set[int]:
         return set(self._tile_of[view][idx].tolist())
 
-    def _voxel_tiles(self, view: int, ev: Evidence, voxel: Box) -> set[int]:
-        """The tiles of one voxel's visible pixels, kept: a voxel is in a dozen pieces."""
-        known = self._voxel_tile[view]
-        found = known.get(voxel)
-        if found is None:
-            found = known[voxel] = self._tiles(view, ev.view.visible(voxel)[0])
-        return found
+    def _hold(self, view: int, boxes: Sequence[Box]) -> None:
+        """Starts the list of pieces drawn with each new box in a view, and lists it in
+        the tiles of the box's pixels: the boxes' tiles are found together (a box's
+        pixels are ascending, so its tiles come in runs; each run's first, then each
+        box's tile once)."""
+        holders = self._holders[view]
+        new = [b for b in dict.fromkeys(boxes) if b not in holders]
+        if not new:
+            return
+        v = self.evidence[view].view
+        parts = [v.leaf_pixels_at(b) if b[3] == LEAVES else v.visible(b)[0] for b in new]
+        lists: list[list[Candidate]] = []
+        for b in new:
+            lists.append(holders.setdefault(b, []))
+        tile_of = self._tile_of[view]
+        count = int(tile_of[-1]) + 1 if len(tile_of) else 1
+        tagged = (np.repeat(np.arange(len(new), dtype=np.intp), [len(p) for p in parts])
+                  * count + tile_of[np.concatenate(parts)])
+        if len(tagged) > 1:
+            tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
+        members = self._members[view]
+        owner = tagged // count
+        for o, t in zip(owner.tolist(), (tagged - owner * count).tolist(), strict=True):
+            members.setdefault(t, []).append(lists[o])
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -258,13 +308,25 @@ class Scorer:
             self._covered[i] = bool(self._seen[i].any())
             members = self._members[i]
             for t in self._tiles(i, changed):
-                for cand in members.get(t, ()):
-                    cand.fresh = cand.upper = cand.free = None
+                for holder in members.get(t, ()):
+                    for cand in holder:
+                        cand.evidence = cand.fresh = cand.upper = cand.free = None
+                        if cand.ways:
+                            for way in cand.ways:
+                                way.stale = True
+                            cand.ways = []
 
     def fresh(self, cand: Candidate) -> float:
         """What the piece alone would add to the pixels no new piece covers yet, less its
         price."""
         if cand.fresh is None:
+            cand.fresh = self.unpriced(cand) - cand.price
+        return cand.fresh
+
+    def unpriced(self, cand: Candidate) -> float:
+        """What the piece alone would add to the pixels no new piece covers yet, its
+        price not taken off."""
+        if cand.evidence is None:
             total = 0.0
             free = cand.free = []
             for i, ev in enumerate(self.evidence):
@@ -272,23 +334,23 @@ class Scorer:
                 mask = self._seen[i]
                 covered = self._covered[i]
                 free.append(idx[~mask[idx]] if covered else idx)
-                total += float(ev.weight[free[i]].sum())
+                total += float(_sum(ev.weight[free[i]], None))
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(ev.leaf[leaf[~mask[leaf]] if covered else leaf].sum())
-            cand.fresh = total - cand.price
-        return cand.fresh
+                    total += float(_sum(ev.leaf[leaf[~mask[leaf]] if covered else leaf], None))
+            cand.evidence = total
+        return cand.evidence
 
     def upper(self, cand: Candidate) -> float:
         """The most the piece can add now (its fresh pixels that pay, and its leaves'),
         less its price: a move gains at most the sum of its pieces' bounds."""
         if cand.upper is None:
-            if cand.free is None:
+            if cand.fresh is None:
                 self.fresh(cand)
             assert cand.free is not None
             hit = -cand.price
             for i, ev in enumerate(self.evidence):
-                hit += float(np.maximum(ev.weight[cand.free[i]], 0).sum())
+                hit += float(_sum(np.maximum(ev.weight[cand.free[i]], 0), None))
                 hit += cand.leaf_sums[i]
             cand.upper = hit
         return cand.upper
@@ -320,7 +382,7 @@ class Scorer:
             n = len(idx)
             at = order[:n] if n <= len(order) else np.arange(n, dtype=np.int64)
             stamp[idx] = at
-            total += float(ev.weight[idx[stamp[idx] == at]].sum())
+            total += float(_sum(ev.weight[idx[stamp[idx] == at]], None))
         return total - price
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,
@@ -357,37 +419,9 @@ class Scorer:
     # -- the picture's other questions -------------------------------------------------
     def colour_steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them."""
-        best = 0.0
-        for i, ev in enumerate(self.evidence):
-            if ev.colour is None:
-                continue
-            means = []
-            for level in range(piece.z, piece.top):
-                # A level hidden (behind the palace) says nothing; two seen still tell.
-                mean = self._colour_of(i, piece.x, piece.y, level)
-                if mean is not None:
-                    means.append(mean)
-            if len(means) < 2:
-                continue
-            # np.linalg.norm's own sum for a vector (the same float), without its checks.
-            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
-                         for b in means[j + 1:])
-            best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
-        return best
-
-    def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
-        """The median colour of a stud level's side pixels in one view, None when fewer
-        than six show."""
-        key = (x, y, level)
-        known = self._level_colour[view]
-        if key in known:
-            return known[key]
-        ev = self.evidence[view]
-        assert ev.colour is not None
-        idx = ev.view.side_pixels((x, y, level, 0))
-        found = known[key] = _median(ev.colour[idx]) if len(idx) >= 6 else None
-        return found
+        stack of bricks), from the view that sees most of them
+        (:meth:`vision.colours.LevelColours.steps`)."""
+        return self.colours.steps(piece)
 
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""

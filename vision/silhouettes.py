@@ -39,6 +39,8 @@ Box = tuple[int, int, int, int]
 arch's roof over its opening, STUDDED a voxel with the stud on its top (a piece's
 knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
+LEAVES = 2
+"""The cache's key for a plant's leaf pixels (:meth:`View.leaf_pixels`)."""
 SIDES = 4
 """The cache's key for a voxel's side pixels (:meth:`View.side_pixels`)."""
 MIN_SIDE_PIXELS = 6
@@ -54,8 +56,22 @@ _CROSS = np.ones((3, 3), np.uint8)
 
 
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
-    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof."""
-    return _voxels(piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn)
+    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof.
+
+    The pieces the decoder makes by the thousand (1x1 pieces and arches) are written out
+    here, the very boxes the general way gives (:func:`_voxels`, for the rest)."""
+    kind, x, y, z = piece.kind, piece.x, piece.y, piece.z
+    if kind is Kind.BRICK or kind is Kind.DECORATION:
+        return ((x, y, z, STUDDED),)
+    if kind is Kind.COLUMN:
+        return ((x, y, z, FULL), (x, y, z + 1, FULL), (x, y, z + 2, STUDDED))
+    if kind is Kind.ARCH:
+        if piece.axis is Axis.X:
+            return ((x, y, z, STUDDED), (x + 1, y, z, ROOF), (x + 2, y, z, ROOF),
+                    (x + 3, y, z, STUDDED))
+        return ((x, y, z, STUDDED), (x, y + 1, z, ROOF), (x, y + 2, z, ROOF),
+                (x, y + 3, z, STUDDED))
+    return _voxels(kind, x, y, z, piece.axis, piece.turn)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -260,6 +276,46 @@ class View:
         np.not_equal(out[1:], out[:-1], out=keep[1:])
         return out[keep]
 
+    def pieces_pixels(self, pieces: Sequence[Sequence[Box]]) -> list[NDArray[np.intp]]:
+        """:meth:`piece_pixels` of many pieces (each given by its boxes), the same
+        pixels: a piece of one box has that box's pixels; the others' boxes' pixels are
+        tagged with their piece, sorted together (one stable sort, which merges the
+        boxes' ascending runs) and split again, each once."""
+        cache = self._cache
+        out: list[NDArray[np.intp]] = []
+        parts: list[NDArray[np.intp]] = []
+        owners: list[int] = []
+        lengths: list[int] = []
+        several: list[int] = []
+        for k, boxes in enumerate(pieces):
+            if len(boxes) == 1:
+                b = boxes[0]
+                out.append(cache[b][0] if b in cache else self.visible(b)[0])
+                continue
+            out.append(_NO_PIXELS)
+            for b in boxes:
+                idx = cache[b][0] if b in cache else self.visible(b)[0]
+                parts.append(idx)
+                lengths.append(len(idx))
+                owners.append(len(several))
+            several.append(k)
+        if not several:
+            return out
+        size = self.shape[0] * self.shape[1]
+        tagged = np.repeat(np.array(owners, np.intp), lengths) * size + np.concatenate(parts)
+        tagged.sort(kind="stable")
+        if len(tagged) > 1:
+            keep = np.empty(len(tagged), bool)
+            keep[0] = True
+            np.not_equal(tagged[1:], tagged[:-1], out=keep[1:])
+            tagged = tagged[keep]
+        owner = tagged // size
+        pixels = tagged - owner * size
+        cuts = np.searchsorted(owner, np.arange(len(several) + 1)).tolist()
+        for j, k in enumerate(several):
+            out[k] = pixels[cuts[j]:cuts[j + 1]]
+        return out
+
     @staticmethod
     def _leaf_rings(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
         """The twelve points of each plant's leaf ring (board mm), stacked."""
@@ -274,7 +330,7 @@ class View:
 
     def prepare_leaves(self, cells: Iterable[tuple[int, int, int]]) -> None:
         """Works out many plants' leaf pixels (:meth:`leaf_pixels`) with one projection."""
-        todo = [c for c in dict.fromkeys(cells) if (*c, 2) not in self._cache]
+        todo = [c for c in dict.fromkeys(cells) if (*c, LEAVES) not in self._cache]
         if not todo:
             return
         px = self.to_region(project(self.camera, self.pose, self._leaf_rings(todo)))
@@ -283,12 +339,15 @@ class View:
             idx = _NO_PIXELS
             if np.all(np.isfinite(ring)):
                 idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
-            self._cache[(x, y, z, 2)] = (idx, dist)
+            self._cache[(x, y, z, LEAVES)] = (idx, dist)
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
         """Pixels a plant decoration's leaves may cover around its stem (they overhang
         about two studs at two thirds of its height), in front of the old palace."""
-        key = (piece.x, piece.y, piece.z, 2)
+        return self.leaf_pixels_at((piece.x, piece.y, piece.z, LEAVES))
+
+    def leaf_pixels_at(self, key: Box) -> NDArray[np.intp]:
+        """:meth:`leaf_pixels` of the plant standing at ``key``'s stud and level."""
         hit = self._cache.get(key)
         if hit is None:
             self.prepare_leaves([key[:3]])

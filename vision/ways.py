@@ -1,10 +1,11 @@
 """The ways to hold up an arch's leg, as the decoder's move loop uses them.
 
 A move (:meth:`vision.decode.Decoder.moves`) is an arch with a way to hold up each leg,
-or a piece alone between two empty ways; the ways under one leg are worked out once a
-round and shared by every arch standing there, so each keeps what the moves ask of it
-again and again: its pieces' bounds and prices, its worst piece's slack, its free
-pixels.
+or a piece alone between two empty ways; the ways under one leg are shared by every arch
+standing there, so each keeps what the moves ask of it again and again: its pieces'
+bounds and prices, its worst piece's slack, its free pixels. A way is kept from round to
+round until one of its pieces' kept answers is forgotten (the scorer marks it stale):
+what it keeps is then the very numbers it would make anew.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ class Way:
     """One way to hold up an arch's leg, for one round: its pieces (bottom-up), their
     bounds, and whether it touches the pieces read so far."""
 
-    __slots__ = ("_free", "_joins", "cands", "price", "prices", "slack", "upper", "uppers")
+    __slots__ = ("_free", "cands", "price", "prices", "slack", "stale", "upper", "uppers")
 
     def __init__(self, scorer: Scorer | None, cands: list[Candidate]) -> None:
         self.cands = tuple(cands)
+        self.stale = False
+        """Whether a piece's kept answers were forgotten since it was made."""
         uppers: list[float] = []
         slack = -np.inf
         if scorer is not None:
@@ -38,6 +41,7 @@ class Way:
                 against = u - c.fresh  # type: ignore[operator]  # set with the bound
                 if against > slack:
                     slack = against
+                c.ways.append(self)
         self.uppers = tuple(uppers)
         self.upper = sum(self.uppers)
         """The sum of the bounds, from the first piece on (as a move adds them up)."""
@@ -45,7 +49,6 @@ class Way:
         """The most evidence against one of its pieces: its bound less its gain alone."""
         self.prices = tuple(c.price for c in cands)
         self.price = sum(self.prices)
-        self._joins: bool | None = None
         self._free: dict[int, Pixels] = {}
 
     def free(self, view: int) -> Pixels:
@@ -59,10 +62,8 @@ class Way:
 
     def joins(self, halo: set[Voxel]) -> bool:
         """Whether a piece of the way fills a voxel of ``halo`` (the cells beside, under
-        and over the pieces read so far), the halo being the round's."""
-        if self._joins is None:
-            self._joins = any(not halo.isdisjoint(c.voxels) for c in self.cands)
-        return self._joins
+        and over the pieces read so far)."""
+        return any(not halo.isdisjoint(c.voxels) for c in self.cands)
 
 
 NO_WAY = Way(None, [])

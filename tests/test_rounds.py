@@ -1,0 +1,140 @@
+"""A round's moves made as arrays must be the moves, bounds and order the plain double
+loop and sort give; the close bound must never rule out a move that beats the floor;
+pieces' pixels gathered together must be each piece's own; ways kept from round to round
+must hold what ways made afresh hold."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules import Kind, Palace, Piece, load_map
+from rules.pieces import Axis
+from tests.test_scoring import evidence, pieces
+from vision.decode import Decoder
+from vision.rounds import CloseBounds, Start, ranked_moves
+from vision.scoring import Candidate, Scorer
+from vision.silhouettes import _voxels, piece_voxels
+from vision.ways import NO_WAY, Way
+
+
+def _round(seed: int) -> tuple[Scorer, list[Start], list, dict, set]:
+    """A round of random arches and pieces alone over random ways, on covered pixels."""
+    ev = evidence()
+    scorer = Scorer([ev])
+    cands = [scorer.candidate(p) for p in pieces()]
+    masks = [np.zeros(ev.weight.shape, bool)]
+    masks[0][scorer.candidate(Piece(Kind.ARCH, 9, 11, 1, axis=Axis.X)).pixels[0]] = True
+    scorer.sync(masks)
+    rng = np.random.default_rng(seed)
+    legs = [(int(x), int(y), 1) for x, y in rng.integers(0, 6, (8, 2))]
+    kept = {}
+    for leg in legs:
+        options = []
+        for _ in range(int(rng.integers(0, 5))):
+            size = int(rng.integers(0, 3))
+            chosen = [cands[int(k)] for k in rng.integers(0, len(cands), size)]
+            options.append(Way(scorer, chosen) if chosen else NO_WAY)
+        kept[leg] = options
+    starts: list[Start] = []
+    start_legs = []
+    for k in rng.integers(0, len(cands), 60):
+        cand = cands[int(k)]
+        arch = bool(rng.integers(0, 2))
+        starts.append((scorer.upper(cand) + float(rng.uniform(0, 30)), cand,
+                       bool(rng.integers(0, 2)), arch))
+        scorer.fresh(cand)
+        pick = rng.integers(0, len(legs), 2)
+        start_legs.append((legs[pick[0]], legs[pick[1]]) if arch else ((0, 0, 0), (0, 0, 0)))
+    halo = {v for c in cands[:40] for v in c.voxels}
+    return scorer, starts, start_legs, kept, halo
+
+
+def _plain(starts: list[Start], start_legs: list, kept: dict, halo: set) -> list[tuple]:
+    """The moves as one loop over every pairing, sorted by bound (stable)."""
+    out = []
+    for (up, cand, joined, arch), (a, b) in zip(starts, start_legs, strict=True):
+        if not arch:
+            out.append((0 + up, NO_WAY, NO_WAY, cand))
+            continue
+        for first in kept[a]:
+            for second in kept[b]:
+                if not (first.cands or second.cands):
+                    continue
+                if not (joined or first.joins(halo) or second.joins(halo)):
+                    continue
+                out.append((sum(second.uppers, first.upper) + up, first, second, cand))
+    out = [m for m in out if m[0] > 0]
+    out.sort(key=lambda m: m[0], reverse=True)
+    return out
+
+
+def test_moves_ranked_as_arrays_are_the_plain_loops_in_its_order() -> None:
+    for seed in range(4):
+        _, starts, start_legs, kept, halo = _round(seed)
+        got = list(ranked_moves(starts, start_legs, kept, halo))
+        want = _plain(starts, start_legs, kept, halo)
+        assert len(want) > 20
+        assert [(b, f, s, c) for b, _, f, s, c in got] == want
+        for b, reach, f, s, c in got:
+            assert reach == b - max(f.slack, s.slack, c.upper - c.fresh)  # type: ignore[operator]
+
+
+def test_the_close_bound_never_rules_out_a_move_that_beats_the_floor() -> None:
+    ruled_out = 0
+    for seed in range(3):
+        scorer, starts, start_legs, kept, _ = _round(seed)
+        close = CloseBounds(scorer)
+        for (_, cand, _, arch), (a, b) in zip(starts, start_legs, strict=True):
+            if not arch or cand.decoration:
+                continue
+            for first in kept[a]:
+                for second in kept[b]:
+                    price = sum(second.prices, first.price) + cand.price
+                    gain = scorer.free_gain([[first.free(0), second.free(0), cand.free[0]]],
+                                            price)  # type: ignore[index]
+                    assert not close.cannot_beat(first, second, cand, price,
+                                                 float(np.nextafter(gain, -np.inf)))
+                    ruled_out += close.cannot_beat(first, second, cand, price, gain + 1.0)
+    assert ruled_out > 50  # and it is close: a floor a little above the gain rules most out
+
+
+def test_pieces_pixels_gathered_together_are_each_pieces_own() -> None:
+    view = evidence().view
+    many = pieces()
+    together = view.pieces_pixels([piece_voxels(p) for p in many])
+    for p, px in zip(many, together, strict=True):
+        own = view.piece_pixels(p)
+        assert px.tobytes() == own.tobytes() and px.dtype == own.dtype
+
+
+def test_ways_kept_between_rounds_hold_what_fresh_ones_do() -> None:
+    decoder = Decoder(Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0)]), [evidence()])
+    legs = [(10, 13, 2), (12, 11, 1), (9, 12, 2), (25, 25, 1)]
+
+    def held(ways: dict[tuple[int, int, int], list[Way]]) -> list[tuple]:
+        return [(w.upper, w.uppers, w.slack, w.prices) for leg in legs for w in ways[leg]]
+
+    def fresh(cands: list[Candidate]) -> Way:
+        return Way(decoder.scorer, cands) if cands else NO_WAY
+
+    decoder.scorer.sync(decoder.masks)
+    before = decoder._leg_ways(legs)
+    # Pixels covered as a round covers them (the pieces read near the legs unchanged, so
+    # the legs' ways are the same pieces): stale ways are made anew, the rest kept.
+    arch = decoder.scorer.candidate(Piece(Kind.ARCH, 9, 11, 1, axis=Axis.X))
+    decoder.masks[0][arch.pixels[0]] = True
+    decoder.scorer.sync(decoder.masks)
+    kept = decoder._leg_ways(legs)
+    assert held(kept) == held({leg: [fresh(list(w.cands)) for w in kept[leg]]
+                               for leg in legs})
+    assert held(kept) != held(before)  # the covered pixels did change some
+    assert kept[(25, 25, 1)] is before[(25, 25, 1)]  # far from them: kept as it was
+
+
+def test_boxes_written_out_are_the_general_ways() -> None:
+    for kind in Kind:
+        for axis in Axis:
+            for turn in range(4):
+                for x, y, z in ((0, 0, 0), (5, 9, 2), (20, 3, 7)):
+                    p = Piece(kind, x, y, z, axis=axis, turn=turn)
+                    assert piece_voxels(p) == _voxels(kind, x, y, z, axis, turn), p

@@ -1,0 +1,84 @@
+"""A stud level's colour, and how surely a column's three levels differ in it.
+
+A column and a stack of three bricks have one outline; only the colours of the levels
+tell them apart (three bricks of the box's four colours rarely match, a column is one
+colour). The scorer (:mod:`vision.scoring`) prices a column by how surely its levels
+differ, so each level's colour is read once a turn and kept: the three columns that
+share a level ask for it alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.pieces import Piece
+from vision.evidence import Evidence
+
+UNIFORM_WITHIN = 35.0
+"""Colour units (:func:`vision.evidence.colour_features`) within which a column's three
+levels count as one piece's colour. Each level is read by the median of its sides' inner
+pixels (:meth:`~vision.silhouettes.View.side_pixels`): the lit top face and the
+outline's pixels tinted by the board are left out. On the development turns (games 7000
+on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's other
+pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
+10-58."""
+MIXED_RAMP = 20.0
+
+
+def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``np.median(values, axis=0)``, the very same numbers (the middle one, or the two
+    middle ones' sum halved, in float32), without its general-purpose overhead, which
+    was most of the time a column's price took."""
+    n = len(values)
+    k = n // 2
+    if n % 2:
+        return np.partition(values, k, axis=0)[k]
+    part = np.partition(values, [k - 1, k], axis=0)
+    return (part[k - 1] + part[k]) / np.float32(2)
+
+
+class LevelColours:
+    """Each stud level's median side colour per view (None: too few side pixels),
+    worked out when first asked and kept for the turn."""
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self._known: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
+            {} for _ in self.evidence]
+
+    def steps(self, piece: Piece) -> float:
+        """0..1: how surely a column's three levels show different colours (so it is a
+        stack of bricks), from the view that sees most of them."""
+        best = 0.0
+        for i, ev in enumerate(self.evidence):
+            if ev.colour is None:
+                continue
+            means = []
+            for level in range(piece.z, piece.top):
+                # A level hidden (behind the palace) says nothing; two seen still tell.
+                mean = self._colour_of(i, piece.x, piece.y, level)
+                if mean is not None:
+                    means.append(mean)
+            if len(means) < 2:
+                continue
+            # np.linalg.norm's own sum for a vector (the same float), without its checks.
+            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
+                         for b in means[j + 1:])
+            best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
+        return best
+
+    def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
+        """The median colour of a stud level's side pixels in one view, None when fewer
+        than six show."""
+        key = (x, y, level)
+        known = self._known[view]
+        if key in known:
+            return known[key]
+        ev = self.evidence[view]
+        assert ev.colour is not None
+        idx = ev.view.side_pixels((x, y, level, 0))
+        found = known[key] = _median(ev.colour[idx]) if len(idx) >= 6 else None
+        return found
