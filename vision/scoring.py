@@ -5,9 +5,9 @@ what a piece alone would add to the pixels no new piece covers yet, the most it 
 add (its bound), what a move (a few pieces together) would add. A piece's pixels, leaves
 and price are worked out once a turn; its gain alone and its bound are kept until one of
 the pixels they were read from is covered or uncovered: the region is cut in tiles, and
-each tile knows the candidates whose pixels fall in it. Kept answers are the very
-numbers a fresh computation gives (the same sums over the same pixels in the same
-order), so keeping them changes no reading.
+each tile knows the candidates whose pixels fall in it (:mod:`vision.tiles`). Kept
+answers are the very numbers a fresh computation gives (the same sums over the same
+pixels in the same order), so keeping them changes no reading.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from rules.pieces import Kind, Piece, Voxel
 from vision.colours import LevelColours
 from vision.evidence import Evidence
 from vision.silhouettes import LEAVES, Box, piece_voxels
+from vision.tiles import Tiles
 
 if TYPE_CHECKING:
     from vision.ways import Way
@@ -38,8 +39,6 @@ MIXED_PRICE = 0.15
 ``UNIFORM_WITHIN`` + ``MIXED_RAMP`` (:mod:`vision.colours`) or more: three bricks of the
 box's four colours rarely match, a column is one colour, and the two have the same
 outline."""
-TILE_SHIFT = 3
-"""Tiles of 8x8 region pixels: what a covered pixel changes is looked up by tile."""
 
 Masks = list[NDArray[np.bool_]]
 _NONE = np.zeros(0, np.intp)
@@ -138,15 +137,8 @@ class Scorer:
         self._covered = [False for _ in self.evidence]
         """Whether each view's mask covers any pixel: in the first round none does, and a
         piece's free pixels are all of them."""
-        self._tile_of = [self._tile_map(ev.view.shape) for ev in self.evidence]
-        """Each region pixel's tile, per view (looked up, not worked out, per piece)."""
-        self._members: list[dict[int, list[list[Candidate]]]] = [{} for _ in self.evidence]
-        """Per view, each tile's holders: the pieces drawn with a box (or a plant's
-        leaves) whose pixels fall in the tile."""
-        self._holders: list[dict[Box, list[Candidate]]] = [{} for _ in self.evidence]
-        """Per view, the pieces drawn with each box (a plant's leaves keyed like its
-        leaf pixels): a piece's pixels are its boxes', so are its tiles, and a box's
-        tiles are looked up once for the dozen pieces drawn with it."""
+        self._tiles: Tiles[Candidate] = Tiles([ev.view for ev in self.evidence])
+        """Which kept answers a covered or uncovered pixel spoils."""
         self._whole: dict[tuple[PieceKey, ...], float] = {}
         self.colours = LevelColours(self.evidence)
 
@@ -194,7 +186,7 @@ class Scorer:
         pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
         held = voxels[:len(voxels) - len(levels)] + [(*c, LEAVES) for c in plants]
         for i in range(len(self.evidence)):
-            self._hold(i, held)
+            self._tiles.hold(i, held)
         for k, (key, p) in enumerate(found.items()):
             self._cands[key] = self._new_candidate(p, key, boxes[k], [px[k] for px in pixels])
 
@@ -216,48 +208,13 @@ class Scorer:
                 cand.leaves.append(_NONE)
                 cand.leaf_sums.append(0.0)
                 cand.around.append(None)
-            holders = self._holders[i]
+            holders = self._tiles.by_box(i)
             for box in boxes:
                 holders[box].append(cand)
             if plant:
                 holders[(piece.x, piece.y, piece.z, LEAVES)].append(cand)
         cand.size = sum(len(px) for px in cand.pixels)
         return cand
-
-    @staticmethod
-    def _tile_map(shape: tuple[int, int]) -> NDArray[np.intp]:
-        h, w = shape
-        rows = np.arange(h * w, dtype=np.intp) // w
-        cols = np.arange(h * w, dtype=np.intp) - rows * w
-        return (rows >> TILE_SHIFT) * ((w >> TILE_SHIFT) + 1) + (cols >> TILE_SHIFT)
-
-    def _tiles(self, view: int, idx: Pixels) -> set[int]:
-        return set(self._tile_of[view][idx].tolist())
-
-    def _hold(self, view: int, boxes: Sequence[Box]) -> None:
-        """Starts the list of pieces drawn with each new box in a view, and lists it in
-        the tiles of the box's pixels: the boxes' tiles are found together (a box's
-        pixels are ascending, so its tiles come in runs; each run's first, then each
-        box's tile once)."""
-        holders = self._holders[view]
-        new = [b for b in dict.fromkeys(boxes) if b not in holders]
-        if not new:
-            return
-        v = self.evidence[view].view
-        parts = [v.leaf_pixels_at(b) if b[3] == LEAVES else v.visible(b)[0] for b in new]
-        lists: list[list[Candidate]] = []
-        for b in new:
-            lists.append(holders.setdefault(b, []))
-        tile_of = self._tile_of[view]
-        count = int(tile_of[-1]) + 1 if len(tile_of) else 1
-        tagged = (np.repeat(np.arange(len(new), dtype=np.intp), [len(p) for p in parts])
-                  * count + tile_of[np.concatenate(parts)])
-        if len(tagged) > 1:
-            tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
-        members = self._members[view]
-        owner = tagged // count
-        for o, t in zip(owner.tolist(), (tagged - owner * count).tolist(), strict=True):
-            members.setdefault(t, []).append(lists[o])
 
     def _union(self, cands: Sequence[Candidate]) -> tuple[list[Pixels], list[Pixels | None]]:
         """The pixels the pieces cover together (in the order of their first listing,
@@ -306,15 +263,13 @@ class Scorer:
                 continue
             self._seen[i][changed] = mask[changed]
             self._covered[i] = bool(self._seen[i].any())
-            members = self._members[i]
-            for t in self._tiles(i, changed):
-                for holder in members.get(t, ()):
-                    for cand in holder:
-                        cand.evidence = cand.fresh = cand.upper = cand.free = None
-                        if cand.ways:
-                            for way in cand.ways:
-                                way.stale = True
-                            cand.ways = []
+            for holder in self._tiles.spoiled(i, changed):
+                for cand in holder:
+                    cand.evidence = cand.fresh = cand.upper = cand.free = None
+                    if cand.ways:
+                        for way in cand.ways:
+                            way.stale = True
+                        cand.ways = []
 
     def fresh(self, cand: Candidate) -> float:
         """What the piece alone would add to the pixels no new piece covers yet, less its

@@ -1,0 +1,82 @@
+"""Which kept answers a changed pixel spoils: the region cut in tiles of 8x8 pixels, and
+each tile's holders.
+
+The scorer (:mod:`vision.scoring`) keeps each piece's gain and bound until one of the
+pixels they were read from is covered or uncovered. Looking that up pixel by pixel
+would cost more than the answers save, so the region is cut in tiles: a piece's pixels
+are its boxes' (a plant's also its leaves'), each box is listed once in the tiles its
+pixels fall in, and the box keeps the list of pieces drawn with it. A covered pixel then
+spoils the pieces listed under its tile's boxes: a few more than the pixel touches,
+never fewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Generic, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.silhouettes import LEAVES, Box, View
+
+TILE_SHIFT = 3
+"""Tiles of 8x8 region pixels."""
+
+Holder = TypeVar("Holder")
+
+
+def tile_map(shape: tuple[int, int]) -> NDArray[np.intp]:
+    """Each region pixel's tile (pixels numbered row by row), looked up, not worked out,
+    per piece."""
+    h, w = shape
+    rows = np.arange(h * w, dtype=np.intp) // w
+    cols = np.arange(h * w, dtype=np.intp) - rows * w
+    return (rows >> TILE_SHIFT) * ((w >> TILE_SHIFT) + 1) + (cols >> TILE_SHIFT)
+
+
+class Tiles(Generic[Holder]):
+    """Per view: each tile's lists of holders, and each box's list (the pieces drawn
+    with it, or with a plant's leaves keyed like its leaf pixels)."""
+
+    def __init__(self, views: Sequence[View]) -> None:
+        self._views = list(views)
+        self._tile_of = [tile_map(v.shape) for v in self._views]
+        self._members: list[dict[int, list[list[Holder]]]] = [{} for _ in self._views]
+        self._boxes: list[dict[Box, list[Holder]]] = [{} for _ in self._views]
+
+    def by_box(self, view: int) -> dict[Box, list[Holder]]:
+        """The view's lists of pieces by box, for the caller to add its pieces to (a
+        box must have been :meth:`hold`-en first)."""
+        return self._boxes[view]
+
+    def hold(self, view: int, boxes: Sequence[Box]) -> None:
+        """Starts the list of pieces drawn with each new box in a view, and lists it in
+        the tiles of the box's pixels: the boxes' tiles are found together (a box's
+        pixels are ascending, so its tiles come in runs; each run's first, then each
+        box's tile once)."""
+        by_box = self._boxes[view]
+        new = [b for b in dict.fromkeys(boxes) if b not in by_box]
+        if not new:
+            return
+        v = self._views[view]
+        parts = [v.leaf_pixels_at(b) if b[3] == LEAVES else v.visible(b)[0] for b in new]
+        lists: list[list[Holder]] = []
+        for b in new:
+            lists.append(by_box.setdefault(b, []))
+        tile_of = self._tile_of[view]
+        count = int(tile_of[-1]) + 1 if len(tile_of) else 1
+        tagged = (np.repeat(np.arange(len(new), dtype=np.intp), [len(p) for p in parts])
+                  * count + tile_of[np.concatenate(parts)])
+        if len(tagged) > 1:
+            tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
+        members = self._members[view]
+        owner = tagged // count
+        for o, t in zip(owner.tolist(), (tagged - owner * count).tolist(), strict=True):
+            members.setdefault(t, []).append(lists[o])
+
+    def spoiled(self, view: int, changed: NDArray[np.intp]) -> Iterator[list[Holder]]:
+        """The lists of pieces listed under the tiles of the ``changed`` pixels."""
+        members = self._members[view]
+        for t in set(self._tile_of[view][changed].tolist()):
+            yield from members.get(t, ())
