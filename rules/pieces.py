@@ -61,6 +61,19 @@ BUILDING_KINDS = frozenset({Kind.BRICK, Kind.ARCH, Kind.COLUMN})
 ANIMAL_KINDS = frozenset({Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG})
 BUILDING_COLORS = ("dark_orange", "tan", "dark_tan", "reddish_brown")
 """Colours of building pieces; they never matter to the rules."""
+COLOR_RGB: Mapping[str, tuple[int, int, int]] = MappingProxyType(
+    {
+        DecorationColor.LIGHT_GREEN.value: (187, 233, 11),  # lime
+        DecorationColor.DARK_GREEN.value: (35, 120, 65),  # green
+        DecorationColor.GOLD.value: (170, 127, 46),  # pearl gold
+        "dark_orange": (169, 85, 0),
+        "tan": (228, 205, 158),
+        "dark_tan": (149, 138, 115),
+        "reddish_brown": (88, 42, 18),
+    }
+)
+"""LEGO's published sRGB of each decoration and building colour (Rebrickable's colour
+table): what the twin paints the pieces with and what the camera tells them apart by."""
 
 HEIGHT_BRICKS: Mapping[Kind, int] = MappingProxyType(
     {

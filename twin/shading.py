@@ -13,22 +13,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rules.pieces import BUILDING_COLORS, Kind, Piece
+from rules.pieces import BUILDING_COLORS, COLOR_RGB, Kind, Piece
 
 
 def _bgr(rgb: tuple[int, int, int]) -> np.ndarray:
     return np.array(rgb[::-1], dtype=np.float32) / 255.0
 
 
-# LEGO's published RGB values (Rebrickable colour table).
+# LEGO's published RGB values (Rebrickable colour table): the game's own colours, and
+# the other parts a table shows.
 LEGO_RGB: dict[str, tuple[int, int, int]] = {
-    "dark_orange": (169, 85, 0),
-    "tan": (228, 205, 158),
-    "dark_tan": (149, 138, 115),
-    "reddish_brown": (88, 42, 18),
-    "light_green": (187, 233, 11),  # lime: the light-green plant
-    "dark_green": (35, 120, 65),  # green: the dark-green plant
-    "gold": (170, 127, 46),  # pearl gold
+    **COLOR_RGB,
     "green": (35, 120, 65),  # corner bricks and the baseplate
     "monkey": (149, 138, 115),  # dark tan
     "butterfly": (254, 138, 24),  # orange

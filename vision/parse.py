@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import Axis, DecorationColor, Kind, Piece
+from rules.pieces import COLOR_RGB, Axis, DecorationColor, Kind, Piece
 from vision.carve import Carving
 
 PAID = 0.95
@@ -54,19 +54,6 @@ COLUMN_BONUS = -0.2
 """Columns are rare (16 in the box against 80 bricks): three bricks are preferred unless
 the carving is sure."""
 
-# LEGO's published colours (RGB), as shares of their sum: what a voxel's colour is
-# matched against.
-_REFERENCE_RGB: dict[str, tuple[int, int, int]] = {
-    DecorationColor.LIGHT_GREEN.value: (187, 233, 11),
-    DecorationColor.DARK_GREEN.value: (35, 120, 65),
-    DecorationColor.GOLD.value: (170, 127, 46),
-    "dark_orange": (169, 85, 0),
-    "tan": (228, 205, 158),
-    "dark_tan": (149, 138, 115),
-    "reddish_brown": (88, 42, 18),
-}
-
-
 DECORATION_COLOURS = frozenset(c.value for c in DecorationColor)
 
 
@@ -80,7 +67,7 @@ def nearest_colour(bgr: NDArray[np.floating]) -> str:
         r = np.array(ref, np.float64)
         return float(np.linalg.norm(share - r / r.sum()))
 
-    return min(_REFERENCE_RGB, key=lambda name: dist(_REFERENCE_RGB[name]))
+    return min(COLOR_RGB, key=lambda name: dist(COLOR_RGB[name]))
 
 
 def _candidates(level: int, carving: Carving) -> list[tuple[float, Piece]]:
@@ -264,7 +251,7 @@ def _plant_colour(bgr: NDArray[np.floating]) -> str:
     share = rgb / max(float(rgb.sum()), 1.0)
 
     def dist(name: str) -> float:
-        ref = np.array(_REFERENCE_RGB[name], np.float64)
+        ref = np.array(COLOR_RGB[name], np.float64)
         return float(np.linalg.norm(share - ref / ref.sum()))
 
     return light if dist(light) <= dist(dark) else dark
