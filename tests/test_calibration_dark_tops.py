@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from bench.calibration import twin_frame
-from calibration.board_model import stud_centres
-from calibration.camera import Camera, Pose, project
 from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_float
 from calibration.fit import BLIND_RETRY_CLARITY, finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.pose import lattice_starts
 from calibration.stud_cell import template_stack
+from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
+from twin.frame import Frame
 
 DARK_TOPS_SEED = 20054
 """A dev board 10 px a stud with tops darker than the card: from the truth the usual
@@ -24,22 +24,22 @@ SHARPENED_SEED = 20118
 template reads it at 4.6."""
 
 
-def stud_error(camera: Camera, truth: Pose, fit: GridFit) -> float:
-    """Median distance (px) between the stud centres where ``fit`` and the truth put them."""
-    studs = stud_centres()
-    return float(np.median(np.linalg.norm(project(camera, fit.pose, studs)
-                                          - project(camera, truth, studs), axis=1)))
-
-
-def test_the_top_blind_template_places_dark_blurred_tops_where_the_usual_one_misses() -> None:
-    frame = twin_frame(DARK_TOPS_SEED).frame
+def fits_from_truth(seed: int) -> tuple[Frame, np.ndarray, GridFit, GridFit]:
+    """A dev frame, its grey picture, and the lattice fitted from the truth with the usual
+    template and with the top-blind one."""
+    frame = twin_frame(seed).frame
     gray = gray_float(frame.image)
     usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
     blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
     assert usual is not None and blind is not None
+    return frame, gray, usual, blind
+
+
+def test_the_top_blind_template_places_dark_blurred_tops_where_the_usual_one_misses() -> None:
+    frame, gray, usual, blind = fits_from_truth(DARK_TOPS_SEED)
     assert usual.clarity < SOFT_LATTICE_CLARITY
-    assert stud_error(frame.camera, frame.pose, usual) > WRONG_PX
-    assert stud_error(frame.camera, frame.pose, blind) < 1.0
+    assert grid_error_px(frame.camera, frame.pose, usual.pose) > WRONG_PX
+    assert grid_error_px(frame.camera, frame.pose, blind.pose) < 1.0
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
     assert result.found, result.reason
     assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
@@ -52,13 +52,9 @@ def test_a_dark_tops_board_a_stud_off_is_not_taken() -> None:
 
 
 def test_the_top_blind_refit_is_judged_as_soft_as_the_usual_fit() -> None:
-    frame = twin_frame(SHARPENED_SEED).frame
-    gray = gray_float(frame.image)
-    usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
-    assert usual is not None and blind is not None
+    frame, gray, usual, blind = fits_from_truth(SHARPENED_SEED)
     assert usual.clarity < SOFT_LATTICE_CLARITY <= blind.clarity
-    assert stud_error(frame.camera, frame.pose, blind) > WRONG_PX
+    assert grid_error_px(frame.camera, frame.pose, blind.pose) > WRONG_PX
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
 
@@ -82,7 +78,7 @@ def test_a_lattice_on_the_gaps_just_over_the_tops_limit_is_fitted_again_blind() 
     usual = refine_on_grid(gray, frame.camera, start, max_rounds=5)
     assert usual is not None
     assert STUD_TOPS_CLARITY <= usual.clarity < BLIND_RETRY_CLARITY
-    assert stud_error(frame.camera, frame.pose, usual) > WRONG_PX
+    assert grid_error_px(frame.camera, frame.pose, usual.pose) > WRONG_PX
     result = finish(frame.image, gray, frame.camera, start, None, False)
     assert result.found, result.reason
     assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
