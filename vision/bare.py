@@ -26,8 +26,8 @@ PHASE_BINS = 8
 about one."""
 
 
-def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
-                ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+def plate_points(view: View, height_mm: float = STUD_HEIGHT_MM / 2
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
     (h, w, 2)) and whether its ray meets that plane on the plate."""
     h, w = view.shape
@@ -49,15 +49,15 @@ def board_cells(view: View, height_mm: float = STUD_HEIGHT_MM / 2
     return pts.reshape(h, w, 2), on.reshape(h, w)
 
 
-def learned_bare_board(image: NDArray[np.float32], view: View, ground: GroundMap
-                       ) -> NDArray[np.float32]:
+def learned_bare_board(image: NDArray[np.float32], ground: GroundMap,
+                       pts: NDArray[np.float64], on: NDArray[np.bool_]) -> NDArray[np.float32]:
     """``image`` (a region at the view's scale, float BGR) with the plate replaced by the
-    bare board's colour for each pixel's region and phase.
+    bare board's colour for each pixel's region and phase; ``pts`` and ``on`` are the
+    view's :func:`plate_points`, which its callers need as well.
 
     One colour per region and phase is taken over the whole view: fitting the lamp's
     uneven light as a smooth field under the medians was tried and read fewer pieces
     right (the fit follows the palace's own colours as much as the light)."""
-    pts, on = board_cells(view)
     sel = np.flatnonzero(on.ravel())
     out = image.copy()
     if not len(sel):

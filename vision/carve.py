@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose, project
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
-from vision.bare import board_cells, learned_bare_board
+from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
 from vision.silhouettes import View, board_box
 from vision.views import working_scale
@@ -76,9 +76,9 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     scale = working_scale(camera, pose)
     image = region(frame, box, scale)
     view = View(camera, pose, box, scale)
-    bare = learned_bare_board(image, view, ground)
+    pts, on = plate_points(view)
+    bare = learned_bare_board(image, ground, pts, on)
     change = change_evidence(image, bare)
-    on = board_cells(view)[1]
     board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
     return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32),
                     on)
