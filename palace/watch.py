@@ -307,9 +307,7 @@ class CameraLoop:
         if not location.found:
             return
         self._learned = signature
-        camera = location.camera or self.camera
-        assert camera is not None
-        self.look.learn(reference.image, camera, location, palace)
+        self.look.learn(reference.image, location, palace)
 
     # -- a whole source ----------------------------------------------------------------
     def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,

@@ -39,7 +39,7 @@ class CountingLook:
     def __init__(self) -> None:
         self.palaces = []
 
-    def learn(self, frame, camera, location, palace):
+    def learn(self, frame, location, palace):
         assert location.found
         self.palaces.append(len(palace.pieces))
 
