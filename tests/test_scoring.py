@@ -134,8 +134,5 @@ def test_a_level_hidden_leaves_the_levels_seen_to_tell_a_column_from_bricks() ->
                          ((100.0, 100.0, 500.0), 0.0)):
         seen = {0: None, 1: np.array([100.0, 100.0, 500.0], np.float32),
                 2: np.array(upper, np.float32)}
-        # The levels' colours are asked of whatever keeps them (the scorer, or its
-        # kept colours where they live apart).
-        keeper = getattr(scorer, "colours", scorer)
-        keeper._colour_of = lambda view, x, y, level, seen=seen: seen[level]
-        assert scorer.colour_steps(column) == steps
+        scorer.colours._colour_of = lambda view, x, y, level, seen=seen: seen[level]
+        assert scorer.colours.steps(column) == steps

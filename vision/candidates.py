@@ -46,7 +46,7 @@ def stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
     """Stacks (bottom-up) giving stud (x, y) a knob at level ``z``: the fewest pieces
     (columns first) and, where that has a column, the same height in bricks alone. A
     column and three bricks have one outline; the picture tells them apart by colour
-    (:meth:`vision.scoring.Scorer.colour_steps`), so both are offered."""
+    (:meth:`vision.colours.LevelColours.steps`), so both are offered."""
     base = support_base(palace, x, y, z)
     if base is None or base == z:
         return []

@@ -59,7 +59,6 @@ def crown(decoder: Decoder) -> None:
         decoder.apply([best[1]])
 
 
-
 def resupport(decoder: Decoder) -> float:
     """Tries, under each leg of each arch read (lowest first), every other way to
     hold it up (``RESUPPORT_DEPTH`` steps of staircase down), and keeps the reading

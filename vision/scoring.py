@@ -100,7 +100,7 @@ class Candidate:
             size = self.size
             price = PIECE_PRICE * size + PIECE_FLOOR
             if self.piece.kind is Kind.COLUMN:
-                price += MIXED_PRICE * size * self._scorer.colour_steps(self.piece)
+                price += MIXED_PRICE * size * self._scorer.colours.steps(self.piece)
             self._price = price
         return self._price
 
@@ -171,7 +171,7 @@ class Scorer:
         todo = list(found.values())
         boxes = [piece_voxels(p) for p in todo]
         voxels = [v for b in boxes for v in b]
-        # A column's price asks for its levels' colours (:meth:`colour_steps`).
+        # A column's price asks for its levels' colours (:meth:`LevelColours.steps`).
         levels = [(p.x, p.y, level) for p in todo if p.kind is Kind.COLUMN
                   for level in range(p.z, p.top)]
         voxels += [(x, y, level, 0) for x, y, level in levels]
@@ -372,12 +372,6 @@ class Scorer:
         return hit
 
     # -- the picture's other questions -------------------------------------------------
-    def colour_steps(self, piece: Piece) -> float:
-        """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them
-        (:meth:`vision.colours.LevelColours.steps`)."""
-        return self.colours.steps(piece)
-
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front), over the views."""
         return float(sum(ev.view.piece_area(piece) for ev in self.evidence))

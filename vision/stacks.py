@@ -1,7 +1,7 @@
 """Telling a column from three bricks in a whole reading, as often as it pays.
 
 A column and a run of three bricks have one outline; only the levels' colours tell them
-apart (:meth:`vision.scoring.Scorer.colour_steps`). The moves build the fewest pieces
+apart (:meth:`vision.colours.LevelColours.steps`). The moves build the fewest pieces
 under a leg (a column first, and bricks alone only up to four levels), so a stack of
 six bricks is read as two columns, and the staircase search and the supports bring in
 stacks of their own after the greedy growth. So each stack of the reading is told the
