@@ -20,7 +20,7 @@ from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
-from tests.test_calibration_dark_tops import stud_error
+from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
 from twin import render
 
@@ -56,7 +56,7 @@ def test_a_soft_lattice_over_ten_blocks_is_refused() -> None:
     gray = gray_float(frame.image)
     grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
     assert grid is not None and grid.blocks < MIN_BLURRED_GRID_BLOCKS
-    assert stud_error(frame.camera, frame.pose, grid) > 1.2
+    assert grid_error_px(frame.camera, frame.pose, grid.pose) > 1.2
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
     # Refused, or taken from the top-blind refit (14 blocks), never where the ten put it.
     assert (not result.found and "soft" in result.reason) or (
