@@ -1,0 +1,96 @@
+"""Full mode on its development palaces: games 2001-2010, other seeds than the bench's
+(1000 on), the bench's renderer and cameras, four views a quarter turn apart, the true
+poses given so that a change to the carving or the parse is judged by the reading
+alone. Settings are chosen here; ``python3 -m bench.vision --only full`` then says
+whether they hold on the bench's palaces.
+
+    python3 -m bench.full_dev [--cache DIR] [--only 2004_120 ...] [-v]
+
+The renders are kept in ``--cache`` (a minute or two to make the first time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from bench.full_palace import FullTally, Views, palace_keys, palace_views
+from calibration.evidence import BoardLocation
+from vision.full import read_palace
+
+DEV = ((2001, 30), (2002, 10), (2003, 40), (2004, 120), (2005, 10), (2006, 30), (2007, 30),
+       (2008, 30), (2009, 60), (2010, 60))
+"""(game seed, pieces): the first scene of each game with at least that many pieces."""
+
+
+def dev_views(seed: int, pieces: int, cache: Path) -> Views:
+    """The palace and its four views, rendered once and kept in ``cache``."""
+    path = cache / f"v{seed}_{pieces}.pkl"
+    if path.exists():
+        with path.open("rb") as f:
+            return pickle.load(f)
+    views = palace_views(seed, pieces)
+    cache.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump(views, f)
+    return views
+
+
+def _short(key: tuple[object, ...]) -> str:
+    kind, x, y, z, axis, colour = key
+    extra = f" {axis.value}" if axis is not None else ""  # type: ignore[attr-defined]
+    extra += f" {colour}" if colour else ""
+    return f"{kind.value} {x},{y},{z}{extra}"  # type: ignore[attr-defined]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cache", default="/tmp/palace-full-dev",
+                    help="folder the renders are kept in")
+    ap.add_argument("--only", nargs="*", default=None, metavar="SEED_PIECES",
+                    help="palaces to read, as 2004_120")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="list each palace's missed and extra pieces by kind")
+    args = ap.parse_args(argv)
+    names = {f"{s}_{n}": (s, n) for s, n in DEV}
+    chosen = args.only or list(names)
+    unknown = [c for c in chosen if c not in names]
+    if unknown:
+        print(f"--only: no development palace {unknown[0]} (they are {', '.join(names)})",
+              file=sys.stderr)
+        return 2
+    tally = FullTally()
+    missed: Counter[str] = Counter()
+    extra: Counter[str] = Counter()
+    for name in chosen:
+        v = dev_views(*names[name], Path(args.cache))
+        located = [BoardLocation(True, pose=p, rotation=0, camera=v.camera) for p in v.poses]
+        started = time.perf_counter()
+        reading = read_palace(v.frames, v.camera, ground=v.ground, locations=located)
+        seconds = (time.perf_counter() - started) / len(v.frames)
+        got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
+        tally.palaces += 1
+        tally.right += len(got & want)
+        tally.read += len(got)
+        tally.truth += len(want)
+        missed.update(k[0].value for k in want - got)  # type: ignore[attr-defined]
+        extra.update(k[0].value for k in got - want)  # type: ignore[attr-defined]
+        print(f"{name}: right {len(got & want)} read {len(got)} truth {len(want)}, "
+              f"{seconds:.2f} s a view", flush=True)
+        if args.verbose:
+            print("  missed:", "; ".join(sorted(map(_short, want - got))))
+            print("  extra:", "; ".join(sorted(map(_short, got - want))))
+    p, r, f1 = tally.f1()
+    print(f"P {p:.3f} R {r:.3f} F1 {f1:.3f} ({tally.right} right, {tally.read} read, "
+          f"{tally.truth} to read)")
+    print("missed by kind:", dict(missed.most_common()), "extra by kind:",
+          dict(extra.most_common()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
