@@ -85,6 +85,10 @@ def _parser() -> argparse.ArgumentParser:
     make.add_argument("--room-light", choices=("off", "mix", "on"), default="off",
                       help="the room's light (pieces shading pieces, a fill light of its "
                            "own colour): in no game, in two wide-look games of three, or in all")
+    make.add_argument("--deep-shadows", choices=("off", "mix", "on"), default="off",
+                      help="deep shadows (darker, sharper cast shadows, the card hidden from "
+                           "the room under arches): in no game, in two wide-look games of "
+                           "three, or in all")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
     fit.add_argument("--data", type=Path, required=True)
     fit.add_argument("--out", type=Path, required=True)
@@ -144,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--width/--height {size}: outside 160x120..4096x4096", file=sys.stderr)
             return 2
         n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
-                           blur=args.blur, tint=args.tint, room_light=args.room_light)
+                           blur=args.blur, tint=args.tint, room_light=args.room_light,
+                           deep_shadows=args.deep_shadows)
         print(f"{args.out}: {n} pairs")
         return 0
     if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):
