@@ -95,8 +95,8 @@ def ground_occlusion(verts: list[np.ndarray], look: DeepShadows, margin_mm: floa
     lost = np.maximum(deep, covered * np.float32(look.under))
     # From the height field's grid (1 px per mm, FIELD_MARGIN_MM) to the shadow map's.
     size = int((BOARD_MM + 2 * margin_mm) * px_per_mm)
-    at = (np.arange(size, dtype=np.float32) + 0.5) / np.float32(px_per_mm) - np.float32(
-        margin_mm) + np.float32(FIELD_MARGIN_MM) - np.float32(0.5)
+    at = (np.arange(size, dtype=np.float32) / np.float32(px_per_mm)
+          + np.float32(FIELD_MARGIN_MM - margin_mm))
     map_x = np.broadcast_to(at[None, :], (size, size))
     map_y = np.broadcast_to(at[:, None], (size, size))
     return cv2.remap(lost, np.ascontiguousarray(map_x), np.ascontiguousarray(map_y),
