@@ -123,3 +123,12 @@ def test_the_room_light_changes_the_pictures_and_not_the_labels() -> None:
     assert not np.array_equal(plain.after, lit.after)
     with pytest.raises(ValueError, match="room_light"):
         next(region_pairs(1, 300010, room_light="sometimes"))
+
+
+def test_deep_shadows_change_the_pictures_and_not_the_labels() -> None:
+    plain = next(region_pairs(1, 300010, look="wide"))
+    deep = next(region_pairs(1, 300010, look="wide", deep_shadows="on"))
+    assert np.array_equal(plain.mask, deep.mask)
+    assert not np.array_equal(plain.after, deep.after)
+    with pytest.raises(ValueError, match="deep_shadows"):
+        next(region_pairs(1, 300010, deep_shadows="sometimes"))

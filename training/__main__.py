@@ -2,27 +2,31 @@
 
 Reproducing the committed ``models/new_pieces.onnx`` (torch from the ``train`` extra:
 ``pip install -e .[train]``; the data set lives outside the repository). Its set has the
-twin's room light, ``RenderOptions(room_light=True)``, in two wide-look games of three;
-its two halves are made side by side and joined::
+twin's room light, ``RenderOptions(room_light=True)``, in two wide-look games of three,
+and its deep shadows, ``RenderOptions(deep_shadows=True)``, in two others of three; its
+two halves are made side by side and joined::
 
     python3 -m training create_dataset --pairs 250 --seed 100000 --room-light mix \\
-        --out /work/data/newpieces3/train_a
+        --deep-shadows mix --out /work/data/newpieces4/train_a
     python3 -m training create_dataset --pairs 250 --seed 110000 --room-light mix \\
-        --out /work/data/newpieces3/train_b
-    mkdir /work/data/newpieces3/train
+        --deep-shadows mix --out /work/data/newpieces4/train_b
+    mkdir /work/data/newpieces4/train
     for i in $(seq 0 249); do n=$(printf %05d $i); m=$(printf %05d $((i + 250)))
-        cp /work/data/newpieces3/train_a/pair_$n.npz /work/data/newpieces3/train/pair_$n.npz
-        cp /work/data/newpieces3/train_b/pair_$n.npz /work/data/newpieces3/train/pair_$m.npz
+        cp /work/data/newpieces4/train_a/pair_$n.npz /work/data/newpieces4/train/pair_$n.npz
+        cp /work/data/newpieces4/train_b/pair_$n.npz /work/data/newpieces4/train/pair_$m.npz
     done
-    python3 -m training train --data /work/data/newpieces3/train \\
+    python3 -m training train --data /work/data/newpieces4/train \\
         --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 28
     python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
         --out /work/data/newpieces3/val_wide
     python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
         --room-light on --out /work/data/newpieces3/val_wide_room
+    python3 -m training create_dataset --pairs 60 --seed 200000 --look wide \\
+        --room-light on --deep-shadows on --out /work/data/newpieces4/val_wide_room_deep
     python3 -m training evaluate --data /work/data/newpieces3/val_wide
 
-The model before it (docs/vision.md compares the two), on a set without the room light::
+The model before it is the same without ``--deep-shadows mix`` (its set under
+``/work/data/newpieces3``); the one before that, on a set without the room light::
 
     python3 -m training create_dataset --pairs 500 --seed 100000 --out /work/data/newpieces/train
     python3 -m training train --data /work/data/newpieces/train \\
@@ -85,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     make.add_argument("--room-light", choices=("off", "mix", "on"), default="off",
                       help="the room's light (pieces shading pieces, a fill light of its "
                            "own colour): in no game, in two wide-look games of three, or in all")
+    make.add_argument("--deep-shadows", choices=("off", "mix", "on"), default="off",
+                      help="deep shadows (darker, sharper cast shadows, the card hidden from "
+                           "the room under arches): in no game, in two wide-look games of "
+                           "three, or in all")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
     fit.add_argument("--data", type=Path, required=True)
     fit.add_argument("--out", type=Path, required=True)
@@ -144,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"--width/--height {size}: outside 160x120..4096x4096", file=sys.stderr)
             return 2
         n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
-                           blur=args.blur, tint=args.tint, room_light=args.room_light)
+                           blur=args.blur, tint=args.tint, room_light=args.room_light,
+                           deep_shadows=args.deep_shadows)
         print(f"{args.out}: {n} pairs")
         return 0
     if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):

@@ -26,6 +26,8 @@ from twin.shading import BASEPLATE_RGB, Light
 HOLE_R = 2.95  # the card's holes are a little wider than the studs
 SHADOW_PX_PER_MM = 1
 SHADOW_MARGIN_MM = 32
+CONTACT_SHARE = 0.45
+"""The share of the room's light the contact map takes away where it is 1."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,7 @@ def _shade(
     np.maximum(lam, 0, out=lam)
     lam *= np.float32(0.9)
     np.copyto(lam, np.float32(ld[2]), where=~side)
-    level = dark[:, :, 1] * (0.45 * light.ambient)
+    level = dark[:, :, 1] * (CONTACT_SHARE * light.ambient)
     np.subtract(light.ambient, level, out=level)
     direct = dark[:, :, 0] * (light.diffuse * light.shadow)
     np.subtract(light.diffuse, direct, out=direct)

@@ -43,6 +43,7 @@ class RenderOptions:
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
     room_light: bool = False  # pieces shade pieces (twin.piece_light), a fill of its own colour
     card_sheen: bool = False  # with wide: the card's gloss lifts its inks towards the light
+    deep_shadows: bool = False  # twin.deep_shadows: darker, sharper cast shadows, card occluded
 
 
 @dataclass

@@ -21,6 +21,7 @@ from twin import board as board_layer
 from twin import raster
 from twin.card_print import TEXTURE_PX_PER_MM, card_texture
 from twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
+from twin.deep_shadows import DeepShadows, deepen_contact, ground_occlusion
 from twin.frame import Frame, RenderOptions
 from twin.geometry import Geometry, piece_geometry
 from twin.lens import Lens, lens_for
@@ -146,6 +147,12 @@ def render(
     room_rng = np.random.default_rng([seed, 0x5EAD])
     if room and options.light is None:
         light = room_fill(light, room_rng)
+    # Deep shadows draw on a stream of their own too.
+    deep = None
+    if options.deep_shadows and not clean:
+        deep = DeepShadows.random(np.random.default_rng([seed, 0xDEE9]))
+        if options.light is None:
+            light = deep.deepen(light)
     jitter = options.color_jitter if options.color_jitter is not None else (0 if clean else 0.05)
     rotation = pose.rotation
     tvec = np.asarray(pose.tvec, float).reshape(3)
@@ -215,6 +222,10 @@ def render(
     shadow, contact = board_layer.shadow_maps(
         list(pieces), [g.verts for g in bases], light, light.softness_mm
     )
+    if deep is not None:
+        contact = deepen_contact(contact, ground_occlusion(
+            [g.verts for g in bases], deep, board_layer.SHADOW_MARGIN_MM,
+            board_layer.SHADOW_PX_PER_MM))
     board_look = None if look is None else board_layer.BoardLook(
         look.top_level, look.hole_card, look.hole_shade,
         _sheen(seed) if options.card_sheen else 0.0)
@@ -235,7 +246,9 @@ def render(
     piece_ids, kinds, parts_map, depth = labels
     if room:
         shade_pieces(image, piece_ids, zb.poly, polys.normals, depth, lens, pose,
-                     [g.verts for g in bases], light, PieceLight.random(room_rng))
+                     [g.verts for g in bases], light,
+                     PieceLight.random(room_rng) if deep is None
+                     else deep.piece_light(PieceLight.random(room_rng)))
     clutter_px = piece_ids == CLUTTER
     occluded = None
     if covered_before is not None:
@@ -279,6 +292,7 @@ def render(
             "cover_corners": list(options.cover_corners),
             "wide": wide,
             "room_light": bool(room),
+            "deep_shadows": deep is not None,
         },
     )
 
