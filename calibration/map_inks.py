@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
 from calibration.ink_model import INK_MODEL
+from rules.pieces import BOARD_STUDS
 
 MAX_GROUPS = 4
 GROUP_SEPARATION = 3.3
@@ -82,6 +83,61 @@ def group(lab: FloatArray) -> NDArray[np.int32]:
                and _separation(x, labels, i, j) >= GROUP_SEPARATION for i, j in pairs):
             best = labels
     return best
+
+
+LOCAL_SIGMA = 2.5
+"""Studs: how far round a cell its neighbours' colours count when it is matched to the
+groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
+twin's development maps 1.5 and 4 settle fewer cells right."""
+LOCAL_SUPPORT = 1.0
+"""A group needs this much weight of its own cells round a cell (the cell itself left
+out) for their colour to stand for the group there; with less, the group's median over
+the whole board does."""
+SETTLE_ROUNDS = 3
+
+
+def settle(lab: FloatArray, labels: NDArray[np.int32],
+           cells: NDArray[np.intp]) -> NDArray[np.int32]:
+    """Group labels moved to the group whose colour near each cell is nearest its own.
+
+    k-means measures every cell against the groups' centres over the whole board, but
+    light falls off across it and a glossy card's sheen lifts one part: at the dim end
+    of a light-green region a cell lies nearer the dark green's centre than its own
+    ink's. Near it, though, its own ink's cells are as dim as it is. So each cell is
+    matched against each group's colour round it (its own colour left out), a few times
+    over. ``cells`` is each row's cell on the board (row-major, 32 x 32); groups left
+    empty are dropped and the rest numbered from 0."""
+    k = int(labels.max()) + 1 if len(labels) else 0
+    if k < 2:
+        return labels
+    x = _features(lab)
+    rows, cols = np.divmod(cells, BOARD_STUDS)
+    reach = int(3 * LOCAL_SIGMA)
+    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
+    kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
+    out = labels.copy()
+    for _ in range(SETTLE_ROUNDS):
+        far = np.empty((k, len(x)), np.float32)
+        for g in range(k):
+            own = (out == g).astype(np.float32)
+            weight = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
+            total = np.zeros((BOARD_STUDS, BOARD_STUDS, 3), np.float32)
+            weight[rows, cols] = own
+            total[rows, cols] = x * own[:, None]
+            near_w = cv2.sepFilter2D(weight, -1, kernel, kernel,
+                                     borderType=cv2.BORDER_CONSTANT)[rows, cols] - own
+            near_x = cv2.sepFilter2D(total, -1, kernel, kernel,
+                                     borderType=cv2.BORDER_CONSTANT)[rows, cols] - x * own[:, None]
+            whole = np.median(x[own > 0], axis=0) if own.any() else np.full(3, np.inf)
+            local = np.where((near_w >= LOCAL_SUPPORT)[:, None],
+                             near_x / np.maximum(near_w, 1e-6)[:, None], whole)
+            far[g] = np.linalg.norm(x - local, axis=1)
+        moved = far.argmin(axis=0).astype(np.int32)
+        if np.array_equal(moved, out):
+            break
+        out = moved
+    used, numbered = np.unique(out, return_inverse=True)
+    return numbered.astype(np.int32) if len(used) < k else out
 
 
 def name_groups(lab: FloatArray, labels: NDArray[np.int32],

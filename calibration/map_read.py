@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
-from calibration.map_inks import group, name_groups
+from calibration.map_inks import group, name_groups, settle
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -170,16 +170,20 @@ def signed_lab(lab: FloatArray) -> FloatArray:
     return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
 
 
-def colour_groups(lab: FloatArray) -> tuple[NDArray[np.bool_], NDArray[np.int32]]:
+def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
+                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32]]:
     """The white starting area's cells, and a group per other cell (rows L, a, b on the
     0..100 scale): k-means groups of inks, or, where the cells make one group, that
     group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
-    a lit one can squeeze two greens together; lightness alone may still part them)."""
+    a lit one can squeeze two greens together; lightness alone may still part them).
+    Given each row's board cell, the groups are then settled against their colours near
+    each cell (:func:`calibration.map_inks.settle`)."""
     white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
     groups = np.zeros(len(lab), np.int32)
     inked = lab[~white]
     found = group(inked)
-    groups[~white] = found if found.any() else _split_one_ink(inked)
+    found = found if found.any() else _split_one_ink(inked)
+    groups[~white] = found if cells is None else settle(inked, found, cells[~white])
     return white, groups
 
 
@@ -192,7 +196,7 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         return out
     lab = signed_lab(colours[seen])
     lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
-    white, groups = colour_groups(lab)
+    white, groups = colour_groups(lab, np.flatnonzero(seen))
     names = np.full(len(lab), START, dtype="<U1")
     names[~white] = name_groups(lab[~white], groups[~white],
                                 None if top is None else signed_lab(top))

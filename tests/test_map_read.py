@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from calibration.camera import Pose
-from calibration.map_read import cell_in, coherent, map_picture, name_cells, read_map
+from calibration.map_read import (
+    cell_in,
+    coherent,
+    colour_groups,
+    map_picture,
+    name_cells,
+    read_map,
+    signed_lab,
+)
 from calibration.profile import Profile, TablePose
 from palace.cli import main
 from rules.maps import UNKNOWN_GROUND, MapError, map_from_json
@@ -146,6 +154,34 @@ def test_a_lone_ink_is_told_dark_or_light_by_the_stud_tops(ink) -> None:
     dim = {"D": (20.0, 38.0, 18.0), "L": (70.0, 170.0, 120.0)}
     got = name_cells(_lab_of(truth, dim, rng), _plate_top((1.0, 1.0, 1.0)))
     assert (got == ink).mean() > 0.99
+
+
+@pytest.mark.parametrize("seed", [4, 10])  # two greens
+def test_groups_follow_each_ink_where_the_light_falls_off(seed) -> None:
+    """A lamp near one edge: the far end of the light green is as dark as the near end of
+    the dark green, so the board-wide groups mix them there; settled against each group's
+    colour near every cell, they follow the inks."""
+    rng = np.random.default_rng(seed)
+    ground = random_map(rng, start_area=False, blocked=False)
+    truth = truth_cells(ground)
+    cells = np.flatnonzero(np.isin(truth, list(INKS_BGR)))
+    truth = truth[cells]
+    fall = np.linspace(1.15, 0.55, 32)[cells // 32]
+    bgr = np.zeros((len(truth), 3))
+    for ink, colour in INKS_BGR.items():
+        mine = truth == ink
+        bgr[mine] = np.array(colour) * fall[mine, None] + rng.normal(0, 3.0, (mine.sum(), 3))
+    lab = signed_lab(cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8)[None],
+                                  cv2.COLOR_BGR2LAB)[0].astype(np.float64))
+
+    def mixed(groups: np.ndarray) -> int:
+        """Cells outside their group's majority ink."""
+        return sum(int((groups == g).sum() - np.unique(truth[groups == g],
+                                                       return_counts=True)[1].max())
+                   for g in np.unique(groups))
+
+    assert mixed(colour_groups(lab)[1]) > 40  # board-wide groups mix the inks here
+    assert mixed(colour_groups(lab, cells)[1]) <= 3
 
 
 def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
