@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import BoundaryCheck, best_stud_move, check_boundary
+from calibration.alias import SIZE_PINNING_BLOCKS, BoundaryCheck, best_stud_move, check_boundary
 from calibration.board_model import PLATE_CORNERS, moved_pose, turned_pose
 from calibration.camera import Camera, Pose
 from calibration.corner_pins import bricks_pin
@@ -287,18 +287,19 @@ def _pins_own_size(grid: GridFit) -> bool:
     )
 
 
-CORNER_SIDES_BLOCKS = 14
+CORNER_SIDES_BLOCKS = SIZE_PINNING_BLOCKS
 """Lattice blocks from which on one good side along each axis, the other two sides
-unclear and none a stud off, pins a sharp, tight lattice (:func:`_one_side_each_way`)."""
+unclear and none a stud off, pins a sharp, tight lattice (:func:`_one_side_each_way`):
+the count from which the lattice fixes the board's size."""
 
 
 def _one_side_each_way(grid: GridFit, boundary: BoundaryCheck) -> bool:
     """Whether two neighbouring sides where the lattice puts them, and no side elsewhere,
-    pin a lattice that covers nearly the whole board.
+    pin a lattice that covers most of the board.
 
     A striped or checked table steps as hard as the rim a stud or two outside it, so the
     sides there read unclear however sharp the board is. Over a sharp lattice fitted
-    tightly in nearly every block, the board's size and tilt are the lattice's, and one
+    tightly over most of the board, the board's size and tilt are the lattice's, and one
     side clearly right along each axis fixes its place: a board a stud off would move
     that side onto the card or the table, and the real rim a stud over would outstep it.
     """
