@@ -11,9 +11,10 @@ import dataclasses
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_move, check_boundary
+from calibration.alias import SIZE_PINNING_BLOCKS, BoundaryCheck, best_stud_move, check_boundary
 from calibration.board_model import PLATE_CORNERS, moved_pose, turned_pose
 from calibration.camera import Camera, Pose
+from calibration.corner_pins import bricks_pin
 from calibration.edges import edge_support
 from calibration.evidence import (
     BLURRED_SIDES_CLARITY,
@@ -143,6 +144,18 @@ def _judged(
         paired_moves = [pairs.move] if pairs.move != (0, 0) else []
     else:
         paired_moves = []
+    if (
+        not boundary.passed
+        and not boundary.paired
+        and boundary.bad == 0
+        and _pins_own_size(grid)
+        and not _one_side_each_way(grid, boundary)
+    ):
+        # A board running past the frame on two opposite sides (or against a table that
+        # hides both) has no side to say where it lies along them: its corner bricks may.
+        boundary = dataclasses.replace(
+            boundary, paired=_axes_pinned(image, camera, grid.pose, boundary)
+        )
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it, by
         # the sides' summed steps and then by their pairs' (a palace just inside one
@@ -211,6 +224,7 @@ def _judged(
         and not boundary.passed
         and not boundary.outweighs(grid.blocks)
         and not boundary.paired
+        and not _one_side_each_way(grid, boundary)
     ):
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
@@ -271,6 +285,44 @@ def _pins_own_size(grid: GridFit) -> bool:
         and grid.clarity >= SOFT_LATTICE_CLARITY
         and grid.residual_px <= VOUCHED_RMS_PX
     )
+
+
+CORNER_SIDES_BLOCKS = SIZE_PINNING_BLOCKS
+"""Lattice blocks from which on one good side along each axis, the other two sides
+unclear and none a stud off, pins a sharp, tight lattice (:func:`_one_side_each_way`):
+the count from which the lattice fixes the board's size."""
+
+
+def _one_side_each_way(grid: GridFit, boundary: BoundaryCheck) -> bool:
+    """Whether two neighbouring sides where the lattice puts them, and no side elsewhere,
+    pin a lattice that covers most of the board.
+
+    A striped or checked table steps as hard as the rim a stud or two outside it, so the
+    sides there read unclear however sharp the board is. Over a sharp lattice fitted
+    tightly over most of the board, the board's size and tilt are the lattice's, and one
+    side clearly right along each axis fixes its place: a board a stud off would move
+    that side onto the card or the table, and the real rim a stud over would outstep it.
+    """
+    return (
+        boundary.bad == 0
+        and boundary.both_axes
+        and grid.blocks >= CORNER_SIDES_BLOCKS
+        and grid.clarity >= SOFT_LATTICE_CLARITY
+        and grid.residual_px <= VOUCHED_RMS_PX
+    )
+
+
+def _axes_pinned(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, boundary: BoundaryCheck
+) -> bool:
+    """Whether each axis has a side where the pose puts it, or corner bricks that pin it
+    (:mod:`calibration.corner_pins`), and no side elsewhere."""
+    states = boundary.states
+    sides_pin = ("good" in (states[1], states[3]), "good" in (states[0], states[2]))
+    if all(sides_pin):
+        return False  # nothing the bricks could add; the sides' own rules judge it
+    bricks = bricks_pin(image, camera, pose)
+    return all(s or b for s, b in zip(sides_pin, bricks, strict=True))
 
 
 def in_front(pose: Pose) -> bool:

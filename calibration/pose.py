@@ -24,7 +24,9 @@ of computing, and the same frame gets the same answer however busy the machine i
 
 Every answer carries the evidence behind it (lattice residual, sides found, corner-brick
 outlines found, how clearly the map chose the turn), judged in :mod:`calibration.evidence`:
-any weak link turns the answer into "not found" with the reason.
+any weak link turns the answer into "not found" with the reason. A frame where no start is
+taken reports the refusal of the start that came closest (the highest quality among those
+past the lattice's own checks), else the first outline's.
 """
 
 from __future__ import annotations
@@ -124,8 +126,11 @@ def locate_board(
     # outline, the rim at full size and the outline's own pose.
     fitted: list[tuple[Pose, Pose]] = []
     deadline = started + budget_s
+    closest = _Closest()
     quick = search_plate(image, camera, quick=True)
-    result = _fit_outlines(image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted)
+    result = _fit_outlines(
+        image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted, closest
+    )
     if result.found:
         return _found_by(result, "outline")
     first = result  # the best outline's reason is the one worth reporting
@@ -133,11 +138,13 @@ def locate_board(
     # arms and sleeves hide the outline of, in a tenth of what the other masks' outlines
     # cost when they fail.
     patches = lattice_patches(gray)
-    lattice = _search_lattice(image, gray, camera, ground, tried, patches=patches)
+    lattice = _search_lattice(image, gray, camera, ground, tried, closest, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
     search = search_plate(image, camera, prior=quick)
-    result = _fit_outlines(image, gray, half, camera, ground, search, MAX_CANDIDATES, tried, fitted)
+    result = _fit_outlines(
+        image, gray, half, camera, ground, search, MAX_CANDIDATES, tried, fitted, closest
+    )
     if result.found:
         return _found_by(result, "outline")
     if not quick.quads:
@@ -149,16 +156,20 @@ def locate_board(
     # from the slow path's budget, which finds boards of its own (a Cycles frame found
     # there at 0.35 s was lost to the budget on a busy machine when it was).
     began = time.thread_time()
-    lattice = _search_lattice(image, gray, camera, ground, tried, DENSE_STRIDE_PX)
+    lattice = _search_lattice(image, gray, camera, ground, tried, closest, DENSE_STRIDE_PX)
     if lattice is not None:
         return _found_by(lattice, "lattice")
     deadline += time.thread_time() - began
     if not search.quads:
-        return BoardLocation(False, "no board-coloured, stud-textured region in the image")
+        return closest.result or BoardLocation(
+            False, "no board-coloured, stud-textured region in the image"
+        )
     # The slow path, under a time budget: a frame that none of the outlines explains
     # is usually one where the board is not to be found (an arm across half of it),
     # and a tracker is better served by a quick "not found" and the next frame.
-    result = _search_hypotheses(image, gray, half, camera, ground, search, tried, deadline)
+    result = _search_hypotheses(
+        image, gray, half, camera, ground, search, tried, deadline, closest
+    )
     if result is not None:
         return _found_by(result, "corners")
     for pose, coarse_pose in fitted:
@@ -168,10 +179,33 @@ def locate_board(
         # pose, for a hand or a sleeve over the rim that pulled the rim fit off.
         rim = refine_pose(gray, camera, coarse_pose, RIM_MODEL, radii=(6, 4, 4))
         for start in (rim.pose, pose):
-            result = finish(image, gray, camera, start, ground, False, quarters=True)
+            result = closest.note(
+                finish(image, gray, camera, start, ground, False, quarters=True)
+            )
             if result.found:
                 return _found_by(result, "rim")
-    return first
+    return closest.result or first
+
+
+class _Closest:
+    """The refusal that came closest to a board, to be reported when none is found.
+
+    The first outline's reason is usually about an outline hundreds of pixels off ("the
+    stud grid does not fit over 5 blocks"), while a later start had the board's lattice
+    and was refused for its sides or its softness: that is what the user needs to hear.
+    A refusal that got past the lattice's own checks carries a quality (rim, residual,
+    blocks, corner bricks); the highest is kept.
+    """
+
+    def __init__(self) -> None:
+        self.result: BoardLocation | None = None
+
+    def note(self, result: BoardLocation) -> BoardLocation:
+        if not result.found and result.quality > 0 and (
+            self.result is None or result.quality > self.result.quality
+        ):
+            self.result = result
+        return result
 
 
 def _found_by(result: BoardLocation, method: str) -> BoardLocation:
@@ -189,6 +223,7 @@ def _fit_outlines(
     budget: int,
     tried: list[Pose],
     fitted: list[tuple[Pose, Pose]],
+    closest: _Closest,
 ) -> BoardLocation:
     """The first ``budget`` new outlines, each fitted by its rim at half size and finished.
 
@@ -202,7 +237,7 @@ def _fit_outlines(
         tried.append(pose)
         coarse = rim_start(half, camera, pose)
         fitted.append((pose, coarse))
-        result = finish(image, gray, camera, coarse, ground, False)
+        result = closest.note(finish(image, gray, camera, coarse, ground, False))
         if result.found:
             return result
         first = first or result
@@ -233,6 +268,7 @@ def _search_lattice(
     camera: Camera,
     ground: GroundMap | None,
     tried: list[Pose],
+    closest: _Closest,
     stride: int = STRIDE_PX,
     patches: list[Patch] | None = None,
 ) -> BoardLocation | None:
@@ -244,7 +280,7 @@ def _search_lattice(
         if stride < STRIDE_PX and any(same_outline(camera, placed, t, 2.0) for t in tried):
             continue
         tried.append(placed)
-        result = finish(image, gray, camera, placed, ground, False)
+        result = closest.note(finish(image, gray, camera, placed, ground, False))
         if result.found:
             return result
     return None
@@ -301,6 +337,7 @@ def _search_hypotheses(
     search: PlateSearch,
     tried: list[Pose],
     deadline: float,
+    closest: _Closest,
 ) -> BoardLocation | None:
     """The slow path: every outline's poses ranked by the rim they explain, best few fitted."""
     h, w = gray.shape
@@ -326,7 +363,7 @@ def _search_hypotheses(
             half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(6, 4), spacing_px=4.0
         )
         for start in (coarse.pose, pose):
-            result = finish(image, gray, camera, start, ground, False)
+            result = closest.note(finish(image, gray, camera, start, ground, False))
             if result.found:
                 return result
     return None
