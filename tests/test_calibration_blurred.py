@@ -21,7 +21,13 @@ from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
 from tests.test_calibration_pose import grid_error_px
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
+from tests.test_calibration_soft import (
+    WRONG_PX,
+    found_right,
+    grid_error,
+    lattice_from_truth,
+    never_a_stud_off,
+)
 from twin import render
 
 BLURRED_SEED = 5085
@@ -52,10 +58,8 @@ def test_a_soft_lattice_over_eleven_blocks_is_found() -> None:
 
 
 def test_a_soft_lattice_over_ten_blocks_is_refused() -> None:
-    frame = twin_frame(TEN_BLOCKS_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks < MIN_BLURRED_GRID_BLOCKS
+    frame, gray, grid = lattice_from_truth(TEN_BLOCKS_SEED)
+    assert grid.blocks < MIN_BLURRED_GRID_BLOCKS
     assert grid_error_px(frame.camera, frame.pose, grid.pose) > 1.2
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
     # Refused, or taken from the top-blind refit (14 blocks), never where the ten put it.
@@ -91,10 +95,7 @@ only step found there, two studs in, is a fifth of its opposite side's own."""
 
 
 def test_a_side_outweighed_by_its_opposite_does_not_refuse_the_board() -> None:
-    frame = twin_frame(OUTWEIGHED_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None
+    frame, gray, grid = lattice_from_truth(OUTWEIGHED_SEED)
     sides = check_boundary(frame.image, frame.camera, grid.pose)
     assert sides.bad == 1 and not sides.passed and sides.outweighs(grid.blocks)
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)

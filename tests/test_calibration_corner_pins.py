@@ -3,14 +3,11 @@ the picture, one good side per axis over a lattice covering the board (wide twin
 
 from __future__ import annotations
 
-from bench.calibration import twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import moved_pose
 from calibration.corner_pins import bricks_pin
-from calibration.evidence import gray_float
 from calibration.fit import finish
-from calibration.grid import refine_on_grid
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
+from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, lattice_from_truth
 
 RIM_OUTSIDE_SEED = 20029
 """A dev board seen from above, 22 px a stud, whose rim lies past the frame's edge on
@@ -22,10 +19,8 @@ MOVES = ((1, 0), (-1, 0), (2, 0), (-2, 0), (0, 1), (0, -1), (0, 2), (0, -2))
 
 
 def test_corner_bricks_pin_the_axis_whose_sides_lie_past_the_frame() -> None:
-    frame = twin_frame(RIM_OUTSIDE_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks >= 12
+    frame, _gray, grid = lattice_from_truth(RIM_OUTSIDE_SEED)
+    assert grid.blocks >= 12
     sides = check_boundary(frame.image, frame.camera, grid.pose, halved=False)
     assert sides.states[1] == sides.states[3] == "unseen"
     assert bricks_pin(frame.image, frame.camera, grid.pose)[0]
@@ -33,10 +28,7 @@ def test_corner_bricks_pin_the_axis_whose_sides_lie_past_the_frame() -> None:
 
 
 def test_corner_bricks_never_pin_the_board_a_stud_or_two_off() -> None:
-    frame = twin_frame(RIM_OUTSIDE_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None
+    frame, gray, grid = lattice_from_truth(RIM_OUTSIDE_SEED)
     for dx, dy in MOVES:
         moved = moved_pose(grid.pose, dx, dy)
         assert not bricks_pin(frame.image, frame.camera, moved)[0 if dx else 1], (dx, dy)
@@ -45,10 +37,8 @@ def test_corner_bricks_never_pin_the_board_a_stud_or_two_off() -> None:
 
 
 def test_one_side_each_way_pins_a_sharp_board_on_a_striped_table() -> None:
-    frame = twin_frame(STRIPED_TABLE_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks >= 14
+    frame, gray, grid = lattice_from_truth(STRIPED_TABLE_SEED)
+    assert grid.blocks >= 14
     sides = check_boundary(frame.image, frame.camera, grid.pose)
     assert sides.good == 2 and sides.bad == 0 and sides.both_axes
     found_right(frame)

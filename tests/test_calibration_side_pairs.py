@@ -18,7 +18,7 @@ from calibration.side_pairs import (
     side_pairs,
 )
 from calibration.side_profiles import side_profiles
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
+from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, lattice_from_truth
 
 ONE_SIDE_OFF_SEED = 20104
 """A dev board 15 blocks sharp (clarity 8) whose side 1 steps harder two studs in (the
@@ -35,10 +35,8 @@ side face outside one side, the card's regions inside the other) outdoes it."""
 
 
 def test_a_sharp_board_with_one_side_off_is_found_by_its_pairs() -> None:
-    frame = twin_frame(ONE_SIDE_OFF_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks >= 12
+    frame, _gray, grid = lattice_from_truth(ONE_SIDE_OFF_SEED)
+    assert grid.blocks >= 12
     sides = check_boundary(frame.image, frame.camera, grid.pose, halved=False)
     assert sides.bad == 1 and not sides.passed and not sides.outweighs(grid.blocks)
     assert side_pairs(frame.image, frame.camera, grid.pose).pinned
@@ -103,10 +101,8 @@ cannot pin x, but side 1 steps 77 there against 4 outside and 39 two studs in.""
 
 
 def test_one_clear_side_pins_its_axis_when_the_opposite_side_is_faint() -> None:
-    frame = twin_frame(FAINT_SIDE_SEED).frame
-    gray = gray_float(frame.image)
-    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks >= 12
+    frame, _gray, grid = lattice_from_truth(FAINT_SIDE_SEED)
+    assert grid.blocks >= 12
     profiles = side_profiles(frame.image, frame.camera, grid.pose, PAIR_REACH, halved=False)
     margins = axis_margins(joint_steps(profiles), PAIR_REACH)
     assert margins[0] < PAIR_RATIO <= margins[1]  # the x pair alone does not pin

@@ -9,7 +9,7 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
 from calibration.fit import finish
-from calibration.grid import refine_on_grid
+from calibration.grid import GridFit, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX
 from calibration.lattice_pose import lattice_poses
 from calibration.pose import locate_board
@@ -38,6 +38,16 @@ def found_right(frame: Frame) -> BoardLocation:
     assert result.found and result.pose is not None, result.reason
     assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
     return result
+
+
+def lattice_from_truth(seed: int) -> tuple[Frame, np.ndarray, GridFit]:
+    """A dev frame, its grey picture and the stud lattice refined from the true pose:
+    where every test of what the sides and corner bricks make of a fit starts."""
+    frame = twin_frame(seed).frame
+    gray = gray_float(frame.image)
+    grid = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    assert grid is not None
+    return frame, gray, grid
 
 
 def never_a_stud_off(frame: Frame, gray: np.ndarray) -> None:

@@ -116,19 +116,13 @@ def test_the_recipe_runs_end_to_end_on_a_tiny_data_set(tmp_path: Path, capsys) -
     assert "height (levels) on new pixels" in capsys.readouterr().out  # against its label
 
 
-def test_the_room_light_changes_the_pictures_and_not_the_labels() -> None:
-    plain = next(region_pairs(1, 300010, look="old"))
-    lit = next(region_pairs(1, 300010, look="old", room_light="on"))
+@pytest.mark.parametrize(("option", "look"), [("room_light", "old"), ("deep_shadows", "wide")])
+def test_the_light_options_change_the_pictures_and_not_the_labels(option, look) -> None:
+    """The room's light and the deep shadows draw the same pieces in other light: the
+    new pixels' labels stay, the pictures do not."""
+    plain = next(region_pairs(1, 300010, look=look))
+    lit = next(region_pairs(1, 300010, look=look, **{option: "on"}))
     assert np.array_equal(plain.mask, lit.mask)
     assert not np.array_equal(plain.after, lit.after)
-    with pytest.raises(ValueError, match="room_light"):
-        next(region_pairs(1, 300010, room_light="sometimes"))
-
-
-def test_deep_shadows_change_the_pictures_and_not_the_labels() -> None:
-    plain = next(region_pairs(1, 300010, look="wide"))
-    deep = next(region_pairs(1, 300010, look="wide", deep_shadows="on"))
-    assert np.array_equal(plain.mask, deep.mask)
-    assert not np.array_equal(plain.after, deep.after)
-    with pytest.raises(ValueError, match="deep_shadows"):
-        next(region_pairs(1, 300010, deep_shadows="sometimes"))
+    with pytest.raises(ValueError, match=option):
+        next(region_pairs(1, 300010, **{option: "sometimes"}))
