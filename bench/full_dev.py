@@ -12,6 +12,7 @@ The renders are kept in ``--cache`` (a minute or two to make the first time).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import pickle
 import sys
 import time
@@ -27,12 +28,30 @@ DEV = ((2001, 30), (2002, 10), (2003, 40), (2004, 120), (2005, 10), (2006, 30), 
 """(game seed, pieces): the first scene of each game with at least that many pieces."""
 
 
+def renderer_version() -> str:
+    """A digest of the sources a render depends on (the twin, the rules' bot games): a
+    render kept from before a change to either is not read as if it were current."""
+    digest = hashlib.sha1()
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted([*root.glob("twin/**/*.py"), *root.glob("rules/**/*.py")]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+class CacheError(Exception):
+    """A kept render that cannot be read back."""
+
+
 def dev_views(seed: int, pieces: int, cache: Path) -> Views:
-    """The palace and its four views, rendered once and kept in ``cache``."""
-    path = cache / f"v{seed}_{pieces}.pkl"
+    """The palace and its four views, rendered once per renderer version and kept in
+    ``cache``."""
+    path = cache / f"v{seed}_{pieces}_{renderer_version()}.pkl"
     if path.exists():
-        with path.open("rb") as f:
-            return pickle.load(f)
+        try:
+            with path.open("rb") as f:
+                return pickle.load(f)
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as err:
+            raise CacheError(f"{path}: kept render unreadable ({err}); delete it") from err
     views = palace_views(seed, pieces)
     cache.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
@@ -41,7 +60,8 @@ def dev_views(seed: int, pieces: int, cache: Path) -> Views:
 
 
 def _short(key: tuple[object, ...]) -> str:
-    kind, x, y, z, axis, colour = key
+    """A piece's place key (:func:`rules.pieces.place_key`) in a few words."""
+    kind, x, y, z, axis, colour, _corner_turn = key
     extra = f" {axis.value}" if axis is not None else ""  # type: ignore[attr-defined]
     extra += f" {colour}" if colour else ""
     return f"{kind.value} {x},{y},{z}{extra}"  # type: ignore[attr-defined]
@@ -67,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     missed: Counter[str] = Counter()
     extra: Counter[str] = Counter()
     for name in chosen:
-        v = dev_views(*names[name], Path(args.cache))
+        try:
+            v = dev_views(*names[name], Path(args.cache))
+        except CacheError as err:
+            print(err, file=sys.stderr)
+            return 2
         located = [BoardLocation(True, pose=p, rotation=0, camera=v.camera) for p in v.poses]
         started = time.perf_counter()
         reading = read_palace(v.frames, v.camera, ground=v.ground, locations=located)

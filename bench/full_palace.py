@@ -25,6 +25,9 @@ from twin.cameras import random_camera
 from vision.full import read_palace
 
 UNREAD = (Kind.CORNER, Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
+BENCH_GAMES = range(1000, 1010)
+"""The bot games whose palaces the bench reads (``--quick``: the first); settings are
+chosen on other games (``bench.full_dev``)."""
 
 
 def palace_keys(pieces: tuple[Piece, ...] | list[Piece]) -> set[tuple[object, ...]]:

@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
-from bench.full_palace import measure_full, palace_views, show_full
+from bench.full_palace import BENCH_GAMES, measure_full, palace_views, show_full
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, Piece, simulate_game
@@ -195,9 +195,9 @@ def main() -> None:
     outside = 6 if args.quick else 40
     reference = render_reference()
     if args.only in (None, "full"):
-        count = 1 if args.quick else 10
-        tally, seconds = measure_full(palace_views(1000 + i, 30 if args.quick else 120)
-                                      for i in range(count))
+        games = BENCH_GAMES[:1] if args.quick else BENCH_GAMES
+        tally, seconds = measure_full(palace_views(game, 30 if args.quick else 120)
+                                      for game in games)
         show_full("full mode, wide twin, 4 views a quarter turn apart", tally, seconds,
                   reference)
     if args.only in (None, "twin"):
