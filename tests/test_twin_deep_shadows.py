@@ -7,7 +7,7 @@ import numpy as np
 
 from rules.pieces import Axis, Kind, Piece
 from rules.scene import Scene
-from twin import RenderOptions, orbit_pose, random_camera, render
+from twin import RenderOptions, orbit_pose, random_camera, render, renderer
 from twin.board import SHADOW_MARGIN_MM, SHADOW_PX_PER_MM
 from twin.deep_shadows import DeepShadows, ground_occlusion
 from twin.mesh import PART_CARD
@@ -81,10 +81,25 @@ def test_the_switch_moves_pictures_not_labels_and_off_is_as_before():
                             )])
     camera, pose = random_camera(np.random.default_rng(8), 640, 360)
     plain = render(scene, camera, pose, RenderOptions(wide=True), seed=4)
-    again = render(scene, camera, pose, RenderOptions(wide=True, deep_shadows=False), seed=4)
     deep = render(scene, camera, pose, RenderOptions(wide=True, deep_shadows=True), seed=4)
-    assert np.array_equal(plain.image, again.image)
     assert np.array_equal(plain.piece_ids, deep.piece_ids)
     assert np.array_equal(plain.parts, deep.parts)
     assert not np.array_equal(plain.image, deep.image)
     assert deep.settings["deep_shadows"] and not plain.settings["deep_shadows"]
+
+
+def test_with_the_switch_off_nothing_of_it_runs(monkeypatch):
+    """Off, no deep-shadow draw nor map is made, and the frame's own random streams are
+    the ones they were: the benches' frames stay bit for bit what they were."""
+    scene = Scene.of([Piece(Kind.ARCH, 12, 12, 0, axis=Axis.Y, color="tan", id="a")])
+    camera, pose = random_camera(np.random.default_rng(8), 640, 360)
+    before = render(scene, camera, pose, RenderOptions(wide=True, room_light=True), seed=4)
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("deep shadows ran with the switch off")
+
+    monkeypatch.setattr(renderer.DeepShadows, "random", staticmethod(refuse))
+    monkeypatch.setattr(renderer, "ground_occlusion", refuse)
+    monkeypatch.setattr(renderer, "deepen_contact", refuse)
+    off = render(scene, camera, pose, RenderOptions(wide=True, room_light=True), seed=4)
+    assert np.array_equal(before.image, off.image)

@@ -83,7 +83,8 @@ def ground_occlusion(verts: list[np.ndarray], look: DeepShadows, margin_mm: floa
     board's shadow-map space (``margin_mm`` around the board, ``px_per_mm``).
 
     Beside a piece the card loses with the height of what stands around it (the palace's
-    height field blurred over :attr:`DeepShadows.blur_mm`, less a stud, over 12 mm);
+    height field blurred over :attr:`DeepShadows.blur_mm`: none up to a stud's height and
+    0.3 mm, all from 8 mm above that);
     under an arch or an overhang (inside a piece's outline, where the card can only be
     seen through an opening) it loses :attr:`DeepShadows.under` at least.
     """
