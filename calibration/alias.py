@@ -57,9 +57,11 @@ class BoundaryCheck:
     """Bad sides whose stronger step elsewhere is a small fraction of the step their
     opposite side makes, firmly, where the pose puts it (see :meth:`outweighs`)."""
     paired: bool = False
-    """Whether both pairs of opposite sides step together where the pose puts them, far
-    more than with the board moved a stud or two (:mod:`calibration.side_pairs`; worked
-    out only for sharp lattices over most of the board, see ``calibration.fit``)."""
+    """Whether the board's place is pinned along both axes without the per-side rule:
+    both pairs of opposite sides step together where the pose puts them, far more than
+    with the board moved a stud or two (:mod:`calibration.side_pairs`), or, along an axis
+    with no good side, the corner bricks pin it (:mod:`calibration.corner_pins`). Worked
+    out only for sharp lattices over most of the board, see ``calibration.fit``."""
 
     @property
     def states(self) -> tuple[str, ...]:

@@ -44,6 +44,13 @@ def stud_centres(z: float = STUD_HEIGHT_MM) -> FloatArray:
     return studs
 
 
+def elevation_deg(pose: Pose, points: FloatArray) -> FloatArray:
+    """The camera's elevation over each board point (N x 3, mm), in degrees: how steeply
+    it looks down there, which decides what a piece's side face and shadow cover."""
+    eye = pose.camera_center[None] - np.atleast_2d(points)
+    return np.degrees(np.arcsin(eye[:, 2] / np.maximum(np.linalg.norm(eye, axis=1), 1e-9)))
+
+
 @functools.lru_cache(maxsize=4)
 def quarter_turn(k: int) -> FloatArray:
     """A 4x4 transform turning the board ``k`` quarter turns counter-clockwise about its centre

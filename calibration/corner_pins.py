@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import functools
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import corner_bricks
-from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.board_model import corner_bricks, elevation_deg
+from calibration.camera import Camera, FloatArray, Pose
+from calibration.turn import lab_samples
 from rules.pieces import BRICK_MM, STUD_MM
 
 BRICK_MOVES = (-2, -1, 1, 2)
@@ -82,17 +82,13 @@ def brick_contrasts(
     All shifts' samples go through one projection, one remap and one colour conversion
     (a board moved by ``d`` shows point ``p`` where the pose shows ``p + d``).
     """
-    h, w = image.shape[:2]
     groups = [part for pair in _samples() for part in pair]
     sizes = [len(g) for g in groups]
     base = np.vstack(groups)
     moved = np.repeat(base[None], len(shifts), axis=0)
     moved[..., :2] += shifts[:, None]
-    pts = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
-    xs, ys = pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1)
-    lab = cv2.cvtColor(cv2.remap(image, xs, ys, cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB)
-    lab = lab.reshape(len(shifts), -1, 3).astype(np.float32)
-    inside = ((xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)).reshape(len(shifts), -1)
+    lab = lab_samples(image, camera, pose, moved.reshape(-1, 3)).reshape(len(shifts), -1, 3)
+    inside = np.isfinite(lab[..., 0])
     bounds = np.cumsum([0, *sizes])
     out = np.full((len(shifts), len(groups) // 2), np.nan)
     for s in range(len(shifts)):
@@ -110,9 +106,7 @@ def brick_contrasts(
 
 def _elevations(pose: Pose) -> FloatArray:
     """Per corner brick, the camera's elevation over the brick's middle, in degrees."""
-    middles = np.array([top.mean(axis=0) for top, _ in _samples()])
-    eye = pose.camera_center[None] - middles
-    return np.degrees(np.arcsin(eye[:, 2] / np.linalg.norm(eye, axis=1)))
+    return elevation_deg(pose, np.array([top.mean(axis=0) for top, _ in _samples()]))
 
 
 def bricks_pin(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> tuple[bool, bool]:
@@ -120,8 +114,9 @@ def bricks_pin(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> tuple[bo
 
     An axis is pinned when at least :data:`MIN_PINNING_BRICKS` bricks show a contrast of
     :data:`MIN_BRICK_CONTRAST` at the pose, :data:`BRICK_RATIO` times every move's along
-    that axis, and no brick in the picture shows a contrast that strong at a move that
-    beats its own.
+    that axis, and no brick the camera looks down on steeply enough to count shows a
+    contrast that strong at a move that beats its own (a brick seen obliquely says
+    nothing either way).
     """
     moves = np.array(BRICK_MOVES, dtype=float) * STUD_MM
     zero = np.zeros_like(moves)

@@ -21,6 +21,7 @@ from calibration.board_model import (
     CENTRE,
     PLATE_CORNERS,
     corner_bricks,
+    elevation_deg,
     polygon_edges,
     stud_centres,
     view_rotation,
@@ -204,8 +205,7 @@ def implausible_view(camera: Camera, pose: Pose) -> str:
     )
     if inside.mean() < MIN_BOARD_IN_VIEW:
         return f"the pose puts only {inside.mean():.0%} of the board in the picture"
-    eye = pose.camera_center - CENTRE
-    elevation = float(np.degrees(np.arcsin(eye[2] / max(float(np.linalg.norm(eye)), 1e-9))))
+    elevation = float(elevation_deg(pose, CENTRE)[0])
     if elevation < MIN_ELEVATION_DEG:
         return f"the pose looks at the board from {elevation:.0f} degrees above the table"
     return ""

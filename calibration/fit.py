@@ -316,11 +316,10 @@ def _axes_pinned(
     image: NDArray[np.uint8], camera: Camera, pose: Pose, boundary: BoundaryCheck
 ) -> bool:
     """Whether each axis has a side where the pose puts it, or corner bricks that pin it
-    (:mod:`calibration.corner_pins`), and no side elsewhere."""
+    (:mod:`calibration.corner_pins`), and no side elsewhere. Asked only of boundaries
+    that did not pass, so at least one axis has no good side."""
     states = boundary.states
     sides_pin = ("good" in (states[1], states[3]), "good" in (states[0], states[2]))
-    if all(sides_pin):
-        return False  # nothing the bricks could add; the sides' own rules judge it
     bricks = bricks_pin(image, camera, pose)
     return all(s or b for s, b in zip(sides_pin, bricks, strict=True))
 

@@ -93,7 +93,9 @@ LOCAL_SUPPORT = 1.0
 """A group needs this much weight of its own cells round a cell (the cell itself left
 out) for their colour to stand for the group there; with less, the group's median over
 the whole board does."""
-SETTLE_ROUNDS = 3
+GROUP_SETTLE_ROUNDS = 3
+"""Rounds of :func:`settle` at most (it stops when a round moves no cell): a cell moved
+in one round changes its neighbours' group colours for the next."""
 
 
 def settle(lab: FloatArray, labels: NDArray[np.int32],
@@ -116,7 +118,7 @@ def settle(lab: FloatArray, labels: NDArray[np.int32],
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
     kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
     out = labels.copy()
-    for _ in range(SETTLE_ROUNDS):
+    for _ in range(GROUP_SETTLE_ROUNDS):
         far = np.empty((k, len(x)), np.float32)
         for g in range(k):
             own = (out == g).astype(np.float32)

@@ -26,7 +26,8 @@ Every answer carries the evidence behind it (lattice residual, sides found, corn
 outlines found, how clearly the map chose the turn), judged in :mod:`calibration.evidence`:
 any weak link turns the answer into "not found" with the reason. A frame where no start is
 taken reports the refusal of the start that came closest (the highest quality among those
-past the lattice's own checks), else the first outline's.
+past the lattice's own checks), else the first outline's; with the focal length refined
+from outlines (``refine_focal``), the first outline's refusal.
 """
 
 from __future__ import annotations

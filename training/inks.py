@@ -6,6 +6,12 @@ colours sampled, cells grouped); a group whose visible cells are at least ``PURE
 ink is a sample of that ink, and every two such groups of one view a sample of their
 pair. The Gaussians of :mod:`calibration.ink_model` are fitted on those samples.
 
+The groups are k-means' board-wide ones, before the reader settles them against their
+colours near each cell (:func:`calibration.map_inks.settle`): settling moves cells at
+the edges of falling light between groups and shifts a group's median colour little,
+and the committed ``ink_model.json`` was fitted this way (refitting on settled groups
+is a recipe change, to be measured on the development maps first).
+
 Seeds: the fit takes 50200 onwards; the map read's development views are 50000-50199
 and its bench 20000 onwards, never fitted on.
 """
