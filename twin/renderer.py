@@ -21,6 +21,7 @@ from twin import board as board_layer
 from twin import raster
 from twin.card_print import TEXTURE_PX_PER_MM, card_texture
 from twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
+from twin.composite import composite
 from twin.deep_shadows import DeepShadows, deepen_contact, ground_occlusion
 from twin.frame import Frame, RenderOptions
 from twin.geometry import Geometry, piece_geometry
@@ -242,7 +243,7 @@ def render(
         shaded = shade_polygons(polys.normals, polys.centroids, polys.colors, polys.gloss,
                                 light, eye)
         lut = cv2.convertScaleAbs(shaded * gain[None, :]).reshape(-1, 3)
-    labels = _composite(image, zb, board, polys, lut)
+    labels = composite(image, zb, board, polys, lut)
     piece_ids, kinds, parts_map, depth = labels
     if room:
         shade_pieces(image, piece_ids, zb.poly, polys.normals, depth, lens, pose,
@@ -355,56 +356,6 @@ def _concat_prepared(a: raster.Prepared, b: raster.Prepared) -> raster.Prepared:
                          "part", "convex")
         },
     )
-
-
-def _composite(
-    image: np.ndarray,
-    zb: raster.ZBuffer,
-    board: board_layer.BoardLayer,
-    polys: raster.Prepared,
-    lut: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Pieces over the table, the board wherever it is nearer; labels to match.
-
-    Works in place on ``image`` (the table) and returns piece ids, kinds, parts, depth.
-    Labels and colours are looked up for the whole frame at once (slot 0 of each table
-    is "no polygon"), and pasted with OpenCV's masked copy, which is much faster than
-    scattering into the few covered pixels.
-    """
-    height, width = zb.invz.shape
-    slot = zb.poly.astype(np.intp)
-    slot += 1
-    piece_ids = np.concatenate([[-1], polys.piece]).astype(np.int32)[slot]
-    kinds = np.concatenate([[KIND_BACKGROUND], polys.kind]).astype(np.uint8)[slot]
-    parts = np.concatenate([[0], polys.part]).astype(np.uint8)[slot]
-    invz = zb.invz
-    if len(lut):
-        # Colours as one 32-bit word per polygon: one gather, then back to 3 channels.
-        lut4 = np.zeros((len(lut) + 1, 4), np.uint8)
-        lut4[1:, :3] = lut
-        colors = lut4.view(np.uint32).reshape(-1)[slot]
-        colors = cv2.cvtColor(colors.view(np.uint8).reshape(height, width, 4),
-                              cv2.COLOR_BGRA2BGR)
-        _paste(colors, zb.poly >= 0, image)
-    x0, y0, x1, y1 = board.box
-    if x1 > x0:
-        wins = board.invz > invz[y0:y1, x0:x1]
-        _paste(board.color, wins, image[y0:y1, x0:x1])
-        np.copyto(piece_ids[y0:y1, x0:x1], -1, where=wins)
-        np.copyto(kinds[y0:y1, x0:x1], KIND_BOARD, where=wins)
-        np.copyto(parts[y0:y1, x0:x1], board.part, where=wins)
-        invz = invz.copy()
-        np.maximum(invz[y0:y1, x0:x1], board.invz, out=invz[y0:y1, x0:x1])
-    with np.errstate(divide="ignore"):
-        depth = np.float32(1.0) / invz
-    return piece_ids, kinds, parts, depth
-
-
-def _paste(source: np.ndarray, where: np.ndarray, target: np.ndarray) -> None:
-    """``target[where] = source[where]`` for pictures, in place (``target`` may be a view)."""
-    out = cv2.copyTo(source, where.view(np.uint8), target)
-    if not np.shares_memory(out, target):
-        target[...] = out
 
 
 def _override(p: Camera8Bit, o: RenderOptions) -> Camera8Bit:
