@@ -12,6 +12,7 @@ The renders are kept in ``--cache`` (a minute or two to make the first time).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import pickle
 import sys
@@ -28,6 +29,7 @@ DEV = ((2001, 30), (2002, 10), (2003, 40), (2004, 120), (2005, 10), (2006, 30), 
 """(game seed, pieces): the first scene of each game with at least that many pieces."""
 
 
+@functools.cache
 def renderer_version() -> str:
     """A digest of the sources a render depends on (the twin, the rules' bot games): a
     render kept from before a change to either is not read as if it were current."""
