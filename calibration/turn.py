@@ -165,7 +165,7 @@ def fisher_scores(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatAr
     # Channels as rows: medians along contiguous rows cost a fraction of column medians.
     channels = np.ascontiguousarray(per_cell[valid].T)
     channels[0] *= LIGHTNESS_WEIGHT
-    centre = _row_medians(channels)
+    centre = row_medians(channels)
     classes = int(ids.max()) + 1
     groups = (ids + classes * np.arange(count)[:, None]).ravel()
     sizes = np.bincount(groups, minlength=count * classes)
@@ -188,16 +188,17 @@ def fisher_scores(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatAr
     between = (np.where(used, sizes * gap, 0.0)).reshape(count, classes).sum(axis=1)
     spread = ((tiled - medians[:, groups]) ** 2).sum(axis=0)
     residual = np.where(used[groups], spread, 0.0).reshape(count, n)
-    cap = 4.0 * _row_medians(residual)[:, None] + 1e-6
+    cap = 4.0 * row_medians(residual)[:, None] + 1e-6
     within = np.minimum(residual, cap).sum(axis=1)
     return between / np.maximum(within, 1e-6)
 
 
-def _row_medians(values: NDArray[np.floating]) -> NDArray[np.floating]:
+def row_medians(values: NDArray[np.floating]) -> NDArray[np.floating]:
     """``np.median(values, axis=1)`` for rows without NaN, the same numbers at a third the cost.
 
-    A tracked frame takes a dozen medians of a few hundred numbers, where numpy's own
-    checks and copies cost more than the selection itself.
+    A tracked frame takes a dozen medians of a few hundred numbers, and the turn decoder
+    hundreds of a few dozen (each stud level's colour), where numpy's own checks and
+    copies cost more than the selection itself.
     """
     n = values.shape[1]
     half = n // 2

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.turn import row_medians
 from rules.pieces import Piece
 from vision.evidence import Evidence
 
@@ -26,18 +27,6 @@ on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's oth
 pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
 10-58."""
 MIXED_RAMP = 20.0
-
-
-def _median(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """``np.median(values, axis=0)``, the very same numbers (the middle one, or the two
-    middle ones' sum halved, in float32), without its general-purpose overhead, which
-    was most of the time a column's price took."""
-    n = len(values)
-    k = n // 2
-    if n % 2:
-        return np.partition(values, k, axis=0)[k]
-    part = np.partition(values, [k - 1, k], axis=0)
-    return (part[k - 1] + part[k]) / np.float32(2)
 
 
 class LevelColours:
@@ -80,5 +69,5 @@ class LevelColours:
         ev = self.evidence[view]
         assert ev.colour is not None
         idx = ev.view.side_pixels((x, y, level, 0))
-        found = known[key] = _median(ev.colour[idx]) if len(idx) >= 6 else None
+        found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
         return found
