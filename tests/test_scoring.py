@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibration.turn import row_medians
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import BRICK_MM, STUD_MM, Axis
 from twin.cameras import random_camera
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
-from vision.colours import _median
 from vision.decode import Decoder
 from vision.evidence import Evidence
 from vision.scoring import Scorer, piece_key
@@ -78,7 +78,7 @@ def test_the_median_of_a_columns_levels_is_numpys_to_the_bit() -> None:
     for n in (6, 7, 40, 41, 200):
         values = (rng.uniform(0, 300, (n, 3))).astype(np.float32)
         values[: n // 3] = values[n // 3: 2 * (n // 3)]  # ties, as flat faces give
-        assert _median(values).tobytes() == np.median(values, axis=0).tobytes()
+        assert row_medians(values.T).tobytes() == np.median(values, axis=0).tobytes()
 
 
 def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
