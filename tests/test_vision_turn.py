@@ -95,6 +95,34 @@ def test_a_step_hidden_behind_a_tower_is_reported_uncertain() -> None:
     assert any(r.confidence < 0.5 for r in reading.added)
 
 
+def test_a_faint_trace_of_change_makes_an_empty_reading_uncertain(
+        game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A settled board re-exposed reads as nothing new, surely; the same frames where the
+    model sees a patch it finds faintly likely new (a leaf tip over the palace's far side,
+    all a hidden staircase may show) read as nothing, but uncertain."""
+    import vision.turn as turn_mode
+
+    pair = game[0]
+    settled = redevelop(pair.before_frame, np.random.default_rng(1))
+    reading = read_turn([settled], pair.camera, pair.before, before_frame=pair.before_frame,
+                        locations=[located(pair)])
+    assert reading.found and reading.added == () and not reading.uncertain
+
+    real = turn_mode.new_piece_evidence
+
+    def with_patch(after: np.ndarray, before: np.ndarray) -> np.ndarray:
+        out = real(after, before).copy()
+        side = int(np.ceil(np.sqrt(turn_mode.MIN_FAINT_PIXELS)))
+        out[5:5 + side, 5:5 + side] = (turn_mode.FAINT_LEVEL + 0.5) / 2  # under the hot level
+        return out
+
+    monkeypatch.setattr(turn_mode, "new_piece_evidence", with_patch)
+    traced = read_turn([settled], pair.camera, pair.before, before_frame=pair.before_frame,
+                       locations=[located(pair)])
+    assert traced.found and traced.added == () and traced.uncertain
+    assert "no staircase could be read" in traced.reason
+
+
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:
     pair = game[0]
     blank = np.full_like(pair.after_frame, 90)
