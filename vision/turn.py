@@ -55,7 +55,7 @@ MIN_FAINT_PIXELS = 10
 """A patch of this many working pixels the model gives more than :data:`FAINT_LEVEL` makes
 an empty reading uncertain: a plant's leaf tip over the palace's far side is often all
 a hidden staircase shows. On 160 development turns (four twin looks) every frame of a
-settled board re-exposed (new gain, white balance, noise, JPEG) had no pixel over 0.02;
+settled board re-exposed (new gain, white balance, noise, JPEG) had no pixel over 0.03;
 of the 9 turns read as nothing, 4 had such a patch (16 to 76 pixels), the other 5 none
 over 10."""
 MAX_HOT_CELLS = 1000
