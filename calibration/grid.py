@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray, Pose, project
-from calibration.lattice_view import CELLS_PER_BLOCK, lattice_offsets
+from calibration.lattice_view import CELLS_PER_BLOCK, LatticeView, lattice_offsets
 from rules.pieces import STUD_HEIGHT_MM, STUD_MM
 
 MIN_BLOCKS = 4
@@ -46,8 +46,13 @@ class GridFit:
     blocks: int
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
-    studs: FloatArray | None = None  # per cell (y-major): how clearly its stud shows
+    look: LatticeView | None = None  # the last look at the lattice, whose cells it reads
     blind_clarity: float = 0.0  # the same with the top-blind template, when asked
+
+    @property
+    def studs(self) -> FloatArray | None:
+        """Per cell (y-major): how clearly its stud shows, from the fit's last look."""
+        return None if self.look is None else self.look.studs
 
 
 @functools.lru_cache(maxsize=MAX_SEED_BLOCKS + 1)
@@ -204,7 +209,7 @@ def _refine_rounds(
     corners = np.array([[-span, -span], [span, -span], [span, span], [-span, span]])
     for _ in range(rounds):
         view = lattice_offsets(gray, camera, current, top_blind, blind_too)
-        centres, offsets, clarity, studs = view.centres, view.offsets, view.clarity, view.studs
+        centres, offsets, clarity = view.centres, view.offsets, view.clarity
         good = clarity >= min_clarity
         if good.sum() < MIN_BLOCKS:
             return fit
@@ -247,6 +252,6 @@ def _refine_rounds(
         taken = np.flatnonzero(good)[used]
         blind = float(np.median(view.blind_clarity[taken])) if blind_too else 0.0
         fit = GridFit(
-            current, int(used.sum()), residual, float(np.median(clarity[taken])), studs, blind
+            current, int(used.sum()), residual, float(np.median(clarity[taken])), view, blind
         )
     return fit
