@@ -26,9 +26,8 @@ from bench.calibration import WRONG_PX, aruco_ms, turn_errors, twin_frame
 from calibration.corners import search_plate
 from calibration.evidence import gray_float
 from calibration.fit import finish
-from calibration.lattice_search import lattice_starts
 from calibration.outline_pose import initial_pose, rim_start
-from calibration.pose import MAX_CANDIDATES
+from calibration.pose import MAX_CANDIDATES, lattice_starts
 
 LOOSE_PX = 1.0
 

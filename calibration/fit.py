@@ -63,7 +63,6 @@ def finish(
     focal_refined: bool,
     *,
     quarters: bool = False,
-    fitted: GridFit | None = None,
 ) -> BoardLocation:
     """From a pose within a few pixels: lattice alignment, evidence, the quarter turn.
 
@@ -72,15 +71,8 @@ def finish(
     last pose (whose refusal costs only a fresh search) and in the search's last resort,
     the rim at full size (where every outline and the lattice have failed, and a pose
     tilted onto the gaps at one end was taken 8 px off).
-
-    ``fitted``: the lattice fit from ``pose`` made as this makes it (up to
-    :data:`SETTLE_ROUNDS` rounds, ``blind_too``), where the caller already has it.
     """
-    grid = (
-        fitted
-        if fitted is not None
-        else refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
-    )
+    grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
     result = _judged(image, gray, camera, grid, ground, focal_refined, quarters)
     if (
         result.found

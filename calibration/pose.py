@@ -13,9 +13,8 @@ pick one of them (:mod:`calibration.turn`).
 Most frames are found from the first outline of the stud-texture mask. When no
 outline explains the board (a sleeve across two sides, a hand over a corner), the stud
 lattice alone gives the plane and the turn (:mod:`calibration.lattice_pose`), and the
-sides, searched a few studs each way, give its place (:mod:`calibration.lattice_search`);
-where they are hidden, the ground map's layout slid over the plane does
-(:mod:`calibration.map_place`). Harder frames
+sides, searched a few studs each way, give its place; where they are hidden, the ground
+map's layout slid over the plane does (:mod:`calibration.map_place`). Harder frames
 still (a green table, a card against the board's side) get the outlines of two more
 masks, then the stud lattice looked at again with windows twice as dense (a small
 board). Last come the poses from every three corners of every outline, ranked by how
@@ -34,11 +33,16 @@ from outlines (``refine_focal``), the first outline's refusal.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.alias import best_stud_move
+from calibration.board_model import (
+    moved_pose,
+)
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import EdgeFit, refine_pose
@@ -47,10 +51,12 @@ from calibration.evidence import (
     BoardLocation,
     gray_float,
 )
-from calibration.fit import finish
+from calibration.fit import finish, in_front
+from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
-from calibration.lattice_search import lattice_fits
+from calibration.lattice_pose import lattice_poses
+from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
     focal_guess,
@@ -70,6 +76,9 @@ and cost a refused fit (a rim and two lattice looks, some 12 ms) on 63 of the 69
 frames the lattice found: those are half of all first detections."""
 SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
+MAX_MAP_REACH = 10
+MAP_OVER_SIDES = 1.5
+"""How much better the map must fit its own place than the sides' place to be tried."""
 SEARCH_BUDGET_S = 0.9
 """Seconds of the calling thread's CPU time a first detection may spend before the slow
 path gives up. Frames found on the slow path take 0.4 to 0.8 s; the ones that are not
@@ -272,17 +281,56 @@ def _search_lattice(
 
     The dense look (``stride`` under :data:`STRIDE_PX`) skips the poses already tried.
     """
-    for start in lattice_fits(image, gray, camera, ground, stride, patches):
-        placed = start.placed
+    for placed in lattice_starts(image, gray, camera, ground, stride, patches):
         if stride < STRIDE_PX and any(same_outline(camera, placed, t, 2.0) for t in tried):
             continue
         tried.append(placed)
-        result = closest.note(
-            finish(image, gray, camera, start.pose, ground, False, fitted=start.fit)
-        )
+        result = closest.note(finish(image, gray, camera, placed, ground, False))
         if result.found:
             return result
     return None
+
+
+def lattice_starts(
+    image: NDArray[np.uint8], gray: NDArray[np.float32], camera: Camera,
+    ground: GroundMap | None, stride: int = STRIDE_PX, patches: list[Patch] | None = None,
+) -> Iterator[Pose]:
+    """Poses from the stud lattice's squeeze across the picture, slid onto the board's sides.
+
+    The lattice gives the plane and the turn but leaves the board's place in it to a few
+    studs: the lattice fit puts every stud on a stud, and the sides, searched as many
+    studs each way as the lattice left open, pick which stud is the edge's. The fit
+    starts from the squeeze's pose slid onto the lattice first (which keeps its plane
+    from tilting when few blocks show), then from the squeeze's pose itself. Last come
+    the places where the ground map fits clearly better than where the sides put it (an
+    arm over a side, a card against one).
+
+    Lazily, in that order: the caller stops at the first start that :func:`finish`
+    takes, and the later starts' fits and the map's placements (which only follow the
+    sides' starts) are then never worked out.
+    """
+    starts: list[Pose] = []
+    for_map: list[tuple[Pose, int, tuple[int, int]]] = []
+    for start in lattice_poses(gray, camera, stride=stride, patches=patches):
+        for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
+            grid = refine_on_grid(gray, camera, begin)
+            if grid is None or not in_front(grid.pose):
+                continue
+            move = best_stud_move(image, camera, grid.pose, start.reach)
+            placed = moved_pose(grid.pose, *move)
+            if not any(same_outline(camera, placed, s, 2.0) for s in starts):
+                starts.append(placed)
+                yield placed
+            if i == 0 and ground is not None:
+                for_map.append((grid.pose, min(start.reach + 1, MAX_MAP_REACH), move))
+    by_map: list[Pose] = []
+    for pose, reach, move in for_map if ground is not None else []:
+        found = place_by_map(image, gray, camera, pose, ground, reach, move)
+        if found is not None and found.score >= MAP_OVER_SIDES * found.rival and found.explains():
+            by_map.append(found.apply(pose))
+    for placed in by_map:
+        if not any(same_outline(camera, placed, s, 2.0) for s in starts):
+            yield placed
 
 
 def _search_hypotheses(

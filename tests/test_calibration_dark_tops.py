@@ -8,7 +8,7 @@ from bench.calibration import twin_frame
 from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_float
 from calibration.fit import BLIND_RETRY_CLARITY, finish
 from calibration.grid import GridFit, refine_on_grid
-from calibration.lattice_search import lattice_starts
+from calibration.pose import lattice_starts
 from calibration.stud_cell import template_stack
 from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
