@@ -124,8 +124,8 @@ def locate_board(
                 return _found_by(result, "focal")
             failed = failed or result
         return failed or BoardLocation(False, "no outline of the board gives a pose")
-    # Cheapest first: the quick search's outlines (stud texture alone) with the rim at
-    # half size, which finds most boards; then the stud lattice's plane; then the full
+    # Cheapest first: the quick search's first outline (stud texture alone) with the rim
+    # at half size, which finds half the boards; then the stud lattice's plane; then the full
     # search's outlines (three masks); then, within the time budget, poses from every
     # three corners of every outline, ranked by the rim they explain; last, for every
     # outline, the rim at full size and the outline's own pose.
