@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,15 @@ class Pose:
         matrix.setflags(write=False)
         return matrix
 
+    @functools.cached_property
+    def rotation_t(self) -> FloatArray:
+        """The rotation's transpose as a contiguous array: ``points @ rotation.T`` with the
+        transposed view costs numpy several times the product with this copy (the same
+        numbers), and every projection takes that product."""
+        matrix = np.ascontiguousarray(self.rotation.T)
+        matrix.setflags(write=False)
+        return matrix
+
     @property
     def camera_center(self) -> FloatArray:
         """Where the camera is, in board millimetres."""
@@ -170,7 +180,7 @@ class Pose:
         return (np.asarray(points_cam) - self.tvec) @ self.rotation
 
     def to_camera(self, points_board: FloatArray) -> FloatArray:
-        return np.asarray(points_board) @ self.rotation.T + self.tvec
+        return np.asarray(points_board) @ self.rotation_t + self.tvec
 
     def to_json(self) -> dict[str, Any]:
         return {"rvec": self.rvec.reshape(3).tolist(), "tvec": self.tvec.reshape(3).tolist()}
@@ -200,10 +210,35 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
             pts.reshape(-1, 1, 3), pose.rvec, pose.tvec, camera.camera_matrix, camera.dist_coeffs
         )
         return image.reshape(-1, 2)
-    # OpenCV's model for k1, k2, p1, p2, k3 written out: several times faster than
-    # cv2.projectPoints on the thousands of points a tracked frame projects.
+    return _lens(model, pts @ pose.rotation_t + pose.tvec)
+
+
+def project_poses(camera: Camera, poses: Sequence[Pose], points_board: FloatArray) -> FloatArray:
+    """:func:`project` for several poses at once: points K x N x 3, one set per pose;
+    pixels K x N x 2.
+
+    A fit tries a handful of nearby poses on the same few hundred points (its Jacobian's
+    columns, a search's seeds), where each call's fixed cost outweighs its arithmetic.
+    """
+    pts = np.asarray(points_board, dtype=np.float64)
+    model = camera._projection
+    if model is None or pts.shape[1] == 0:
+        return np.stack([project(camera, pose, p) for pose, p in zip(poses, pts, strict=True)])
+    rotations_t = np.stack([pose.rotation_t for pose in poses])
+    tvecs = np.stack([pose.tvec for pose in poses])
+    cam = np.matmul(pts, rotations_t) + tvecs[:, None]
+    return _lens(model, cam.reshape(-1, 3)).reshape(len(poses), -1, 2)
+
+
+def _lens(
+    model: tuple[tuple[float, ...], tuple[float, ...]], cam: FloatArray
+) -> FloatArray:
+    """Pixels of camera-frame points (N x 3) through :attr:`Camera._projection`'s model.
+
+    OpenCV's model for k1, k2, p1, p2, k3 written out: several times faster than
+    cv2.projectPoints on the thousands of points a tracked frame projects.
+    """
     (fx, skew, cx, fy, cy), (k1, k2, p1, p2, k3) = model
-    cam = pts @ pose.rotation.T + pose.tvec
     z = cam[:, 2]
     with np.errstate(divide="ignore"):
         inv = 1.0 / z
@@ -214,7 +249,7 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
     xy2 = 2.0 * x * y
     xd = x * radial + p1 * xy2 + p2 * (r2 + 2.0 * x * x)
     yd = y * radial + p1 * (r2 + 2.0 * y * y) + p2 * xy2
-    out = np.empty((len(pts), 2))
+    out = np.empty((len(cam), 2))
     out[:, 0] = fx * xd + skew * yd + cx
     out[:, 1] = fy * yd + cy
     return out

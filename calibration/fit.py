@@ -31,7 +31,7 @@ from calibration.evidence import (
     sides_vouch_for_soft_lattice,
 )
 from calibration.far_side import far_side_problem
-from calibration.grid import GridFit, refine_on_grid
+from calibration.grid import SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.map_place import map_peaks_here
 from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
@@ -74,7 +74,12 @@ def finish(
     """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
     result = _judged(image, gray, camera, grid, ground, focal_refined, quarters)
-    if result.found or grid is None or grid.clarity >= BLIND_RETRY_CLARITY:
+    if (
+        result.found
+        or grid is None
+        or grid.clarity >= BLIND_RETRY_CLARITY
+        or grid.blocks < SETTLING_BLOCKS
+    ):
         return result
     # A soft lattice refused: tops darker than the card, blurred into their holes, draw
     # the usual shade template onto the gaps between studs (dev frames settled there
@@ -84,7 +89,10 @@ def finish(
     # starts a search refuses are soft because they are wrong: the second fit (15 ms
     # with its checks) is tried only where the blind template already read the usual
     # fit's blocks sharply (on dev frames, 20 of 267 refused starts; it lost none of
-    # the boards that a second fit of every such start had found).
+    # the boards that a second fit of every such start had found), and only where the
+    # usual fit agreed on a few blocks at least: the blind fit is judged a soft lattice,
+    # which needs ten, and of 44 second fits after a usual one on 4 to 6 blocks none
+    # got there (after one on 7, three of six did).
     if grid.blind_clarity < SOFT_LATTICE_CLARITY:
         return result
     blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)

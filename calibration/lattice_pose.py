@@ -20,6 +20,7 @@ may fill: the patches no fit explains are looked at again, group by group.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -27,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import CENTRE
-from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.camera import Camera, FloatArray, Pose, project_poses
 from calibration.lattice_patches import STRIDE_PX, WINDOW_PX, Patch, lattice_patches
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 
@@ -58,31 +59,39 @@ def _rays(camera: Camera, px: FloatArray) -> FloatArray:
 
 def predicted_steps(camera: Camera, pose: Pose, rays: FloatArray) -> FloatArray:
     """The image steps of one stud along x and y where each ray meets the stud tops (N x 2 x 2)."""
-    rot = pose.rotation
-    normal = rot[:, 2]
+    return _steps_of(camera, [pose], rays)[0]
+
+
+def _steps_of(camera: Camera, poses: Sequence[Pose], rays: FloatArray) -> FloatArray:
+    """:func:`predicted_steps` for several poses at once (K x N x 2 x 2): a fit's Jacobian
+    and a search's seeds ask a handful of poses about the same few dozen patches."""
+    rot = np.stack([pose.rotation for pose in poses])
+    tvec = np.stack([pose.tvec for pose in poses])
+    normal = rot[:, :, 2]
     # The stud-top plane in camera coordinates: normal . X = normal . (R z_top + t).
-    offset = float(normal @ (rot @ np.array([0.0, 0.0, STUD_HEIGHT_MM]) + pose.tvec))
-    depth = offset / (rays @ normal)
-    points = pose.to_board(rays * depth[:, None])
+    offset = np.sum(normal * (normal * STUD_HEIGHT_MM + tvec), axis=1)
+    depth = offset[:, None] / (normal @ rays.T)
+    points = np.matmul(rays[None] * depth[..., None] - tvec[:, None], rot)
     half = STUD_MM / 2
     dx, dy = np.array([half, 0.0, 0.0]), np.array([0.0, half, 0.0])
-    probes = np.concatenate([points + dx, points - dx, points + dy, points - dy])
-    px = project(camera, pose, probes).reshape(4, -1, 2)
-    return np.stack([px[0] - px[1], px[2] - px[3]], axis=2)
+    probes = np.concatenate([points + dx, points - dx, points + dy, points - dy], axis=1)
+    px = project_poses(camera, poses, probes).reshape(len(poses), 4, -1, 2)
+    return np.stack([px[:, 0] - px[:, 1], px[:, 2] - px[:, 3]], axis=3)
 
 
 def _misfit(measured: FloatArray, predicted: FloatArray) -> FloatArray:
     """Per patch, how far its measured steps are from the nearest basis of the predicted lattice.
 
     The measured pair is any short basis of the lattice, in any order and sign, so the
-    predicted rows are recombined with the integer matrix that matches best.
+    predicted rows are recombined with the integer matrix that matches best. ``predicted``
+    may hold several poses' steps (K x N x 2 x 2), for K x N misfits.
     """
     inv = np.linalg.inv(predicted)
     coeffs = np.round(inv @ measured)
     det = np.abs(np.linalg.det(coeffs))
     matched = predicted @ coeffs
-    scale = np.linalg.norm(measured, axis=1).mean(axis=1)
-    err = np.linalg.norm(measured - matched, axis=1).max(axis=1) / scale
+    scale = np.linalg.norm(measured, axis=-2).mean(axis=-1)
+    err = np.linalg.norm(measured - matched, axis=-2).max(axis=-1) / scale
     return np.where(np.abs(det - 1) < 0.5, err, 1.0)
 
 
@@ -136,21 +145,24 @@ def _fit(
     """
     params = _params(pose)
     inliers = np.zeros(len(rays), bool)
+    steps_dp = [np.zeros(4) for _ in range(4)]
+    for j, eps in enumerate(_JACOBIAN_STEPS):
+        steps_dp[j][j] = eps
     # A seed read off one patch is a few per cent off elsewhere: the tolerance starts
     # wide and narrows as the plane settles.
     for tolerance in (0.3, 0.2, 0.12, INLIER_MISFIT, INLIER_MISFIT, INLIER_MISFIT):
-        pred = predicted_steps(camera, _anchored(params, anchor), rays)
-        inliers = _misfit(steps, pred) < tolerance
+        # The pose and its four nudges, for the Jacobian, in one batch over all patches.
+        trials = [params, *(params + dp for dp in steps_dp)]
+        preds = _steps_of(camera, [_anchored(p, anchor) for p in trials], rays)
+        inliers = _misfit(steps, preds[0]) < tolerance
         if inliers.sum() < MIN_PATCHES:
             return _anchored(params, anchor), inliers
-        coeffs = np.round(np.linalg.inv(pred[inliers]) @ steps[inliers])
-        fixed = (camera, anchor, rays[inliers], steps[inliers], coeffs)
-        r0 = _residual(params, *fixed)
+        coeffs = np.round(np.linalg.inv(preds[0][inliers]) @ steps[inliers])
+        residuals = (steps[inliers] - preds[:, inliers] @ coeffs).reshape(len(trials), -1)
+        r0 = residuals[0]
         jac = np.empty((len(r0), 4))
-        for j, eps in enumerate((1e-4, 1e-4, 1e-4, 0.5)):
-            dp = np.zeros(4)
-            dp[j] = eps
-            jac[:, j] = (_residual(params + dp, *fixed) - r0) / eps
+        for j, eps in enumerate(_JACOBIAN_STEPS):
+            jac[:, j] = (residuals[j + 1] - r0) / eps
         step = np.linalg.lstsq(jac, -r0, rcond=None)[0]
         params = params + step
         if tolerance == INLIER_MISFIT and np.abs(step[:3]).max() < 1e-5:
@@ -159,17 +171,8 @@ def _fit(
     return final, _misfit(steps, predicted_steps(camera, final, rays)) < INLIER_MISFIT
 
 
-def _residual(
-    params: FloatArray,
-    camera: Camera,
-    anchor: FloatArray,
-    rays: FloatArray,
-    steps: FloatArray,
-    coeffs: FloatArray,
-) -> FloatArray:
-    """Measured steps minus the predicted rows recombined as each patch's ``coeffs`` say."""
-    pred = predicted_steps(camera, _anchored(params, anchor), rays)
-    return (steps - pred @ coeffs).ravel()
+_JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
+"""Finite-difference steps of the rotation vector (rad) and the distance (mm)."""
 
 
 _MIDDLE = np.array([CENTRE[0], CENTRE[1], STUD_HEIGHT_MM])
@@ -329,14 +332,16 @@ def _seeds(
     steps: FloatArray,
 ) -> list[tuple[float, Pose, FloatArray]]:
     """Poses read off each chosen patch, with their median misfit and every patch's."""
-    seeds: list[tuple[float, Pose, FloatArray]] = []
+    moved: list[Pose] = []
     for i in chosen:
         for u in UNIMODULAR:
             for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
-                moved = _anchored(_params(seed), anchor)
-                misfit = _misfit(steps, predicted_steps(camera, moved, rays))
-                seeds.append((float(np.median(misfit)), moved, misfit))
-    return seeds
+                moved.append(_anchored(_params(seed), anchor))
+    if not moved:
+        return []
+    misfits = _misfit(steps, _steps_of(camera, moved, rays))
+    medians = np.median(misfits, axis=1)
+    return [(float(m), p, misfit) for m, p, misfit in zip(medians, moved, misfits, strict=True)]
 
 
 def _fits(

@@ -12,8 +12,9 @@ there at all. What one stud looks like in its cell is :mod:`calibration.stud_cel
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from typing import NamedTuple
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -29,16 +30,25 @@ CELLS_PER_BLOCK = BOARD_STUDS // BLOCKS
 COARSE_MM = 4.0
 
 
-class LatticeView(NamedTuple):
+@dataclass(frozen=True)
+class LatticeView:
     """One look at the lattice from a pose: per block its centre (mm), offset (mm) and
-    peak clarity; per cell (y-major) how clearly a stud's rim shows where the pose puts it."""
+    peak clarity; per cell (y-major) how clearly a stud's rim shows where the pose puts it
+    (:attr:`studs`)."""
 
     centres: FloatArray
     offsets: FloatArray
     clarity: FloatArray
-    studs: FloatArray
-    blind_clarity: FloatArray = np.zeros(0)
+    edges: NDArray[np.float32] | None = None
+    """The rectified edge strength the cells are read from (None: no cell seen)."""
+    blind_clarity: FloatArray = field(default_factory=lambda: np.zeros(0))
     """Per block, the clarity the top-blind template would give (only when asked)."""
+
+    @functools.cached_property
+    def studs(self) -> FloatArray:
+        """Per cell, its stud rim's edge strength over its top's. Worked out when asked:
+        a fit takes several looks and reads the cells of its last one only."""
+        return np.zeros(0) if self.edges is None else stud_scores(self.edges)
 
 
 def parallax_at(pose: Pose, xy: FloatArray) -> FloatArray:
@@ -224,7 +234,7 @@ def lattice_offsets(
         folded = _fold(valid.astype(np.float32)).reshape(BLOCKS * BLOCKS, CELL_PX, CELL_PX)
         seen = folded.min(axis=(1, 2)) >= full // 4
         if not seen.any():
-            return LatticeView(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+            return LatticeView(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         count = np.maximum(folded[seen], 1)
     # All blocks at once: every block's cells folded onto one cell, then one batch of
     # small circular correlations (the stud top's centre sits at the cell's centre when
@@ -246,13 +256,13 @@ def lattice_offsets(
     corr = edge_part + corr_s / (corr_s.std(axis=(1, 2), keepdims=True) + 1e-9)
     sx, sy, peak = _subpixel_peaks(corr)
     offsets = np.stack([sx, sy], axis=1) / PX_PER_MM
-    view = LatticeView(centres, offsets, _clarity(corr, peak), stud_scores(mag))
+    view = LatticeView(centres, offsets, _clarity(corr, peak), mag)
     if not blind_too:
         return view
     blind_shades = template_stack(key, True)[blocks:]
     corr_b = np.real(np.fft.ifft2(spectra[blocks:] * blind_shades))
     corr = edge_part + corr_b / (corr_b.std(axis=(1, 2), keepdims=True) + 1e-9)
-    return view._replace(blind_clarity=_clarity(corr, corr.max(axis=(1, 2))))
+    return dataclasses.replace(view, blind_clarity=_clarity(corr, corr.max(axis=(1, 2))))
 
 
 def _clarity(corr: NDArray[np.float64], peak: FloatArray) -> FloatArray:

@@ -45,8 +45,8 @@ def test_whole_view_lattice_matches_the_masked_computation(frame, monkeypatch):
     fast = lattice_view.lattice_offsets(gray, frame.camera, frame.pose)
     monkeypatch.setattr(lattice_view, "_inside", lambda *_: False)
     masked = lattice_view.lattice_offsets(gray, frame.camera, frame.pose)
-    assert len(fast[0]) == len(masked[0]) == 16
-    for a, b in zip(fast, masked, strict=True):
+    assert len(fast.centres) == len(masked.centres) == 16
+    for a, b in zip(_readings(fast), _readings(masked), strict=True):
         assert np.allclose(a, b, rtol=0, atol=1e-6)
 
 
@@ -148,8 +148,13 @@ def test_lattice_in_a_window_is_the_lattice_in_the_whole_picture(frame):
         gray_float(frame.image[y0:y1, x0:x1]), window, frame.pose
     )
     # The same samples, read at coordinates a window's corner smaller (float32 rounding).
-    for a, b in zip(whole, part, strict=True):
+    for a, b in zip(_readings(whole), _readings(part), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-3)
+
+
+def _readings(view: lattice_view.LatticeView) -> tuple[np.ndarray, ...]:
+    """What a look reports: per block centres, offsets and clarities; per cell stud scores."""
+    return view.centres, view.offsets, view.clarity, view.studs, view.blind_clarity
 
 
 def test_same_turn_tells_a_quarter_turn_from_a_small_move(frame):
