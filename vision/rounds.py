@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.pieces import Voxel
 from vision.scoring import Candidate, Pixels, Scorer
@@ -130,7 +131,8 @@ class CloseBounds:
         self.scorer = scorer
         self._alone: dict[Candidate, tuple[object, float, float]] = {}
         self._beside: dict[tuple[Way, Candidate], tuple[object, float, list[float], float]] = {}
-        self._distinct: dict[tuple[Way, int], tuple[Pixels, float]] = {}
+        self._distinct: dict[tuple[Way, int],
+                             tuple[Pixels, NDArray[np.float64], float, float, float]] = {}
         self._empty = (None, 0.0, [0.0] * len(scorer.evidence), 0.0)
         """An empty way's sums."""
 
@@ -183,25 +185,35 @@ class CloseBounds:
             mark = self.scorer._mark
             gain = size = 0.0
             against = []
-            for i, ev in enumerate(self.scorer.evidence):
-                idx, magnitude = self._way_pixels(way, i)
+            for i in range(len(self.scorer.evidence)):
+                idx, w, way_gain, way_against, magnitude = self._way_pixels(way, i)
                 own = cand.free[i]  # type: ignore[index]
                 mark[own] = True
-                off = idx[~mark[idx]]
+                shared = mark[idx]
                 mark[own] = False
-                w = ev.weight[off].astype(np.float64)
-                gain += float(w.sum())
-                against.append(float(np.maximum(-w, 0.0).sum()))
+                # The way's own sums less those of the pixels it shares with the arch
+                # (usually few): a bound, so float64 rounding of the difference (far
+                # below the slack :meth:`cannot_beat` allows) does not matter.
+                if shared.any():
+                    w = w[shared]
+                    way_gain -= float(w.sum())
+                    way_against -= float(np.maximum(-w, 0.0).sum())
+                gain += way_gain
+                against.append(way_against)
                 size += magnitude
             found = self._beside[key] = (cand.free, gain, against, size)
         return found
 
-    def _way_pixels(self, way: Way, view: int) -> tuple[Pixels, float]:
-        """The way's free pixels in a view, each once, and their evidence's magnitude."""
+    def _way_pixels(self, way: Way, view: int
+                    ) -> tuple[Pixels, NDArray[np.float64], float, float, float]:
+        """The way's free pixels in a view, each once, their evidence, and its sum, its
+        sum against and its magnitude."""
         key = (way, view)
         found = self._distinct.get(key)
         if found is None:
             idx = self.scorer._distinct(way.free(view))
             weight = self.scorer.evidence[view].weight[idx].astype(np.float64)
-            found = self._distinct[key] = (idx, float(np.abs(weight).sum()))
+            found = self._distinct[key] = (idx, weight, float(weight.sum()),
+                                           float(np.maximum(-weight, 0.0).sum()),
+                                           float(np.abs(weight).sum()))
         return found
