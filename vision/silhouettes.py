@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
 from rules.pieces import BRICK_MM, STUD_MM, Axis, Kind, Piece
+from vision.raster import fill, fill_many
 
 INSET_MM = 0.1
 """Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
@@ -190,11 +191,12 @@ class View:
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
             return
-        for voxel, hull, dist in zip(todo, self._hulls(todo), self.distances(todo), strict=True):
-            if hull is None:
-                self._cache[voxel] = (np.zeros(0, np.intp), dist)
-                continue
-            self._cache[voxel] = (self._fill(hull, dist), dist)
+        hulls, dists = self._hulls(todo), self.distances(todo)
+        drawn = [k for k, hull in enumerate(hulls) if hull is not None]
+        filled = iter(fill_many([hulls[k] for k in drawn],  # type: ignore[misc]
+                                [dists[k] for k in drawn], self.old_depth))
+        for voxel, hull, dist in zip(todo, hulls, dists, strict=True):
+            self._cache[voxel] = (np.zeros(0, np.intp) if hull is None else next(filled), dist)
 
     @staticmethod
     def _top_faces(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
@@ -338,7 +340,7 @@ class View:
         for (x, y, z), ring, dist in zip(todo, px.reshape(-1, 12, 2), far, strict=True):
             idx = _NO_PIXELS
             if np.all(np.isfinite(ring)):
-                idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
+                idx = fill(np.round(ring * 4).astype(np.int32), dist, self.old_depth)
             self._cache[(x, y, z, LEAVES)] = (idx, dist)
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
@@ -353,24 +355,6 @@ class View:
             self.prepare_leaves([key[:3]])
             hit = self._cache[key]
         return hit[0]
-
-    def _fill(self, poly: NDArray[np.int32], dist: float) -> NDArray[np.intp]:
-        """Flat indices, ascending, of the region pixels inside the convex polygon
-        ``poly`` (quarter pixels) where the old palace is farther than ``dist``: filled
-        in a patch over the polygon's box only, which draws the same pixels as the whole
-        region would."""
-        h, w = self.shape
-        bx, by, bw, bh = cv2.boundingRect(poly)
-        xa, ya = max(bx >> 2, 0), max(by >> 2, 0)
-        xb, yb = min(((bx + bw) >> 2) + 2, w), min(((by + bh) >> 2) + 2, h)
-        if xb <= xa or yb <= ya:
-            return np.zeros(0, np.intp)
-        patch = np.zeros((yb - ya, xb - xa), np.uint8)
-        shifted = poly - np.array([[xa * 4, ya * 4]], np.int32)
-        cv2.fillConvexPoly(patch, shifted, 1, shift=2)
-        # The patch holds 0 and 1 only: read as booleans as it is.
-        ys, xs = np.nonzero(patch.view(np.bool_) & (self.old_depth[ya:yb, xa:xb] > dist))
-        return (ys + ya) * w + (xs + xa)
 
     def piece_area(self, piece: Piece) -> int:
         """Pixels the piece's silhouette covers with nothing in front (its whole size)."""
