@@ -1,13 +1,16 @@
 """Polygons drawn together must give each polygon's own pixels, as drawing it alone does:
 inside the image, in front of the depth buffer, ascending, whatever their sizes and
-wherever they cross the image's edge."""
+wherever they cross the image's edge; stud levels' side pixels worked out together must
+be each level's own."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
+from tests.test_scoring import evidence
 from vision.raster import fill, fill_many
+from vision.silhouettes import SIDES
 
 
 def _polygons(rng: np.random.Generator, count: int, w: int, h: int) -> list[np.ndarray]:
@@ -36,3 +39,16 @@ def test_polygons_drawn_together_are_each_drawn_alone() -> None:
     for a, b in zip(alone, together, strict=True):
         assert a.tobytes() == b.tobytes() and a.dtype == b.dtype
     assert fill_many([], [], depth) == []
+
+
+def test_side_pixels_worked_out_together_are_each_levels_own() -> None:
+    together, alone = evidence().view, evidence().view
+    cells = [(x, y, level) for x in range(0, 32, 3) for y in range(0, 32, 2)
+             for level in range(4)]
+    together.prepare_sides(cells)
+    batched = sum((*c, SIDES) in together._cache for c in cells)
+    assert batched > len(cells) // 2
+    for x, y, level in cells:
+        a = alone.side_pixels((x, y, level, 0))
+        b = together.side_pixels((x, y, level, 0))
+        assert a.tobytes() == b.tobytes() and a.dtype == b.dtype

@@ -198,9 +198,12 @@ class Decoder:
             if key not in self._ways and key not in raws:
                 raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
         if raws:
-            made = iter(scorer.prepare([p for raw in raws.values() for way in raw for p in way]))
+            # The ways share their pieces (the steps below a leg, and their stacks, are
+            # the same objects in every way built on them): each is looked up once.
+            pieces = {id(p): p for raw in raws.values() for way in raw for p in way}
+            made = dict(zip(pieces, scorer.prepare(list(pieces.values())), strict=True))
             for key, raw in raws.items():
-                self._ways[key] = [[next(made) for _ in way] for way in raw]
+                self._ways[key] = [[made[id(p)] for p in way] for way in raw]
         # An open knob's way has no pieces: the one empty way serves every leg. A leg's
         # ways are made anew only when one of them has gone stale.
         out: dict[Voxel, list[Way]] = {}

@@ -112,3 +112,86 @@ def _fill_band(chosen: Sequence[NDArray[np.int32]], rects: NDArray[np.int64],
     flat = flat[front]
     cuts = np.searchsorted(owner[row[front]], np.arange(n + 1)).tolist()
     return [flat[a:b] for a, b in itertools.pairwise(cuts)]
+
+
+CROSS = np.ones((3, 3), np.uint8)
+"""The erosion's kernel for a voxel's side pixels, made once."""
+
+Face = tuple[NDArray[np.int32], tuple[int, int, int, int]]
+"""A stud level's top face in the image (quarter pixels) and its bounding box."""
+
+
+def sides_many(pixels: Sequence[NDArray[np.intp]], faces: Sequence[Face | None],
+               shape: tuple[int, int], least: int) -> list[NDArray[np.intp] | None]:
+    """Each voxel's side pixels, drawn together: its pixels (ascending) off its top face
+    and one pixel in from its outline, or off its top face only where fewer than
+    ``least`` are left; None for a voxel without pixels, or whose patch (its pixels and
+    its face's box, a pixel around) would cross the image's edge, which the caller works
+    out alone (as :meth:`vision.silhouettes.View.side_pixels` does, the same pixels).
+
+    Each voxel's patch is a band of one canvas: its border is empty (the pixel around),
+    so the erosion reads no other band, and the face is drawn inside it."""
+    h, w = shape
+    out: list[NDArray[np.intp] | None] = [None] * len(pixels)
+    todo = [k for k, idx in enumerate(pixels) if len(idx)]
+    if not todo:
+        return out
+    parts = [pixels[k] for k in todo]
+    sizes = np.array([len(p) for p in parts], np.intp)
+    starts = np.zeros(len(parts), np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    flat = np.concatenate(parts)
+    rows = flat // w
+    cols = flat - rows * w
+    ya = rows[starts] - 1
+    yb = rows[starts + sizes - 1] + 2
+    xa = np.minimum.reduceat(cols, starts) - 1
+    xb = np.maximum.reduceat(cols, starts) + 2
+    polys: list[NDArray[np.int32] | None] = []
+    for j, k in enumerate(todo):
+        face = faces[k]
+        if face is None:
+            polys.append(None)
+            continue
+        poly, (bx, by, bw, bh) = face
+        polys.append(poly)
+        xa[j], ya[j] = min(xa[j], (bx >> 2) - 1), min(ya[j], (by >> 2) - 1)
+        xb[j], yb[j] = max(xb[j], ((bx + bw) >> 2) + 2), max(yb[j], ((by + bh) >> 2) + 2)
+    inside = (xa >= 0) & (ya >= 0) & (xb <= w) & (yb <= h)
+    if not inside.any():
+        return out
+    heights = np.where(inside, yb - ya, 0)
+    top = np.zeros(len(todo) + 1, np.intp)
+    np.cumsum(heights, out=top[1:])
+    width = int((xb - xa)[inside].max())
+    canvas = np.zeros((int(top[-1]), width), np.uint8)
+    owner = np.repeat(np.arange(len(todo)), sizes)
+    keep = inside[owner]
+    at = owner[keep]
+    canvas[rows[keep] - ya[at] + top[at], cols[keep] - xa[at]] = 1
+    for j, poly in enumerate(polys):
+        if poly is not None and inside[j]:
+            shift = np.array([[xa[j] * 4, (ya[j] - top[j]) * 4]], np.int32)
+            cv2.fillConvexPoly(canvas, poly - shift, 0, shift=2)
+    band = np.repeat(np.arange(len(todo)), heights)
+    found = _band_pixels(np.flatnonzero(cv2.erode(canvas, CROSS)), band, width, top, xa, ya, w)
+    few = np.bincount(band[found[1]], minlength=len(todo)) < least if len(found[1]) else (
+        np.ones(len(todo), bool))
+    plain = _band_pixels(np.flatnonzero(canvas), band, width, top, xa, ya, w) if (
+        few & inside).any() else found
+    cuts = np.searchsorted(found[1], top).tolist()
+    plain_cuts = np.searchsorted(plain[1], top).tolist() if plain is not found else cuts
+    for j, k in enumerate(todo):
+        if inside[j]:
+            out[k] = (plain[0][plain_cuts[j]:plain_cuts[j + 1]] if few[j]
+                      else found[0][cuts[j]:cuts[j + 1]])
+    return out
+
+
+def _band_pixels(at: NDArray[np.intp], band: NDArray[np.intp], width: int,
+                 top: NDArray[np.intp], xa: NDArray[np.intp], ya: NDArray[np.intp], w: int
+                 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Canvas pixels (flat, ascending) as image pixels, with their canvas rows."""
+    row = at // width
+    o = band[row]
+    return (row - top[o] + ya[o]) * w + (at - row * width + xa[o]), row

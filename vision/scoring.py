@@ -182,7 +182,7 @@ class Scorer:
             if plants:
                 ev.view.prepare_leaves(plants)
             if ev.colour is not None:
-                ev.view.prepare_tops(levels)
+                ev.view.prepare_sides(levels)
         pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
         held = voxels[:len(voxels) - len(levels)] + [(*c, LEAVES) for c in plants]
         for i in range(len(self.evidence)):

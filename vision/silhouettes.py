@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
 from rules.pieces import BRICK_MM, STUD_MM, Axis, Kind, Piece
-from vision.raster import fill, fill_many
+from vision.raster import CROSS, fill, fill_many, sides_many
 
 INSET_MM = 0.1
 """Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
@@ -52,8 +52,6 @@ _RING_ANGLES = np.linspace(0, 2 * np.pi, 13)[:-1]
 _RING_COS, _RING_SIN = np.cos(_RING_ANGLES), np.sin(_RING_ANGLES)
 _NO_PIXELS = np.zeros(0, np.intp)
 _NO_PIXELS.flags.writeable = False
-_CROSS = np.ones((3, 3), np.uint8)
-"""The erosion's kernel (:meth:`View.side_pixels`), made once."""
 
 
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
@@ -220,6 +218,22 @@ class View:
         for cell, poly, ok in zip(todo, quarters, finite.tolist(), strict=True):
             self._tops[cell] = (poly, cv2.boundingRect(poly)) if ok else None
 
+    def prepare_sides(self, cells: Iterable[tuple[int, int, int]]) -> None:
+        """Works out many stud levels' side pixels (:meth:`side_pixels`) together
+        (:func:`vision.raster.sides_many`); those it leaves, :meth:`side_pixels` works
+        out alone when asked."""
+        todo = [c for c in dict.fromkeys(cells) if (*c, SIDES) not in self._cache]
+        if not todo:
+            return
+        self.prepare([(x, y, level, FULL) for x, y, level in todo])
+        self.prepare_tops(todo)
+        seen = [self._cache[(x, y, level, FULL)] for x, y, level in todo]
+        found = sides_many([idx for idx, _ in seen], [self._tops[c] for c in todo],
+                           self.shape, MIN_SIDE_PIXELS)
+        for (x, y, level), (_, dist), sides in zip(todo, seen, found, strict=True):
+            if sides is not None:
+                self._cache[(x, y, level, SIDES)] = (sides, dist)
+
     def side_pixels(self, voxel: Box) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
         where a brick's sides show their own colour, not the lit top, a neighbour's edge
@@ -254,7 +268,7 @@ class View:
         mask[rows - ya, cols - xa] = 1
         if poly is not None:
             cv2.fillConvexPoly(mask, poly - np.array([[xa * 4, ya * 4]], np.int32), 0, shift=2)
-        ys, xs = np.nonzero(cv2.erode(mask, _CROSS))
+        ys, xs = np.nonzero(cv2.erode(mask, CROSS))
         if len(ys) < MIN_SIDE_PIXELS:
             ys, xs = np.nonzero(mask)
         sides = (ys + ya) * w + (xs + xa)
