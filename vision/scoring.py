@@ -134,6 +134,9 @@ class Scorer:
         making them anew, tens of thousands of times a turn."""
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
+        self._open: Masks = [np.ones(ev.weight.shape, bool) for ev in self.evidence]
+        """Their opposites (the pixels no new piece covers), kept with them: a piece's
+        free pixels are read thousands of times a turn."""
         self._covered = [False for _ in self.evidence]
         """Whether each view's mask covers any pixel: in the first round none does, and a
         piece's free pixels are all of them."""
@@ -274,6 +277,7 @@ class Scorer:
             if not len(changed):
                 continue
             self._seen[i][changed] = mask[changed]
+            self._open[i][changed] = ~mask[changed]
             self._covered[i] = bool(self._seen[i].any())
             for holder in self._tiles.spoiled(i, changed):
                 for cand in holder:
@@ -298,13 +302,14 @@ class Scorer:
             free = cand.free = []
             for i, ev in enumerate(self.evidence):
                 idx = cand.pixels[i]
-                mask = self._seen[i]
+                uncovered = self._open[i]
                 covered = self._covered[i]
-                free.append(idx[~mask[idx]] if covered else idx)
+                free.append(idx[uncovered[idx]] if covered else idx)
                 total += float(_sum(ev.weight[free[i]], None))
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(_sum(ev.leaf[leaf[~mask[leaf]] if covered else leaf], None))
+                    total += float(_sum(ev.leaf[leaf[uncovered[leaf]] if covered else leaf],
+                                        None))
             cand.evidence = total
         return cand.evidence
 
