@@ -190,9 +190,9 @@ class View:
         if not todo:
             return
         hulls, dists = self._hulls(todo), self.distances(todo)
-        drawn = [k for k, hull in enumerate(hulls) if hull is not None]
-        filled = iter(fill_many([hulls[k] for k in drawn],  # type: ignore[misc]
-                                [dists[k] for k in drawn], self.old_depth))
+        filled = iter(fill_many([h for h in hulls if h is not None],
+                                [d for h, d in zip(hulls, dists, strict=True) if h is not None],
+                                self.old_depth))
         for voxel, hull, dist in zip(todo, hulls, dists, strict=True):
             self._cache[voxel] = (np.zeros(0, np.intp) if hull is None else next(filled), dist)
 
