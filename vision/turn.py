@@ -91,12 +91,12 @@ def collector_paused() -> Iterator[None]:
     development turns). Nothing the reading does depends on when garbage goes; what the
     turn leaves in cycles (its candidates and their scorer) is collected once the
     collector runs again."""
-    paused = gc.isenabled()
+    enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if enabled:
             gc.enable()
 
 
