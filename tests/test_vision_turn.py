@@ -3,6 +3,7 @@ a board that is not there, the table's learned frame, and the reconstruct comman
 
 from __future__ import annotations
 
+import gc
 import json
 
 import cv2
@@ -17,6 +18,7 @@ from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
 from twin.cameras import random_camera
 from vision import TableLook, read_turn
+from vision.turn import collector_paused
 
 
 def place_key(p: Piece) -> tuple[object, ...]:
@@ -151,6 +153,21 @@ def test_reconstruct_writes_the_scene_with_confidences(game: list[TurnPair], tmp
     new = [p for p in scene["pieces"] if str(p.get("id", "")).startswith("r")]
     assert len(new) == len(printed["reading"]["added"])
     assert printed["report"] is not None
+
+
+def test_the_cycle_collector_is_held_off_while_reading_and_left_as_it_was() -> None:
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            with collector_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+            with pytest.raises(RuntimeError), collector_paused():
+                raise RuntimeError
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
 
 
 def test_reconstruct_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:

@@ -11,6 +11,7 @@ Everything here asks only the palace and the rules, never the picture.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 
 from rules.moves import support_base
@@ -27,19 +28,27 @@ SUPPORT_DEPTH = 1
 """Steps of a staircase the decoder may put under an arch it sees in one move."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _piece(kind: Kind, x: int, y: int, z: int, axis: Axis = Axis.X, color: str = "") -> Piece:
+    """The piece of that kind and place, made once and shared: pieces are frozen, and
+    the decoder asks for the same few thousand a turn again and again (making one costs
+    more than scoring a pixel list)."""
+    return Piece(kind, x, y, z, axis=axis, color=color)
+
+
 def shapes_at(x: int, y: int, z: int) -> Iterator[Piece]:
     """Every building piece with a voxel at (x, y, z), and a plant decoration there (a
     round decoration has a brick's outline; the rules tell the two apart later)."""
-    yield Piece(Kind.BRICK, x, y, z)
-    yield Piece(Kind.DECORATION, x, y, z, color=PLANT)
+    yield _piece(Kind.BRICK, x, y, z)
+    yield _piece(Kind.DECORATION, x, y, z, Axis.X, PLANT)
     for base in range(z - 2, z + 1):
         if base >= 0:
-            yield Piece(Kind.COLUMN, x, y, base)
+            yield _piece(Kind.COLUMN, x, y, base)
     for i in range(4):
         if x - i >= 0 and x - i + 3 < BOARD_STUDS:
-            yield Piece(Kind.ARCH, x - i, y, z, axis=Axis.X)
+            yield _piece(Kind.ARCH, x - i, y, z, Axis.X)
         if y - i >= 0 and y - i + 3 < BOARD_STUDS:
-            yield Piece(Kind.ARCH, x, y - i, z, axis=Axis.Y)
+            yield _piece(Kind.ARCH, x, y - i, z, Axis.Y)
 
 
 def stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
@@ -53,10 +62,10 @@ def stacks_under(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
     columns, bricks = divmod(z - base, 3)
     out = []
     if columns + bricks <= MAX_STACK:
-        out.append([Piece(Kind.COLUMN, x, y, base + 3 * i) for i in range(columns)]
-                   + [Piece(Kind.BRICK, x, y, base + 3 * columns + i) for i in range(bricks)])
+        out.append([_piece(Kind.COLUMN, x, y, base + 3 * i) for i in range(columns)]
+                   + [_piece(Kind.BRICK, x, y, base + 3 * columns + i) for i in range(bricks)])
     if columns and z - base <= MAX_STACK:
-        out.append([Piece(Kind.BRICK, x, y, level) for level in range(base, z)])
+        out.append([_piece(Kind.BRICK, x, y, level) for level in range(base, z)])
     return out
 
 
@@ -115,10 +124,10 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
                     and max(sy, y) < BOARD_STUDS):
                 continue
             axis = Axis.X if dx else Axis.Y
-            lower = Piece(Kind.ARCH, min(sx, x), min(sy, y), level, axis=axis)
+            lower = _piece(Kind.ARCH, min(sx, x), min(sy, y), level, axis)
             if any(palace.occupant(cx, cy, level) for cx, cy in lower.footprint()):
                 continue
-            top = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+            top = [_piece(Kind.BRICK, x, y, level + 1)] if lift else []
             if level == 0:
                 if not palace.check(lower):
                     ways.append([lower, *top])

@@ -186,20 +186,24 @@ class Decoder:
         keys: dict[Voxel, tuple[int, int, int, frozenset[PieceKey]]] = {}
         raws: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Piece]]] = {}
         known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
+        feet = [(shape_key(p), p.footprint()) for p in self.added]
         for x, y, z in dict.fromkeys(legs):
             # What supports() reads of the palace lies within a staircase's reach of the
             # stud, and the palace is the one before the turn and the pieces read so far:
             # the same pieces read there give the same ways.
-            near = frozenset(shape_key(p) for p in self.added
+            near = frozenset(k for k, cells in feet
                              if any(abs(cx - x) <= SUPPORT_REACH and abs(cy - y) <= SUPPORT_REACH
-                                    for cx, cy in p.footprint()))
+                                    for cx, cy in cells))
             key = keys[(x, y, z)] = (x, y, z, near)
             if key not in self._ways and key not in raws:
                 raws[key] = supports(self.state, x, y, z, SUPPORT_DEPTH, known)
         if raws:
-            made = iter(scorer.prepare([p for raw in raws.values() for way in raw for p in way]))
+            # The ways share their pieces (the steps below a leg, and their stacks, are
+            # the same objects in every way built on them): each is looked up once.
+            pieces = {id(p): p for raw in raws.values() for way in raw for p in way}
+            made = dict(zip(pieces, scorer.prepare(list(pieces.values())), strict=True))
             for key, raw in raws.items():
-                self._ways[key] = [[next(made) for _ in way] for way in raw]
+                self._ways[key] = [[made[id(p)] for p in way] for way in raw]
         # An open knob's way has no pieces: the one empty way serves every leg. A leg's
         # ways are made anew only when one of them has gone stale.
         out: dict[Voxel, list[Way]] = {}

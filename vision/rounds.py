@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.pieces import Voxel
 from vision.scoring import Candidate, Pixels, Scorer
@@ -130,7 +131,7 @@ class CloseBounds:
         self.scorer = scorer
         self._alone: dict[Candidate, tuple[object, float, float]] = {}
         self._beside: dict[tuple[Way, Candidate], tuple[object, float, list[float], float]] = {}
-        self._distinct: dict[tuple[Way, int], tuple[Pixels, float]] = {}
+        self._distinct: dict[tuple[Way, int], tuple[Pixels, NDArray[np.float32], float, float]] = {}
         self._empty = (None, 0.0, [0.0] * len(scorer.evidence), 0.0)
         """An empty way's sums."""
 
@@ -170,9 +171,9 @@ class CloseBounds:
         if found is None or found[0] is not cand.free:
             gain = size = 0.0
             for i, ev in enumerate(self.scorer.evidence):
-                w = ev.weight[cand.free[i]].astype(np.float64)  # type: ignore[index]
-                gain += float(w.sum())
-                size += float(np.abs(w).sum())
+                g, against = _sums(ev.weight[cand.free[i]])  # type: ignore[index]
+                gain += g
+                size += g + 2 * against
             found = self._alone[cand] = (cand.free, gain, size)
         return found
 
@@ -183,25 +184,44 @@ class CloseBounds:
             mark = self.scorer._mark
             gain = size = 0.0
             against = []
-            for i, ev in enumerate(self.scorer.evidence):
-                idx, magnitude = self._way_pixels(way, i)
+            for i in range(len(self.scorer.evidence)):
+                idx, w, way_gain, way_against = self._way_pixels(way, i)
                 own = cand.free[i]  # type: ignore[index]
                 mark[own] = True
-                off = idx[~mark[idx]]
+                shared = mark[idx]
                 mark[own] = False
-                w = ev.weight[off].astype(np.float64)
-                gain += float(w.sum())
-                against.append(float(np.maximum(-w, 0.0).sum()))
-                size += magnitude
+                size += way_gain + 2 * way_against
+                # The way's own sums less those of the pixels it shares with the arch:
+                # a bound, so float64 rounding of the difference (far below the slack
+                # :meth:`cannot_beat` allows) does not matter.
+                if shared.any():
+                    g, a = _sums(w[shared])
+                    way_gain -= g
+                    way_against -= a
+                gain += way_gain
+                against.append(way_against)
             found = self._beside[key] = (cand.free, gain, against, size)
         return found
 
-    def _way_pixels(self, way: Way, view: int) -> tuple[Pixels, float]:
-        """The way's free pixels in a view, each once, and their evidence's magnitude."""
+    def _way_pixels(self, way: Way, view: int
+                    ) -> tuple[Pixels, NDArray[np.float32], float, float]:
+        """The way's free pixels in a view, each once, their evidence, its sum and its
+        sum against (:func:`_sums`)."""
         key = (way, view)
         found = self._distinct.get(key)
         if found is None:
-            idx = self.scorer._distinct(way.free(view))
-            weight = self.scorer.evidence[view].weight[idx].astype(np.float64)
-            found = self._distinct[key] = (idx, float(np.abs(weight).sum()))
+            free = way.free(view)
+            # One piece's free pixels are distinct already.
+            idx = free if len(way.cands) == 1 else self.scorer._distinct(free)
+            weight = self.scorer.evidence[view].weight[idx]
+            found = self._distinct[key] = (idx, weight, *_sums(weight))
         return found
+
+
+def _sums(weight: NDArray[np.float32]) -> tuple[float, float]:
+    """The evidence's sum and its sum against (of the negative values, as a positive
+    number), added up in float64: the sum against is the positive values' sum less the
+    sum, a float64 rounding apart from adding the negatives (and the magnitude the sum
+    and twice the sum against), far below what the close bound allows."""
+    total = float(np.add.reduce(weight, dtype=np.float64))
+    return total, float(np.add.reduce(np.maximum(weight, 0), dtype=np.float64)) - total

@@ -134,6 +134,9 @@ class Scorer:
         making them anew, tens of thousands of times a turn."""
         self._seen: Masks = [np.zeros(ev.weight.shape, bool) for ev in self.evidence]
         """The masks the kept answers were read against."""
+        self._open: Masks = [np.ones(ev.weight.shape, bool) for ev in self.evidence]
+        """Their opposites (the pixels no new piece covers), kept with them: a piece's
+        free pixels are read thousands of times a turn."""
         self._covered = [False for _ in self.evidence]
         """Whether each view's mask covers any pixel: in the first round none does, and a
         piece's free pixels are all of them."""
@@ -182,7 +185,7 @@ class Scorer:
             if plants:
                 ev.view.prepare_leaves(plants)
             if ev.colour is not None:
-                ev.view.prepare_tops(levels)
+                ev.view.prepare_sides(levels)
         pixels = [ev.view.pieces_pixels(boxes) for ev in self.evidence]
         held = voxels[:len(voxels) - len(levels)] + [(*c, LEAVES) for c in plants]
         for i in range(len(self.evidence)):
@@ -245,6 +248,18 @@ class Scorer:
             return out
         return np.setdiff1d(np.concatenate(leaf), idx)
 
+    def outside(self, idx: Pixels, others: Sequence[Pixels]) -> Pixels:
+        """The pixels of ``idx`` in none of ``others``, in their order: what
+        ``idx[~np.isin(idx, np.concatenate(others))]`` gives, the others marked on a
+        scratch mask (and cleared again) instead of sorted."""
+        mark = self._mark
+        for o in others:
+            mark[o] = True
+        out = idx[~mark[idx]]
+        for o in others:
+            mark[o] = False
+        return out
+
     def _distinct(self, idx: Pixels) -> Pixels:
         """Each index once, in linear time (the last write of each index wins)."""
         n = len(idx)
@@ -262,6 +277,7 @@ class Scorer:
             if not len(changed):
                 continue
             self._seen[i][changed] = mask[changed]
+            self._open[i][changed] = ~mask[changed]
             self._covered[i] = bool(self._seen[i].any())
             for holder in self._tiles.spoiled(i, changed):
                 for cand in holder:
@@ -286,13 +302,14 @@ class Scorer:
             free = cand.free = []
             for i, ev in enumerate(self.evidence):
                 idx = cand.pixels[i]
-                mask = self._seen[i]
+                uncovered = self._open[i]
                 covered = self._covered[i]
-                free.append(idx[~mask[idx]] if covered else idx)
+                free.append(idx[uncovered[idx]] if covered else idx)
                 total += float(_sum(ev.weight[free[i]], None))
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(_sum(ev.leaf[leaf[~mask[leaf]] if covered else leaf], None))
+                    total += float(_sum(ev.leaf[leaf[uncovered[leaf]] if covered else leaf],
+                                        None))
             cand.evidence = total
         return cand.evidence
 

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
 from rules.pieces import BRICK_MM, STUD_MM, Axis, Kind, Piece
+from vision.raster import CROSS, fill, fill_many, sides_many
 
 INSET_MM = 0.1
 """Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
@@ -51,8 +52,6 @@ _RING_ANGLES = np.linspace(0, 2 * np.pi, 13)[:-1]
 _RING_COS, _RING_SIN = np.cos(_RING_ANGLES), np.sin(_RING_ANGLES)
 _NO_PIXELS = np.zeros(0, np.intp)
 _NO_PIXELS.flags.writeable = False
-_CROSS = np.ones((3, 3), np.uint8)
-"""The erosion's kernel (:meth:`View.side_pixels`), made once."""
 
 
 def piece_voxels(piece: Piece) -> tuple[Box, ...]:
@@ -190,11 +189,12 @@ class View:
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
             return
-        for voxel, hull, dist in zip(todo, self._hulls(todo), self.distances(todo), strict=True):
-            if hull is None:
-                self._cache[voxel] = (np.zeros(0, np.intp), dist)
-                continue
-            self._cache[voxel] = (self._fill(hull, dist), dist)
+        hulls, dists = self._hulls(todo), self.distances(todo)
+        filled = iter(fill_many([h for h in hulls if h is not None],
+                                [d for h, d in zip(hulls, dists, strict=True) if h is not None],
+                                self.old_depth))
+        for voxel, hull, dist in zip(todo, hulls, dists, strict=True):
+            self._cache[voxel] = (np.zeros(0, np.intp) if hull is None else next(filled), dist)
 
     @staticmethod
     def _top_faces(cells: Sequence[tuple[int, int, int]]) -> NDArray[np.float64]:
@@ -217,6 +217,22 @@ class View:
         quarters = np.round(np.where(finite[:, None, None], faces, 0.0) * 4).astype(np.int32)
         for cell, poly, ok in zip(todo, quarters, finite.tolist(), strict=True):
             self._tops[cell] = (poly, cv2.boundingRect(poly)) if ok else None
+
+    def prepare_sides(self, cells: Iterable[tuple[int, int, int]]) -> None:
+        """Works out many stud levels' side pixels (:meth:`side_pixels`) together
+        (:func:`vision.raster.sides_many`); those it leaves, :meth:`side_pixels` works
+        out alone when asked."""
+        todo = [c for c in dict.fromkeys(cells) if (*c, SIDES) not in self._cache]
+        if not todo:
+            return
+        self.prepare([(x, y, level, FULL) for x, y, level in todo])
+        self.prepare_tops(todo)
+        seen = [self._cache[(x, y, level, FULL)] for x, y, level in todo]
+        found = sides_many([idx for idx, _ in seen], [self._tops[c] for c in todo],
+                           self.shape, MIN_SIDE_PIXELS)
+        for (x, y, level), (_, dist), sides in zip(todo, seen, found, strict=True):
+            if sides is not None:
+                self._cache[(x, y, level, SIDES)] = (sides, dist)
 
     def side_pixels(self, voxel: Box) -> NDArray[np.intp]:
         """A voxel's visible pixels off its top face and one pixel in from its outline:
@@ -252,7 +268,7 @@ class View:
         mask[rows - ya, cols - xa] = 1
         if poly is not None:
             cv2.fillConvexPoly(mask, poly - np.array([[xa * 4, ya * 4]], np.int32), 0, shift=2)
-        ys, xs = np.nonzero(cv2.erode(mask, _CROSS))
+        ys, xs = np.nonzero(cv2.erode(mask, CROSS))
         if len(ys) < MIN_SIDE_PIXELS:
             ys, xs = np.nonzero(mask)
         sides = (ys + ya) * w + (xs + xa)
@@ -338,7 +354,7 @@ class View:
         for (x, y, z), ring, dist in zip(todo, px.reshape(-1, 12, 2), far, strict=True):
             idx = _NO_PIXELS
             if np.all(np.isfinite(ring)):
-                idx = self._fill(np.round(ring * 4).astype(np.int32), dist)
+                idx = fill(np.round(ring * 4).astype(np.int32), dist, self.old_depth)
             self._cache[(x, y, z, LEAVES)] = (idx, dist)
 
     def leaf_pixels(self, piece: Piece) -> NDArray[np.intp]:
@@ -353,24 +369,6 @@ class View:
             self.prepare_leaves([key[:3]])
             hit = self._cache[key]
         return hit[0]
-
-    def _fill(self, poly: NDArray[np.int32], dist: float) -> NDArray[np.intp]:
-        """Flat indices, ascending, of the region pixels inside the convex polygon
-        ``poly`` (quarter pixels) where the old palace is farther than ``dist``: filled
-        in a patch over the polygon's box only, which draws the same pixels as the whole
-        region would."""
-        h, w = self.shape
-        bx, by, bw, bh = cv2.boundingRect(poly)
-        xa, ya = max(bx >> 2, 0), max(by >> 2, 0)
-        xb, yb = min(((bx + bw) >> 2) + 2, w), min(((by + bh) >> 2) + 2, h)
-        if xb <= xa or yb <= ya:
-            return np.zeros(0, np.intp)
-        patch = np.zeros((yb - ya, xb - xa), np.uint8)
-        shifted = poly - np.array([[xa * 4, ya * 4]], np.int32)
-        cv2.fillConvexPoly(patch, shifted, 1, shift=2)
-        # The patch holds 0 and 1 only: read as booleans as it is.
-        ys, xs = np.nonzero(patch.view(np.bool_) & (self.old_depth[ya:yb, xa:xb] > dist))
-        return (ys + ya) * w + (xs + xa)
 
     def piece_area(self, piece: Piece) -> int:
         """Pixels the piece's silhouette covers with nothing in front (its whole size)."""

@@ -274,7 +274,7 @@ def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     for i, ev in enumerate(scorer.evidence):
         px = cand.pixels[i]
         if others:
-            px = px[~np.isin(px, np.concatenate([c.pixels[i] for c in others]))]
+            px = scorer.outside(px, [c.pixels[i] for c in others])
         size += len(px)
         evidence += float(ev.weight[px].sum())
     return size > 0 and evidence < -tolerance * size

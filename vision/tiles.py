@@ -36,14 +36,21 @@ def tile_map(shape: tuple[int, int]) -> NDArray[np.intp]:
 
 
 class Tiles(Generic[Holder]):
-    """Per view: each tile's lists of holders, and each box's list (the pieces drawn
-    with it, or with a plant's leaves keyed like its leaf pixels)."""
+    """Per view: each box's list of holders (the pieces drawn with it, or with a plant's
+    leaves keyed like its leaf pixels), numbered, and which tiles each box's pixels fall
+    in, as two arrays (box number, tile): a changed pixel's boxes are found with numpy,
+    not a Python loop over every (box, tile) pair listed."""
 
     def __init__(self, views: Sequence[View]) -> None:
         self._views = list(views)
         self._tile_of = [tile_map(v.shape) for v in self._views]
-        self._members: list[dict[int, list[list[Holder]]]] = [{} for _ in self._views]
+        self._count = [int(t[-1]) + 1 if len(t) else 1 for t in self._tile_of]
         self._boxes: list[dict[Box, list[Holder]]] = [{} for _ in self._views]
+        self._lists: list[list[list[Holder]]] = [[] for _ in self._views]
+        """Each box's list of holders, by box number."""
+        self._pairs: list[list[NDArray[np.intp]]] = [[] for _ in self._views]
+        """(box number * tiles + tile) of every box and tile its pixels fall in, a chunk
+        per :meth:`hold`, joined when next asked."""
 
     def by_box(self, view: int) -> dict[Box, list[Holder]]:
         """The view's lists of pieces by box, for the caller to add its pieces to (a
@@ -61,22 +68,32 @@ class Tiles(Generic[Holder]):
             return
         v = self._views[view]
         parts = [v.leaf_pixels_at(b) if b[3] == LEAVES else v.visible(b)[0] for b in new]
-        lists: list[list[Holder]] = []
+        lists = self._lists[view]
+        first = len(lists)
         for b in new:
             lists.append(by_box.setdefault(b, []))
         tile_of = self._tile_of[view]
-        count = int(tile_of[-1]) + 1 if len(tile_of) else 1
-        tagged = (np.repeat(np.arange(len(new), dtype=np.intp), [len(p) for p in parts])
+        count = self._count[view]
+        tagged = (np.repeat(np.arange(first, first + len(new), dtype=np.intp),
+                            [len(p) for p in parts])
                   * count + tile_of[np.concatenate(parts)])
         if len(tagged) > 1:
             tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
-        members = self._members[view]
-        owner = tagged // count
-        for o, t in zip(owner.tolist(), (tagged - owner * count).tolist(), strict=True):
-            members.setdefault(t, []).append(lists[o])
+        self._pairs[view].append(tagged)
 
     def spoiled(self, view: int, changed: NDArray[np.intp]) -> Iterator[list[Holder]]:
-        """The lists of pieces listed under the tiles of the ``changed`` pixels."""
-        members = self._members[view]
-        for t in set(self._tile_of[view][changed].tolist()):
-            yield from members.get(t, ())
+        """The lists of pieces drawn with a box in a tile of the ``changed`` pixels, each
+        once."""
+        pairs = self._pairs[view]
+        if not pairs:
+            return
+        if len(pairs) > 1:
+            pairs[:] = [np.concatenate(pairs)]
+        count = self._count[view]
+        hit = np.zeros(count, bool)
+        hit[self._tile_of[view][changed]] = True
+        tagged = pairs[0]
+        owners = np.unique(tagged[hit[tagged % count]] // count)
+        lists = self._lists[view]
+        for o in owners.tolist():
+            yield lists[o]

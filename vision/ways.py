@@ -33,21 +33,24 @@ class Way:
         """Whether a piece's kept answers were forgotten since it was made."""
         uppers: list[float] = []
         slack = -np.inf
+        prices: list[float] = []
         if scorer is not None:
             for c in cands:
-                # The kept answers read directly: a hundred thousand ways a turn.
+                # The kept answers read directly: a hundred thousand ways a turn. A kept
+                # bound means a kept gain alone, and a price (kept for the turn).
                 u = c.upper if c.upper is not None else scorer.upper(c)
                 uppers.append(u)
                 against = u - c.fresh  # type: ignore[operator]  # set with the bound
                 if against > slack:
                     slack = against
+                prices.append(c._price)  # type: ignore[arg-type]  # set with the gain
                 c.ways.append(self)
         self.uppers = tuple(uppers)
         self.upper = sum(self.uppers)
         """The sum of the bounds, from the first piece on (as a move adds them up)."""
         self.slack = slack
         """The most evidence against one of its pieces: its bound less its gain alone."""
-        self.prices = tuple(c.price for c in cands)
+        self.prices = tuple(prices)
         self.price = sum(self.prices)
         self._free: dict[int, Pixels] = {}
 
