@@ -30,7 +30,7 @@ from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
 from vision.silhouettes import View, board_box
-from vision.surface import seen_above, surface_heights
+from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
 from vision.views import working_scale
 
 LEVELS = 12
@@ -170,8 +170,9 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
     around it and over whatever is there), nor does one whose ray misses the plate (a
     tall piece near the far edge seen against the table, whose look is not known), so a
     view whose points fall mostly on such pixels abstains; where every view abstains the
-    voxel reads 0. A point that stands above the surface its pixel shows (a view with a
-    surface map) is seen empty there: the ray meets it before that surface."""
+    voxel reads 0. A point that stands above the surface its pixel shows in
+    :data:`vision.surface.EMPTY_VIEWS` views (those with a surface map) is empty: their
+    rays meet it before that surface."""
     pts = voxel_points(levels)
     up = pts[..., 2].ravel() / BRICK_MM
     shape = pts.shape[:4]
@@ -180,12 +181,14 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
     full = np.full(shape[:3], np.inf, np.float32)
     roof = np.full(shape[:3], np.inf, np.float32)
     green = np.full(shape[:3], np.inf, np.float32)
-    for vd in views:
-        flat, ok = region_pixels(vd.view.camera, vd.view.pose, vd.view, flat_pts)
-        change = vd.change.ravel()[flat]
+    where = [region_pixels(vd.view.camera, vd.view.pose, vd.view, flat_pts) for vd in views]
+    above = np.zeros(len(up), np.int32)
+    for vd, (flat, ok) in zip(views, where, strict=True):
         if vd.surface is not None:
-            change = np.where(seen_above(vd.surface, flat, ok, up), 0.0, change)
-        change = change.reshape(shape)
+            above += seen_above(vd.surface, flat, ok, up)
+    empty = above >= EMPTY_VIEWS
+    for vd, (flat, ok) in zip(views, where, strict=True):
+        change = np.where(empty, 0.0, vd.change.ravel()[flat]).reshape(shape)
         plant = vd.green.ravel()[flat].reshape(shape)
         seen = ok.reshape(shape).all(axis=3)
         valid = (plant <= 0) & vd.plate.ravel()[flat].reshape(shape)

@@ -90,12 +90,13 @@ PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREE
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
                 locations: Sequence[BoardLocation | None] | None = None,
-                model: bool = True) -> TurnReading:
+                model: bool = False) -> TurnReading:
     """The whole palace ``frames`` show (views of one camera, the board possibly turned or
     moved between them), read as the pieces added to the corner bricks. The reading is
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
     ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
-    above what each view shows; without it the carving is the views' change alone."""
+    above what each view shows; off by default, since its heights are not yet sharp
+    enough to read more pieces right (docs/vision.md, full mode)."""
     started = time.perf_counter()
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)

@@ -5,11 +5,13 @@ views at one elevation see through none of the layer just above a palace: a voxe
 falls, in every oblique view, on some piece behind it, which differs from the bare
 board. What does see through it is depth: a pixel whose surface stands at height h shows
 that nothing lies along its ray nearer the camera, so every point of the ray above h
-(every camera looks down) is empty. A learned model (``models/full_surface.onnx``, made
-by ``python3 -m training full-data`` and ``fit --height-map``) reads, per pixel of the
-region beside the bare board learned from the same view (:mod:`vision.bare`), the
-chance that it shows a piece and the height (brick levels above the plate) of the
-surface it shows.
+(every camera looks down) is empty. A learned model (``models/full_surface.onnx``,
+made by ``python3 -m training create_full_dataset`` and ``train --height-map``) reads,
+per pixel of the region beside the bare board learned from the same view
+(:mod:`vision.bare`), the chance that it shows a piece and the height (brick levels
+above the plate) of the surface it shows. With the true heights this reads far more
+pieces right; the model's are not yet sharp enough to, so
+:func:`vision.full.read_palace` leaves it off unless asked.
 """
 
 from __future__ import annotations
@@ -23,9 +25,14 @@ SURFACE_MODEL = "full_surface"
 SHOWS_PIECE = 0.5
 """Chance from which a pixel's height is taken as the surface's: below it the pixel shows
 the bare board by the model, and the classical change is left to say so."""
-ABOVE_MARGIN = 0.5
+EMPTY_VIEWS = 1
+"""Views that must see a point above their surface for it to be empty. Asking two (one
+view's height errs by a level often enough to carve true pieces) read no better on the
+development palaces (docs/vision.md, full mode)."""
+ABOVE_MARGIN = 1.5
 """Levels a point must stand above the surface its pixel shows to be seen empty: the
-model's height errs by about this much on the development palaces' views."""
+model's height is off by about a level on the development palaces' views, and smaller
+margins (0.5, 1.0) carved true pieces away."""
 
 
 def surface_heights(image: NDArray[np.float32], bare: NDArray[np.float32],
