@@ -4,7 +4,7 @@ poses given so that a change to the carving or the parse is judged by the readin
 alone. Settings are chosen here; ``python3 -m bench.vision --only full`` then says
 whether they hold on the bench's palaces.
 
-    python3 -m bench.full_dev [--cache DIR] [--only 2004_120 ...] [-v]
+    python3 -m bench.full_dev [--cache DIR] [--only 2004_120 ...] [--model] [-v]
 
 The renders are kept in ``--cache`` (a minute or two to make the first time).
 """
@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder the renders are kept in")
     ap.add_argument("--only", nargs="*", default=None, metavar="SEED_PIECES",
                     help="palaces to read, as 2004_120")
+    ap.add_argument("--model", action="store_true",
+                    help="let the learned surface model empty the space above each view's "
+                         "surface (vision.surface)")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="list each palace's missed and extra pieces by kind")
     args = ap.parse_args(argv)
@@ -96,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         located = [BoardLocation(True, pose=p, rotation=0, camera=v.camera) for p in v.poses]
         started = time.perf_counter()
-        reading = read_palace(v.frames, v.camera, ground=v.ground, locations=located)
+        reading = read_palace(v.frames, v.camera, ground=v.ground, locations=located,
+                              model=args.model)
         seconds = (time.perf_counter() - started) / len(v.frames)
         got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
         tally.palaces += 1

@@ -30,6 +30,7 @@ from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
 from vision.silhouettes import View, board_box
+from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
 from vision.views import working_scale
 
 LEVELS = 12
@@ -57,6 +58,9 @@ class ViewData:
     plate: NDArray[np.bool_]
     """Pixels whose ray meets the plate: elsewhere (the table, beyond the far edge) no
     bare board is known, so the change there says nothing."""
+    surface: NDArray[np.float32] | None = None
+    """Height (levels) of the piece surface each pixel shows, NaN where none
+    (:mod:`vision.surface`); None without the model."""
 
 
 GREEN_MARGIN = 4.0
@@ -66,10 +70,11 @@ decoration, is redder than green; the plants and their leaves are far greener.""
 
 
 def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap,
-              levels: int = LEVELS) -> ViewData | None:
+              levels: int = LEVELS, model: str | None = None) -> ViewData | None:
     """One frame ready for carving: its region, and its change from the learned bare
     board split by colour into building pieces' and plants' (a plant's leaves reach two
-    studs sideways and would carve phantom voxels around it)."""
+    studs sideways and would carve phantom voxels around it); with ``model`` (a surface
+    model's name, :mod:`vision.surface`) the height of the surface each pixel shows."""
     box = board_box(camera, pose, levels)
     if box is None:
         return None
@@ -80,8 +85,9 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     bare = learned_bare_board(image, ground, pts, on)
     change = change_evidence(image, bare)
     board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
+    surface = surface_heights(image, bare, model) if model is not None else None
     return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32),
-                    on)
+                    on, surface)
 
 
 def balanced(views: Sequence[ViewData]) -> list[ViewData]:
@@ -164,17 +170,25 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
     around it and over whatever is there), nor does one whose ray misses the plate (a
     tall piece near the far edge seen against the table, whose look is not known), so a
     view whose points fall mostly on such pixels abstains; where every view abstains the
-    voxel reads 0."""
+    voxel reads 0. A point that stands above the surface its pixel shows in
+    :data:`vision.surface.EMPTY_VIEWS` views (those with a surface map) is empty: their
+    rays meet it before that surface."""
     pts = voxel_points(levels)
+    up = pts[..., 2].ravel() / BRICK_MM
     shape = pts.shape[:4]
     flat_pts = pts.reshape(-1, 3)
     upper = np.array([k % len(OFFSETS) == ROOF_OFFSET for k in range(shape[3])])
     full = np.full(shape[:3], np.inf, np.float32)
     roof = np.full(shape[:3], np.inf, np.float32)
     green = np.full(shape[:3], np.inf, np.float32)
-    for vd in views:
-        flat, ok = region_pixels(vd.view.camera, vd.view.pose, vd.view, flat_pts)
-        change = vd.change.ravel()[flat].reshape(shape)
+    where = [region_pixels(vd.view.camera, vd.view.pose, vd.view, flat_pts) for vd in views]
+    above = np.zeros(len(up), np.int32)
+    for vd, (flat, ok) in zip(views, where, strict=True):
+        if vd.surface is not None:
+            above += seen_above(vd.surface, flat, ok, up)
+    empty = above >= EMPTY_VIEWS
+    for vd, (flat, ok) in zip(views, where, strict=True):
+        change = np.where(empty, 0.0, vd.change.ravel()[flat]).reshape(shape)
         plant = vd.green.ravel()[flat].reshape(shape)
         seen = ok.reshape(shape).all(axis=3)
         valid = (plant <= 0) & vd.plate.ravel()[flat].reshape(shape)

@@ -36,6 +36,7 @@ from vision.explain import explained
 from vision.parse import LEAST, parse
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import View, board_box
+from vision.surface import SURFACE_MODEL
 from vision.views import working_scale
 
 
@@ -88,10 +89,14 @@ PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREE
 
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
-                locations: Sequence[BoardLocation | None] | None = None) -> TurnReading:
+                locations: Sequence[BoardLocation | None] | None = None,
+                model: bool = False) -> TurnReading:
     """The whole palace ``frames`` show (views of one camera, the board possibly turned or
     moved between them), read as the pieces added to the corner bricks. The reading is
-    always a physically possible palace; ``uncertain`` when some piece is doubtful."""
+    always a physically possible palace; ``uncertain`` when some piece is doubtful.
+    ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
+    above what each view shows; off by default, since its heights are not yet sharp
+    enough to read more pieces right (docs/vision.md, full mode)."""
     started = time.perf_counter()
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
@@ -105,7 +110,8 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     views = []
     for frame, loc in usable:
         assert loc.pose is not None
-        vd = view_data(frame, loc.camera or camera, loc.pose, ground)
+        vd = view_data(frame, loc.camera or camera, loc.pose, ground,
+                       model=SURFACE_MODEL if model else None)
         if vd is not None:
             views.append(vd)
     first = usable[0][1]

@@ -1,0 +1,86 @@
+"""Full mode's pairs: a whole palace's region beside the bare board learned from it.
+
+Full mode has no picture before the palace; it learns the bare board from each view
+itself (:func:`vision.bare.learned_bare_board`). A model that reads, per pixel, whether a
+piece shows and how high the surface it shows stands must be trained on that very
+pair: the region as full mode cuts it (``board_box`` up to the carving's levels, the
+working scale) and the learned board as the picture "before". Every piece's pixels are
+the mask (the corner bricks too: the learned board does not hold them), and the height
+label is the surface's height in brick levels, from the render's depth
+(:func:`training.pairs.surface_height`). Palaces come from seeded bot games at every
+size from a few pieces to a full palace, on the maps the bench draws from, each seen
+from four views a quarter turn apart under one random camera, as the bench sees them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.board_model import turned_pose
+from rules import Palace, load_map
+from rules.bot import simulate_game
+from training.dataset import RegionPair, save
+from training.pairs import surface_height
+from twin import RenderOptions, random_camera, render
+from vision.bare import learned_bare_board, plate_points
+from vision.carve import LEVELS
+from vision.change import region
+from vision.silhouettes import View, board_box
+from vision.views import working_scale
+
+SIZES = (10, 20, 30, 40, 60, 80, 100, 120)
+"""Pieces in the palaces drawn, one size per game in turn."""
+FIRST_SEED = 3000
+"""Full-mode training games start here: the bench reads games 1000-1009 and settings
+are chosen on 2001-2010."""
+
+
+def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair]:
+    """Four region pairs (one per view) from each of ``games`` seeded palaces."""
+    for game in range(games):
+        rng = np.random.default_rng([seed + game, 7])
+        ground = load_map(str(int(rng.integers(1, 5))))
+        record = simulate_game(4, seed=seed + game, map_name=ground)
+        size = SIZES[game % len(SIZES)]
+        scene = next((s for s in record.scenes if len(s.pieces) >= size), record.scenes[-1])
+        camera, pose = random_camera(rng, elevation_deg=(30.0, 70.0))
+        options = RenderOptions(room_light=game % 3 == 1, deep_shadows=game % 3 == 2)
+        for k in range(4):
+            turned = turned_pose(pose, k)
+            frame = render(Palace(ground, scene.pieces), camera, turned, options,
+                           seed=int(rng.integers(1 << 30)))
+            box = board_box(camera, turned, LEVELS)
+            if box is None:
+                continue
+            scale = working_scale(camera, turned)
+            image = region(frame.image, box, scale)
+            pts, on = plate_points(View(camera, turned, box, scale))
+            bare = learned_bare_board(image, ground, pts, on)
+            mask_px = frame.piece_ids >= 0
+            heights = surface_height(frame, mask_px)
+            x0, y0, x1, y1 = box
+            crop = mask_px[y0:y1, x0:x1].astype(np.float32)
+            size_px = (image.shape[1], image.shape[0])
+            mask = cv2.resize(crop, size_px, interpolation=cv2.INTER_AREA)
+            known = np.nan_to_num(heights[y0:y1, x0:x1], nan=0.0).astype(np.float32)
+            total = cv2.resize(known * crop, size_px, interpolation=cv2.INTER_AREA)
+            height = np.where(mask > 1e-3, total / np.maximum(mask, 1e-3), np.nan)
+            yield RegionPair(_u8(bare), _u8(image), mask.astype(np.float32),
+                             height.astype(np.float32))
+
+
+def _u8(image: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+
+
+def create_full_dataset(out: Path, games: int, seed: int = FIRST_SEED) -> int:
+    """Write the pairs of ``games`` palaces under ``out``; returns how many."""
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for n, pair in enumerate(full_region_pairs(games, seed), 1):
+        save(pair, out / f"pair_{n - 1:05d}.npz")
+    return n
