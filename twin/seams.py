@@ -41,8 +41,8 @@ no joint)."""
 INWARD_MM = 0.5
 """How far into the piece a side pixel's point is moved to find its cell (the faces lie
 on the cells' borders)."""
-_KEY = 128
-"""Cells are keyed ``(piece * _KEY + x + 32) * _KEY + y + 32``: pieces may overhang."""
+CELL_KEY = 128
+"""Cells are keyed ``(piece * CELL_KEY + x + 32) * CELL_KEY + y + 32``: pieces may overhang."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class SeamLook:
 
 
 def joint_cells(pieces: Sequence[Piece]) -> tuple[np.ndarray, np.ndarray]:
-    """Keys (see :data:`_KEY`) of the cells where each piece stands on another (its
+    """Keys (see :data:`CELL_KEY`) of the cells where each piece stands on another (its
     bottom is a joint) and of those where another stands on it (its top is)."""
     below: list[int] = []
     above: list[int] = []
@@ -85,7 +85,7 @@ def joint_cells(pieces: Sequence[Piece]) -> tuple[np.ndarray, np.ndarray]:
 
 def _cell_key(piece: int | np.ndarray, x: int | np.ndarray, y: int | np.ndarray
               ) -> int | np.ndarray:
-    return (piece * _KEY + x + 32) * _KEY + y + 32
+    return (piece * CELL_KEY + x + 32) * CELL_KEY + y + 32
 
 
 def draw_seams(image: np.ndarray, piece_ids: np.ndarray, poly: np.ndarray,
@@ -103,7 +103,7 @@ def draw_seams(image: np.ndarray, piece_ids: np.ndarray, poly: np.ndarray,
     below, above = joint_cells(pieces)
     if not len(below):
         return
-    stacked = np.unique(np.concatenate([below, above]) // (_KEY * _KEY))
+    stacked = np.unique(np.concatenate([below, above]) // (CELL_KEY * CELL_KEY))
     ids = np.asarray(piece_ids)
     ys, xs = np.nonzero((ids >= 0) & (parts == PART_BODY))
     owner = ids[ys, xs]
