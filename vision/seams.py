@@ -10,10 +10,11 @@ The line is a pixel wide or less, so it is looked for in the whole frame, not in
 softened, shrunk region the decoder works in. For each side face of the stack's cell
 that the camera sees (and the palace before the turn does not hide), the picture is
 sampled along vertical lines across the face's middle, and the lines' median profile
-(up the face, in millimetres) is compared at each joint with the rows around it: how
-much darker its darkest row within a pixel or so of the joint is than the face around.
-The same is measured at the middle of each level, where nothing is drawn, so that noise
-and shading that darken any row a little count for nothing. Both joints must show it.
+(up the face, in millimetres) is compared at each joint with the face on both sides of
+it: how much darker its darkest row within a pixel or so of the joint is (:func:`joint_dip`).
+The same is measured at every other height of the face, where nothing is drawn, and a
+joint counts only by how far it passes what a quarter of those reach: noise, shading
+and the edge of a shadow darken some row of any face. Both joints must show it.
 
 When no seam shows (a path-traced frame without them, a blurred frame, a face seen
 edge-on) the cue says nothing: 0, and the reading is what the colours alone give. It
@@ -33,21 +34,23 @@ from calibration.camera import project
 from rules.pieces import BRICK_MM, STUD_MM, Piece
 from vision.evidence import Evidence
 
-SEAM_FROM = 0.03
+SEAM_FROM = 0.04
 """The joint's dip (its darkest row's shortfall against the face around, as a share,
 less the same at the levels' middles) from which a stack's seams begin to count."""
-SEAM_RAMP = 0.05
+SEAM_RAMP = 0.04
 """How much more dip makes them certain (the cue then prices a column as surely as
 levels of different colours do)."""
 MIN_FACE_PX = 5.0
 """A face narrower than this in the picture is seen too nearly edge-on to sample."""
-MIN_LEVEL_PX = 5.0
+MIN_LEVEL_PX = 6.0
 """A level shorter than this in the picture leaves no rows between its joints."""
 LINES = 9
 """Vertical lines sampled across each face (its middle 70 %)."""
 EDGE_MM = 1.0
 """The stack's own bottom and top rows are left out (the board's contact shadow, the
 top face's edge)."""
+CONTROL_SHARE = 0.75
+"""The quantile of the other rows' dips a joint's dip is measured against."""
 HIDDEN_MM = 2.0
 """A sample counts as hidden where the palace before the turn is nearer than this in
 front of it."""
@@ -155,19 +158,33 @@ class SeamLines:
 
 def joint_dip(profile: NDArray[np.float32], heights: NDArray[np.float64],
               per_mm: float) -> float:
-    """The weaker of the two inner joints' dips less the levels' middles' (see the
-    module's docstring): darkest row within a pixel and a third of a millimetre of the
-    height, against the median of the face from there to half a level away."""
+    """The weaker of the two inner joints' dips less what the face's other rows show
+    (see the module's docstring).
+
+    A row's dip is how much darker the darkest of the rows within a pixel and a third
+    of a millimetre of it are (the profile averaged over about a pixel first) than the
+    face on either side of it, up to half a level away: darker than both sides, so
+    that the edge of a shadow across the face, light above and dark below, is no seam.
+    What the other rows show is the dip that a quarter of the rows a joint's reach or
+    more from both joints reach or pass: a face's noise and shading make some dip."""
     reach = 1.0 / per_mm + 0.3
+    smooth = np.convolve(np.pad(profile, 1, mode="edge"), np.ones(3) / 3, mode="valid")
 
     def dip(at: float) -> float:
-        near = np.abs(heights - at)
-        window = profile[near <= reach]
-        around = profile[(near > reach + 0.5) & (near <= BRICK_MM / 2)]
-        if not len(window) or len(around) < 3:
-            return 0.0
-        ref = float(np.median(around))
+        d = heights - at
+        window = smooth[np.abs(d) <= reach]
+        below = profile[(d < -reach - 0.5) & (d >= -BRICK_MM / 2)]
+        above = profile[(d > reach + 0.5) & (d <= BRICK_MM / 2)]
+        if not len(window) or len(below) < 3 or len(above) < 3:
+            return float("nan")
+        ref = min(float(np.median(below)), float(np.median(above)))
         return (ref - float(window.min())) / max(ref, 1.0)
 
-    control = float(np.mean([dip((k + 0.5) * BRICK_MM) for k in range(3)]))
-    return min(dip(BRICK_MM), dip(2 * BRICK_MM)) - control
+    joints = min(dip(BRICK_MM), dip(2 * BRICK_MM))
+    rows = np.arange(heights[0], heights[-1], reach / 2)
+    apart = ((np.abs(rows - BRICK_MM) > 2 * reach + 0.5)
+             & (np.abs(rows - 2 * BRICK_MM) > 2 * reach + 0.5))
+    others = [v for v in (dip(float(r)) for r in rows[apart]) if not np.isnan(v)]
+    if np.isnan(joints) or not others:
+        return 0.0
+    return joints - float(np.quantile(others, CONTROL_SHARE))
