@@ -8,13 +8,14 @@ one and two bricks above its base, where a column's side is one smooth face.
 
 The line is a pixel wide or less, so it is looked for in the whole frame, not in the
 softened, shrunk region the decoder works in. For each side face of the stack's cell
-that the camera sees (and the palace before the turn does not hide), the picture is
-sampled along vertical lines across the face's middle, and the lines' median profile
-(up the face, in millimetres) is compared at each joint with the face on both sides of
-it: how much darker its darkest row within a pixel or so of the joint is (:func:`joint_dip`).
-The same is measured at every other height of the face, where nothing is drawn, and a
-joint counts only by how far it passes what a quarter of those reach: noise, shading
-and the edge of a shadow darken some row of any face. Both joints must show it.
+that the camera sees (mostly on pixels that changed, and where the palace before the
+turn does not hide it), the picture is sampled along vertical lines across the face's
+middle, and the lines' median profile (up the face, in millimetres) is compared at each
+joint with the face on both sides of it: how much darker its darkest row within a pixel
+or so of the joint is (:func:`joint_dip`). The same is measured at every other height
+of the face, where nothing is drawn, and a joint counts only by how far it passes what a
+quarter of those reach: noise, shading and the edge of a shadow darken some row of any
+face. Both joints must show it.
 
 When no seam shows (a path-traced frame without them, a blurred frame, a face seen
 edge-on) the cue says nothing: 0, and the reading is what the colours alone give. It
@@ -34,6 +35,8 @@ from calibration.camera import project
 from rules.pieces import BRICK_MM, STUD_MM, Piece
 from vision.evidence import Evidence
 
+SEAM_CUE = True
+"""Whether the cue speaks at all; off only to measure what it brings."""
 SEAM_FROM = 0.04
 """The joint's dip (its darkest row's shortfall against the face around, as a share,
 less the same at the levels' middles) from which a stack's seams begin to count."""
@@ -51,6 +54,9 @@ EDGE_MM = 1.0
 top face's edge)."""
 CONTROL_SHARE = 0.75
 """The quantile of the other rows' dips a joint's dip is measured against."""
+NEW_SHARE = 0.3
+"""A face is read only where at least this share of it lies on pixels that changed (on
+development turns a new stack's faces lie 50-100 % on them)."""
 HIDDEN_MM = 2.0
 """A sample counts as hidden where the palace before the turn is nearer than this in
 front of it."""
@@ -73,6 +79,8 @@ class SeamLines:
         """0..1: how surely a column's place shows a seam at both of its inner joints
         (so it is three bricks), from the face that shows them best; 0 when no face
         shows them, or none can be seen."""
+        if not SEAM_CUE:
+            return 0.0
         key = (piece.x, piece.y, piece.z)
         known = self._known.get(key)
         if known is None:
@@ -130,22 +138,30 @@ class SeamLines:
         values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                            borderValue=np.nan).reshape(len(heights), LINES)
-        values[self._hidden(view, points, image).reshape(values.shape)] = np.nan
+        hidden, new = self._hidden(view, points, image)
+        if new < NEW_SHARE:
+            return None
+        values[hidden.reshape(values.shape)] = np.nan
         shown = np.isfinite(values)
         if shown.sum(axis=1).min() < LINES // 2 + 1:
             return None
         return np.nanmedian(values, axis=1).astype(np.float32), heights, per_mm
 
     def _hidden(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32]
-                ) -> NDArray[np.bool_]:
-        """Which points the palace before the turn hides (its depth at their pixel)."""
-        v = self.evidence[view].view
+                ) -> tuple[NDArray[np.bool_], float]:
+        """Which points the palace before the turn hides (its depth at their pixel), and
+        the share of them on pixels that changed: a stack's face is new, and a place
+        where none stands shows whatever is there (old bricks' own seams, the board's
+        rows of studs)."""
+        ev = self.evidence[view]
+        v = ev.view
         region = v.to_region(image.astype(np.float64))
         h, w = v.shape
         col = np.clip(np.round(region[:, 0]).astype(np.int64), 0, w - 1)
         row = np.clip(np.round(region[:, 1]).astype(np.int64), 0, h - 1)
         far = np.linalg.norm(points - v.eye, axis=1)
-        return v.old_depth[row, col] < far - HIDDEN_MM
+        return (v.old_depth[row, col] < far - HIDDEN_MM,
+                float(np.mean(ev.weight[row * w + col] > 0)))
 
     def _grey_of(self, view: int) -> NDArray[np.float32]:
         grey = self._grey[view]
