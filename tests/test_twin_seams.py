@@ -29,7 +29,7 @@ def plain_look(monkeypatch: pytest.MonkeyPatch) -> SeamLook:
 
 
 def test_joints_are_where_a_piece_stands_on_another() -> None:
-    below, above = joint_cells([*STACK, COLUMN])
+    below, above = joint_cells((*STACK, COLUMN))
     # The two upper bricks stand on the one under them; the column stands on the board.
     assert sorted((below // CELL_KEY**2).tolist()) == [1, 2]
     assert sorted((above // CELL_KEY**2).tolist()) == [0, 1]

@@ -255,8 +255,7 @@ def render(
     if (wide if options.seams is None else options.seams) and not clean:
         # A stream of its own: with seams off every other draw of the frame is the same.
         seams = SeamLook.random(np.random.default_rng([seed, 0x5EA3]))
-        draw_seams(image, piece_ids, zb.poly, polys.normals, parts_map, depth, lens, pose,
-                   pieces, seams)
+        draw_seams(image, piece_ids, zb.poly, polys, depth, lens, pose, pieces, seams)
     clutter_px = piece_ids == CLUTTER
     occluded = None
     if covered_before is not None:
