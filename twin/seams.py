@@ -17,8 +17,8 @@ than a pixel fades rather than flickers) and its peak kept in proportion (the sa
 spread over more of a pixel).
 
 :class:`SeamLook` is drawn once per frame from a stream of its own, widely: from a line
-plainly darker than the faces to one barely there, so that a reader trained or tuned on
-the twin never needs it.
+plainly darker than the faces to one barely there, so that no reader trained or tuned on
+the twin comes to depend on it.
 """
 
 from __future__ import annotations
