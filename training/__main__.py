@@ -106,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="deep shadows (darker, sharper cast shadows, the card hidden from "
                            "the room under arches): in no game, in two wide-look games of "
                            "three, or in all")
+    make.add_argument("--seams", choices=("off", "on"), default="off",
+                      help="seams (dark lines where pieces stand on pieces) in every "
+                           "wide-look game; off keeps the committed model's sets as they were")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
     fit.add_argument("--data", type=Path, required=True)
     fit.add_argument("--out", type=Path, required=True)
@@ -191,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
                            blur=args.blur, tint=args.tint, room_light=args.room_light,
-                           deep_shadows=args.deep_shadows)
+                           deep_shadows=args.deep_shadows, seams=args.seams)
         print(f"{args.out}: {n} pairs")
         return 0
     if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):

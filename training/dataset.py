@@ -42,6 +42,10 @@ DEEP_SHADOWS = ("off", "mix", "on")
 """Deep shadows (``RenderOptions.deep_shadows``: darker, sharper cast shadows, the card
 hidden from the room under arches and beside towers) in no game, in two wide-look games
 of three (not the same two as the room's light), or in every game."""
+SEAMS = ("off", "on")
+"""Seams (``RenderOptions.seams``: dark lines where pieces stand on pieces) in no game,
+or in every wide-look game (the twin's own default). Off keeps the sets the committed
+new-piece model was trained on as they were."""
 
 
 @dataclass(frozen=True)
@@ -101,17 +105,21 @@ def _relight(frame: NDArray[np.uint8], blur: float,
 def region_pairs(count: int, seed: int, *, look: str = "mix",
                  size: tuple[int, int] | None = None, blur: float = 0.0,
                  tint: tuple[float, float, float] | None = None,
-                 room_light: str = "off", deep_shadows: str = "off") -> Iterator[RegionPair]:
+                 room_light: str = "off", deep_shadows: str = "off",
+                 seams: str = "off") -> Iterator[RegionPair]:
     """``count`` region pairs from bot games seeded from ``seed`` on, game after game.
 
     ``look`` is "wide", "old" or "mix" (one game in :data:`OLD_LOOK_EVERY` old); ``size``
     fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`;
-    ``room_light`` is one of :data:`ROOM_LIGHTS`, ``deep_shadows`` of :data:`DEEP_SHADOWS`.
+    ``room_light`` is one of :data:`ROOM_LIGHTS`, ``deep_shadows`` of :data:`DEEP_SHADOWS`,
+    ``seams`` of :data:`SEAMS`.
     """
     if room_light not in ROOM_LIGHTS:
         raise ValueError(f"room_light {room_light!r}: not one of {ROOM_LIGHTS}")
     if deep_shadows not in DEEP_SHADOWS:
         raise ValueError(f"deep_shadows {deep_shadows!r}: not one of {DEEP_SHADOWS}")
+    if seams not in SEAMS:
+        raise ValueError(f"seams {seams!r}: not one of {SEAMS}")
     made = 0
     game = 0
     while made < count:
@@ -119,7 +127,8 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
         width, height = size or RESOLUTIONS[game % len(RESOLUTIONS)]
         shaded = room_light == "on" or (room_light == "mix" and wide and game % 3 != 2)
         deep = deep_shadows == "on" or (deep_shadows == "mix" and wide and game % 3 != 1)
-        options = RenderOptions(room_light=shaded, deep_shadows=deep)
+        options = RenderOptions(room_light=shaded, deep_shadows=deep,
+                                seams=wide and seams == "on")
         for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide,
                                options=options):
             out = region_pair(pair, blur=blur, tint=tint)
@@ -159,17 +168,18 @@ def load(path: Path) -> RegionPair:
 def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
                    size: tuple[int, int] | None = None, blur: float = 0.0,
                    tint: tuple[float, float, float] | None = None,
-                   room_light: str = "off", deep_shadows: str = "off") -> int:
+                   room_light: str = "off", deep_shadows: str = "off",
+                   seams: str = "off") -> int:
     """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
     them as ``dataset.json``); returns how many."""
     out.mkdir(parents=True, exist_ok=True)
     n = 0
     for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
                                           tint=tint, room_light=room_light,
-                                          deep_shadows=deep_shadows), 1):
+                                          deep_shadows=deep_shadows, seams=seams), 1):
         save(pair, out / f"pair_{n - 1:05d}.npz")
     made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint,
-            "room_light": room_light, "deep_shadows": deep_shadows}
+            "room_light": room_light, "deep_shadows": deep_shadows, "seams": seams}
     (out / "dataset.json").write_text(json.dumps(made) + "\n")
     return n
 

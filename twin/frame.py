@@ -44,6 +44,7 @@ class RenderOptions:
     room_light: bool = False  # pieces shade pieces (twin.piece_light), a fill of its own colour
     card_sheen: bool = False  # with wide: the card's gloss lifts its inks towards the light
     deep_shadows: bool = False  # twin.deep_shadows: darker, sharper cast shadows, card occluded
+    seams: bool | None = None  # twin.seams: dark joints between stacked pieces; None: with wide
 
 
 @dataclass

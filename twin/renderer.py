@@ -38,6 +38,7 @@ from twin.realism import (
     random_pipeline,
     table_texture,
 )
+from twin.seams import SeamLook, draw_seams
 from twin.shading import Light, piece_color, room_fill, shade_polygons
 from twin.wide import WideLook, hard_light, stud_shadow_mask
 
@@ -250,6 +251,11 @@ def render(
                      [g.verts for g in bases], light,
                      PieceLight.random(room_rng) if deep is None
                      else deep.piece_light(PieceLight.random(room_rng)))
+    seams = None
+    if (wide if options.seams is None else options.seams) and not clean:
+        # A stream of its own: with seams off every other draw of the frame is the same.
+        seams = SeamLook.random(np.random.default_rng([seed, 0x5EA3]))
+        draw_seams(image, piece_ids, zb.poly, polys, depth, lens, pose, pieces, seams)
     clutter_px = piece_ids == CLUTTER
     occluded = None
     if covered_before is not None:
@@ -294,6 +300,8 @@ def render(
             "wide": wide,
             "room_light": bool(room),
             "deep_shadows": deep is not None,
+            "seams": None if seams is None else {"darkness": seams.darkness,
+                                                 "width_mm": seams.width_mm},
         },
     )
 

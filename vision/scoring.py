@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from rules.pieces import Kind, Piece, Voxel
 from vision.colours import LevelColours
 from vision.evidence import Evidence
+from vision.seams import SeamLines
 from vision.silhouettes import LEAVES, Box, piece_voxels
 from vision.tiles import Tiles
 
@@ -100,7 +101,7 @@ class Candidate:
             size = self.size
             price = PIECE_PRICE * size + PIECE_FLOOR
             if self.piece.kind is Kind.COLUMN:
-                price += MIXED_PRICE * size * self._scorer.colours.steps(self.piece)
+                price += MIXED_PRICE * size * self._scorer.bricks_shown(self.piece)
             self._price = price
         return self._price
 
@@ -144,6 +145,14 @@ class Scorer:
         """Which kept answers a covered or uncovered pixel spoils."""
         self._whole: dict[tuple[PieceKey, ...], float] = {}
         self.colours = LevelColours(self.evidence)
+        self.seams = SeamLines(self.evidence)
+
+    def bricks_shown(self, column: Piece) -> float:
+        """0..1: how surely a column's place shows three bricks instead: levels of
+        different colours, or a seam at each joint (:mod:`vision.seams`) where the
+        bricks share a colour. Either alone is enough; neither says nothing for a
+        column, which fewer pieces already favour."""
+        return max(self.colours.steps(column), self.seams.seen(column))
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:

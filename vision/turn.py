@@ -16,6 +16,7 @@ import gc
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -142,7 +143,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         after = region(frame, box, scale)
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
-        evidence.append(_view_evidence(view, after, region(reference, box, scale), model))
+        evidence.append(replace(_view_evidence(view, after, region(reference, box, scale),
+                                               model), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)

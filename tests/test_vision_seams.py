@@ -1,0 +1,76 @@
+"""The seam cue: three bricks of one colour are told from a column by the dark lines at
+their joints, and where no line is drawn the cue says nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.evidence import BoardLocation
+from rules import Kind, Palace, Piece, load_map
+from rules.pieces import BRICK_MM
+from twin import RenderOptions, render
+from twin.cameras import random_camera
+from twin.seams import SeamLook
+from vision import read_turn
+from vision.seams import joint_dip
+
+
+@pytest.fixture
+def plain_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A seam plainly darker than the faces (frames draw anything from that to none)."""
+    monkeypatch.setattr(SeamLook, "random", classmethod(
+        lambda cls, rng: cls(darkness=0.4, width_mm=0.5)))
+
+
+def _read(added: list[Piece], seams: bool) -> list[tuple[str, int]]:
+    before = Palace.setup(load_map("1"))
+    camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
+                                 fill=(0.7, 0.8))
+    options = RenderOptions(clutter=False, color_jitter=0.0, settled=True, seams=seams)
+    before_frame = render(before, camera, pose, options, seed=4).image
+    after = before.copy()
+    for piece in added:
+        after.place(piece)
+    frame = render(after, camera, pose, options, seed=4).image
+    where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
+    reading = read_turn([frame], camera, before, before_frame=before_frame,
+                        locations=[where])
+    return sorted((p.kind.value, p.z) for p in reading.pieces)
+
+
+@pytest.mark.usefixtures("plain_look")
+def test_three_bricks_of_one_colour_are_read_by_their_seams() -> None:
+    stack = [Piece(Kind.BRICK, 14, 13, z, color="tan") for z in range(3)]
+    assert _read(stack, seams=True) == [("brick", 0), ("brick", 1), ("brick", 2)]
+    # Without the lines nothing tells them from a column, which fewer pieces favour.
+    assert _read(stack, seams=False) == [("column", 0)]
+
+
+@pytest.mark.usefixtures("plain_look")
+def test_a_column_among_seamed_pieces_stays_a_column() -> None:
+    assert _read([Piece(Kind.COLUMN, 14, 13, 0, color="tan")], seams=True) == [("column", 0)]
+
+
+def _profile(dips: dict[float, float], seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """A face 80 bright with noise, 3 samples a pixel at 1.5 pixels a millimetre, and a
+    dark pixel row at each height in ``dips`` (share of the light lost)."""
+    heights = np.arange(1.0, 3 * BRICK_MM - 1.0, 1 / 4.5)
+    profile = 80 + np.random.default_rng(seed).normal(0, 1.0, len(heights))
+    for at, dark in dips.items():
+        profile *= 1 - dark * np.exp(-0.5 * ((heights - at) / 0.4) ** 2)
+    return profile.astype(np.float32), heights, 1.5
+
+
+def test_both_joints_must_be_darker_than_the_rest_of_the_face() -> None:
+    joints = {BRICK_MM: 0.25, 2 * BRICK_MM: 0.25}
+    assert joint_dip(*_profile(joints, 1)) > 0.15
+    assert joint_dip(*_profile({BRICK_MM: 0.25}, 1)) < 0.03
+    assert joint_dip(*_profile({}, 1)) < 0.03
+    # Dark rows all over the face (a texture, a grille's shadow) single out no joint.
+    rows = {BRICK_MM * k / 4: 0.25 for k in range(1, 12)}
+    assert joint_dip(*_profile(rows, 1)) < 0.03
+    # A shadow's edge along a joint (light above, dark below) is no seam either.
+    profile, heights, per_mm = _profile({BRICK_MM: 0.25}, 2)
+    profile[heights > 2 * BRICK_MM] *= 1.6
+    assert joint_dip(profile, heights, per_mm) < 0.03

@@ -1,0 +1,210 @@
+"""Seams: the dark line at each joint of a stack of bricks, which a column has not.
+
+A column (1x1x3) and three stacked 1x1 bricks have one outline, and when the three
+bricks share a colour the levels' colours (:mod:`vision.colours`) cannot tell them
+apart. A real stack can be told by its joints: a brick's edges are slightly rounded and
+the brick above never sits perfectly flush, so a thin dark line runs round the stack
+one and two bricks above its base, where a column's side is one smooth face.
+
+The line is a pixel wide or less, so it is looked for in the whole frame, not in the
+softened, shrunk region the decoder works in. For each side face of the stack's cell
+that the camera sees (mostly on pixels that changed, and where the palace before the
+turn does not hide it), the picture is sampled along vertical lines across the face's
+middle, and the lines' median profile (up the face, in millimetres) is compared at each
+joint with the face on both sides of it: how much darker its darkest row within a pixel
+or so of the joint is (:func:`joint_dip`). The same is measured at every other height
+of the face, where nothing is drawn, and a joint counts only by how far it passes what a
+quarter of those reach: noise, shading and the edge of a shadow darken some row of any
+face. Both joints must show it.
+
+When no seam shows (a path-traced frame without them, a blurred frame, a face seen
+edge-on) the cue says nothing: 0, and the reading is what the colours alone give. It
+never argues for a column: a missing line proves little when real lines range from
+plain to barely there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import project
+from rules.pieces import BRICK_MM, STUD_MM, Piece
+from vision.evidence import Evidence
+
+SEAM_CUE = True
+"""Whether the cue speaks at all; off only to measure what it brings."""
+SEAM_FROM = 0.04
+"""The joints' dip (:func:`joint_dip`) from which a stack's seams begin to count. On the
+development turns with seams (games 6000, 7000 and 8000, 40 turns each) the faces of
+true columns at :data:`MIN_LEVEL_PX` or more reached at most 0.032; true three-brick
+stacks whose lines show reach 0.11-0.20, most show none (a faint or blurred line)."""
+SEAM_RAMP = 0.04
+"""How much more dip makes them certain (the cue then prices a column as surely as
+levels of different colours do)."""
+MIN_FACE_PX = 5.0
+"""A face narrower than this in the picture is seen too nearly edge-on to sample."""
+MIN_LEVEL_PX = 6.0
+"""A level shorter than this in the picture leaves too few rows between its joints: at
+5.9 px a true column's face reached 0.072 on the development turns (read as three
+bricks with 5 px here, while one stack was read right)."""
+LINES = 9
+"""Vertical lines sampled across each face (its middle 70 %)."""
+EDGE_MM = 1.0
+"""The stack's own bottom and top rows are left out (the board's contact shadow, the
+top face's edge)."""
+CONTROL_SHARE = 0.75
+"""The quantile of the other rows' dips a joint's dip is measured against."""
+NEW_SHARE = 0.3
+"""A face is read only where at least this share of it lies on pixels that changed (a new
+stack's faces lie 50-100 % on them in the seeded test frame)."""
+HIDDEN_MM = 2.0
+"""A sample counts as hidden where the palace before the turn is nearer than this in
+front of it."""
+
+_FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
+          ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
+"""A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+
+
+class SeamLines:
+    """How surely each stack's place shows the seams of three bricks, per turn (the
+    column candidates that share a place ask alike)."""
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self._known: dict[tuple[int, int, int], float] = {}
+        self._grey: list[NDArray[np.float32] | None] = [None] * len(self.evidence)
+
+    def seen(self, piece: Piece) -> float:
+        """0..1: how surely a column's place shows a seam at both of its inner joints
+        (so it is three bricks), from the face that shows them best; 0 when no face
+        shows them, or none can be seen."""
+        if not SEAM_CUE:
+            return 0.0
+        key = (piece.x, piece.y, piece.z)
+        known = self._known.get(key)
+        if known is None:
+            dip = max((self._dip(i, *key) for i, ev in enumerate(self.evidence)
+                       if ev.picture is not None), default=0.0)
+            known = self._known[key] = min(max((dip - SEAM_FROM) / SEAM_RAMP, 0.0), 1.0)
+        return known
+
+    def _dip(self, view: int, x: int, y: int, z: int) -> float:
+        """The best face's dip at its weaker joint, in one view."""
+        ev = self.evidence[view]
+        eye = ev.view.pose.camera_center
+        best = 0.0
+        for a, b, normal in _FACES:
+            centre = np.array([(x + (a[0] + b[0]) / 2) * STUD_MM,
+                               (y + (a[1] + b[1]) / 2) * STUD_MM, (z + 1.5) * BRICK_MM])
+            if np.dot(np.array([*normal, 0.0]), eye - centre) <= 0:
+                continue
+            profile = self._profile(view, x, y, z, a, b)
+            if profile is not None:
+                best = max(best, joint_dip(*profile))
+        return best
+
+    def _profile(self, view: int, x: int, y: int, z: int, a: tuple[float, float],
+                 b: tuple[float, float]) -> tuple[NDArray[np.float32], NDArray[np.float64],
+                                                  float] | None:
+        """One face's median brightness up its height (and the heights, mm above the
+        stack's base, and the picture's pixels per millimetre up the face), None when it
+        is seen too nearly edge-on or mostly hidden."""
+        ev = self.evidence[view]
+        assert ev.picture is not None
+        cam, pose = ev.view.camera, ev.view.pose
+        base = z * BRICK_MM
+        ends = np.array([[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
+                         [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
+                         [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
+                         [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]])
+        px = project(cam, pose, ends)
+        if not np.isfinite(px).all():
+            return None
+        across = float(np.linalg.norm(px[1] - px[0]))
+        per_mm = float(np.linalg.norm(px[3] - px[2])) / (3 * BRICK_MM)
+        if across < MIN_FACE_PX or per_mm * BRICK_MM < MIN_LEVEL_PX:
+            return None
+        heights = np.arange(EDGE_MM, 3 * BRICK_MM - EDGE_MM, 1 / (3 * per_mm))
+        t = np.linspace(0.15, 0.85, LINES)
+        fx = (x + a[0] + t * (b[0] - a[0])) * STUD_MM
+        fy = (y + a[1] + t * (b[1] - a[1])) * STUD_MM
+        points = np.stack([np.broadcast_to(fx, (len(heights), LINES)),
+                           np.broadcast_to(fy, (len(heights), LINES)),
+                           np.broadcast_to(base + heights[:, None], (len(heights), LINES))],
+                          axis=2).reshape(-1, 3)
+        image = project(cam, pose, points).astype(np.float32)
+        grey = self._grey_of(view)
+        values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
+                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                           borderValue=np.nan).reshape(len(heights), LINES)
+        hidden, new = self._hidden(view, points, image)
+        if new < NEW_SHARE:
+            return None
+        values[hidden.reshape(values.shape)] = np.nan
+        shown = np.isfinite(values)
+        if shown.sum(axis=1).min() < LINES // 2 + 1:
+            return None
+        return np.nanmedian(values, axis=1).astype(np.float32), heights, per_mm
+
+    def _hidden(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32]
+                ) -> tuple[NDArray[np.bool_], float]:
+        """Which points the palace before the turn hides (its depth at their pixel), and
+        the share of them on pixels that changed: a stack's face is new, and a place
+        where none stands shows whatever is there (old bricks' own seams, the board's
+        rows of studs)."""
+        ev = self.evidence[view]
+        v = ev.view
+        region = v.to_region(image.astype(np.float64))
+        h, w = v.shape
+        col = np.clip(np.round(region[:, 0]).astype(np.int64), 0, w - 1)
+        row = np.clip(np.round(region[:, 1]).astype(np.int64), 0, h - 1)
+        far = np.linalg.norm(points - v.eye, axis=1)
+        return (v.old_depth[row, col] < far - HIDDEN_MM,
+                float(np.mean(ev.weight[row * w + col] > 0)))
+
+    def _grey_of(self, view: int) -> NDArray[np.float32]:
+        grey = self._grey[view]
+        if grey is None:
+            picture = self.evidence[view].picture
+            assert picture is not None
+            grey = self._grey[view] = picture.astype(np.float32).sum(axis=2)
+        return grey
+
+
+def joint_dip(profile: NDArray[np.float32], heights: NDArray[np.float64],
+              per_mm: float) -> float:
+    """The weaker of the two inner joints' dips less what the face's other rows show
+    (see the module's docstring).
+
+    A row's dip is how much darker the darkest of the rows within a pixel and a third
+    of a millimetre of it are (the profile averaged over about a pixel first) than the
+    face on either side of it, up to half a level away: darker than both sides, so
+    that the edge of a shadow across the face, light above and dark below, is no seam.
+    What the other rows show is the dip that a quarter of the rows a joint's reach or
+    more from both joints reach or pass: a face's noise and shading make some dip."""
+    reach = 1.0 / per_mm + 0.3
+    smooth = np.convolve(np.pad(profile, 1, mode="edge"), np.ones(3) / 3, mode="valid")
+
+    def dip(at: float) -> float:
+        d = heights - at
+        window = smooth[np.abs(d) <= reach]
+        below = profile[(d < -reach - 0.5) & (d >= -BRICK_MM / 2)]
+        above = profile[(d > reach + 0.5) & (d <= BRICK_MM / 2)]
+        if not len(window) or len(below) < 3 or len(above) < 3:
+            return float("nan")
+        ref = min(float(np.median(below)), float(np.median(above)))
+        return (ref - float(window.min())) / max(ref, 1.0)
+
+    joints = min(dip(BRICK_MM), dip(2 * BRICK_MM))
+    rows = np.arange(heights[0], heights[-1], reach / 2)
+    apart = ((np.abs(rows - BRICK_MM) > 2 * reach + 0.5)
+             & (np.abs(rows - 2 * BRICK_MM) > 2 * reach + 0.5))
+    others = [v for v in (dip(float(r)) for r in rows[apart]) if not np.isnan(v)]
+    if np.isnan(joints) or not others:
+        return 0.0
+    return joints - float(np.quantile(others, CONTROL_SHARE))
