@@ -97,11 +97,12 @@ def test_a_step_hidden_behind_a_tower_is_reported_uncertain() -> None:
     assert any(r.confidence < 0.5 for r in reading.added)
 
 
-def test_a_faint_trace_of_change_makes_an_empty_reading_uncertain(
+def test_a_faint_trace_of_change_on_the_board_makes_an_empty_reading_uncertain(
         game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
     """A settled board re-exposed reads as nothing new, surely; the same frames where the
-    model sees a patch it finds faintly likely new (a leaf tip over the palace's far side,
-    all a hidden staircase may show) read as nothing, but uncertain."""
+    model sees a patch over the board it finds faintly likely new (a leaf tip over the
+    palace's far side, all a hidden staircase may show) read as nothing, but uncertain;
+    such a patch on the table beside the board is no trace of a turn."""
     import vision.turn as turn_mode
 
     pair = game[0]
@@ -111,18 +112,26 @@ def test_a_faint_trace_of_change_makes_an_empty_reading_uncertain(
     assert reading.found and reading.added == () and not reading.uncertain
 
     real = turn_mode.new_piece_evidence
+    side = int(np.ceil(np.sqrt(turn_mode.MIN_FAINT_PIXELS)))
+    faint = (turn_mode.FAINT_LEVEL + 0.5) / 2  # under the level that lights a voxel
 
-    def with_patch(after: np.ndarray, before: np.ndarray) -> np.ndarray:
-        out = real(after, before).copy()
-        side = int(np.ceil(np.sqrt(turn_mode.MIN_FAINT_PIXELS)))
-        out[5:5 + side, 5:5 + side] = (turn_mode.FAINT_LEVEL + 0.5) / 2  # under the hot level
-        return out
+    def read_with_patch(where: str) -> object:
+        def with_patch(after: np.ndarray, before: np.ndarray) -> np.ndarray:
+            out = real(after, before).copy()
+            h, w = out.shape
+            y, x = (h // 2, w // 2) if where == "board" else (0, 0)
+            out[y:y + side, x:x + side] = faint
+            return out
 
-    monkeypatch.setattr(turn_mode, "new_piece_evidence", with_patch)
-    traced = read_turn([settled], pair.camera, pair.before, before_frame=pair.before_frame,
-                       locations=[located(pair)])
+        monkeypatch.setattr(turn_mode, "new_piece_evidence", with_patch)
+        return read_turn([settled], pair.camera, pair.before,
+                         before_frame=pair.before_frame, locations=[located(pair)])
+
+    traced = read_with_patch("board")
     assert traced.found and traced.added == () and traced.uncertain
     assert "no staircase could be read" in traced.reason
+    beside = read_with_patch("table")
+    assert beside.found and beside.added == () and not beside.uncertain
 
 
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:

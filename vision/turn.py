@@ -22,11 +22,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import Camera
+from calibration.camera import Camera, project
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
@@ -60,7 +61,8 @@ an empty reading uncertain: a plant's leaf tip over the palace's far side is oft
 a hidden staircase shows. On 160 development turns (four twin looks) every frame of a
 settled board re-exposed (new gain, white balance, noise, JPEG) had no pixel over 0.03;
 of the 9 turns read as nothing, 4 had such a patch (16 to 76 pixels), the other 5 none
-over 10."""
+over 10. The 34 Cycles turns' frames before, re-exposed the same way, show no patch
+either. Only the space over the plate counts (:func:`board_space`)."""
 MAX_HOT_CELLS = 1000
 """More changed voxels than this and the frames do not show one turn but a changed
 scene (the light, the exposure, a moved camera against a stale frame before): the
@@ -144,7 +146,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         evidence.append(replace(_view_evidence(view, after, region(reference, box, scale),
-                                               model), picture=frame))
+                                               model, top + HEADROOM_LEVELS), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
@@ -167,19 +169,20 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
 
 
 def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.float32],
-                   model: bool) -> Evidence:
+                   model: bool, levels: int) -> Evidence:
     """What each pixel of one view says about new pieces, in the decoder's units.
 
     With the model, a pixel's weight is the log-odds of its probability of showing a new
     piece. Without it, the classical change (0..1) less a cost: a covered pixel that did
     not change costs three times what a changed one earns over the board, where any new
     piece changes the picture, and far less over the old palace, where a new brick in
-    front of an old one of its colour changes nothing.
+    front of an old one of its colour changes nothing. ``levels`` bound the space over the
+    plate where a new piece can stand, within which a faint patch counts.
     """
     faint = 0
     if model:
         probability = new_piece_evidence(after, before)
-        faint = _largest_patch(probability > FAINT_LEVEL)
+        faint = _largest_patch((probability > FAINT_LEVEL) & board_space(view, levels))
         change = probability.ravel()
         weight = new_piece_weights(change)
     else:
@@ -189,6 +192,22 @@ def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.fl
     return Evidence(view, weight.astype(np.float32), change > HOT_LEVEL,
                     np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after),
                     faint)
+
+
+def board_space(view: View, levels: int) -> NDArray[np.bool_]:
+    """The region's pixels that show the space over the plate up to ``levels`` bricks: the
+    only place a new piece can be. The region's box leaves a margin around it, and a board
+    seen at an angle fills much less than its box; a sleeve or a cup moved on the table
+    beside the board is no trace of a turn."""
+    side = BOARD_STUDS * STUD_MM
+    corners = np.array([[x, y, z] for x in (0, side) for y in (0, side)
+                        for z in (0, levels * BRICK_MM)], float)
+    px = view.to_region(project(view.camera, view.pose, corners))
+    mask = np.zeros(view.shape, np.uint8)
+    if np.all(np.isfinite(px)):
+        hull = cv2.convexHull(np.round(px).astype(np.int32))
+        cv2.fillConvexPoly(mask, hull, 1)
+    return mask.astype(bool)
 
 
 def _largest_patch(mask: NDArray[np.bool_]) -> int:
