@@ -32,7 +32,8 @@ SUPPORT_DEPTH = 1
 def _piece(kind: Kind, x: int, y: int, z: int, axis: Axis = Axis.X, color: str = "") -> Piece:
     """The piece of that kind and place, made once and shared: pieces are frozen, and
     the decoder asks for the same few thousand a turn again and again (making one costs
-    more than scoring a pixel list)."""
+    more than scoring a pixel list). Their ``extra`` dict is shared with every reading
+    and palace they end up in, so nothing may write into it in place."""
     return Piece(kind, x, y, z, axis=axis, color=color)
 
 
