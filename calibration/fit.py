@@ -33,6 +33,7 @@ from calibration.evidence import (
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.map_place import map_peaks_here
+from calibration.rim_agrees import rim_problem
 from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
@@ -245,6 +246,10 @@ def _judged(
         far = far_side_problem(image, gray, camera, grid.pose, boundary)
         if far:
             reason = f"the board may lie further in than its sides put it ({far})"
+    if not reason and grid.clarity < STUD_TOPS_CLARITY:
+        # Dark stud tops blur into one blob with their sides and holes, and the lattice
+        # can settle a millimetre off along the line of sight on every block alike.
+        reason = rim_problem(gray, camera, grid.pose)
     # Only a map that explains the card far better than unrelated layouts says which
     # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
     # cost the most, so they are asked only once the pose stands.

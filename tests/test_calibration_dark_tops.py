@@ -9,6 +9,7 @@ from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_f
 from calibration.fit import BLIND_RETRY_CLARITY, finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.pose import lattice_starts
+from calibration.rim_agrees import rim_problem
 from calibration.stud_cell import template_stack
 from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
@@ -22,6 +23,10 @@ SHARPENED_SEED = 20118
 """A dev board 7 px a stud whose top-blind fit from the truth reads a clarity over 5 over
 10 blocks, all four sides and the stud tops agreeing, yet lies 2.7 px off; the usual
 template reads it at 4.6."""
+LINE_OF_SIGHT_SEED = 20028
+"""A dev board 10 to 15 px a stud, its dark tops blurred into one blob with their sides:
+from the truth the usual template settles 2.3 px off (1.3 mm along the board's normal)
+over 13 blocks at a clarity of 5.2, tight, with every side where it puts the board."""
 
 
 def fits_from_truth(seed: int) -> tuple[Frame, np.ndarray, GridFit, GridFit]:
@@ -82,3 +87,13 @@ def test_a_lattice_on_the_gaps_just_over_the_tops_limit_is_fitted_again_blind() 
     result = finish(frame.image, gray, frame.camera, start, None, False)
     assert result.found, result.reason
     assert grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_lattice_pulled_along_the_line_of_sight_is_refused_by_the_rim() -> None:
+    frame, gray, usual, _ = fits_from_truth(LINE_OF_SIGHT_SEED)
+    assert usual.clarity < STUD_TOPS_CLARITY
+    assert grid_error_px(frame.camera, frame.pose, usual.pose) > WRONG_PX
+    assert "rim" in rim_problem(gray, frame.camera, usual.pose)
+    assert rim_problem(gray, frame.camera, frame.pose) == ""
+    result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
