@@ -143,15 +143,17 @@ class TwinFrame:
     rng: np.random.Generator
 
 
-def twin_frame(seed: int, wide: bool = True) -> TwinFrame:
+def twin_frame(seed: int, wide: bool = True, seams: bool | None = None) -> TwinFrame:
     """The bench's frame for ``seed``: a random map (wide) or map 1, a palace, a webcam,
     a corner brick under a hand in a quarter of frames. Other benches and tests draw
-    the same frames from here."""
+    the same frames from here; ``seams`` False gives a wide frame as the twin drew it
+    before it drew the joints between stacked pieces (tests whose seed was chosen for
+    what that frame shows)."""
     rng = np.random.default_rng(seed)
     ground = random_map(rng) if wide else load_map("1")
     camera, pose = wide_view(rng) if wide else random_camera(rng)
     covered = (int(rng.integers(4)),) if rng.random() < 0.25 else ()
-    options = RenderOptions(cover_corners=covered, wide=wide)
+    options = RenderOptions(cover_corners=covered, wide=wide, seams=seams)
     palace = board_scene(rng, seed, ground)
     return TwinFrame(render(palace, camera, pose, options, seed=seed), ground, palace, options,
                      rng)

@@ -1,4 +1,6 @@
 """The board's plane from the stud lattice alone, and the side test's tolerance of other edges."""
+# The seeds below were chosen on the wide twin's frames as drawn before it drew the
+# joints between stacked pieces; the frames are asked for so (seams=False).
 
 from __future__ import annotations
 
@@ -156,7 +158,7 @@ def test_a_board_on_a_patterned_table_is_found_by_a_second_look(seed, monkeypatc
     patches are the table's; the patches the first fits leave, fitted group by group,
     give the board's plane and place. Without that second look, no pose is the board's.
     """
-    frame = twin_frame(seed).frame
+    frame = twin_frame(seed, seams=False).frame
     gray = gray_float(frame.image)
     patches = lattice_patches(gray, DENSE_STRIDE_PX)
     found = lattice_poses(gray, frame.camera, patches=patches)
@@ -167,7 +169,7 @@ def test_a_board_on_a_patterned_table_is_found_by_a_second_look(seed, monkeypatc
 
 
 def test_the_board_on_a_striped_table_is_located():
-    frame = twin_frame(STRIPED_TABLE_SEED).frame
+    frame = twin_frame(STRIPED_TABLE_SEED, seams=False).frame
     result = locate_board(frame.image, frame.camera, None)
     assert result.found, result.reason
     assert min(turn_errors(frame.camera, frame.pose, result)) < WRONG_PX
