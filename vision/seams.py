@@ -61,6 +61,12 @@ CONTROL_SHARE = 0.75
 NEW_SHARE = 0.3
 """A face is read only where at least this share of it lies on pixels that changed (a new
 stack's faces lie 50-100 % on them in the seeded test frame)."""
+DARK_FLOOR = 60.0
+"""The light (the three channels summed, 0-765) below which a face's dips are no longer
+taken as shares of its own: a face of a dark colour in shade sums to 20-30, where the
+frame's noise and its compression's steps are a tenth of the light or more. On the
+development turns without seams a dark column's side (summing to about 24) so passed as
+three bricks; the faces where seams were read sum to 80-310."""
 HIDDEN_MM = 2.0
 """A sample counts as hidden where the palace before the turn is nearer than this in
 front of it."""
@@ -186,7 +192,10 @@ def joint_dip(profile: NDArray[np.float32], heights: NDArray[np.float64],
     face on either side of it, up to half a level away: darker than both sides, so
     that the edge of a shadow across the face, light above and dark below, is no seam.
     What the other rows show is the dip that a quarter of the rows a joint's reach or
-    more from both joints reach or pass: a face's noise and shading make some dip."""
+    more from both joints reach or pass: a face's noise and shading make some dip.
+    Dips are shares of the face's light, but of no less than :data:`DARK_FLOOR`: on a
+    near-black face a step or two of noise is a large share, and its joints, as dark as
+    the face beside them, passed the other rows by more than a seam does."""
     reach = 1.0 / per_mm + 0.3
     smooth = np.convolve(np.pad(profile, 1, mode="edge"), np.ones(3) / 3, mode="valid")
 
@@ -198,7 +207,7 @@ def joint_dip(profile: NDArray[np.float32], heights: NDArray[np.float64],
         if not len(window) or len(below) < 3 or len(above) < 3:
             return float("nan")
         ref = min(float(np.median(below)), float(np.median(above)))
-        return (ref - float(window.min())) / max(ref, 1.0)
+        return (ref - float(window.min())) / max(ref, DARK_FLOOR)
 
     joints = min(dip(BRICK_MM), dip(2 * BRICK_MM))
     rows = np.arange(heights[0], heights[-1], reach / 2)
