@@ -13,7 +13,7 @@ from twin import RenderOptions, render
 from twin.cameras import random_camera
 from twin.seams import SeamLook
 from vision import read_turn
-from vision.seams import SEAM_FROM, joint_dip
+from vision.seams import SEAM_FROM, joint_dip, masked_medians
 
 
 @pytest.fixture
@@ -95,3 +95,16 @@ def test_a_joint_no_darker_than_its_face_is_no_seam() -> None:
     seamed = profile * (1 - 0.4 * np.exp(-0.5 * ((heights - BRICK_MM) / 0.5) ** 2)
                         - 0.4 * np.exp(-0.5 * ((heights - 2 * BRICK_MM) / 0.5) ** 2))
     assert joint_dip(seamed.astype(np.float32), heights, per_mm) > 0.1
+
+
+def test_masked_medians_are_numpys_medians_of_the_masked_entries() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        values = rng.normal(300, 40, (int(rng.integers(1, 30)), 9)).astype(np.float32)
+        mask = rng.random(values.shape) < rng.uniform(0.0, 1.0)
+        got = masked_medians(values, mask)
+        for row, keep, median in zip(values, mask, got, strict=True):
+            if keep.any():
+                assert median == np.median(row[keep])
+            else:
+                assert np.isnan(median)

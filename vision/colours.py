@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from calibration.turn import row_medians
 from rules.pieces import Piece
 from vision.evidence import Evidence
+from vision.seams import SeamLines
 
 UNIFORM_WITHIN = 35.0
 """Colour units (:func:`vision.evidence.colour_features`) within which a column's three
@@ -71,3 +72,13 @@ class LevelColours:
         idx = ev.view.side_pixels((x, y, level, 0))
         found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
         return found
+
+
+def bricks_shown(colours: LevelColours, seams: SeamLines, column: Piece) -> float:
+    """0..1: how surely a column's place shows three bricks instead: levels of different
+    colours, or a seam at each joint (:mod:`vision.seams`) where the bricks share a
+    colour. Either alone is enough; neither says nothing for a column, which fewer
+    pieces already favour. Colours already sure say all a seam could, and the seams'
+    look is the dearer, so it is not asked for then."""
+    steps = colours.steps(column)
+    return steps if steps >= 1.0 else max(steps, seams.seen(column))

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, Voxel
-from vision.colours import LevelColours
+from vision.colours import LevelColours, bricks_shown
 from vision.evidence import Evidence
 from vision.seams import SeamLines
 from vision.silhouettes import LEAVES, Box, piece_voxels
@@ -101,7 +101,9 @@ class Candidate:
             size = self.size
             price = PIECE_PRICE * size + PIECE_FLOOR
             if self.piece.kind is Kind.COLUMN:
-                price += MIXED_PRICE * size * self._scorer.bricks_shown(self.piece)
+                scorer = self._scorer
+                price += MIXED_PRICE * size * bricks_shown(scorer.colours, scorer.seams,
+                                                           self.piece)
             self._price = price
         return self._price
 
@@ -146,13 +148,6 @@ class Scorer:
         self._whole: dict[tuple[PieceKey, ...], float] = {}
         self.colours = LevelColours(self.evidence)
         self.seams = SeamLines(self.evidence)
-
-    def bricks_shown(self, column: Piece) -> float:
-        """0..1: how surely a column's place shows three bricks instead: levels of
-        different colours, or a seam at each joint (:mod:`vision.seams`) where the
-        bricks share a colour. Either alone is enough; neither says nothing for a
-        column, which fewer pieces already favour."""
-        return max(self.colours.steps(column), self.seams.seen(column))
 
     # -- candidates --------------------------------------------------------------------
     def candidate(self, piece: Piece) -> Candidate:

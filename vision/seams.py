@@ -144,18 +144,18 @@ class SeamLines:
                            np.broadcast_to(base + heights[:, None], (len(heights), LINES))],
                           axis=2).reshape(-1, 3)
         image = project(cam, pose, points).astype(np.float32)
+        hidden, new = self._hidden(view, points, image)
+        if new < NEW_SHARE:
+            return None
         grey = self._grey_of(view)
         values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                            borderValue=np.nan).reshape(len(heights), LINES)
-        hidden, new = self._hidden(view, points, image)
-        if new < NEW_SHARE:
-            return None
         values[hidden.reshape(values.shape)] = np.nan
         shown = np.isfinite(values)
         if shown.sum(axis=1).min() < LINES // 2 + 1:
             return None
-        return np.nanmedian(values, axis=1).astype(np.float32), heights, per_mm
+        return (masked_medians(values, shown).astype(np.float32), heights, per_mm)
 
     def _hidden(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32]
                 ) -> tuple[NDArray[np.bool_], float]:
@@ -198,22 +198,44 @@ def joint_dip(profile: NDArray[np.float32], heights: NDArray[np.float64],
     the face beside them, passed the other rows by more than a seam does."""
     reach = 1.0 / per_mm + 0.3
     smooth = np.convolve(np.pad(profile, 1, mode="edge"), np.ones(3) / 3, mode="valid")
-
-    def dip(at: float) -> float:
-        d = heights - at
-        window = smooth[np.abs(d) <= reach]
-        below = profile[(d < -reach - 0.5) & (d >= -BRICK_MM / 2)]
-        above = profile[(d > reach + 0.5) & (d <= BRICK_MM / 2)]
-        if not len(window) or len(below) < 3 or len(above) < 3:
-            return float("nan")
-        ref = min(float(np.median(below)), float(np.median(above)))
-        return (ref - float(window.min())) / max(ref, DARK_FLOOR)
-
-    joints = min(dip(BRICK_MM), dip(2 * BRICK_MM))
     rows = np.arange(heights[0], heights[-1], reach / 2)
     apart = ((np.abs(rows - BRICK_MM) > 2 * reach + 0.5)
              & (np.abs(rows - 2 * BRICK_MM) > 2 * reach + 0.5))
-    others = [v for v in (dip(float(r)) for r in rows[apart]) if not np.isnan(v)]
+    dips = _dips(np.concatenate([[BRICK_MM, 2 * BRICK_MM], rows[apart]]), heights,
+                 profile, smooth, reach)
+    joints = min(float(dips[0]), float(dips[1]))  # as Python's min takes a NaN
+    others = dips[2:][~np.isnan(dips[2:])].tolist()
     if np.isnan(joints) or not others:
         return 0.0
     return joints - float(np.quantile(others, CONTROL_SHARE))
+
+
+def _dips(ats: NDArray[np.float64], heights: NDArray[np.float64],
+          profile: NDArray[np.float32], smooth: NDArray[np.float64], reach: float
+          ) -> NDArray[np.float64]:
+    """Each height's dip (see :func:`joint_dip`), NaN where the face has too few rows
+    on either side: all heights at once, a face's forty-odd being asked every time a
+    column's place is priced."""
+    d = heights[None, :] - ats[:, None]
+    window = np.abs(d) <= reach
+    below = (d < -reach - 0.5) & (d >= -BRICK_MM / 2)
+    above = (d > reach + 0.5) & (d <= BRICK_MM / 2)
+    rows = np.broadcast_to(profile, d.shape)
+    ref = np.minimum(masked_medians(rows, below), masked_medians(rows, above))
+    ref = ref.astype(np.float64)
+    low = np.where(window, smooth[None, :], np.inf).min(axis=1)
+    ok = window.any(axis=1) & (below.sum(axis=1) >= 3) & (above.sum(axis=1) >= 3)
+    with np.errstate(invalid="ignore"):
+        return np.where(ok, (ref - low) / np.maximum(ref, DARK_FLOOR), np.nan)
+
+
+def masked_medians(values: NDArray[np.float32], mask: NDArray[np.bool_]
+                   ) -> NDArray[np.float32]:
+    """Each row's median over its ``mask``ed entries (NaN for none), the very number
+    ``np.median`` gives for them: sorted once for all rows, instead of a median call
+    (or numpy's masked-array ``nanmedian``) per row."""
+    count = mask.sum(axis=1)
+    ordered = np.sort(np.where(mask, values, np.float32(np.inf)), axis=1)
+    lo = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[:, None], axis=1)[:, 0]
+    hi = np.take_along_axis(ordered, np.maximum(count // 2, 0)[:, None], axis=1)[:, 0]
+    return np.where(count > 0, (lo + hi) / np.float32(2), np.float32(np.nan))
