@@ -6,13 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.evidence import BoardLocation
-from rules import Kind, Palace, Piece, load_map
+from rules import Kind, Piece
 from rules.pieces import BRICK_MM
-from twin import RenderOptions, render
-from twin.cameras import random_camera
+from tests.test_vision_turn import read_on_setup
+from twin import RenderOptions
 from twin.seams import SeamLook
-from vision import read_turn
 from vision.seams import SEAM_FROM, joint_dip, masked_medians
 
 
@@ -24,19 +22,8 @@ def plain_look(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _read(added: list[Piece], seams: bool) -> list[tuple[str, int]]:
-    before = Palace.setup(load_map("1"))
-    camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
-                                 fill=(0.7, 0.8))
     options = RenderOptions(clutter=False, color_jitter=0.0, settled=True, seams=seams)
-    before_frame = render(before, camera, pose, options, seed=4).image
-    after = before.copy()
-    for piece in added:
-        after.place(piece)
-    frame = render(after, camera, pose, options, seed=4).image
-    where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
-    reading = read_turn([frame], camera, before, before_frame=before_frame,
-                        locations=[where])
-    return sorted((p.kind.value, p.z) for p in reading.pieces)
+    return sorted((p.kind.value, p.z) for p in read_on_setup(added, options).pieces)
 
 
 @pytest.mark.usefixtures("plain_look")

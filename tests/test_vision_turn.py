@@ -18,6 +18,7 @@ from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
 from twin.cameras import random_camera
 from vision import TableLook, read_turn
+from vision.reading import TurnReading
 from vision.turn import collector_paused
 
 
@@ -190,27 +191,31 @@ def test_reconstruct_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:
     assert err.count("\n") == 1 and "camera.json" in err
 
 
-@pytest.mark.parametrize("colours", [("tan",) * 3, ("tan", "dark_orange", "dark_tan")])
-def test_a_column_and_three_bricks_are_told_apart_by_their_levels_colours(colours) -> None:
-    """Same outline, one piece or three: a column is one colour, and its lit top face
-    or the board's green at its foot must not make it three bricks (nor the reverse)."""
+def read_on_setup(added: list[Piece], options: RenderOptions) -> TurnReading:
+    """``added`` built on the set-up palace, read from one view near a stack at (14, 13)
+    (the same webcam and light before and after: a settled table)."""
     before = Palace.setup(load_map("1"))
     camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
                                  fill=(0.7, 0.8))
-    # A settled table: the same light and webcam before and after, only the pieces new.
-    options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
     before_frame = render(before, camera, pose, options, seed=4).image
-    if len(set(colours)) == 1:
-        added = [Piece(Kind.COLUMN, 14, 13, 0, color=colours[0])]
-    else:
-        added = [Piece(Kind.BRICK, 14, 13, z, color=c) for z, c in enumerate(colours)]
     after = before.copy()
     for piece in added:
         after.place(piece)
     frame = render(after, camera, pose, options, seed=4).image
     where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
-    reading = read_turn([frame], camera, before, before_frame=before_frame,
-                        locations=[where])
+    return read_turn([frame], camera, before, before_frame=before_frame, locations=[where])
+
+
+@pytest.mark.parametrize("colours", [("tan",) * 3, ("tan", "dark_orange", "dark_tan")])
+def test_a_column_and_three_bricks_are_told_apart_by_their_levels_colours(colours) -> None:
+    """Same outline, one piece or three: a column is one colour, and its lit top face
+    or the board's green at its foot must not make it three bricks (nor the reverse)."""
+    if len(set(colours)) == 1:
+        added = [Piece(Kind.COLUMN, 14, 13, 0, color=colours[0])]
+    else:
+        added = [Piece(Kind.BRICK, 14, 13, z, color=c) for z, c in enumerate(colours)]
+    reading = read_on_setup(added, RenderOptions(clutter=False, color_jitter=0.0,
+                                                 settled=True))
     assert staircase(reading.pieces) == staircase(tuple(added))
 
 
