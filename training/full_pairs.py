@@ -74,6 +74,8 @@ def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair
 
 
 def _u8(image: np.ndarray) -> np.ndarray:
+    """A float picture (the learned bare board) stored as the frames are, rounded, not
+    truncated, so the model sees the painting's colours as read."""
     return np.clip(np.rint(image), 0, 255).astype(np.uint8)
 
 

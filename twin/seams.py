@@ -60,6 +60,8 @@ class SeamLook:
 
     @classmethod
     def random(cls, rng: np.random.Generator) -> SeamLook:
+        """A frame's seams, from plainly dark to barely there, so that no reader may
+        count on seeing them (widths log-uniform: most real lines are thin)."""
         return cls(darkness=float(rng.uniform(0.02, 0.7)),
                    width_mm=float(np.exp(rng.uniform(np.log(0.15), np.log(0.9)))))
 
@@ -89,12 +91,15 @@ def joint_cells(pieces: Sequence[Piece]) -> tuple[np.ndarray, np.ndarray]:
 
 def _cell_key(piece: int | np.ndarray, x: int | np.ndarray, y: int | np.ndarray
               ) -> int | np.ndarray:
+    """One integer per (piece, cell), so that pixels and joints are matched by a sorted
+    search instead of a set of tuples (cells offset by 32: a key is never negative)."""
     return (piece * CELL_KEY + x + 32) * CELL_KEY + y + 32
 
 
 def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     """Which ``keys`` are among ``sorted_keys`` (a binary search: a few hundred joints
-    against tens of thousands of pixels)."""
+    against tens of thousands of pixels). ``sorted_keys`` must not be empty: the caller
+    returns before, when no piece stands on another."""
     at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
     return sorted_keys[at] == keys
 

@@ -174,6 +174,8 @@ class SeamLines:
                 float(np.mean(ev.weight[row * w + col] > 0)))
 
     def _grey_of(self, view: int) -> NDArray[np.float32]:
+        """The view's whole frame as the sum of its three channels (0..765), made once a
+        turn, when the first face is sampled: a seam darkens all three alike."""
         grey = self._grey[view]
         if grey is None:
             picture = self.evidence[view].picture
