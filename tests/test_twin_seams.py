@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import twin.renderer as renderer
 from rules.pieces import BRICK_MM, Kind, Piece
 from rules.scene import Scene
 from twin import RenderOptions, render
-from twin import renderer as renderer
 from twin.cameras import random_camera
 from twin.lens import lens_for
 from twin.piece_light import board_points
