@@ -162,16 +162,21 @@ class SeamLines:
         """Which points the palace before the turn hides (its depth at their pixel), and
         the share of them on pixels that changed: a stack's face is new, and a place
         where none stands shows whatever is there (old bricks' own seams, the board's
-        rows of studs)."""
+        rows of studs). A point off the region (a face at the frame's edge) is neither:
+        nothing is known of it there, so it is left out as hidden."""
         ev = self.evidence[view]
         v = ev.view
-        region = v.to_region(image.astype(np.float64))
+        region = np.round(v.to_region(image.astype(np.float64))).astype(np.int64)
         h, w = v.shape
-        col = np.clip(np.round(region[:, 0]).astype(np.int64), 0, w - 1)
-        row = np.clip(np.round(region[:, 1]).astype(np.int64), 0, h - 1)
-        far = np.linalg.norm(points - v.eye, axis=1)
-        return (v.old_depth[row, col] < far - HIDDEN_MM,
-                float(np.mean(ev.weight[row * w + col] > 0)))
+        inside = ((region[:, 0] >= 0) & (region[:, 0] < w) & (region[:, 1] >= 0)
+                  & (region[:, 1] < h))
+        if not inside.any():
+            return np.ones(len(points), bool), 0.0
+        col, row = region[inside, 0], region[inside, 1]
+        far = np.linalg.norm(points[inside] - v.eye, axis=1)
+        hidden = np.ones(len(points), bool)
+        hidden[inside] = v.old_depth[row, col] < far - HIDDEN_MM
+        return hidden, float(np.mean(ev.weight[row * w + col] > 0))
 
     def _grey_of(self, view: int) -> NDArray[np.float32]:
         """The view's whole frame as the sum of its three channels (0..765), made once a
