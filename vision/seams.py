@@ -240,7 +240,8 @@ def masked_medians(values: NDArray[np.float32], mask: NDArray[np.bool_]
                    ) -> NDArray[np.float32]:
     """Each row's median over its ``mask``ed entries (NaN for none), the very number
     ``np.median`` gives for them: sorted once for all rows, instead of a median call
-    (or numpy's masked-array ``nanmedian``) per row."""
+    (or numpy's masked-array ``nanmedian``) per row. Rows that count every entry have
+    the cheaper :func:`calibration.turn.row_medians`."""
     count = mask.sum(axis=1)
     ordered = np.sort(np.where(mask, values, np.float32(np.inf)), axis=1)
     lo = np.take_along_axis(ordered, np.maximum((count - 1) // 2, 0)[:, None], axis=1)[:, 0]
