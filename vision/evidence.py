@@ -43,10 +43,6 @@ class Evidence:
     hot: NDArray[np.bool_]
     leaf: NDArray[np.float32]
     colour: NDArray[np.float32] | None = None
-    faint: int = 0
-    """Pixels in the largest patch the model thinks at all likely new (probability over
-    :data:`vision.turn.FAINT_LEVEL`), 0 without the model: the trace a turn hidden behind
-    the palace can leave when nothing it lights is enough for a voxel."""
     picture: NDArray[np.uint8] | None = None
     """The whole frame after the turn, unsoftened: a seam between stacked bricks
     (:mod:`vision.seams`) is a pixel wide, gone at the working scale."""

@@ -149,7 +149,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
         evidence.append(replace(_view_evidence(view, after, region(reference, box, scale),
-                                               model, top + HEADROOM_LEVELS), picture=frame))
+                                               model), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
@@ -162,8 +162,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     pieces = decoder.run(hot)
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
     readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
-    faint = max(ev.faint for ev in evidence)
-    if not readings and (len(hot) >= MIN_UNEXPLAINED or faint >= MIN_FAINT_PIXELS):
+    if not readings and (len(hot) >= MIN_UNEXPLAINED or (
+            model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS)):
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
                            time.perf_counter() - started)
@@ -172,29 +172,34 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
 
 
 def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.float32],
-                   model: bool, levels: int) -> Evidence:
+                   model: bool) -> Evidence:
     """What each pixel of one view says about new pieces, in the decoder's units.
 
     With the model, a pixel's weight is the log-odds of its probability of showing a new
     piece. Without it, the classical change (0..1) less a cost: a covered pixel that did
     not change costs three times what a changed one earns over the board, where any new
     piece changes the picture, and far less over the old palace, where a new brick in
-    front of an old one of its colour changes nothing. ``levels`` bound the space over the
-    plate where a new piece can stand, within which a faint patch counts.
+    front of an old one of its colour changes nothing.
     """
-    faint = 0
     if model:
-        probability = new_piece_evidence(after, before)
-        faint = _largest_patch((probability > FAINT_LEVEL) & board_space(view, levels))
-        change = probability.ravel()
+        change = new_piece_evidence(after, before).ravel()
         weight = new_piece_weights(change)
     else:
         change = change_evidence(after, before).ravel()
         weight = change - np.where(np.isfinite(view.old_depth.ravel()), COST_OVER_OLD,
                                    COST_LEVEL)
     return Evidence(view, weight.astype(np.float32), change > HOT_LEVEL,
-                    np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after),
-                    faint)
+                    np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after))
+
+
+def _faint_patch(evidence: Sequence[Evidence], levels: int) -> int:
+    """Pixels in the largest patch, over the plate's space up to ``levels`` bricks in any
+    view, that the model finds more than :data:`FAINT_LEVEL` likely new. Read from the
+    views' weights, which are the model's log-odds (:func:`new_piece_weights`), and only
+    for a reading of nothing: the one reading it can change."""
+    floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
+    return max(_largest_patch((ev.weight.reshape(ev.view.shape) > floor)
+                              & board_space(ev.view, levels)) for ev in evidence)
 
 
 def board_space(view: View, levels: int) -> NDArray[np.bool_]:
