@@ -16,7 +16,7 @@ from twin.cycles.driver import TURN_ADDED, make_turn_jobs, run_blender
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
 from twin.cycles.jobs import develop
 from vision import read_turn
-from vision.silhouettes import board_box
+from vision.views import board_box
 
 
 def test_a_pairs_two_jobs_share_the_table_and_differ_in_the_pieces(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from vision.confidence import rate_pieces
 from vision.decode import Decoder
 from vision.evidence import Evidence, hot_cells
 from vision.reading import UNCERTAIN_BELOW
-from vision.silhouettes import View, board_box
-from vision.views import working_scale
+from vision.silhouettes import View
+from vision.views import board_box, working_scale
 
 SHOWN, UNSEEN, BARE = 0.75, 0.0, -0.75
 """Evidence per pixel: a new piece in full view, a pixel that says nothing, no change."""

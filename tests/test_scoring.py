@@ -15,8 +15,8 @@ from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
 from vision.decode import Decoder
 from vision.evidence import Evidence
 from vision.scoring import Scorer, piece_key
-from vision.silhouettes import View, board_box
-from vision.views import working_scale
+from vision.silhouettes import View
+from vision.views import board_box, working_scale
 
 
 def evidence() -> Evidence:

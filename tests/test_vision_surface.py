@@ -11,9 +11,9 @@ from training.__main__ import main as recipe
 from training.full_pairs import full_region_pairs
 from twin.cameras import random_camera
 from vision.carve import OFFSETS, ViewData, carve
-from vision.silhouettes import View, board_box
+from vision.silhouettes import View
 from vision.surface import ABOVE_MARGIN, seen_above, surface_heights
-from vision.views import working_scale
+from vision.views import board_box, working_scale
 
 
 def test_only_points_clear_above_a_known_surface_are_seen_empty() -> None:

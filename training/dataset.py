@@ -27,9 +27,8 @@ from numpy.typing import NDArray
 from training.pairs import TurnPair, turn_pairs
 from twin import RenderOptions
 from vision.change import region
-from vision.silhouettes import board_box
 from vision.turn import HEADROOM_LEVELS
-from vision.views import working_scale
+from vision.views import board_box, working_scale
 
 RESOLUTIONS = ((1280, 720), (1920, 1080), (1024, 768), (1600, 900))
 """Webcam sizes the training set draws from (640x480 is kept out to test beyond them)."""

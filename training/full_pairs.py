@@ -29,8 +29,8 @@ from twin import RenderOptions, random_camera, render
 from vision.bare import learned_bare_board, plate_points
 from vision.carve import LEVELS
 from vision.change import region
-from vision.silhouettes import View, board_box
-from vision.views import working_scale
+from vision.silhouettes import View
+from vision.views import board_box, working_scale
 
 SIZES = (10, 20, 30, 40, 60, 80, 100, 120)
 """Pieces in the palaces drawn, one size per game in turn."""

@@ -29,9 +29,9 @@ from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
-from vision.silhouettes import View, board_box
+from vision.silhouettes import View
 from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
-from vision.views import working_scale
+from vision.views import board_box, working_scale
 
 LEVELS = 12
 """Levels carved: a 120-piece bot palace stands about 8 to 10 bricks high."""

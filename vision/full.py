@@ -35,9 +35,9 @@ from vision.change import region
 from vision.explain import explained
 from vision.parse import LEAST, parse
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
-from vision.silhouettes import View, board_box
+from vision.silhouettes import View
 from vision.surface import SURFACE_MODEL
-from vision.views import working_scale
+from vision.views import board_box, working_scale
 
 
 def corners_only(ground: GroundMap) -> Palace:

@@ -380,19 +380,3 @@ class View:
                 cv2.fillConvexPoly(mask, hull, 1, shift=2)
         return int(mask.sum())
 
-
-def board_box(camera: Camera, pose: Pose, top_level: int, margin: int = 8
-              ) -> tuple[int, int, int, int] | None:
-    """The frame's box holding the whole board up to ``top_level`` bricks, clipped."""
-    b = 32 * STUD_MM
-    pts = np.array([[x, y, z] for x in (0, b) for y in (0, b) for z in (0, top_level * BRICK_MM)])
-    px = project(camera, pose, pts)
-    if not np.all(np.isfinite(px)):
-        return None
-    x0, y0 = np.floor(px.min(0)).astype(int) - margin
-    x1, y1 = np.ceil(px.max(0)).astype(int) + margin
-    x0, y0 = max(x0, 0), max(y0, 0)
-    x1, y1 = min(x1, camera.width), min(y1, camera.height)
-    if x1 - x0 < 16 or y1 - y0 < 16:
-        return None
-    return int(x0), int(y0), int(x1), int(y1)

@@ -22,12 +22,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import Camera, project
+from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
@@ -45,8 +44,8 @@ from vision.finish import name_decoration
 from vision.look import TableLook
 from vision.new_pieces import new_piece_evidence, new_piece_weights
 from vision.reading import UNCERTAIN_BELOW, TurnReading
-from vision.silhouettes import View, board_box
-from vision.views import resolve_turns, working_scale
+from vision.silhouettes import View
+from vision.views import board_box, board_space, resolve_turns, working_scale
 
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2
@@ -200,22 +199,6 @@ def _faint_patch(evidence: Sequence[Evidence], levels: int) -> int:
     floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
     return max(_largest_patch((ev.weight.reshape(ev.view.shape) > floor)
                               & board_space(ev.view, levels)) for ev in evidence)
-
-
-def board_space(view: View, levels: int) -> NDArray[np.bool_]:
-    """The region's pixels that show the space over the plate up to ``levels`` bricks: the
-    only place a new piece can be. The region's box leaves a margin around it, and a board
-    seen at an angle fills much less than its box; a sleeve or a cup moved on the table
-    beside the board is no trace of a turn."""
-    side = BOARD_STUDS * STUD_MM
-    corners = np.array([[x, y, z] for x in (0, side) for y in (0, side)
-                        for z in (0, levels * BRICK_MM)], float)
-    px = view.to_region(project(view.camera, view.pose, corners))
-    mask = np.zeros(view.shape, np.uint8)
-    if np.all(np.isfinite(px)):
-        hull = cv2.convexHull(np.round(px).astype(np.int32))
-        cv2.fillConvexPoly(mask, hull, 1)
-    return mask.astype(bool)
 
 
 def _largest_patch(mask: NDArray[np.bool_]) -> int:

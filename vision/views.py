@@ -1,5 +1,6 @@
-"""Per-view bookkeeping: the working scale, the board's quarter turn read from the known
-palace, and whether two views see the board from the same place."""
+"""Per-view bookkeeping: where the board's space lies in a frame, the working scale, the
+board's quarter turn read from the known palace, and whether two views see the board
+from the same place."""
 
 from __future__ import annotations
 
@@ -14,11 +15,48 @@ from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose, project
 from calibration.evidence import BoardLocation
 from rules.palace import Palace
-from vision.silhouettes import View, board_box
+from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
+from vision.silhouettes import View
 
 STUD_PX = 9.0
 """Pixels per stud the decoder works at: enough for a brick's outline, few enough to be
 quick. A board seen smaller than this is worked at full size."""
+
+
+def board_volume(levels: int) -> NDArray[np.float64]:
+    """The 8 corners (board mm) of the space over the plate up to ``levels`` bricks: every
+    piece of a palace that high lies inside it."""
+    side = BOARD_STUDS * STUD_MM
+    return np.array([[x, y, z] for x in (0, side) for y in (0, side)
+                     for z in (0, levels * BRICK_MM)], float)
+
+
+def board_box(camera: Camera, pose: Pose, top_level: int, margin: int = 8
+              ) -> tuple[int, int, int, int] | None:
+    """The frame's box holding the whole board up to ``top_level`` bricks, clipped."""
+    px = project(camera, pose, board_volume(top_level))
+    if not np.all(np.isfinite(px)):
+        return None
+    x0, y0 = np.floor(px.min(0)).astype(int) - margin
+    x1, y1 = np.ceil(px.max(0)).astype(int) + margin
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, camera.width), min(y1, camera.height)
+    if x1 - x0 < 16 or y1 - y0 < 16:
+        return None
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def board_space(view: View, levels: int) -> NDArray[np.bool_]:
+    """The region's pixels that show the space over the plate up to ``levels`` bricks: the
+    only place a new piece can be. The region's box leaves a margin around it, and a board
+    seen at an angle fills much less than its box; a sleeve or a cup moved on the table
+    beside the board is no trace of a turn."""
+    px = view.to_region(project(view.camera, view.pose, board_volume(levels)))
+    mask = np.zeros(view.shape, np.uint8)
+    if np.all(np.isfinite(px)):
+        hull = cv2.convexHull(np.round(px).astype(np.int32))
+        cv2.fillConvexPoly(mask, hull, 1)
+    return mask.astype(bool)
 
 
 def working_scale(camera: Camera, pose: Pose) -> float:
