@@ -11,6 +11,13 @@ A board a whole lattice block (8 studs) off passes the lattice too, whose blocks
 modulo a stud: its three other sides step on straight edges of the card's regions or
 of the table, and the side that did not confirm lies on the table, flat, with the real
 rim a block in.
+
+Between the two, a board 5 to 7 studs off shows a real rim too weak to stand out (a
+green table against the green plate) on a table whose own check pattern the lattice took
+for studs. There the side that did not confirm lies flat, nothing of the board inside
+it, so its axis rests on the opposite side alone, and that side steps on an edge inside
+the board (a hand's fingertips, a region of the card): a step the picture keeps making
+beyond it, where a rim has only the table.
 """
 
 from __future__ import annotations
@@ -41,6 +48,17 @@ BLOCK_RATIO = 2.5
 """How many times every other move's step, in each half of the side, a step a block in
 must be to be a rim: nothing vouches for it on the opposite side (there the wrong pose
 steps on a straight edge of the card, as strongly as a rim), so it must stand out."""
+FLAT_STEP = 6.0
+"""Lab units: a side stepping under this at every move from 1 to :data:`FLAT_DEPTH` studs
+in, in both halves, shows nothing of the board inside it (the card's studs and regions
+step 10 to 30 there; an arm over the side, or a table with a check pattern, 0 to 4)."""
+FLAT_DEPTH = 5
+BEYOND_STUDS = 4
+"""Studs beyond a lone rim over which the table must stay calm."""
+CALM_BEYOND = 0.8
+"""How large a share of a lone rim's own step any move beyond it may step, in each half:
+right poses on development frames 0.03 to 0.7, a board 6 studs off whose lone "rim" was a
+hand's fingertips 0.92."""
 INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
 """Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
@@ -90,6 +108,34 @@ def far_side_problem(
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
             )
+    return lone_rim_problem(profiles, states, pose_at)
+
+
+def lone_rim_problem(profiles: NDArray[np.float64], states: tuple[str, ...], pose_at: int
+                     ) -> str:
+    """Why an axis held by one side alone is not held (empty if it is).
+
+    ``profiles`` are :func:`side_profiles` rows running outwards, the pose's own move at
+    ``pose_at``. A side that did not confirm the pose and shows nothing of the board
+    for :data:`FLAT_DEPTH` studs in leaves its axis to the opposite side; that side is a
+    rim only if the table beyond it is calm in both halves.
+    """
+    for side, state in enumerate(states):
+        opposite = (side + 2) % 4
+        if state == "good" or states[opposite] != "good":
+            continue
+        inward = profiles[side][:, pose_at - FLAT_DEPTH : pose_at]
+        if not np.isfinite(inward).all() or float(inward.max()) >= FLAT_STEP:
+            continue
+        rim = profiles[opposite]
+        beyond_rim = rim[:, pose_at + 1 : pose_at + 1 + BEYOND_STUDS]
+        for at, beyond in zip(rim[:, pose_at], beyond_rim, strict=True):
+            if (np.isfinite(at) and np.isfinite(beyond).any()
+                    and float(np.nanmax(beyond)) >= CALM_BEYOND * float(at)):
+                return (
+                    f"side {side} shows no board {FLAT_DEPTH} studs in, and side {opposite},"
+                    " the only one left along it, steps beyond itself as at the pose"
+                )
     return ""
 
 

@@ -1,4 +1,5 @@
-"""A board a whole lattice block off: its unconfirmed side shows the real rim a block in."""
+"""A board a whole lattice block off: its unconfirmed side shows the real rim a block in.
+A board six studs off on a checked table: its lone rim along that axis is no rim."""
 
 from __future__ import annotations
 
@@ -6,7 +7,14 @@ from bench.calibration import twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
-from calibration.far_side import BLOCK_REACH, block_step, far_side_problem
+from calibration.far_side import (
+    BLOCK_REACH,
+    FLAT_DEPTH,
+    FLAT_STEP,
+    block_step,
+    far_side_problem,
+    lone_rim_problem,
+)
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.side_profiles import side_profiles
@@ -19,6 +27,13 @@ the table, and the lattice's blocks agree modulo a stud."""
 SLEEVE_EDGE_SEED = 1332
 """A bench board whose right pose has side 1 under a sleeve whose straight edge runs a
 block in: that side steps there like a rim, but no corner brick stands at the edge."""
+CHECKED_TABLE_SEED = 1438
+"""A bench board on a green table with a check pattern the lattice takes for studs, its
+near edge under a hand: a pose six studs over along y fitted all 16 blocks, its far side
+lay flat on the table and its near side stepped on the hand's fingertips."""
+SLEEVE_OVER_SIDE_SEED = 5096
+"""A dev board whose far side lies under a sleeve, flat 5 studs deep, its near side a
+clean rim against a calm table."""
 UNCLEAR_SIDE_SEED = 20253
 """A dev board whose right pose has an unclear side (an earlier check on the lattice
 blocks along it refused it): a block in from that side shows no rim."""
@@ -56,3 +71,27 @@ def test_a_sleeve_edge_a_block_in_without_corner_bricks_keeps_the_right_pose() -
     assert any(block_step(profiles[i]) for i in unclear)
     gray = gray_float(frame.image)
     assert far_side_problem(frame.image, gray, frame.camera, result.pose, sides) == ""
+
+
+def test_a_board_six_studs_off_held_by_a_hand_edge_is_refused() -> None:
+    frame = twin_frame(CHECKED_TABLE_SEED).frame
+    gray = gray_float(frame.image)
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, 0, 6))
+    assert off is not None and off.blocks >= 14
+    sides = check_boundary(frame.image, frame.camera, off.pose, halved=False)
+    assert sides.passed
+    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
+    assert "shows no board" in problem
+    found_right(frame)
+
+
+def test_a_side_under_a_sleeve_leaves_a_clean_rim_its_axis() -> None:
+    frame = twin_frame(SLEEVE_OVER_SIDE_SEED).frame
+    result = found_right(frame)
+    camera = result.camera or frame.camera
+    sides = check_boundary(frame.image, camera, result.pose, halved=False)
+    profiles = side_profiles(frame.image, camera, result.pose, BLOCK_REACH, halved=False)
+    flat = [i for i, state in enumerate(sides.states) if state != "good"
+            and float(profiles[i][:, BLOCK_REACH - FLAT_DEPTH : BLOCK_REACH].max()) < FLAT_STEP]
+    assert flat, "the sleeve's side should show nothing of the board"
+    assert lone_rim_problem(profiles, sides.states, BLOCK_REACH) == ""
