@@ -25,6 +25,7 @@ plain to barely there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -74,6 +75,8 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+_ACROSS = np.linspace(0.15, 0.85, LINES)
+"""Where the lines lie across a face, as shares of its width."""
 
 
 class SeamLines:
@@ -129,14 +132,16 @@ class SeamLines:
         for (a, b), px in zip(faces, corners, strict=True):
             if not np.isfinite(px).all():
                 continue
-            across = float(np.linalg.norm(px[1] - px[0]))
-            per_mm = float(np.linalg.norm(px[3] - px[2])) / (3 * BRICK_MM)
+            # np.linalg.norm's own sums for a vector (the same floats), without its checks.
+            d = px[1] - px[0]
+            across = math.sqrt(d.dot(d))
+            d = px[3] - px[2]
+            per_mm = math.sqrt(d.dot(d)) / (3 * BRICK_MM)
             if across < MIN_FACE_PX or per_mm * BRICK_MM < MIN_LEVEL_PX:
                 continue
             heights = np.arange(EDGE_MM, 3 * BRICK_MM - EDGE_MM, 1 / (3 * per_mm))
-            t = np.linspace(0.15, 0.85, LINES)
-            fx = (x + a[0] + t * (b[0] - a[0])) * STUD_MM
-            fy = (y + a[1] + t * (b[1] - a[1])) * STUD_MM
+            fx = (x + a[0] + _ACROSS * (b[0] - a[0])) * STUD_MM
+            fy = (y + a[1] + _ACROSS * (b[1] - a[1])) * STUD_MM
             points = np.empty((len(heights), LINES, 3))
             points[..., 0] = fx
             points[..., 1] = fy
