@@ -8,7 +8,7 @@ kept as a dict of filled voxels and a dict of knobs, so every question the rules
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from rules.maps import GroundMap
 from rules.pieces import (
@@ -115,31 +115,60 @@ class Palace:
             names = ", ".join(p.label for p in above)
             raise PalaceError([Violation("F", (piece_id, *(p.id for p in above)),
                                          f"cannot take {piece.label} away: {names} rests on it")])
-        del self._pieces[piece_id]
+        self._unindex(piece_id, piece)
+        return piece
+
+    def _with_id(self, piece: Piece) -> Piece:
+        if piece.id:
+            return piece
+        return piece.moved(id=self._new_id())
+
+    def _new_id(self) -> str:
+        while f"p{self._next_id}" in self._pieces:
+            self._next_id += 1
+        self._next_id += 1
+        return f"p{self._next_id - 1}"
+
+    def stands(self, pieces: Sequence[Piece]) -> bool:
+        """Whether the pieces can all be placed, in order, the palace left as it was:
+        what placing them one by one and taking them off again answers (the ids they
+        would be given are used up alike), without making each placed copy. A vision
+        decoder asks this of thousands of moves a turn."""
+        placed: list[tuple[str, Piece]] = []
+        try:
+            for piece in pieces:
+                if self.check(piece):
+                    return False
+                pid = piece.id or self._new_id()
+                if pid in self._pieces:
+                    return False
+                self._index(pid, piece)
+                placed.append((pid, piece))
+            return True
+        finally:
+            for pid, piece in reversed(placed):
+                self._unindex(pid, piece)
+
+    def _insert(self, piece: Piece) -> None:
+        self._index(piece.id, piece)
+
+    def _index(self, pid: str, piece: Piece) -> None:
+        self._pieces[pid] = piece
+        for v in piece.voxels():
+            self._space[v] = pid
+        for x, y in piece.knobs():
+            self._knobs[(x, y, piece.top)] = pid
+        for x, y in piece.forbidden_top():
+            self._forbidden[(x, y, piece.top)] = pid
+
+    def _unindex(self, pid: str, piece: Piece) -> None:
+        del self._pieces[pid]
         for v in piece.voxels():
             del self._space[v]
         for x, y in piece.knobs():
             self._knobs.pop((x, y, piece.top), None)
         for x, y in piece.forbidden_top():
             self._forbidden.pop((x, y, piece.top), None)
-        return piece
-
-    def _with_id(self, piece: Piece) -> Piece:
-        if piece.id:
-            return piece
-        while f"p{self._next_id}" in self._pieces:
-            self._next_id += 1
-        self._next_id += 1
-        return piece.moved(id=f"p{self._next_id - 1}")
-
-    def _insert(self, piece: Piece) -> None:
-        self._pieces[piece.id] = piece
-        for v in piece.voxels():
-            self._space[v] = piece.id
-        for x, y in piece.knobs():
-            self._knobs[(x, y, piece.top)] = piece.id
-        for x, y in piece.forbidden_top():
-            self._forbidden[(x, y, piece.top)] = piece.id
 
     # -- queries -----------------------------------------------------------------------
     def occupant(self, x: int, y: int, level: int) -> Piece | None:
@@ -243,20 +272,19 @@ def _placement_violations(
     Takes mappings rather than a Palace so that the staircase analysis can judge a
     turn's pieces against a layered view of the board without copying it.
     """
-    who = piece.label
     ids = (piece.id,) if piece.id else ()
     out: list[Violation] = []
     cells = piece.footprint()
     off = [c for c in cells if not (0 <= c[0] < BOARD_STUDS and 0 <= c[1] < BOARD_STUDS)]
     if off or piece.z < 0:
-        out.append(Violation("off-plate", ids, f"{who} lies off the 32x32 plate"))
+        out.append(Violation("off-plate", ids, f"{piece.label} lies off the 32x32 plate"))
         return out
     for v in piece.voxels():
         other = space.get(v)
         if other is not None and other != piece.id:
             where = f"stud {v[0]},{v[1]} level {v[2]}"
             out.append(Violation("overlap", (*ids, other),
-                                 f"{who} overlaps {pieces[other].label} at {where}"))
+                                 f"{piece.label} overlaps {pieces[other].label} at {where}"))
             break
     if piece.kind is Kind.CORNER:
         return out
@@ -265,7 +293,8 @@ def _placement_violations(
         blocked = [c for c in legs if not ground.buildable(*c)]
         if blocked:
             x, y = blocked[0]
-            out.append(Violation("blocked", ids, f"{who} stands on blocked ground at stud {x},{y}"))
+            out.append(Violation("blocked", ids,
+                                 f"{piece.label} stands on blocked ground at stud {x},{y}"))
         return out
     owners: list[str] = []
     for x, y in legs:
@@ -274,22 +303,24 @@ def _placement_violations(
             if (x, y, piece.z) in forbidden:
                 arch = pieces[forbidden[(x, y, piece.z)]]
                 out.append(Violation("D", (*ids, arch.id),
-                                     f"{who} stands on a centre knob of {arch.label}"))
+                                     f"{piece.label} stands on a centre knob of {arch.label}"))
             else:
                 out.append(Violation("F", ids,
-                                     f"{who} is not fully supported: nothing under stud {x},{y} "
-                                     f"at level {piece.z}"))
+                                     f"{piece.label} is not fully supported: nothing under "
+                                     f"stud {x},{y} at level {piece.z}"))
             continue
         support = pieces[owner]
         if support.kind is Kind.CORNER:
-            out.append(Violation("corner", (*ids, owner), f"{who} stands on {support.label}"))
+            out.append(Violation("corner", (*ids, owner),
+                                 f"{piece.label} stands on {support.label}"))
         elif support.kind in ANIMAL_KINDS:
-            out.append(Violation("F", (*ids, owner), f"{who} stands on the {support.kind.value}"))
+            out.append(Violation("F", (*ids, owner),
+                                 f"{piece.label} stands on the {support.kind.value}"))
         owners.append(owner)
     if (piece.kind is Kind.ARCH and len(owners) == 2 and owners[0] == owners[1]
             and pieces[owners[0]].kind is Kind.ARCH):
         out.append(Violation("G", (*ids, owners[0]),
-                             f"{who} sits directly on top of {pieces[owners[0]].label}"))
+                             f"{piece.label} sits directly on top of {pieces[owners[0]].label}"))
     return out
 
 

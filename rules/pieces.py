@@ -133,7 +133,15 @@ class Piece:
         return self.z + self.height
 
     def footprint(self) -> tuple[Cell, ...]:
-        """The stud cells the piece covers, seen from above."""
+        """The stud cells the piece covers, seen from above (worked out once a piece: the
+        rules and the vision decoder ask it hundreds of thousands of times a turn; the
+        piece is frozen, so the answer is kept beside its fields, out of its equality)."""
+        cells = self.__dict__.get("_footprint")
+        if cells is None:
+            cells = self.__dict__["_footprint"] = self._footprint()
+        return cells
+
+    def _footprint(self) -> tuple[Cell, ...]:
         if self.kind is Kind.ARCH:
             if self.axis is Axis.X:
                 return tuple((self.x + i, self.y) for i in range(4))
@@ -154,8 +162,12 @@ class Piece:
         The arch's opening lies inside its own one-brick volume, so counting the
         whole volume as filled is exactly the rule "no bricks inside arches".
         """
-        cells = self.footprint()
-        return tuple((cx, cy, lvl) for lvl in range(self.z, self.top) for cx, cy in cells)
+        found = self.__dict__.get("_voxels")
+        if found is None:
+            cells = self.footprint()
+            found = self.__dict__["_voxels"] = tuple(
+                (cx, cy, lvl) for lvl in range(self.z, self.top) for cx, cy in cells)
+        return found
 
     def legs(self) -> tuple[Cell, ...]:
         """Footprint cells that must each stand on a knob (or the ground map)."""

@@ -177,3 +177,34 @@ def test_setup_position_of_map_one_is_sound():
     palace = Palace.setup(ground)
     assert len(palace) == 4 + 4
     assert all(ground.color(x, y) is None for p in ground.setup for x, y in p.footprint())
+
+
+def _stands_by_placing(palace, pieces):
+    placed = []
+    try:
+        for p in pieces:
+            placed.append(palace.place(p).id)
+    except PalaceError:
+        return False
+    finally:
+        for pid in reversed(placed):
+            palace.remove(pid)
+    return True
+
+
+@pytest.mark.parametrize("move", [
+    [brick(5, 5, 0), brick(8, 5, 0), arch(5, 5, 1)],      # two stacks and the arch on them
+    [brick(5, 5, 0), arch(5, 5, 1)],                      # one leg in the air
+    [arch(5, 5, 0), brick(6, 5, 1)],                      # on the arch's centre knob
+    [brick(10, 20, 0)],                                   # blocked ground
+    [brick(5, 5, 0), brick(5, 5, 0)],                     # the second overlaps the first
+    [arch(5, 5, 0), arch(5, 5, 1)],                       # an arch straight on an arch
+])
+def test_stands_answers_as_placing_and_taking_off_and_leaves_the_palace_alike(move):
+    asked, placed = Palace(GROUND), Palace(GROUND)
+    asked.place(brick(20, 20, 0))
+    placed.place(brick(20, 20, 0))
+    assert asked.stands(move) == _stands_by_placing(placed, move)
+    # The same palace after, and the ids the pieces would have had are used up alike.
+    assert [(p.id, p) for p in asked] == [(p.id, p) for p in placed]
+    assert asked.place(brick(25, 25, 0)).id == placed.place(brick(25, 25, 0)).id

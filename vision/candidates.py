@@ -143,16 +143,7 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
 
 def stands(palace: Palace, move: Sequence[Piece]) -> bool:
     """Whether the pieces can all be placed, in order, on ``palace`` (left as it was)."""
-    placed: list[str] = []
-    try:
-        for p in move:
-            placed.append(palace.place(p).id)
-    except PalaceError:
-        return False
-    finally:
-        for pid in reversed(placed):
-            palace.remove(pid)
-    return True
+    return palace.stands(move)
 
 
 def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:

@@ -153,7 +153,8 @@ class Decoder:
                 # pixels' evidence is not (the price is above zero, and rounding keeps
                 # order): a column's price, which asks for its levels' colours, is then
                 # not needed.
-                if cand.fresh is None and scorer.unpriced(cand) <= 0:
+                if cand.fresh is None and (cand.evidence if cand.evidence is not None
+                                           else scorer.unpriced(cand)) <= 0:
                     continue
                 fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
                 if fresh_gain + cand.price <= 0:

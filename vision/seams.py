@@ -25,6 +25,7 @@ plain to barely there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -74,6 +75,8 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+_ACROSS = np.linspace(0.15, 0.85, LINES)
+"""Where the lines lie across a face, as shares of its width."""
 
 
 class SeamLines:
@@ -84,6 +87,7 @@ class SeamLines:
         self.evidence = list(evidence)
         self._known: dict[tuple[int, int, int], float] = {}
         self._grey: list[NDArray[np.float32] | None] = [None] * len(self.evidence)
+        self._eyes = [tuple(ev.view.pose.camera_center.tolist()) for ev in self.evidence]
 
     def seen(self, piece: Piece) -> float:
         """0..1: how surely a column's place shows a seam at both of its inner joints
@@ -100,83 +104,101 @@ class SeamLines:
         return known
 
     def _dip(self, view: int, x: int, y: int, z: int) -> float:
-        """The best face's dip at its weaker joint, in one view."""
-        ev = self.evidence[view]
-        eye = ev.view.pose.camera_center
-        best = 0.0
-        for a, b, normal in _FACES:
-            centre = np.array([(x + (a[0] + b[0]) / 2) * STUD_MM,
-                               (y + (a[1] + b[1]) / 2) * STUD_MM, (z + 1.5) * BRICK_MM])
-            if np.dot(np.array([*normal, 0.0]), eye - centre) <= 0:
-                continue
-            profile = self._profile(view, x, y, z, a, b)
-            if profile is not None:
-                best = max(best, joint_dip(*profile))
-        return best
-
-    def _profile(self, view: int, x: int, y: int, z: int, a: tuple[float, float],
-                 b: tuple[float, float]) -> tuple[NDArray[np.float32], NDArray[np.float64],
-                                                  float] | None:
-        """One face's median brightness up its height (and the heights, mm above the
-        stack's base, and the picture's pixels per millimetre up the face), None when it
-        is seen too nearly edge-on or mostly hidden."""
+        """The best face's dip at its weaker joint, in one view. The faces the camera
+        sees are sampled together (one projection for their ends, one for their samples,
+        each point's pixel the very number its own projection gives)."""
         ev = self.evidence[view]
         assert ev.picture is not None
-        cam, pose = ev.view.camera, ev.view.pose
+        cam, pose, v = ev.view.camera, ev.view.pose, ev.view
+        ex, ey, _ = self._eyes[view]
+        faces = []
+        for a, b, (nx, ny) in _FACES:
+            # The face's normal (one axis, outward) against the way to the camera from its
+            # middle: the sign of the one term the dot product has.
+            if (nx * (ex - (x + (a[0] + b[0]) / 2) * STUD_MM)
+                    + ny * (ey - (y + (a[1] + b[1]) / 2) * STUD_MM)) > 0:
+                faces.append((a, b))
+        if not faces:
+            return 0.0
         base = z * BRICK_MM
-        ends = np.array([[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
-                         [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
-                         [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
-                         [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]])
-        px = project(cam, pose, ends)
-        if not np.isfinite(px).all():
-            return None
-        across = float(np.linalg.norm(px[1] - px[0]))
-        per_mm = float(np.linalg.norm(px[3] - px[2])) / (3 * BRICK_MM)
-        if across < MIN_FACE_PX or per_mm * BRICK_MM < MIN_LEVEL_PX:
-            return None
-        heights = np.arange(EDGE_MM, 3 * BRICK_MM - EDGE_MM, 1 / (3 * per_mm))
-        t = np.linspace(0.15, 0.85, LINES)
-        fx = (x + a[0] + t * (b[0] - a[0])) * STUD_MM
-        fy = (y + a[1] + t * (b[1] - a[1])) * STUD_MM
-        points = np.stack([np.broadcast_to(fx, (len(heights), LINES)),
-                           np.broadcast_to(fy, (len(heights), LINES)),
-                           np.broadcast_to(base + heights[:, None], (len(heights), LINES))],
-                          axis=2).reshape(-1, 3)
+        ends = np.array([[[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
+                          [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
+                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
+                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]]
+                         for a, b in faces])
+        corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 4, 2)
+        # Each face the camera sees well enough: its heights and its samples' points.
+        sampled = []
+        for (a, b), px in zip(faces, corners, strict=True):
+            if not np.isfinite(px).all():
+                continue
+            # np.linalg.norm's own sums for a vector (the same floats), without its checks.
+            d = px[1] - px[0]
+            across = math.sqrt(d.dot(d))
+            d = px[3] - px[2]
+            per_mm = math.sqrt(d.dot(d)) / (3 * BRICK_MM)
+            if across < MIN_FACE_PX or per_mm * BRICK_MM < MIN_LEVEL_PX:
+                continue
+            heights = np.arange(EDGE_MM, 3 * BRICK_MM - EDGE_MM, 1 / (3 * per_mm))
+            fx = (x + a[0] + _ACROSS * (b[0] - a[0])) * STUD_MM
+            fy = (y + a[1] + _ACROSS * (b[1] - a[1])) * STUD_MM
+            points = np.empty((len(heights), LINES, 3))
+            points[..., 0] = fx
+            points[..., 1] = fy
+            points[..., 2] = base + heights[:, None]
+            sampled.append((heights, per_mm, points.reshape(-1, 3)))
+        if not sampled:
+            return 0.0
+        points = np.concatenate([s[2] for s in sampled])
         image = project(cam, pose, points).astype(np.float32)
-        hidden, new = self._hidden(view, points, image)
-        if new < NEW_SHARE:
-            return None
-        grey = self._grey_of(view)
-        values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
-                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                           borderValue=np.nan).reshape(len(heights), LINES)
-        values[hidden.reshape(values.shape)] = np.nan
-        shown = np.isfinite(values)
-        if shown.sum(axis=1).min() < LINES // 2 + 1:
-            return None
-        return (masked_medians(values, shown).astype(np.float32), heights, per_mm)
-
-    def _hidden(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32]
-                ) -> tuple[NDArray[np.bool_], float]:
-        """Which points the palace before the turn hides (its depth at their pixel), and
-        the share of them on pixels that changed: a stack's face is new, and a place
-        where none stands shows whatever is there (old bricks' own seams, the board's
-        rows of studs). A point off the region (a face at the frame's edge) is neither:
-        nothing is known of it there, so it is left out as hidden."""
-        ev = self.evidence[view]
-        v = ev.view
         region = np.round(v.to_region(image.astype(np.float64))).astype(np.int64)
         h, w = v.shape
         inside = ((region[:, 0] >= 0) & (region[:, 0] < w) & (region[:, 1] >= 0)
                   & (region[:, 1] < h))
-        if not inside.any():
-            return np.ones(len(points), bool), 0.0
+        flat = np.where(inside, region[:, 1] * w + region[:, 0], 0)
+        changed = (ev.weight[flat] > 0) & inside
+        best = 0.0
+        at = 0
+        for heights, per_mm, pts in sampled:
+            n = len(pts)
+            part = slice(at, at + n)
+            at += n
+            profile = self._profile(view, pts, image[part], region[part], inside[part],
+                                    changed[part], len(heights))
+            if profile is not None:
+                best = max(best, joint_dip(profile, heights, per_mm))
+        return best
+
+    def _profile(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
+                 region: NDArray[np.int64], inside: NDArray[np.bool_],
+                 changed: NDArray[np.bool_], rows: int) -> NDArray[np.float32] | None:
+        """One face's median brightness up its height, from its samples (``rows`` of
+        :data:`LINES`; their points, their pixels in the frame and in the region, which
+        lie in the region and which on pixels that changed); None when it is mostly
+        hidden or not new.
+
+        A face is new where enough of its samples lie on pixels that changed: a stack's
+        face is new, and a place where none stands shows whatever is there (old bricks'
+        own seams, the board's rows of studs). A sample is hidden where the palace before
+        the turn is nearer than :data:`HIDDEN_MM` in front of it, or off the region (a
+        face at the frame's edge): nothing is known of it there."""
+        count = int(np.count_nonzero(inside))
+        if not count or int(np.count_nonzero(changed)) / count < NEW_SHARE:
+            return None
+        v = self.evidence[view].view
         col, row = region[inside, 0], region[inside, 1]
         far = np.linalg.norm(points[inside] - v.eye, axis=1)
         hidden = np.ones(len(points), bool)
         hidden[inside] = v.old_depth[row, col] < far - HIDDEN_MM
-        return hidden, float(np.mean(ev.weight[row * w + col] > 0))
+        grey = self._grey_of(view)
+        values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
+                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                           borderValue=np.nan).reshape(rows, LINES)
+        values[hidden.reshape(values.shape)] = np.nan
+        shown = np.isfinite(values)
+        if shown.sum(axis=1).min() < LINES // 2 + 1:
+            return None
+        return masked_medians(values, shown).astype(np.float32)
 
     def _grey_of(self, view: int) -> NDArray[np.float32]:
         """The view's whole frame as the sum of its three channels (0..765), made once a
@@ -185,7 +207,10 @@ class SeamLines:
         if grey is None:
             picture = self.evidence[view].picture
             assert picture is not None
-            grey = self._grey[view] = picture.astype(np.float32).sum(axis=2)
+            # The channels added one by one: the same float32 sums as .sum(axis=2), a tenth
+            # of the time.
+            grey = self._grey[view] = (picture[..., 0].astype(np.float32) + picture[..., 1]
+                                       + picture[..., 2])
         return grey
 
 
