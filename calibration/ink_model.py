@@ -10,7 +10,7 @@ glossy cards) by ``python3 -m training fit_inks`` and stored in ``ink_model.json
 beside this module. A naming's score is the sum of its groups' and its pairs' log
 likelihoods; the best of all namings (four inks to at most four groups: 256) allowed by
 a few physical bounds (a blocked area is grey and small, a near-black group is dark
-green) is the reading's.
+green, the inks' hues keep their order) is the reading's.
 """
 
 from __future__ import annotations
@@ -52,6 +52,14 @@ is never named blocked. On the wide twin's maps blocked ground is at most 8 % of
 inked cells a view reads; a dark green lifted towards grey by a glossy card often holds
 a third, and without this bound was named blocked (the real maps' blocked areas are not
 published: a map mostly blocked would leave little to play on)."""
+HUE_ORDER = "GLD"
+HUE_ORDER_SLACK = 5.0
+"""Under one light the inks' hues keep their order, gold below light green below dark
+green (degrees, Lab): on the wide twin's development maps no two groups of different
+inks, both of at least ``HUELESS`` colourfulness, ever showed it reversed (366 pairs),
+whatever the white balance. A naming that reverses it by more than ``HUE_ORDER_SLACK``
+degrees is not considered: one ink cut in two by light falling off shows its halves'
+hues up to 4.4 degrees apart, either way round."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 
@@ -96,6 +104,18 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
         return False
     return blocked.all() or bool(
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
+
+
+def _keeps_hue_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
+    """Whether no two colourful groups named different inks have their hues the wrong
+    way round (see ``HUE_ORDER``)."""
+    hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
+    hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+    rank = [HUE_ORDER.find(n) for n in names]
+    return not any(
+        rank[i] >= 0 and rank[j] > rank[i] and hued[i] and hued[j]
+        and hue[i] > hue[j] + HUE_ORDER_SLACK
+        for i, j in itertools.permutations(range(len(names)), 2))
 
 
 def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
@@ -201,7 +221,8 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~black)
         measures = _Measures.of(centres[rest], top)
         namings = [names for names in itertools.product(INKS, repeat=len(rest))
-                   if _may_be_blocked(chroma[rest], large[rest], names)]
+                   if _may_be_blocked(chroma[rest], large[rest], names)
+                   and _keeps_hue_order(centres[rest], names)]
         best = max(namings, key=lambda names: self._score(measures, names))
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):

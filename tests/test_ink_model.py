@@ -74,3 +74,25 @@ def test_the_recipe_refuses_the_benchs_seeds(tmp_path, capsys) -> None:
     out = tmp_path / "inks.json"
     assert recipe(["fit_inks", "--seed", "20000", "--maps", "2", "--out", str(out)]) == 2
     assert "--seed 20000" in capsys.readouterr().err and not out.exists()
+
+
+def test_gold_and_light_green_lit_nearly_white_keep_their_hue_order() -> None:
+    """Under a strong light gold and light green both show near white (L 95 to 97), and
+    their ratios to the stud tops and to each other no longer part them; gold's hue
+    still lies below light green's, so the naming that swaps them is not considered."""
+    top = np.array([63.1, -30.0, 17.0])
+    gold, dark, light = [95.3, -15.5, 69.0], [61.2, -28.5, 30.5], [97.1, -15.5, 35.0]
+    centres = np.array([gold, dark, light])
+    assert INK_MODEL.most_likely(centres, top, np.array([0.32, 0.34, 0.34])) == ("G", "D", "L")
+    assert INK_MODEL.most_likely(centres[::-1], top) == ("L", "D", "G")
+
+
+def test_one_ink_cut_in_two_may_show_its_hues_a_little_reversed() -> None:
+    """The hue order binds different inks only: two groups a few degrees apart either way
+    round may still be named alike, or either way (the slack)."""
+    from calibration.ink_model import _keeps_hue_order
+    a, b = np.array([70.0, -19.5, 54.0]), np.array([88.0, -21.5, 72.0])  # hues 110, 107
+    assert _keeps_hue_order(np.array([a, b]), ("L", "G"))
+    far = np.array([70.0, -30.0, 30.0])  # hue 135
+    assert not _keeps_hue_order(np.array([far, b]), ("G", "L"))
+    assert _keeps_hue_order(np.array([far, b]), ("L", "L"))
