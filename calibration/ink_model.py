@@ -10,7 +10,8 @@ glossy cards) by ``python3 -m training fit_inks`` and stored in ``ink_model.json
 beside this module. A naming's score is the sum of its groups' and its pairs' log
 likelihoods; the best of all namings (four inks to at most four groups: 256) allowed by
 a few physical bounds (a blocked area is grey and small, a near-black group is dark
-green, the inks' hues keep their order) is the reading's.
+green, the inks keep their order in hue and gold is redder than light green) is the
+reading's.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ inks, both of at least ``HUELESS`` colourfulness, ever showed it reversed (366 p
 whatever the white balance. A naming that reverses it by more than ``HUE_ORDER_SLACK``
 degrees is not considered: one ink cut in two by light falling off shows its halves'
 hues up to 4.4 degrees apart, either way round."""
+GOLD_REDDER_SLACK = 3.0
+"""Gold is redder (Lab a*) than light green under one light: by 6 to 60 units over the
+development maps' 137 views showing both, whatever the colourfulness, while one ink cut
+in two shows its halves' a* up to 2 apart. A naming with a group named gold less red
+than one named light green by more than this is not considered."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 
@@ -106,16 +112,20 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
 
 
-def _keeps_hue_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
-    """Whether no two colourful groups named different inks have their hues the wrong
-    way round (see ``HUE_ORDER``)."""
+def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
+    """Whether the groups named inks keep the order the inks keep under any one light:
+    their hues (``HUE_ORDER``, colourful groups only) and gold redder than light green
+    (``GOLD_REDDER_SLACK``)."""
     hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
     hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
     rank = [HUE_ORDER.find(n) for n in names]
-    return not any(
-        rank[i] >= 0 and rank[j] > rank[i] and hued[i] and hued[j]
-        and hue[i] > hue[j] + HUE_ORDER_SLACK
-        for i, j in itertools.permutations(range(len(names)), 2))
+    for i, j in itertools.permutations(range(len(names)), 2):
+        if (rank[i] >= 0 and rank[j] > rank[i] and hued[i] and hued[j]
+                and hue[i] > hue[j] + HUE_ORDER_SLACK):
+            return False
+        if names[i] + names[j] == "GL" and centres[i, 1] < centres[j, 1] - GOLD_REDDER_SLACK:
+            return False
+    return True
 
 
 def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
@@ -222,7 +232,7 @@ class InkModel(BaseModel):
         measures = _Measures.of(centres[rest], top)
         namings = [names for names in itertools.product(INKS, repeat=len(rest))
                    if _may_be_blocked(chroma[rest], large[rest], names)
-                   and _keeps_hue_order(centres[rest], names)]
+                   and _keeps_ink_order(centres[rest], names)]
         best = max(namings, key=lambda names: self._score(measures, names))
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
