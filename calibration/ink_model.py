@@ -10,8 +10,8 @@ glossy cards) by ``python3 -m training fit_inks`` and stored in ``ink_model.json
 beside this module. A naming's score is the sum of its groups' and its pairs' log
 likelihoods; the best of all namings (four inks to at most four groups: 256) allowed by
 a few physical bounds (a blocked area is grey and small, a near-black group is dark
-green, the inks keep their order in hue and gold is redder than light green) is the
-reading's.
+green, the inks keep their order in hue, gold is redder than light green and dark
+green darker) is the reading's.
 """
 
 from __future__ import annotations
@@ -66,6 +66,12 @@ GOLD_REDDER_SLACK = 3.0
 development maps' 137 views showing both, whatever the colourfulness, while one ink cut
 in two shows its halves' a* up to 2 apart. A naming with a group named gold less red
 than one named light green by more than this is not considered."""
+DARK_LIGHTER_SLACK = 0.15
+"""Dark green is darker than light green under one light: the development maps' 156
+views showing both put light green from 0.09 (log) darker, on a glossy card whose
+sheen lifts the dark ink most, to far lighter. A naming with a group named dark green
+lighter than one named light green by more than this (log lightness) is not
+considered."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 
@@ -114,16 +120,19 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
 
 def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
     """Whether the groups named inks keep the order the inks keep under any one light:
-    their hues (``HUE_ORDER``, colourful groups only) and gold redder than light green
-    (``GOLD_REDDER_SLACK``)."""
+    their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
+    (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
     hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
     hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+    lightness = np.log(np.maximum(centres[:, 0], 1.0))
     rank = [HUE_ORDER.find(n) for n in names]
     for i, j in itertools.permutations(range(len(names)), 2):
         if (rank[i] >= 0 and rank[j] > rank[i] and hued[i] and hued[j]
                 and hue[i] > hue[j] + HUE_ORDER_SLACK):
             return False
         if names[i] + names[j] == "GL" and centres[i, 1] < centres[j, 1] - GOLD_REDDER_SLACK:
+            return False
+        if names[i] + names[j] == "LD" and lightness[i] < lightness[j] - DARK_LIGHTER_SLACK:
             return False
     return True
 

@@ -107,3 +107,14 @@ def test_gold_is_never_named_less_red_than_light_green() -> None:
     assert not _keeps_ink_order(centres, ("G", "D", "L"))
     assert _keeps_ink_order(centres, ("L", "D", "L"))
     assert "G" not in INK_MODEL.most_likely(centres, np.array([56.9, -42.0, 32.0]))
+
+
+def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
+    """A light green lit brightly (L 84) beside a dimmer patch of light green (L 64) and
+    gold: the bright patch is not dark green, however its ratios to the tops read."""
+    from calibration.ink_model import _keeps_ink_order
+    bright, gold, dim = [83.7, -39.5, 46.5], [75.3, 20.0, 41.0], [64.5, -22.2, 31.5]
+    centres = np.array([bright, gold, dim])
+    assert not _keeps_ink_order(centres, ("D", "G", "L"))
+    assert _keeps_ink_order(centres, ("L", "G", "L"))
+    assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
