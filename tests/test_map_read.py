@@ -200,6 +200,25 @@ def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
         assert (got[truth == ink] == ink).mean() > 0.99
 
 
+def test_a_cell_between_two_inks_at_their_border_is_unknown() -> None:
+    """Along the border of light green and gold, a few cells whose samples fell half on
+    each ink show a colour between the two: as near the gold round them as the green,
+    they are left unknown; the cells either side of them are read."""
+    rng = np.random.default_rng(5)
+    cells = np.full((32, 32), "L")
+    cells[:, 16:] = "G"
+    truth = cells.reshape(-1)
+    lab = _lab_of(truth, {"L": INKS_BGR["L"], "G": INKS_BGR["G"]}, rng)
+    border = np.flatnonzero((cells == "G") & (np.roll(cells, 1, axis=1) == "L")
+                            & (np.arange(32) % 4 == 2)[:, None])
+    lab[border] = (lab[border] + lab[border - 1]) / 2  # one sample's worth of each ink
+    got = name_cells(lab, _plate_top((1.0, 1.0, 1.0)))
+    assert (got[border] == UNKNOWN_GROUND).all()
+    for ink in "LG":
+        inside = (truth == ink) & ~np.isin(np.arange(1024), border)
+        assert (got[inside] == ink).mean() > 0.99
+
+
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     cells = np.full((32, 32), "L")
     cells[10:14, 10:14] = "D"  # a region: kept
