@@ -32,7 +32,7 @@ from calibration.map_inks import group, name_groups, settled
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
-from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.maps import SETUP_PIECES, UNKNOWN_GROUND, GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
 
 START = "S"
@@ -214,10 +214,18 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
                                 None if top is None else signed_lab(top))
     names[_unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
+    if (names == START).sum() > WHITE_AT_MOST:
+        names[names == START] = UNKNOWN_GROUND
     out[seen] = names
     return out
 
 
+WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
+"""The starting area is the starting staircase's footprint (7 studs): more white cells
+than twice that are not the starting area but an ink washed out (a glossy card's dark
+green under a bright lamp, a blocked area lit near white), so none of them is read. On
+the development maps every white cell read was such a one (the staircase stands on
+the starting area in the set-up and palace views)."""
 BETWEEN_GROUPS = 0.7
 """A cell whose colour lies nearly as near another group's colour round it as its own
 group's (the distances' ratio above this) is not read: most such cells are at a region's

@@ -219,6 +219,22 @@ def test_a_cell_between_two_inks_at_their_border_is_unknown() -> None:
         assert (got[inside] == ink).mean() > 0.99
 
 
+@pytest.mark.parametrize("rows", [1, 3])
+def test_white_beyond_the_starting_areas_size_is_unknown(rows: int) -> None:
+    """The starting area is 7 studs in a row: a white strip that size is read as the
+    starting area; three rows of white (an ink washed out by a glossy card under a bright
+    lamp) are more than it can be, so they are left unknown, not read as the start."""
+    rng = np.random.default_rng(6)
+    cells = np.full((32, 32), "L")
+    cells[:, 20:] = "D"
+    cells[15:15 + rows, 12:19] = "S"
+    truth = cells.reshape(-1)
+    inks = {"L": INKS_BGR["L"], "D": INKS_BGR["D"], "S": (235.0, 238.0, 236.0)}
+    got = name_cells(_lab_of(truth, inks, rng), _plate_top((1.0, 1.0, 1.0)))
+    assert (got[truth == "S"] == ("S" if rows == 1 else UNKNOWN_GROUND)).all()
+    assert (got[truth == "L"] == "L").mean() > 0.99
+
+
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     cells = np.full((32, 32), "L")
     cells[10:14, 10:14] = "D"  # a region: kept
