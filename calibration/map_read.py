@@ -12,8 +12,9 @@ point for the rules.
 Naming needs no colour calibration: the inks are grouped per reading and named by their
 order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
 balance and drifting inks move every hue. The ground under the corner bricks, studs
-beside a piece, a lone stud unlike all its neighbours and a stud much paler than its
-ink's others are left unknown: read wrong they would mislead the rules.
+beside a piece or in a shadow, a lone stud unlike all its neighbours, a stud much paler
+than its ink's others or nearly as like another ink's, and white too wide to be the
+starting area are left unknown: read wrong they would mislead the rules.
 """
 
 from __future__ import annotations
