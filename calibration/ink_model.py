@@ -10,7 +10,8 @@ glossy cards) by ``python3 -m training fit_inks`` and stored in ``ink_model.json
 beside this module. A naming's score is the sum of its groups' and its pairs' log
 likelihoods; the best of all namings (four inks to at most four groups: 256) allowed by
 a few physical bounds (a blocked area is grey and small, a near-black group is dark
-green) is the reading's.
+green, the inks keep their order in hue, gold is redder than light green and dark
+green darker) is the reading's.
 """
 
 from __future__ import annotations
@@ -52,6 +53,25 @@ is never named blocked. On the wide twin's maps blocked ground is at most 8 % of
 inked cells a view reads; a dark green lifted towards grey by a glossy card often holds
 a third, and without this bound was named blocked (the real maps' blocked areas are not
 published: a map mostly blocked would leave little to play on)."""
+HUE_ORDER = "GLD"
+HUE_ORDER_SLACK = 5.0
+"""Under one light the inks' hues keep their order, gold below light green below dark
+green (degrees, Lab): on the wide twin's development maps no two groups of different
+inks, both of at least ``HUELESS`` colourfulness, ever showed it reversed (366 pairs),
+whatever the white balance. A naming that reverses it by more than ``HUE_ORDER_SLACK``
+degrees is not considered: one ink cut in two by light falling off shows its halves'
+hues up to 4.4 degrees apart, either way round."""
+GOLD_REDDER_SLACK = 3.0
+"""Gold is redder (Lab a*) than light green under one light: by 6 to 60 units over the
+development maps' 137 views showing both, whatever the colourfulness, while one ink cut
+in two shows its halves' a* up to 2 apart. A naming with a group named gold less red
+than one named light green by more than this is not considered."""
+DARK_LIGHTER_SLACK = 0.15
+"""Dark green is darker than light green under one light: the development maps' 156
+views showing both put light green from 0.09 (log) darker, on a glossy card whose
+sheen lifts the dark ink most, to far lighter. A naming with a group named dark green
+lighter than one named light green by more than this (log lightness) is not
+considered."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 
@@ -96,6 +116,25 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
         return False
     return blocked.all() or bool(
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
+
+
+def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
+    """Whether the groups named inks keep the order the inks keep under any one light:
+    their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
+    (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
+    hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
+    hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+    lightness = np.log(np.maximum(centres[:, 0], 1.0))
+    rank = [HUE_ORDER.find(n) for n in names]
+    for i, j in itertools.permutations(range(len(names)), 2):
+        if (rank[i] >= 0 and rank[j] > rank[i] and hued[i] and hued[j]
+                and hue[i] > hue[j] + HUE_ORDER_SLACK):
+            return False
+        if names[i] + names[j] == "GL" and centres[i, 1] < centres[j, 1] - GOLD_REDDER_SLACK:
+            return False
+        if names[i] + names[j] == "LD" and lightness[i] < lightness[j] - DARK_LIGHTER_SLACK:
+            return False
+    return True
 
 
 def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
@@ -201,7 +240,8 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~black)
         measures = _Measures.of(centres[rest], top)
         namings = [names for names in itertools.product(INKS, repeat=len(rest))
-                   if _may_be_blocked(chroma[rest], large[rest], names)]
+                   if _may_be_blocked(chroma[rest], large[rest], names)
+                   and _keeps_ink_order(centres[rest], names)]
         best = max(namings, key=lambda names: self._score(measures, names))
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):

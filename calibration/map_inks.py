@@ -100,7 +100,15 @@ in one round changes its neighbours' group colours for the next."""
 
 def settle(lab: FloatArray, labels: NDArray[np.int32],
            cells: NDArray[np.intp]) -> NDArray[np.int32]:
-    """Group labels moved to the group whose colour near each cell is nearest its own.
+    """Group labels moved to the group whose colour near each cell is nearest its own
+    (:func:`settled`, without the doubt)."""
+    return settled(lab, labels, cells)[0]
+
+
+def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
+            ) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+    """Group labels moved to the group whose colour near each cell is nearest its own,
+    and each cell's doubt.
 
     k-means measures every cell against the groups' centres over the whole board, but
     light falls off across it and a glossy card's sheen lifts one part: at the dim end
@@ -108,10 +116,13 @@ def settle(lab: FloatArray, labels: NDArray[np.int32],
     ink's. Near it, though, its own ink's cells are as dim as it is. So each cell is
     matched against each group's colour round it (its own colour left out), a few times
     over. ``cells`` is each row's cell on the board (row-major, 32 x 32); groups left
-    empty are dropped and the rest numbered from 0."""
+    empty are dropped and the rest numbered from 0. The doubt is the cell's distance to
+    its group's colour round it over its distance to the nearest other group's (0 where
+    it matches its own exactly, 1 where it lies as near another; 0 with one group)."""
     k = int(labels.max()) + 1 if len(labels) else 0
+    doubt = np.zeros(len(labels), np.float32)
     if k < 2:
-        return labels
+        return labels, doubt
     x = _features(lab)
     rows, cols = np.divmod(cells, BOARD_STUDS)
     reach = int(3 * LOCAL_SIGMA)
@@ -135,11 +146,13 @@ def settle(lab: FloatArray, labels: NDArray[np.int32],
                              near_x / np.maximum(near_w, 1e-6)[:, None], whole)
             far[g] = np.linalg.norm(x - local, axis=1)
         moved = far.argmin(axis=0).astype(np.int32)
+        nearest = np.sort(far, axis=0)
+        doubt = (nearest[0] / np.maximum(nearest[1], 1e-6)).astype(np.float32)
         if np.array_equal(moved, out):
             break
         out = moved
     used, numbered = np.unique(out, return_inverse=True)
-    return numbered.astype(np.int32) if len(used) < k else out
+    return (numbered.astype(np.int32) if len(used) < k else out), doubt
 
 
 def name_groups(lab: FloatArray, labels: NDArray[np.int32],

@@ -11,11 +11,13 @@ import pytest
 
 from calibration.camera import Pose
 from calibration.map_read import (
+    ViewRead,
     cell_in,
     coherent,
     colour_groups,
     map_picture,
     name_cells,
+    read_cells,
     read_map,
     signed_lab,
 )
@@ -198,6 +200,68 @@ def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
     assert (got[truth == "X"] == UNKNOWN_GROUND).all()
     for ink in "LG":
         assert (got[truth == ink] == ink).mean() > 0.99
+
+
+def test_a_cell_between_two_inks_at_their_border_is_unknown() -> None:
+    """Along the border of light green and gold, a few cells whose samples fell half on
+    each ink show a colour between the two: as near the gold round them as the green,
+    they are left unknown; the cells either side of them are read."""
+    rng = np.random.default_rng(5)
+    cells = np.full((32, 32), "L")
+    cells[:, 16:] = "G"
+    truth = cells.reshape(-1)
+    lab = _lab_of(truth, {"L": INKS_BGR["L"], "G": INKS_BGR["G"]}, rng)
+    border = np.flatnonzero((cells == "G") & (np.roll(cells, 1, axis=1) == "L")
+                            & (np.arange(32) % 4 == 2)[:, None])
+    lab[border] = (lab[border] + lab[border - 1]) / 2  # one sample's worth of each ink
+    got = name_cells(lab, _plate_top((1.0, 1.0, 1.0)))
+    assert (got[border] == UNKNOWN_GROUND).all()
+    for ink in "LG":
+        inside = (truth == ink) & ~np.isin(np.arange(1024), border)
+        assert (got[inside] == ink).mean() > 0.99
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_white_beyond_the_starting_areas_size_is_unknown(rows: int) -> None:
+    """The starting area is 7 studs in a row: a white strip that size is read as the
+    starting area; three rows of white (an ink washed out by a glossy card under a bright
+    lamp) are more than it can be, so they are left unknown, not read as the start."""
+    rng = np.random.default_rng(6)
+    cells = np.full((32, 32), "L")
+    cells[:, 20:] = "D"
+    cells[15:15 + rows, 12:19] = "S"
+    truth = cells.reshape(-1)
+    inks = {"L": INKS_BGR["L"], "D": INKS_BGR["D"], "S": (235.0, 238.0, 236.0)}
+    got = name_cells(_lab_of(truth, inks, rng), _plate_top((1.0, 1.0, 1.0)))
+    assert (got[truth == "S"] == ("S" if rows == 1 else UNKNOWN_GROUND)).all()
+    assert (got[truth == "L"] == "L").mean() > 0.99
+
+
+def test_studs_whose_tops_lie_in_a_shadow_are_unknown() -> None:
+    """A piece's shadow across light green darkens the card to dark green's colour; the
+    stud tops there are as dark, so those studs are not read, in one view, nor in two
+    views where the second shows them in shadow too; a view showing them lit reads them."""
+    rng = np.random.default_rng(8)
+    cells = np.full((32, 32), "L")
+    cells[:, 22:] = "D"
+    truth = cells.reshape(-1)
+    shadow = np.zeros((32, 32), bool)
+    shadow[8:14, 6:12] = True
+    shadow = shadow.reshape(-1)
+    inks = {"L": INKS_BGR["L"], "D": INKS_BGR["D"], "s": tuple(1.05 * c for c in INKS_BGR["D"])}
+    lab = _lab_of(np.where(shadow, "s", truth), inks, rng)
+    shown = np.ones(1024, bool)
+    pose = Pose(np.zeros(3), np.array([0.0, 0.0, 500.0]))
+    top = _plate_top((1.0, 1.0, 1.0))
+    unmarked = read_cells([ViewRead(pose, lab, shown, top)]).reshape(-1)
+    assert (unmarked[shadow] == "D").mean() > 0.9  # read unmarked, the shade is dark green
+    shaded = ViewRead(pose, lab, shown, top, shadow)
+    for views in ([shaded], [shaded, shaded]):
+        got = read_cells(views).reshape(-1)
+        assert (got[shadow] == UNKNOWN_GROUND).all()
+        assert (got[~shadow & (truth == "L")] == "L").mean() > 0.99
+    lit = ViewRead(pose, _lab_of(truth, inks, rng), shown, top, np.zeros(1024, bool))
+    assert (read_cells([shaded, lit]).reshape(-1)[shadow] != UNKNOWN_GROUND).all()
 
 
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
