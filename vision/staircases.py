@@ -65,7 +65,8 @@ def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
     rules' path down to the ground: the leg on the ground itself, on a stack standing on
     the ground, or on the end knob of a step one level lower (or two, with a brick on
     that knob), whose far leg stands on an open knob or a stack and whose own start leg
-    is held the same way, ``depth`` steps down at most."""
+    is held the same way, ``depth`` steps down at most, and a first step on the ground
+    below those."""
     known = {} if known is None else known
     hit = known.get((x, y, z, depth))
     if hit is None:
@@ -84,11 +85,14 @@ def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
         for stack in stacks_under(palace, x, y, z):
             if stack[0].z == 0:
                 yield stack
-    if depth <= 0:
-        return
     for lift in (0, 1):
         level = z - 1 - lift
         if level < 0 or (lift and palace.occupant(x, y, level + 1) is not None):
+            continue
+        # A step on the ground needs nothing under it (both legs on the map), so it is
+        # tried whatever depth is left: a first step one below the depth was read as a
+        # stack under the next step's leg.
+        if depth <= 0 and level > 0:
             continue
         brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
         for dx, dy in DIRECTIONS:
