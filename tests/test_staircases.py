@@ -10,7 +10,7 @@ from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
 from tests.test_decoder_rules import decoder_for, keys, turns_with
 from vision.candidates import built_on, stacks_under
-from vision.staircases import STEPS_DOWN, proposals
+from vision.staircases import STEPS_DOWN, look_alikes, proposals
 
 
 def proposed(before: Palace, readings: list[list[Piece]]) -> set[tuple[object, ...]]:
@@ -76,3 +76,26 @@ def test_a_first_step_on_the_ground_below_the_steps_down_is_proposed() -> None:
                            color="light_green"))
     assert built_on(before, staircase) is not None
     assert tuple(keys(staircase)) in proposed(before, [[final]])
+
+
+def test_a_final_arch_read_a_level_low_and_a_stud_near_still_ends_a_proposal(
+        staircases) -> None:
+    """The greedy search read the final arch a level lower and nearer, where its outline
+    is nearly the true one's: the true arch is a look-alike of it, so the whole true
+    staircase is still proposed, as it is not from the low arch alone."""
+    tried = 0
+    for before, added in staircases:
+        decoder, _ = decoder_for(before, added, [])
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
+                     and (deco.x, deco.y) in p.knobs())
+        for low in look_alikes(decoder.scorer, [[final]]):
+            if low.z != final.z - 1:
+                continue
+            tried += 1
+            alike = look_alikes(decoder.scorer, [[low]])
+            assert tuple(keys(added)) not in proposed(before, [[low]])
+            assert tuple(keys(added)) in {tuple(keys([*way, *top])) for top, starts
+                                          in proposals(before, [[low]], alike)
+                                          for way in starts}
+    assert tried

@@ -26,7 +26,7 @@ import numpy as np
 
 from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
-from rules.pieces import DecorationColor, Kind, Piece
+from rules.pieces import BOARD_STUDS, DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stacks_under
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
@@ -34,6 +34,11 @@ from vision.scoring import Candidate, PieceKey, Scorer, piece_key
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
 have one to four arches; four steps down read fewer pieces right."""
+ALIKE_SHARE = 0.6
+"""Share of two arches' outlines (of their union, over the views) that both cover, from
+which an arch a level above or below a read arch is taken as a final arch too: one view
+cannot tell a low near arch from a high far one (:func:`look_alikes`). 0.5 and 0.7
+read the same turns on games 8000."""
 RIVALS = 3
 """Runners-up kept as rival readings: a piece one of them leaves out while judging
 close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
@@ -113,10 +118,10 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
             Piece(Kind.DECORATION, x, y, z, color=DecorationColor.GOLD.value))
 
 
-def finals(readings: Iterable[Sequence[Piece]]) -> list[Piece]:
-    """The arches a proposal may end on: each arch of the readings, and each arch one
-    step up from one's end knob (the highest step is often the one read as something
-    else)."""
+def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> list[Piece]:
+    """The arches a proposal may end on: each arch of the readings and each of
+    ``alike`` (:func:`look_alikes`), and each arch one step up from one's end knob (the
+    highest step is often the one read as something else)."""
     seen: dict[tuple[object, ...], Piece] = {}
     for reading in readings:
         for piece in reading:
@@ -124,6 +129,8 @@ def finals(readings: Iterable[Sequence[Piece]]) -> list[Piece]:
                 continue
             arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z, axis=piece.axis)
             seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
+    for arch in alike:
+        seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
     out = list(seen.values())
     for arch in list(out):
         for kx, ky in arch.knobs():
@@ -139,7 +146,7 @@ def finals(readings: Iterable[Sequence[Piece]]) -> list[Piece]:
     return out
 
 
-def proposals(palace: Palace, readings: Iterable[Sequence[Piece]]
+def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()
               ) -> Iterator[tuple[list[Piece], list[list[Piece]]]]:
     """Whole staircases ending on the readings' arches or one step above them, as their
     tops (the far leg's stack, the final arch and its decoration, in both colours'
@@ -148,7 +155,7 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]]
     together is asked of the winner)."""
     made = 0
     known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
-    for final in finals(readings):
+    for final in finals(readings, alike):
         if not _span_free(palace, final):
             continue
         knobs, legs = final.knobs(), final.legs()
@@ -215,7 +222,9 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
     scored from the highest bound down until no bound left can beat the best."""
     scorer = judge.scorer
-    found = list(proposals(judge.before, readings))
+    readings = [list(r) for r in readings]
+    alike = look_alikes(scorer, readings)
+    found = list(proposals(judge.before, readings, alike))
     if not found:
         return []
     lists = {id(starts): starts for _, starts in found}
@@ -266,6 +275,42 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
             floor = judged
             best.insert(0, (judged, prop))
     return best
+
+
+def look_alikes(scorer: Scorer, readings: Iterable[Sequence[Piece]]) -> list[Piece]:
+    """Arches a level above or below a read arch, up to two studs along, whose outline
+    is mostly the read arch's (:data:`ALIKE_SHARE` of the two outlines' union): the
+    final arch a greedy reading put a level low and a stud near (on the ground, where
+    the true one stands on a first step the palace hides) is then still a final arch
+    of the proposals, and the staircase under it is weighed whole."""
+    read: dict[PieceKey, Piece] = {}
+    for reading in readings:
+        for p in reading:
+            if p.kind is Kind.ARCH:
+                read.setdefault(piece_key(p), Piece(Kind.ARCH, p.x, p.y, p.z, axis=p.axis))
+    near: dict[PieceKey, tuple[Piece, list[Piece]]] = {}
+    for arch in read.values():
+        for dz in (-1, 1):
+            for dx in range(-2, 3):
+                for dy in range(-2, 3):
+                    p = Piece(Kind.ARCH, arch.x + dx, arch.y + dy, arch.z + dz, axis=arch.axis)
+                    cells = [c for cell in p.footprint() for c in cell]
+                    if p.z < 0 or min(cells) < 0 or max(cells) >= BOARD_STUDS:
+                        continue
+                    if piece_key(p) not in read:
+                        near.setdefault(piece_key(p), (p, []))[1].append(arch)
+    if not near:
+        return []
+    scorer.prepare([p for p, _ in near.values()] + list(read.values()))
+    return [p for p, arches in near.values() if any(_alike(scorer, p, a) for a in arches)]
+
+
+def _alike(scorer: Scorer, one: Piece, other: Piece) -> bool:
+    """Whether both pieces cover :data:`ALIKE_SHARE` of their outlines' union."""
+    a, b = scorer.candidate(one), scorer.candidate(other)
+    inter = sum(len(np.intersect1d(x, y)) for x, y in zip(a.pixels, b.pixels, strict=True))
+    union = sum(len(x) + len(y) for x, y in zip(a.pixels, b.pixels, strict=True)) - inter
+    return union > 0 and inter >= ALIKE_SHARE * union
 
 
 def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
