@@ -42,9 +42,11 @@ read the same turns on games 8000."""
 RIVALS = 3
 """Runners-up kept as rival readings: a piece one of them leaves out while judging
 close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
-MAX_PROPOSALS = 20000
+MAX_PROPOSALS = 60000
 """Proposals made at most per turn: bounds the time of a turn that many arches were read
-on."""
+on. A first step on the ground below the steps down multiplies the ways under a final
+arch (one turn's first 80 tops made the 20 000 once allowed, and its true final arch came
+later); most are never scored, being bounded below the best."""
 
 S = TypeVar("S", bound="Searcher")
 
