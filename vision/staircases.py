@@ -344,6 +344,13 @@ def _signed(scorer: Scorer, cand: Candidate) -> tuple[float, float]:
 
 def _bound(signed: dict[int, tuple[float, float]], pieces: Sequence[Piece]
            ) -> tuple[float, float]:
-    """The pieces' positive evidence summed, and the most negative piece's negative."""
-    parts = [signed[id(p)] for p in pieces]
-    return sum(g for g, _ in parts), min((n for _, n in parts), default=0.0)
+    """The pieces' positive evidence summed, and the most negative piece's negative
+    (none is above zero). One loop, summed in the pieces' order: every way of every
+    proposal is bounded, hundreds of thousands a turn."""
+    gain, worst = 0, 0.0
+    for p in pieces:
+        g, n = signed[id(p)]
+        gain += g
+        if n < worst:
+            worst = n
+    return gain, worst
