@@ -10,6 +10,7 @@ import pytest
 from rules import Kind, Palace, Piece, load_map, simulate_game
 from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
 from twin.cameras import random_camera
+from vision import rulings
 from vision.candidates import is_legal_turn
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
@@ -104,6 +105,24 @@ def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
         assert is_legal_turn(before, read)
         assert keys(read) == keys(added)
 
+
+
+def test_a_first_step_under_a_rebuilt_step_is_rebuilt_too() -> None:
+    """A staircase of five steps (ground arch, a brick, a step, a brick on its knob, a
+    step and two more) read as its top three steps on a column: the resupport finds
+    the two steps under the column's leg, and then the ground arch under the lower
+    one's leg, which the first way it tried put a brick in place of."""
+    before, added = next((b, a) for b, a in turns_with(3)
+                         if sum(p.kind is Kind.ARCH for p in a) == 5)
+    # The first step, on the ground, shows faintly; the rest in full view.
+    decoder, _ = decoder_for(before, added, [p for p in added if p.z == 0], 0.3)
+    lowest = min((p for p in added if p.kind is Kind.ARCH and p.z > 2), key=lambda p: p.z)
+    leg = next(c for c in lowest.legs() if any(c in p.footprint() for p in added
+                                               if p.top <= lowest.z))
+    reading = [p for p in added if p.z >= lowest.z]
+    assert decoder.take([*reading, Piece(Kind.COLUMN, *leg, 0)])
+    rulings.resupport(decoder)
+    assert keys(decoder.added) == keys(added)
 
 def test_every_piece_of_a_reading_the_rules_refuse_is_doubted(staircases) -> None:
     before, added = staircases[0]

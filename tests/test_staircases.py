@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules import Kind, Palace, Piece
+from rules import Kind, Palace, Piece, load_map
+from rules.pieces import Axis
 from tests.test_decoder_rules import decoder_for, keys, turns_with
-from vision.candidates import built_on
-from vision.staircases import proposals
+from vision.candidates import built_on, stacks_under
+from vision.staircases import STEPS_DOWN, look_alikes, proposals
 
 
 def proposed(before: Palace, readings: list[list[Piece]]) -> set[tuple[object, ...]]:
@@ -59,3 +60,42 @@ def test_a_turn_no_proposal_holds_is_still_read(staircases) -> None:
     read = decoder.run(hot)
     assert keys(read) == keys(turn)
     assert tuple(keys(turn)) not in proposed(before, [list(r) for _, r in decoder.readings])
+
+
+def test_a_first_step_on_the_ground_below_the_steps_down_is_proposed() -> None:
+    """A straight staircase with one step more below its final arch than
+    ``STEPS_DOWN``: the lowest, on the ground, needs nothing under it, so the proposal
+    reaches it instead of propping the step above on a brick."""
+    before = Palace(load_map("1"), [])
+    arches = [Piece(Kind.ARCH, 3 * k + 2, 10, k, axis=Axis.X) for k in range(STEPS_DOWN + 2)]
+    staircase = list(arches)
+    for step in arches[1:]:
+        staircase += stacks_under(before, step.x + 3, step.y, step.z)[0]
+    final = arches[-1]
+    staircase.append(Piece(Kind.DECORATION, final.x + 3, final.y, final.top,
+                           color="light_green"))
+    assert built_on(before, staircase) is not None
+    assert tuple(keys(staircase)) in proposed(before, [[final]])
+
+
+def test_a_final_arch_read_a_level_low_and_a_stud_near_still_ends_a_proposal(
+        staircases) -> None:
+    """The greedy search read the final arch a level lower and nearer, where its outline
+    is nearly the true one's: the true arch is a look-alike of it, so the whole true
+    staircase is still proposed, as it is not from the low arch alone."""
+    tried = 0
+    for before, added in staircases:
+        decoder, _ = decoder_for(before, added, [])
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
+                     and (deco.x, deco.y) in p.knobs())
+        for low in look_alikes(decoder.scorer, [[final]]):
+            if low.z != final.z - 1:
+                continue
+            tried += 1
+            alike = look_alikes(decoder.scorer, [[low]])
+            assert tuple(keys(added)) not in proposed(before, [[low]])
+            assert tuple(keys(added)) in {tuple(keys([*way, *top])) for top, starts
+                                          in proposals(before, [[low]], alike)
+                                          for way in starts}
+    assert tried

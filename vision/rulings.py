@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, staircase_end, supports
-from vision.scoring import piece_key
+from vision.scoring import PieceKey, piece_key
 
 if TYPE_CHECKING:
     from vision.decode import Decoder
@@ -67,23 +67,36 @@ def resupport(decoder: Decoder) -> float:
     built there are mostly hidden behind it, and only the rules can ask for them."""
     current = list(decoder.added)
     best = decoder.judged(current)
-    for arch in sorted((p for p in current if p.kind is Kind.ARCH), key=lambda p: p.z):
-        if arch not in current:
-            continue
-        for x, y in arch.legs():
+    done: set[PieceKey] = set()
+    while True:
+        # The arches a way brought in are tried too, lowest first: a step found under
+        # a leg has legs of its own, and the steps under them are the next to be hidden.
+        todo = [p for p in current if p.kind is Kind.ARCH and piece_key(p) not in done]
+        if not todo:
+            return best
+        key = piece_key(min(todo, key=lambda p: p.z))
+        done.add(key)
+        for leg in range(2):
+            arch = next((p for p in current if piece_key(p) == key), None)
+            if arch is None:
+                break
+            x, y = arch.legs()[leg]
             under = [p for p in current if p is not arch and p.top <= arch.z
                      and (x, y) in p.footprint()]
             keep = [p for p in current if p not in under]
             below = built_on(decoder.before, [p for p in keep if p.top <= arch.z])
             if below is None:
                 continue
+            # The best way, not the first that beats the reading: a stack comes first
+            # and often beats a lone brick, where the steps a player built beat both.
+            found: tuple[float, list[Piece]] | None = None
             for way in supports(below[0], x, y, arch.z, RESUPPORT_DEPTH):
                 trial = keep + way
                 if sorted(map(piece_key, way)) == sorted(map(piece_key, under)):
                     continue
-                score = decoder.judged(trial, best)
-                if score > best and decoder.take(trial):
-                    best, current = score, list(decoder.added)
-                    break
-    return best
-
+                floor = best if found is None else found[0]
+                score = decoder.judged(trial, floor)
+                if score > floor and built_on(decoder.before, trial) is not None:
+                    found = (score, trial)
+            if found is not None and decoder.take(found[1]):
+                best, current = found[0], list(decoder.added)
