@@ -209,3 +209,24 @@ def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end() -> None:
         finally:
             confidence.END_RIVALS = True
         assert alone[arch.z] >= UNCERTAIN_BELOW
+
+
+def test_a_start_no_margin_decides_leaves_the_decoration_in_doubt(staircases) -> None:
+    """The rules name the decoration by the colour where the staircase starts: when a
+    rival does as well as the start piece, the decoration is doubted; a doubt anywhere
+    else leaves it as it was."""
+    from rules.staircase import analyse_added
+    from vision.confidence import _start_open
+    from vision.reading import PieceReading
+
+    for before, added in staircases:
+        start = analyse_added(before, added).start
+        assert start is not None
+        first = next(p for p in added if p.z == 0 and start in p.footprint())
+        other = next(p for p in added if p is not first and p.kind is not Kind.DECORATION)
+        sure = [PieceReading(p, 1.0) for p in added]
+        assert not _start_open(before, added, sure)
+        open_start = [PieceReading(p, 0.0 if p is first else 1.0) for p in added]
+        assert _start_open(before, added, open_start)
+        elsewhere = [PieceReading(p, 0.0 if p is other else 1.0) for p in added]
+        assert not _start_open(before, added, elsewhere)
