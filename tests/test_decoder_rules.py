@@ -191,3 +191,61 @@ def test_a_legal_reading_s_rivals_that_break_the_staircase_lose_the_legal_bonus(
         return next(r.confidence for r in rated if r.piece.kind is Kind.DECORATION)
 
     assert trust(False) < UNCERTAIN_BELOW <= trust(True)
+
+
+
+
+def one_step_shorter(before: Palace, added: list[Piece]) -> tuple[Piece, list[Piece]] | None:
+    """The staircase's last arch, and the staircase without it, its decoration on the
+    knob the arch stood on (None: that is no legal staircase)."""
+    decoration = next(p for p in added if p.kind is Kind.DECORATION)
+    arch = next(p for p in added if p.kind is Kind.ARCH and p.top == decoration.z
+                and (decoration.x, decoration.y) in p.knobs())
+    x, y = next(c for c in arch.legs() if c != (decoration.x, decoration.y))
+    shorter = [p for p in added if p is not decoration and p is not arch]
+    shorter.append(decoration.moved(x=x, y=y, z=arch.z, id=""))
+    return (arch, shorter) if is_legal_turn(before, shorter) else None
+
+
+def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end() -> None:
+    """The pictures show a staircase that ends a step short of the reading: its last
+    arch left out and the decoration on the knob the arch stood on. No rival of that
+    arch stands with the decoration still on it, so without the staircase one step
+    shorter as a rival nothing doubts it."""
+    from vision import confidence
+
+    cases = [(before, added, found) for before, added in turns_with(2)
+             if (found := one_step_shorter(before, added)) is not None][:2]
+    assert len(cases) == 2
+    for before, added, (arch, shorter) in cases:
+        decoder, _ = decoder_for(before, shorter, [])
+        rated = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
+        assert rated[arch.z] < UNCERTAIN_BELOW
+        assert rated[arch.top] < UNCERTAIN_BELOW
+        confidence.END_RIVALS = False
+        try:
+            alone = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
+        finally:
+            confidence.END_RIVALS = True
+        assert alone[arch.z] >= UNCERTAIN_BELOW
+
+
+def test_a_start_no_margin_decides_leaves_the_decoration_in_doubt(staircases) -> None:
+    """The rules name the decoration by the colour where the staircase starts: when a
+    rival does as well as the start piece, the decoration is doubted; a doubt anywhere
+    else leaves it as it was."""
+    from rules.staircase import analyse_added
+    from vision.confidence import _start_open
+    from vision.reading import PieceReading
+
+    for before, added in staircases:
+        start = analyse_added(before, added).start
+        assert start is not None
+        first = next(p for p in added if p.z == 0 and start in p.footprint())
+        other = next(p for p in added if p is not first and p.kind is not Kind.DECORATION)
+        sure = [PieceReading(p, 1.0) for p in added]
+        assert not _start_open(before, added, sure)
+        open_start = [PieceReading(p, 0.0 if p is first else 1.0) for p in added]
+        assert _start_open(before, added, open_start)
+        elsewhere = [PieceReading(p, 0.0 if p is other else 1.0) for p in added]
+        assert not _start_open(before, added, elsewhere)
