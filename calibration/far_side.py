@@ -53,6 +53,8 @@ FLAT_STEP = 6.0
 in, in both halves, shows nothing of the board inside it (the card's studs and regions
 step 10 to 30 there; an arm over the side, or a table with a check pattern, 0 to 4)."""
 FLAT_DEPTH = 5
+"""Studs in to which a flat side shows nothing of the board: deeper than a side's own
+check (2) reads, shallower than a wrong pose's real rim a block in."""
 BEYOND_STUDS = 4
 """Studs beyond a lone rim over which the table must stay calm."""
 CALM_BEYOND = 0.8

@@ -54,6 +54,7 @@ inked cells a view reads; a dark green lifted towards grey by a glossy card ofte
 a third, and without this bound was named blocked (the real maps' blocked areas are not
 published: a map mostly blocked would leave little to play on)."""
 HUE_ORDER = "GLD"
+"""The inks from the least to the most hue (Lab degrees from the red axis, towards blue)."""
 HUE_ORDER_SLACK = 5.0
 """Under one light the inks' hues keep their order, gold below light green below dark
 green (degrees, Lab): on the wide twin's development maps no two groups of different
@@ -122,7 +123,9 @@ def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
     """Whether the groups named inks keep the order the inks keep under any one light:
     their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
     (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
-    hue = np.degrees(np.arctan2(centres[:, 2], centres[:, 1]))
+    # Angles in [-90, 270): a bluish dark green (b* under 0) stays above the greens
+    # instead of wrapping to -180, and an orange gold stays below them.
+    hue = (np.degrees(np.arctan2(centres[:, 2], centres[:, 1])) + 90.0) % 360.0 - 90.0
     hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
     lightness = np.log(np.maximum(centres[:, 0], 1.0))
     rank = [HUE_ORDER.find(n) for n in names]

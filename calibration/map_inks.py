@@ -98,13 +98,6 @@ GROUP_SETTLE_ROUNDS = 3
 in one round changes its neighbours' group colours for the next."""
 
 
-def settle(lab: FloatArray, labels: NDArray[np.int32],
-           cells: NDArray[np.intp]) -> NDArray[np.int32]:
-    """Group labels moved to the group whose colour near each cell is nearest its own
-    (:func:`settled`, without the doubt)."""
-    return settled(lab, labels, cells)[0]
-
-
 def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
             ) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
     """Group labels moved to the group whose colour near each cell is nearest its own,

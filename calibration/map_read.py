@@ -50,7 +50,10 @@ light green reads as dark green, so it is not read. On the development maps
 (50000-50039, 50100-50119) 0.7, 0.75 and 0.8 each left fewer studs read wrong with a
 palace standing and on glossy cards, hidden ones too, for 0.6 to 1.5 points of the
 studs read; 0.75 taken. Left out of the grouping instead, they moved one frame's naming
-the wrong way."""
+the wrong way. It only adds to the check that a stud top unlike the plate's
+(``MAX_STUD_TOP_DE``) belongs to a piece: on a plate whose tops are lighter than about
+56 L* a quarter darker is already that unlike, so the shade is told from a piece only on
+darker plates and in darker light."""
 MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
@@ -160,14 +163,12 @@ def align(reference: FloatArray, view: ViewRead) -> int:
     return best_k
 
 
-def fuse(views: list[ViewRead]) -> FloatArray:
-    """Median colour per cell over the views it shows in (NaN where it shows in none),
-    in the first view's frame, each view's exposure brought to the first's."""
-    return _fuse(views)[0]
-
-
 def _fuse(views: list[ViewRead]) -> tuple[FloatArray, NDArray[np.bool_]]:
-    """:func:`fuse`, and the cells shaded in every view that shows them."""
+    """Median colour per cell over the views it shows in (NaN where it shows in none),
+    in the first view's frame, each view's exposure brought to the first's; and the
+    cells shaded in every view that shows them. A cell some view shows lit takes its
+    colour from the lit views only: a shadow's colour is no ink's, and two shaded views
+    against one lit would otherwise outvote it."""
     first = views[0]
     offset = np.median(first.colours[first.shown], axis=0) if first.shown.any() else 0
     stack = [_normalised(first)]
@@ -179,10 +180,14 @@ def _fuse(views: list[ViewRead]) -> tuple[FloatArray, NDArray[np.bool_]]:
         k = align(reference, view)
         stack.append(_normalised(view)[TURNS[k]])
         lit.append(_lit(view)[TURNS[k]])
+    seen_lit = np.any(lit, axis=0)
+    colours = np.stack(stack)
+    for i, view_lit in enumerate(lit):
+        colours[i, seen_lit & ~view_lit] = np.nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # cells unread in every view
-        fused = np.nanmedian(np.stack(stack), axis=0)
-    shaded = np.all(np.isfinite(fused), axis=1) & ~np.any(lit, axis=0)
+        fused = np.nanmedian(colours, axis=0)
+    shaded = np.all(np.isfinite(fused), axis=1) & ~seen_lit
     return fused + offset, shaded
 
 
@@ -211,7 +216,7 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
     group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
     a lit one can squeeze two greens together; lightness alone may still part them).
     Given each row's board cell, the groups are then settled against their colours near
-    each cell (:func:`calibration.map_inks.settle`)."""
+    each cell (:func:`calibration.map_inks.settled`)."""
     white, groups, _ = _colour_groups(lab, cells)
     return white, groups
 
@@ -233,6 +238,21 @@ def _colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
     return white, groups, doubt
 
 
+WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
+"""The starting area is the starting staircase's footprint (7 studs): more white cells
+than twice that are not the starting area but an ink washed out (a glossy card's dark
+green under a bright lamp, a blocked area lit near white), so none of them is read. On
+the development maps every white cell read was such a one (the staircase stands on
+the starting area in the set-up and palace views)."""
+BETWEEN_GROUPS = 0.7
+"""A cell whose colour lies nearly as near another group's colour round it as its own
+group's (the distances' ratio above this) is not read: most such cells are at a region's
+border, their samples part on one ink and part on the next, or a faint shade. On the
+development maps (50000-50039 and 50100-50119, one view each) 0.8, 0.7 and 0.6 each
+left fewer studs read wrong on every set (matt, a palace, glossy) for a few tenths of a
+point of the studs read; 0.7 was taken."""
+
+
 def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np.str_]:
     """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3, OpenCV
     8-bit scale); ``top`` is the plate's stud-top colour in the same frame, where known."""
@@ -252,21 +272,6 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         names[names == START] = UNKNOWN_GROUND
     out[seen] = names
     return out
-
-
-WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
-"""The starting area is the starting staircase's footprint (7 studs): more white cells
-than twice that are not the starting area but an ink washed out (a glossy card's dark
-green under a bright lamp, a blocked area lit near white), so none of them is read. On
-the development maps every white cell read was such a one (the staircase stands on
-the starting area in the set-up and palace views)."""
-BETWEEN_GROUPS = 0.7
-"""A cell whose colour lies nearly as near another group's colour round it as its own
-group's (the distances' ratio above this) is not read: most such cells are at a region's
-border, their samples part on one ink and part on the next, or a faint shade. On the
-development maps (50000-50039 and 50100-50119, one view each) 0.8, 0.7 and 0.6 each
-left fewer studs read wrong on every set (matt, a palace, glossy) for a few tenths of a
-point of the studs read; 0.7 was taken."""
 
 
 PALER_THAN_INK = 0.75

@@ -7,7 +7,7 @@ ink is a sample of that ink, and every two such groups of one view a sample of t
 pair. The Gaussians of :mod:`calibration.ink_model` are fitted on those samples.
 
 The groups are the reader's own, settled against their colours near each cell
-(:func:`calibration.map_inks.settle`), so that the model describes the groups it will
+(:func:`calibration.map_inks.settled`), so that the model describes the groups it will
 name. Refitted so, the development maps (50000-50039, 50100-50119) read as before on
 matt cards and better on glossy ones (94.47 to 94.95 % of the studs read right on the
 first set).
