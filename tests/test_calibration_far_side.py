@@ -94,4 +94,6 @@ def test_a_side_under_a_sleeve_leaves_a_clean_rim_its_axis() -> None:
     flat = [i for i, state in enumerate(sides.states) if state != "good"
             and float(profiles[i][:, BLOCK_REACH - FLAT_DEPTH : BLOCK_REACH].max()) < FLAT_STEP]
     assert flat, "the sleeve's side should show nothing of the board"
+    # Its axis rests on the opposite side alone: the calm-beyond check is the one asked.
+    assert any(sides.states[(i + 2) % 4] == "good" for i in flat)
     assert lone_rim_problem(profiles, sides.states, BLOCK_REACH) == ""

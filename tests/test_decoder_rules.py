@@ -106,7 +106,6 @@ def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
         assert keys(read) == keys(added)
 
 
-
 def test_a_first_step_under_a_rebuilt_step_is_rebuilt_too() -> None:
     """A staircase of five steps (ground arch, a brick, a step, a brick on its knob, a
     step and two more) read as its top three steps on a column: the resupport finds
@@ -193,8 +192,6 @@ def test_a_legal_reading_s_rivals_that_break_the_staircase_lose_the_legal_bonus(
     assert trust(False) < UNCERTAIN_BELOW <= trust(True)
 
 
-
-
 def one_step_shorter(before: Palace, added: list[Piece]) -> tuple[Piece, list[Piece]] | None:
     """The staircase's last arch, and the staircase without it, its decoration on the
     knob the arch stood on (None: that is no legal staircase)."""
@@ -207,7 +204,8 @@ def one_step_shorter(before: Palace, added: list[Piece]) -> tuple[Piece, list[Pi
     return (arch, shorter) if is_legal_turn(before, shorter) else None
 
 
-def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end() -> None:
+def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The pictures show a staircase that ends a step short of the reading: its last
     arch left out and the decoration on the knob the arch stood on. No rival of that
     arch stands with the decoration still on it, so without the staircase one step
@@ -222,11 +220,9 @@ def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end() -> None:
         rated = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
         assert rated[arch.z] < UNCERTAIN_BELOW
         assert rated[arch.top] < UNCERTAIN_BELOW
-        confidence.END_RIVALS = False
-        try:
-            alone = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
-        finally:
-            confidence.END_RIVALS = True
+        monkeypatch.setattr(confidence, "END_RIVALS", False)
+        alone = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
+        monkeypatch.undo()
         assert alone[arch.z] >= UNCERTAIN_BELOW
 
 

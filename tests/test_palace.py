@@ -199,6 +199,7 @@ def _stands_by_placing(palace, pieces):
     [brick(10, 20, 0)],                                   # blocked ground
     [brick(5, 5, 0), brick(5, 5, 0)],                     # the second overlaps the first
     [arch(5, 5, 0), arch(5, 5, 1)],                       # an arch straight on an arch
+    [brick(5, 5, 0).moved(id="p1")],                      # an id the palace already uses
 ])
 def test_stands_answers_as_placing_and_taking_off_and_leaves_the_palace_alike(move):
     asked, placed = Palace(GROUND), Palace(GROUND)

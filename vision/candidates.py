@@ -4,8 +4,8 @@ The decoder (:mod:`vision.decode`) only ever scores additions that can stand on 
 palace read so far: a piece alone, or an arch with what holds its legs up (stacks of
 bricks and columns, or the staircase's previous steps, which a player builds and a
 camera mostly cannot see). This module says which pieces could fill a voxel, how an
-arch's legs can be held up, whether a set of pieces stands, and (the rules' word on a
-reading) which piece ends the staircase and whether the reading is a legal one.
+arch's legs can be held up, and (the rules' word on a reading) which piece ends the
+staircase and whether the reading is a legal one.
 Everything here asks only the palace and the rules, never the picture.
 """
 
@@ -139,11 +139,6 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
                 for b in second[:3]:
                     ways.append([*a, *b, lower, *top])
     return ways
-
-
-def stands(palace: Palace, move: Sequence[Piece]) -> bool:
-    """Whether the pieces can all be placed, in order, on ``palace`` (left as it was)."""
-    return palace.stands(move)
 
 
 def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:

@@ -26,7 +26,6 @@ from vision.candidates import (
     built_on,
     is_legal_turn,
     shapes_at,
-    stands,
     supports,
 )
 from vision.evidence import Evidence
@@ -267,7 +266,7 @@ class Decoder:
                     [[first.free(i), second.free(i), cand.free[i]]  # type: ignore[index]
                      for i in range(len(scorer.evidence))], price)
             pieces = tuple(c.piece for c in move)
-            if g > floor and (alone or stands(self.state, pieces)):
+            if g > floor and (alone or self.state.stands(pieces)):
                 top.append((g, pieces))
                 top.sort(key=lambda t: -t[0])
                 del top[n:]

@@ -102,12 +102,14 @@ def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
         if depth <= 0 and level > 0:
             continue
         brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+        fars: list[list[Piece]] | None = None  # the same for every direction: once
         for dx, dy in DIRECTIONS:
             # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
             lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
             if lower is None or not _span_free(palace, lower):
                 continue
-            fars = _far_ways(palace, x, y, level)
+            if fars is None:
+                fars = _far_ways(palace, x, y, level)
             if not fars:
                 continue
             for below in start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known):
