@@ -94,7 +94,7 @@ LOCAL_SUPPORT = 1.0
 out) for their colour to stand for the group there; with less, the group's median over
 the whole board does."""
 GROUP_SETTLE_ROUNDS = 3
-"""Rounds of :func:`settle` at most (it stops when a round moves no cell): a cell moved
+"""Rounds of :func:`settled` at most (it stops when a round moves no cell): a cell moved
 in one round changes its neighbours' group colours for the next."""
 
 
