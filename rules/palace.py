@@ -274,9 +274,7 @@ def _placement_violations(
     """
     ids = (piece.id,) if piece.id else ()
     out: list[Violation] = []
-    cells = piece.footprint()
-    off = [c for c in cells if not (0 <= c[0] < BOARD_STUDS and 0 <= c[1] < BOARD_STUDS)]
-    if off or piece.z < 0:
+    if not piece.on_plate():
         out.append(Violation("off-plate", ids, f"{piece.label} lies off the 32x32 plate"))
         return out
     for v in piece.voxels():

@@ -169,6 +169,13 @@ class Piece:
                 (cx, cy, lvl) for lvl in range(self.z, self.top) for cx, cy in cells)
         return found
 
+    def on_plate(self) -> bool:
+        """Whether the piece lies wholly over the 32x32 plate: every footprint cell on
+        it and its bottom at level 0 or above (what the rules call off-plate, and what
+        a reader asks before it proposes a piece)."""
+        return self.z >= 0 and all(0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS
+                                   for x, y in self.footprint())
+
     def legs(self) -> tuple[Cell, ...]:
         """Footprint cells that must each stand on a knob (or the ground map)."""
         cells = self.footprint()

@@ -100,6 +100,14 @@ def test_corner_inset_moves_the_corner_bricks():
 
 def test_off_the_plate_is_refused():
     assert rules_of(Palace(GROUND).check(arch(30, 5, 0, id="a"))) == ["off-plate"]
+    assert rules_of(Palace(GROUND).check(brick(3, 5, -1, id="b"))) == ["off-plate"]
+
+
+def test_on_plate_covers_the_whole_footprint_and_the_level():
+    assert arch(28, 5, 0).on_plate() and brick(31, 31, 0).on_plate()
+    assert not arch(29, 5, 0).on_plate()                   # its far end at x = 32
+    assert not arch(5, -1, 0, axis="y").on_plate()
+    assert not brick(3, 5, -1).on_plate()
 
 
 def test_open_knobs_and_heights():

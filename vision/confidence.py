@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, Axis, DecorationColor, Kind, Piece, place_key
+from rules.pieces import Axis, DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, built_on, stack_swap, staircase_end, supports
 from vision.decode import Decoder
@@ -160,7 +160,7 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                  Piece(Kind.ARCH, x - 3, y, z, axis=Axis.X),
                  Piece(Kind.ARCH, x, y, z, axis=Axis.Y),
                  Piece(Kind.ARCH, x, y - 3, z, axis=Axis.Y)):
-        if not all(0 <= c < BOARD_STUDS for cell in step.footprint() for c in cell):
+        if not step.on_plate():
             continue
         fx, fy = next(c for c in step.knobs() if c != (x, y))
         # The far leg on an open knob, or on a stack the reading left out (bricks and

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, Axis, Kind, Piece
+from rules.pieces import Axis, Kind, Piece
 from vision.candidates import built_on
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -98,9 +98,9 @@ def _arches_for_runs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                 continue
             for back in range(ARCH_LENGTH - length + 1):
                 arch = Piece(Kind.ARCH, x - back * dx, y - back * dy, z, axis=axis)
-                cells = set(arch.footprint())
-                if not all(0 <= cx < BOARD_STUDS and 0 <= cy < BOARD_STUDS for cx, cy in cells):
+                if not arch.on_plate():
                     continue
+                cells = set(arch.footprint())
                 kept = [p for p in pieces
                         if not (p.z <= z < p.top and cells & set(p.footprint()))]
                 yield [*kept, arch]

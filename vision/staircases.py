@@ -26,7 +26,7 @@ import numpy as np
 
 from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, DecorationColor, Kind, Piece
+from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stacks_under
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
@@ -298,8 +298,7 @@ def look_alikes(scorer: Scorer, readings: Iterable[Sequence[Piece]]) -> list[Pie
             for dx in range(-2, 3):
                 for dy in range(-2, 3):
                     p = Piece(Kind.ARCH, arch.x + dx, arch.y + dy, arch.z + dz, axis=arch.axis)
-                    cells = [c for cell in p.footprint() for c in cell]
-                    if p.z < 0 or min(cells) < 0 or max(cells) >= BOARD_STUDS:
+                    if not p.on_plate():
                         continue
                     if piece_key(p) not in read:
                         near.setdefault(piece_key(p), (p, []))[1].append(arch)
