@@ -145,14 +145,11 @@ def _fit(
     """
     params = _params(pose)
     inliers = np.zeros(len(rays), bool)
-    steps_dp = [np.zeros(4) for _ in range(4)]
-    for j, eps in enumerate(_JACOBIAN_STEPS):
-        steps_dp[j][j] = eps
     # A seed read off one patch is a few per cent off elsewhere: the tolerance starts
     # wide and narrows as the plane settles.
     for tolerance in (0.3, 0.2, 0.12, INLIER_MISFIT, INLIER_MISFIT, INLIER_MISFIT):
         # The pose and its four nudges, for the Jacobian, in one batch over all patches.
-        trials = [params, *(params + dp for dp in steps_dp)]
+        trials = [params, *(params + dp for dp in _NUDGES)]
         preds = _steps_of(camera, [_anchored(p, anchor) for p in trials], rays)
         inliers = _misfit(steps, preds[0]) < tolerance
         if inliers.sum() < MIN_PATCHES:
@@ -173,6 +170,8 @@ def _fit(
 
 _JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
 """Finite-difference steps of the rotation vector (rad) and the distance (mm)."""
+_NUDGES = np.diag(_JACOBIAN_STEPS)
+"""Each parameter nudged alone by its step: the rows added to a pose's parameters."""
 
 
 _MIDDLE = np.array([CENTRE[0], CENTRE[1], STUD_HEIGHT_MM])
