@@ -113,9 +113,8 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     its group's colour round it over its distance to the nearest other group's (0 where
     it matches its own exactly, 1 where it lies as near another; 0 with one group)."""
     k = int(labels.max()) + 1 if len(labels) else 0
-    doubt = np.zeros(len(labels), np.float32)
     if k < 2:
-        return labels, doubt
+        return labels, np.zeros(len(labels), np.float32)
     x = _features(lab)
     rows, cols = np.divmod(cells, BOARD_STUDS)
     reach = int(3 * LOCAL_SIGMA)
@@ -139,11 +138,12 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
                              near_x / np.maximum(near_w, 1e-6)[:, None], whole)
             far[g] = np.linalg.norm(x - local, axis=1)
         moved = far.argmin(axis=0).astype(np.int32)
-        nearest = np.sort(far, axis=0)
-        doubt = (nearest[0] / np.maximum(nearest[1], 1e-6)).astype(np.float32)
         if np.array_equal(moved, out):
             break
         out = moved
+    # The doubt from the last round's distances (the rounds run at least once).
+    nearest = np.sort(far, axis=0)
+    doubt = (nearest[0] / np.maximum(nearest[1], 1e-6)).astype(np.float32)
     used, numbered = np.unique(out, return_inverse=True)
     return (numbered.astype(np.int32) if len(used) < k else out), doubt
 

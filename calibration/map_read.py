@@ -192,6 +192,7 @@ def _fuse(views: list[ViewRead]) -> tuple[FloatArray, NDArray[np.bool_]]:
 
 
 def _lit(view: ViewRead) -> NDArray[np.bool_]:
+    """The cells a view shows out of shadow."""
     return view.shown if view.shaded is None else view.shown & ~view.shaded
 
 
@@ -210,21 +211,14 @@ def signed_lab(lab: FloatArray) -> FloatArray:
 
 
 def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
-                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32]]:
+                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32]]:
     """The white starting area's cells, and a group per other cell (rows L, a, b on the
     0..100 scale): k-means groups of inks, or, where the cells make one group, that
     group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
     a lit one can squeeze two greens together; lightness alone may still part them).
     Given each row's board cell, the groups are then settled against their colours near
-    each cell (:func:`calibration.map_inks.settled`)."""
-    white, groups, _ = _colour_groups(lab, cells)
-    return white, groups
-
-
-def _colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
-                   ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32]]:
-    """:func:`colour_groups`, and each cell's doubt between its group and the next
-    (:func:`calibration.map_inks.settled`; 0 where the groups are not settled)."""
+    each cell (:func:`calibration.map_inks.settled`), which also gives each cell's doubt
+    between its group and the next (0 where the groups are not settled)."""
     white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
     groups = np.zeros(len(lab), np.int32)
     doubt = np.zeros(len(lab), np.float32)
@@ -262,7 +256,7 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         return out
     lab = signed_lab(colours[seen])
     lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
-    white, groups, doubt = _colour_groups(lab, np.flatnonzero(seen))
+    white, groups, doubt = colour_groups(lab, np.flatnonzero(seen))
     names = np.full(len(lab), START, dtype="<U1")
     names[~white] = name_groups(lab[~white], groups[~white],
                                 None if top is None else signed_lab(top))
