@@ -73,21 +73,30 @@ def region_pair(pair: TurnPair, *, blur: float = 0.0,
         before, after = (_relight(f, blur, tint) for f in (before, after))
     b = region(before, box, scale)
     a = region(after, box, scale)
+    mask, height = region_labels(pair.new_mask, pair.new_height, box, (a.shape[1], a.shape[0]))
+    return RegionPair(as_uint8(b), as_uint8(a), mask, height)
+
+
+def region_labels(mask: NDArray[np.bool_], heights: NDArray[np.float32] | None,
+                  box: tuple[int, int, int, int], size: tuple[int, int]
+                  ) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
+    """A frame's pixels to learn (and their heights, in levels) as the region sees them:
+    the share of each region pixel (``size``, width by height, from ``box``) they cover,
+    and their mean height there, area-weighted (NaN where they cover none)."""
     x0, y0, x1, y1 = box
-    crop = pair.new_mask[y0:y1, x0:x1].astype(np.float32)
-    size = (a.shape[1], a.shape[0])
-    mask = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-    height = None
-    if pair.new_height is not None:
-        # The mean over the new pixels each region pixel is made of: area-weighted sums.
-        known = np.nan_to_num(pair.new_height[y0:y1, x0:x1], nan=0.0).astype(np.float32)
-        total = cv2.resize(known * crop, size, interpolation=cv2.INTER_AREA)
-        height = np.where(mask > 1e-3, total / np.maximum(mask, 1e-3), np.nan)
-        height = height.astype(np.float32)
-    return RegionPair(_u8(b), _u8(a), mask.astype(np.float32), height)
+    crop = mask[y0:y1, x0:x1].astype(np.float32)
+    shrunk = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    if heights is None:
+        return shrunk, None
+    known = np.nan_to_num(heights[y0:y1, x0:x1], nan=0.0).astype(np.float32)
+    total = cv2.resize(known * crop, size, interpolation=cv2.INTER_AREA)
+    height = np.where(shrunk > 1e-3, total / np.maximum(shrunk, 1e-3), np.nan)
+    return shrunk, height.astype(np.float32)
 
 
-def _u8(image: NDArray[np.float32]) -> NDArray[np.uint8]:
+def as_uint8(image: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """A float picture stored as the frames are: rounded, not truncated, so the model
+    sees the colours as read."""
     return np.clip(np.rint(image), 0, 255).astype(np.uint8)
 
 
@@ -98,7 +107,7 @@ def _relight(frame: NDArray[np.uint8], blur: float,
         out = cv2.GaussianBlur(out, (0, 0), blur)
     if tint is not None:
         out *= np.asarray(tint, np.float32)[None, None, :]
-    return _u8(out)
+    return as_uint8(out)
 
 
 def region_pairs(count: int, seed: int, *, look: str = "mix",

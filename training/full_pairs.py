@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from calibration.board_model import turned_pose
 from rules import Palace, load_map
 from rules.bot import simulate_game
-from training.dataset import RegionPair, save
+from training.dataset import RegionPair, as_uint8, region_labels, save
 from training.pairs import surface_height
 from twin import RenderOptions, random_camera, render
 from vision.bare import learned_bare_board, plate_points
@@ -61,22 +60,9 @@ def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair
             pts, on = plate_points(View(camera, turned, box, scale))
             bare = learned_bare_board(image, ground, pts, on)
             mask_px = frame.piece_ids >= 0
-            heights = surface_height(frame, mask_px)
-            x0, y0, x1, y1 = box
-            crop = mask_px[y0:y1, x0:x1].astype(np.float32)
-            size_px = (image.shape[1], image.shape[0])
-            mask = cv2.resize(crop, size_px, interpolation=cv2.INTER_AREA)
-            known = np.nan_to_num(heights[y0:y1, x0:x1], nan=0.0).astype(np.float32)
-            total = cv2.resize(known * crop, size_px, interpolation=cv2.INTER_AREA)
-            height = np.where(mask > 1e-3, total / np.maximum(mask, 1e-3), np.nan)
-            yield RegionPair(_u8(bare), _u8(image), mask.astype(np.float32),
-                             height.astype(np.float32))
-
-
-def _u8(image: np.ndarray) -> np.ndarray:
-    """A float picture (the learned bare board) stored as the frames are, rounded, not
-    truncated, so the model sees the painting's colours as read."""
-    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+            mask, height = region_labels(mask_px, surface_height(frame, mask_px), box,
+                                         (image.shape[1], image.shape[0]))
+            yield RegionPair(as_uint8(bare), as_uint8(image), mask, height)
 
 
 def create_full_dataset(out: Path, games: int, seed: int = FIRST_SEED) -> int:
