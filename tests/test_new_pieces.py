@@ -116,6 +116,32 @@ def test_the_recipe_runs_end_to_end_on_a_tiny_data_set(tmp_path: Path, capsys) -
     assert "height (levels) on new pixels" in capsys.readouterr().out  # against its label
 
 
+@pytest.mark.skipif(not HAS_TORCH, reason="the training recipe needs torch (the train extra)")
+def test_training_from_worker_processes_repeats_and_reads_several_folders(tmp_path: Path,
+                                                                          capsys) -> None:
+    """Crops made in worker processes come from generators seeded by the run's seed and
+    the worker's number, so the same command makes the same model; pairs come from every
+    folder named; a device torch does not have is a one-line error."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert recipe(["create_dataset", "--pairs", "1", "--seed", "300020", "--look", "old",
+                   "--out", str(a)]) == 0
+    assert recipe(["create_dataset", "--pairs", "1", "--seed", "300030", "--look", "old",
+                   "--out", str(b)]) == 0
+    made = []
+    for name in ("one", "two"):
+        out = tmp_path / f"{name}.onnx"
+        assert recipe(["train", "--data", str(a), str(b), "--out", str(out), "--seed", "3",
+                       "--epochs", "2", "--workers", "2"]) == 0
+        made.append(out.read_bytes())
+    assert "2 steps" in capsys.readouterr().out  # 2 pairs x 4 crops / 12 a batch, 2 epochs
+    assert made[0] == made[1]
+    assert recipe(["train", "--data", str(a), "--out", str(tmp_path / "x.onnx"), "--seed",
+                   "3", "--device", "no-such-device"]) == 2
+    err = capsys.readouterr().err
+    assert "--device no-such-device" in err and err.count("\n") == 1
+    assert not (tmp_path / "x.onnx").exists()
+
+
 @pytest.mark.parametrize(("option", "look"), [("room_light", "old"), ("deep_shadows", "wide")])
 def test_the_light_options_change_the_pictures_and_not_the_labels(option, look) -> None:
     """The room's light and the deep shadows draw the same pieces in other light: the

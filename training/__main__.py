@@ -110,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="seams (dark lines where pieces stand on pieces) in every "
                            "wide-look game; off keeps the committed model's sets as they were")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
-    fit.add_argument("--data", type=Path, required=True)
+    fit.add_argument("--data", type=Path, required=True, nargs="+",
+                     help="one or more folders of pairs (create_dataset's --out)")
     fit.add_argument("--out", type=Path, required=True)
     fit.add_argument("--seed", type=int, required=True)
     fit.add_argument("--epochs", type=int, default=4)
@@ -118,6 +119,10 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--height-map", action="store_true",
                      help="also learn the height of the new surface (the experiment of "
                           "docs/vision.md; not the committed model)")
+    fit.add_argument("--workers", type=int, default=0,
+                     help="processes making the training crops (0: this one, from one "
+                          "generator; the committed model's count is in its recipe)")
+    fit.add_argument("--device", default="cpu", help="torch's device: cpu or cuda")
     inks = verbs.add_parser("fit_inks", help="fit the map read's ink model on twin maps")
     inks.add_argument("--seed", type=int, default=INK_SEED)
     inks.add_argument("--maps", type=int, default=300)
@@ -197,13 +202,17 @@ def main(argv: list[str] | None = None) -> int:
                            deep_shadows=args.deep_shadows, seams=args.seams)
         print(f"{args.out}: {n} pairs")
         return 0
-    if not args.data.is_dir() or not any(args.data.glob("pair_*.npz")):
-        print(f"{args.data}: no pair_*.npz files (make them with create_dataset)",
-              file=sys.stderr)
-        return 2
+    folders = args.data if isinstance(args.data, list) else [args.data]
+    for folder in folders:
+        if not folder.is_dir() or not any(folder.glob("pair_*.npz")):
+            print(f"{folder}: no pair_*.npz files (make them with create_dataset)",
+                  file=sys.stderr)
+            return 2
     if args.verb == "train":
         problem = _check_seed(args.seed) or (
-            f"--epochs {args.epochs}: must be at least 1" if args.epochs < 1 else None)
+            f"--epochs {args.epochs}: must be at least 1" if args.epochs < 1 else None) or (
+            f"--workers {args.workers}: must be 0 to 64" if not 0 <= args.workers <= 64
+            else None)
         if problem:
             print(problem, file=sys.stderr)
             return 2
@@ -213,8 +222,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"train needs torch (pip install -e .[train]): {exc}", file=sys.stderr)
             return 2
         try:
-            result = train(args.data, args.out, args.seed, args.epochs, args.minutes,
-                           height_map=args.height_map)
+            result = train(folders, args.out, args.seed, args.epochs, args.minutes,
+                           height_map=args.height_map, workers=args.workers,
+                           device=args.device)
         except ValueError as exc:
             print(exc, file=sys.stderr)
             return 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -122,7 +123,7 @@ def _loss(output: torch.Tensor, target: torch.Tensor, height: torch.Tensor
     plus the height's smooth L1 (levels) on the new pixels that have one."""
     logits = output[:, :1]
     bce = nn.functional.binary_cross_entropy_with_logits(
-        logits, target, pos_weight=torch.tensor(POS_WEIGHT))
+        logits, target, pos_weight=torch.tensor(POS_WEIGHT, device=logits.device))
     p = torch.sigmoid(logits)
     dice = 1 - (2 * (p * target).sum() + 1) / (p.sum() + target.sum() + 1)
     known = torch.isfinite(height)
@@ -140,21 +141,63 @@ def _learning_rate(done: float, peak: float = 3e-3) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
 
 
-def train(data: Path, out: Path, seed: int, epochs: int = 8,
+def _batches(pairs: list[RegionPair], rng: np.random.Generator, height_map: bool
+             ) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Training batches without end, each of :data:`BATCH` crops of pairs drawn at
+    random."""
+    while True:
+        batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map)
+                 for _ in range(BATCH)]
+        yield (torch.from_numpy(np.stack([b[0] for b in batch])),
+               torch.from_numpy(np.stack([b[1] for b in batch]))[:, None],
+               torch.from_numpy(np.stack([b[2] for b in batch]))[:, None])
+
+
+class _Crops(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
+    """The batches of :func:`_batches` made in worker processes: the crops' augmentation,
+    not the network, is most of a step's work once a GPU runs the network. Worker ``i``
+    draws from its own generator, seeded by (seed, i), so a run is repeated by the same
+    seed and the same number of workers."""
+
+    def __init__(self, pairs: list[RegionPair], seed: int, height_map: bool) -> None:
+        self.pairs, self.seed, self.height_map = pairs, seed, height_map
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, 0 if info is None else info.id])
+        return _batches(self.pairs, rng, self.height_map)
+
+
+def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
           minutes: float | None = None, log: bool = True,
-          threads: int = 2, height_map: bool = False) -> dict[str, float]:
-    """Train on the pairs under ``data`` and write the ONNX model to ``out``.
+          threads: int = 2, height_map: bool = False, workers: int = 0,
+          device: str = "cpu") -> dict[str, float]:
+    """Train on the pairs under the folders ``data`` and write the ONNX model to ``out``.
 
     Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
     ``height_map`` adds the second map (the pairs must carry heights to teach it).
+    ``workers`` above 0 makes the crops in that many processes (see :class:`_Crops`);
+    0 makes them in this one, from one generator seeded by ``seed``, as the committed
+    models were made. ``device`` is torch's ("cpu", "cuda").
     """
+    try:
+        where = torch.device(device)
+    except RuntimeError as exc:
+        raise ValueError(f"--device {device}: {' '.join(str(exc).split())[:120]}") from None
+    if where.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"--device {device}: torch sees no CUDA device here")
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    rng = np.random.default_rng(seed)
-    pairs = load_dataset(data)
+    pairs = [p for folder in data for p in load_dataset(folder)]
     if not pairs:
-        raise ValueError(f"{data}: no pair_*.npz files")
-    net = NewPieceNet(height_map=height_map)
+        raise ValueError(f"{', '.join(map(str, data))}: no pair_*.npz files")
+    if workers > 0:
+        batches = iter(torch.utils.data.DataLoader(
+            _Crops(pairs, seed, height_map), batch_size=None, num_workers=workers,
+            prefetch_factor=4))
+    else:
+        batches = _batches(pairs, np.random.default_rng(seed), height_map)
+    net = NewPieceNet(height_map=height_map).to(where)
     opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
     steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
     total = steps_per_epoch * epochs
@@ -168,11 +211,7 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
                 done = max(done, (time.monotonic() - started) / (minutes * 60))
             for group in opt.param_groups:
                 group["lr"] = _learning_rate(done)
-            batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map)
-                     for _ in range(BATCH)]
-            x = torch.from_numpy(np.stack([b[0] for b in batch]))
-            y = torch.from_numpy(np.stack([b[1] for b in batch]))[:, None]
-            z = torch.from_numpy(np.stack([b[2] for b in batch]))[:, None]
+            x, y, z = (t.to(where) for t in next(batches))
             loss = _loss(net(x), y, z)
             opt.zero_grad()
             loss.backward()
@@ -189,5 +228,5 @@ def train(data: Path, out: Path, seed: int, epochs: int = 8,
             continue
         break
     out.parent.mkdir(parents=True, exist_ok=True)
-    export_onnx(net, str(out))
+    export_onnx(net.to("cpu"), str(out))
     return {"steps": step, "loss": running, "seconds": time.monotonic() - started}
