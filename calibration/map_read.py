@@ -58,10 +58,12 @@ MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
 the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
-GREEN_SPLIT = 10.0
+GREEN_SPLIT = 6.0
 """Where the inked cells make one group: the Lab distance between the centres of its two
 k-means halves below which it is taken as one ink rather than two greens squeezed
-together."""
+together. A glossy card's sheen can leave the two greens 4 units apart (development map
+50104); on the development maps 6 split one more glossy view (448 to 124 studs wrong)
+and no other changed, while 3.5 and under split single inks lit unevenly."""
 
 
 @dataclass(frozen=True)
