@@ -1,15 +1,17 @@
 """Naming the map's inks where the reading's own references mislead: stud tops that
-shine, two greens a glossy card squeezes together."""
+shine, two greens a glossy card squeezes together, a stray group that bends the naming."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
 import calibration.map_read as map_read
 from calibration.map_inks import name_groups, reference_top
 from calibration.map_read import colour_groups
+from rules.maps import UNKNOWN_GROUND
 
 
 def _cells(centres: list[tuple[float, float, float]], counts: list[int], noise: float,
@@ -62,3 +64,36 @@ def test_two_greens_a_glossy_card_squeezes_together_are_two_groups(monkeypatch,
         assert max(agree, 1 - agree) > 0.98
     else:
         assert (groups == 0).all()
+
+
+# Dark green beside light green and gold, and a fleck of ten cells lit far lighter at a
+# hue beyond dark green's (development map 50648, set-up view).
+FLECKED = ([(15.5, -13.8, 12.5), (82.4, -36.5, 11.5), (75.4, 16.8, 44.2), (65.7, -33.0, 43.0)],
+           [600, 10, 45, 100])
+PLATE_TOP = (67.5, -51.0, 30.0)
+
+
+@pytest.mark.parametrize("absurd", [ink_model.ABSURD_SCORE, -np.inf])
+def test_a_stray_group_that_bends_the_naming_is_left_unnamed(monkeypatch, absurd: float
+                                                             ) -> None:
+    """The fleck lies lighter than the dark green at a hue beyond it: named light green it
+    breaks the inks' order, and every naming the order allows names the dark green gold.
+    Left unnamed, its cells are unknown and the other groups are named by their colours."""
+    monkeypatch.setattr(ink_model, "ABSURD_SCORE", absurd)
+    lab, labels = _cells(*FLECKED, 1.0, 4)
+    names = name_groups(lab, labels, np.array(PLATE_TOP))
+    first = [str(names[labels == g][0]) for g in range(4)]
+    assert all((names[labels == g] == first[g]).all() for g in range(4))
+    if absurd > -np.inf:
+        assert first == ["D", UNKNOWN_GROUND, "G", "L"]
+    else:
+        assert first[0] == "G"  # the bounds bent the naming round the fleck
+
+
+def test_a_small_group_of_an_ink_is_still_named() -> None:
+    """A small gold area beside two greens is named, not left unknown: only a naming the
+    bounds have bent makes a small group stray."""
+    lab, labels = _cells([(30.0, -25.0, 20.0), (60.0, -30.0, 45.0), (70.0, 10.0, 50.0)],
+                         [400, 400, 12], 1.0, 6)
+    names = name_groups(lab, labels, np.array((44.0, -40.0, 22.0)))
+    assert [str(names[labels == g][0]) for g in range(3)] == ["D", "L", "G"]
