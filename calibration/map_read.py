@@ -58,10 +58,13 @@ MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
 the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
-GREEN_SPLIT = 10.0
+GREEN_SPLIT = 6.0
 """Where the inked cells make one group: the Lab distance between the centres of its two
 k-means halves below which it is taken as one ink rather than two greens squeezed
-together."""
+together. A glossy card's sheen can leave the two greens 4 to 8 units apart (development
+map 50104); on 600 twin maps (seeds 50200-50799) 6 left 2,000 fewer glossy studs read
+wrong than 10, and cost where one ink lit unevenly splits 6 apart (52009's dark green,
+then named dark and light green); 3.5 and under split single inks far more often."""
 
 
 @dataclass(frozen=True)

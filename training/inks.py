@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
 from calibration.ink_model import INKS, Gaussian, InkModel, group_features, pair_features
+from calibration.map_inks import reference_top
 from calibration.map_read import ViewRead, cell_in, colour_groups, read_view, signed_lab
 from rules.maps import UNKNOWN_GROUND
 from twin.map_views import map_views, truth_cells, visible_cells
@@ -56,8 +57,8 @@ def view_samples(name: str, read: ViewRead, truth: NDArray[np.str_],
                  seen: NDArray[np.bool_]) -> list[GroupSample]:
     """The pure groups of one read view; ``truth`` and ``seen`` per cell of the read's
     board frame (``seen``: the cell's card truly shows)."""
-    if read.top is None:
-        return []
+    if read.top is None or reference_top(signed_lab(read.top)) is None:
+        return []  # no reference the reader would measure its groups against
     usable = read.shown & seen & (truth != UNKNOWN_GROUND)
     lab = signed_lab(read.colours[read.shown])
     white, groups, _ = colour_groups(lab, np.flatnonzero(read.shown))

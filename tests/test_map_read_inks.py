@@ -1,0 +1,99 @@
+"""Naming the map's inks where the reading's own references mislead: stud tops that
+shine, two greens a glossy card squeezes together, a stray group that bends the naming."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import calibration.ink_model as ink_model
+import calibration.map_inks as map_inks
+import calibration.map_read as map_read
+from calibration.map_inks import name_groups, reference_top
+from calibration.map_read import colour_groups
+from rules.maps import UNKNOWN_GROUND
+
+
+def _cells(centres: list[tuple[float, float, float]], counts: list[int], noise: float,
+           seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cells (L, a, b on the 0..100 scale) round each centre, and their group."""
+    rng = np.random.default_rng(seed)
+    lab = np.concatenate([np.array(c) + rng.normal(0, noise, (n, 3))
+                          for c, n in zip(centres, counts, strict=True)])
+    labels = np.repeat(np.arange(len(counts)), counts).astype(np.int32)
+    return lab, labels
+
+
+# A map mostly dark green printed lifted (a mid green) beside a little gold, under a lamp
+# whose highlight makes the stud tops near white and bluish (development map 50117).
+LIFTED_DARK, GOLD, SHINING_TOP = (60.7, -36.0, 17.0), (85.3, -15.2, 22.8), (85.5, -32.0, -5.0)
+
+
+@pytest.mark.parametrize("shine", [map_inks.TOP_SHINE, 0.0])
+def test_stud_tops_that_shine_are_no_reference(monkeypatch, shine: float) -> None:
+    """Against tops that shine, the lifted dark green's hue lies where light green's
+    does; without them, its pair with the gold names it dark green."""
+    monkeypatch.setattr(map_inks, "TOP_SHINE", shine)
+    lab, labels = _cells([LIFTED_DARK, GOLD], [900, 80], 1.0, 3)
+    names = name_groups(lab, labels, np.array(SHINING_TOP))
+    dark, gold = names[labels == 0], names[labels == 1]
+    assert (gold == "G").all()
+    assert (dark == ("D" if shine else "L")).all()  # the tops taken as the plate's: wrong
+
+
+def test_the_plates_own_green_on_the_tops_is_a_reference() -> None:
+    top = np.array((44.0, -40.0, 22.0))
+    assert reference_top(top) is top
+    assert reference_top(np.array(SHINING_TOP)) is None
+    assert reference_top(None) is None
+
+
+@pytest.mark.parametrize("split", [map_read.GREEN_SPLIT, 10.0])
+def test_two_greens_a_glossy_card_squeezes_together_are_two_groups(monkeypatch,
+                                                                   split: float) -> None:
+    """A glossy card lifts dark green towards light green: 7.5 Lab units apart, too close
+    for k-means groups that must stand 6 apart with lightness at half weight, but the
+    one group's halves part them."""
+    monkeypatch.setattr(map_read, "GREEN_SPLIT", split)
+    lab, truth = _cells([(45.0, -12.0, 12.0), (38.0, -10.0, 10.0)], [450, 400], 0.8, 5)
+    white, groups, _ = colour_groups(lab)
+    assert not white.any()
+    if split < 7:
+        assert len(np.unique(groups)) == 2
+        agree = (groups == truth).mean()
+        assert max(agree, 1 - agree) > 0.98
+    else:
+        assert (groups == 0).all()
+
+
+# Dark green beside light green and gold, and a fleck of ten cells lit far lighter at a
+# hue beyond dark green's (development map 50648, set-up view).
+FLECKED = ([(15.5, -13.8, 12.5), (82.4, -36.5, 11.5), (75.4, 16.8, 44.2), (65.7, -33.0, 43.0)],
+           [600, 10, 45, 100])
+PLATE_TOP = (67.5, -51.0, 30.0)
+
+
+@pytest.mark.parametrize("absurd", [ink_model.ABSURD_SCORE, -np.inf])
+def test_a_stray_group_that_bends_the_naming_is_left_unnamed(monkeypatch, absurd: float
+                                                             ) -> None:
+    """The fleck lies lighter than the dark green at a hue beyond it: named light green it
+    breaks the inks' order, and every naming the order allows names the dark green gold.
+    Left unnamed, its cells are unknown and the other groups are named by their colours."""
+    monkeypatch.setattr(ink_model, "ABSURD_SCORE", absurd)
+    lab, labels = _cells(*FLECKED, 1.0, 4)
+    names = name_groups(lab, labels, np.array(PLATE_TOP))
+    first = [str(names[labels == g][0]) for g in range(4)]
+    assert all((names[labels == g] == first[g]).all() for g in range(4))
+    if absurd > -np.inf:
+        assert first == ["D", UNKNOWN_GROUND, "G", "L"]
+    else:
+        assert first[0] == "G"  # the bounds bent the naming round the fleck
+
+
+def test_a_small_group_of_an_ink_is_still_named() -> None:
+    """A small gold area beside two greens is named, not left unknown: only a naming the
+    bounds have bent makes a small group stray."""
+    lab, labels = _cells([(30.0, -25.0, 20.0), (60.0, -30.0, 45.0), (70.0, 10.0, 50.0)],
+                         [400, 400, 12], 1.0, 6)
+    names = name_groups(lab, labels, np.array((44.0, -40.0, 22.0)))
+    assert [str(names[labels == g][0]) for g in range(3)] == ["D", "L", "G"]
