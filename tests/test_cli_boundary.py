@@ -186,3 +186,16 @@ def test_serve_refuses_a_host_it_cannot_serve_on_in_one_line(capsys):
     assert main(["serve", "--host", "256.1.1.1", "--port", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("palace serve: --host 256.1.1.1") and "\n" not in err
+
+
+def test_an_empty_map_option_is_refused_in_one_line_in_every_command(files, capsys):
+    """An empty ``--map`` is a usage error, never a map looked for under the current
+    folder nor a crash (full mode's reconstruct has no scene to take a map from)."""
+    tmp_path, scene, camera = files
+    picture = tmp_path / "v0.png"
+    cv2.imwrite(str(picture), np.zeros((135, 240, 3), np.uint8))
+    for argv in (["check", scene, "--map", ""], ["score", scene, scene, "--map", " "],
+                 ["reconstruct", picture, "--camera", camera, "--out", tmp_path / "s.json",
+                  "--map", ""]):
+        refused(capsys, argv, "--map: empty")
+    assert not (tmp_path / "s.json").exists()

@@ -85,12 +85,16 @@ def run(args: argparse.Namespace) -> int:
 
 def resolve_map(option: str | None, *scenes: tuple[str, Scene]) -> GroundMap:
     """The map named on the command line, else the one the scenes agree on."""
-    if option:
+    if option is not None:
+        if not option.strip():
+            raise UsageError("--map: empty; give a map number (1..4) or a map file")
         return load_map(option)
     names = {scene.map for _, scene in scenes}
     if len(names) > 1:
         listed = ", ".join(f"{path} says map {scene.map!r}" for path, scene in scenes)
         raise UsageError(f"the scenes stand on different maps ({listed}); choose one with --map")
+    if not names:
+        raise UsageError("--map: no scene names the ground map; give one (1..4 or a map file)")
     return load_map(names.pop())
 
 
