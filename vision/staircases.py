@@ -30,6 +30,7 @@ from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stacks_under
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
+from vision.stair_bounds import Beyond
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
@@ -256,7 +257,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         key = (id(starts), *(piece_key(p) for p in top[:-1]))
         if key not in heads or head > heads[key][0]:
             heads[key] = (head, *_bound(signed, top), top)
-    bounded: list[tuple[float, int, list[Piece], list[Piece]]] = []
+    bounded: list[tuple[float, int, list[Piece], list[Piece], float]] = []
     for (starts_id, *_), (head, top_gain, top_loss, top) in heads.items():
         for gain, loss, _, way in ranked[starts_id]:
             if head + gain <= floor:
@@ -265,12 +266,15 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
             # pieces' positive evidence and the most negative piece's negative.
             bound = min(head + gain, bonus + top_gain + gain + min(top_loss, loss))
             if bound > floor:
-                bounded.append((bound, len(bounded), top, way))
+                bounded.append((bound, len(bounded), top, way, head))
     bounded.sort(key=lambda b: (-b[0], b[1]))
     best: list[tuple[float, list[Piece]]] = []
-    for bound, _, top, way in bounded:
+    beyond = Beyond(scorer)
+    for bound, _, top, way, head in bounded:
         if bound <= floor:
             break
+        if beyond.bound(top, way, head) <= floor:
+            continue
         prop = [*way, *top]
         if scorer.whole(prop) + bonus <= floor:
             continue

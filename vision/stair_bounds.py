@@ -1,0 +1,72 @@
+"""A closer bound on a whole staircase's score, asked before the score itself.
+
+The staircase search (:mod:`vision.staircases`) orders its proposals by a bound summed
+from each piece's own evidence, and scores them (:meth:`vision.scoring.Scorer.whole`)
+from the highest bound down. The lower steps of a proposal stand under its final arch,
+and in the picture mostly behind or below it: much of what their bound counts is pixels
+the top already covers, counted twice. Nearly every proposal scored then falls short,
+and scoring one (the pixels of a dozen pieces gathered, each once, and summed) is the
+dearest step of the search. The closer bound counts a lower piece's pixels only where
+the top does not cover them; it rules a proposal out only where the score could not
+have passed either, so the proposals judged, and their order, stay the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from rules.pieces import Piece
+from vision.scoring import Candidate, Scorer
+
+SLACK = 1e-4
+"""Share of the evidence's magnitude (the sum of its pixels' absolute values) by which
+the closer bound is raised: the scores are float32 sums, each off by far less than a
+millionth of that magnitude, and the bound must stay above the score as summed."""
+
+
+class Beyond:
+    """Closer bounds on proposals, each top's pieces' pixels marked once and each lower
+    piece's evidence beyond them summed once per top."""
+
+    def __init__(self, scorer: Scorer) -> None:
+        self.scorer = scorer
+        self._tops: dict[int, tuple[list[Candidate], float, dict[int, tuple[float, float]]]] = {}
+
+    def bound(self, top: Sequence[Piece], way: Sequence[Piece], head: float) -> float:
+        """The most the proposal ``way`` + ``top`` can score, given ``head`` (the top's own
+        score, with whatever the caller adds to every score): the top's score, and each
+        lower piece's positive evidence outside the top's pixels less its price (leaves'
+        evidence is never negative, and a lower piece covering a leaf only takes it
+        away); raised by :data:`SLACK` of the evidence's magnitude."""
+        hit = self._tops.get(id(top))
+        if hit is None:
+            cands = [self.scorer.candidate(p) for p in top]
+            size = sum(_magnitude(self.scorer, c) for c in cands)
+            hit = self._tops[id(top)] = (cands, size, {})
+        cands, size, known = hit
+        total = head
+        for piece in way:
+            got = known.get(id(piece))
+            if got is None:
+                got = known[id(piece)] = self._beyond(cands, self.scorer.candidate(piece))
+            total += got[0]
+            size += got[1]
+        return total + SLACK * size
+
+    def _beyond(self, top: list[Candidate], cand: Candidate) -> tuple[float, float]:
+        """A lower piece's positive evidence outside the top's pixels less its price, and
+        its evidence's magnitude."""
+        scorer = self.scorer
+        gain = -cand.price
+        for i, ev in enumerate(scorer.evidence):
+            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
+            gain += float(np.maximum(ev.weight[px], 0).sum())
+        return gain, _magnitude(scorer, cand)
+
+
+def _magnitude(scorer: Scorer, cand: Candidate) -> float:
+    """The sum of the absolute evidence of a piece's pixels and leaves, over the views."""
+    return sum(float(np.abs(ev.weight[cand.pixels[i]]).sum()) + float(ev.leaf[cand.leaves[i]].sum())
+               for i, ev in enumerate(scorer.evidence))
