@@ -1,0 +1,199 @@
+"""The ways to hold a staircase step's start leg up to the ground, kept as a tree.
+
+The staircase search (:mod:`vision.staircases`) hangs each proposal's lower steps from
+its final arch's start leg: the leg on the ground, on a stack, or on the end knob of a
+step one level lower whose own start leg is held the same way. The ways under one leg
+share their lower parts: a step's ways are the ways under its start leg, each with the
+step and its far leg's stack after it. Kept as that tree, the ways are never listed one
+by one (a turn has hundreds of thousands), their pieces are the tree's own, and each
+way's bound (its pieces' evidence summed in their order) is the bound of the way below
+it plus the step's pieces: the same additions in the same order, made once per branch
+and for a whole branch's ways at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rules.moves import DIRECTIONS, arch_from
+from rules.palace import Palace
+from rules.pieces import Kind, Piece
+from vision.candidates import stacks_under
+
+Signed = dict[int, tuple[float, float]]
+"""Each piece's positive evidence less its price, and its pixels' negative evidence,
+by the piece's id."""
+
+
+def far_ways(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
+    """Ways to give an arch's far leg a knob at level ``z``: an open knob, or a stack."""
+    if palace.is_open_knob(x, y, z):
+        return [[]]
+    if z == 0 or palace.occupant(x, y, z) is not None:
+        return []
+    return stacks_under(palace, x, y, z)
+
+
+def span_free(palace: Palace, arch: Piece) -> bool:
+    """Whether the palace leaves the arch's four cells free."""
+    return all(palace.occupant(x, y, arch.z) is None for x, y in arch.footprint())
+
+
+@dataclass
+class _Step:
+    """The ways through one lower step: each way under its start leg (``below``), then
+    each way to hold its far leg, the step, and the brick lifting the leg above it."""
+
+    below: Ways
+    fars: list[list[Piece]]
+    lower: Piece
+    brick: list[Piece]
+
+
+class Ways:
+    """The ways (pieces bottom-up) to hold one start leg, in the order the rules' path
+    down gives them: the leg on the ground, then on each stack standing on the ground,
+    then on each lower step (lift, direction), its ways below before its far legs'."""
+
+    def __init__(self) -> None:
+        self.parts: list[list[Piece] | _Step] = []
+        """A whole way (the ground's, empty, or a stack), or a step's ways."""
+        self.count = 0
+        self._bounds: tuple[list[float], list[float]] | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[list[Piece]]:
+        for part in self.parts:
+            if isinstance(part, list):
+                yield part
+                continue
+            for below in part.below:
+                for far in part.fars:
+                    yield [*below, *far, part.lower, *part.brick]
+
+    def way(self, i: int) -> list[Piece]:
+        """The ``i``-th way, made alone."""
+        for part in self.parts:
+            if isinstance(part, list):
+                if i == 0:
+                    return list(part)
+                i -= 1
+                continue
+            n = part.below.count * len(part.fars)
+            if i < n:
+                below, far = divmod(i, len(part.fars))
+                return [*part.below.way(below), *part.fars[far], part.lower, *part.brick]
+            i -= n
+        raise IndexError(i)
+
+    def pieces(self, out: dict[int, Piece], seen: set[int]) -> None:
+        """Adds the pieces of every way (by id) to ``out``, each branch visited once."""
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        for part in self.parts:
+            if isinstance(part, list):
+                out.update((id(p), p) for p in part)
+                continue
+            part.below.pieces(out, seen)
+            for far in part.fars:
+                out.update((id(p), p) for p in far)
+            out.update((id(p), p) for p in (part.lower, *part.brick))
+
+    def bounds(self, signed: Signed) -> tuple[list[float], list[float]]:
+        """Each way's pieces' positive evidence summed in their order (from nothing, one
+        piece after the other), and its most negative piece's negative evidence (none is
+        above zero): worked out once per branch. Plain lists: most branches hold a few
+        ways, where arrays cost more than they save."""
+        if self._bounds is None:
+            gains: list[float] = []
+            worsts: list[float] = []
+            for part in self.parts:
+                if isinstance(part, list):
+                    gain, worst = 0.0, 0.0
+                    for p in part:
+                        g, n = signed[id(p)]
+                        gain += g
+                        worst = min(worst, n)
+                    gains.append(gain)
+                    worsts.append(worst)
+                    continue
+                below_gain, below_worst = part.below.bounds(signed)
+                tail = [signed[id(p)] for p in (part.lower, *part.brick)]
+                cols: list[tuple[list[float], list[float]]] = []
+                for far in part.fars:
+                    col = below_gain
+                    low = 0.0
+                    for g, n in (*(signed[id(p)] for p in far), *tail):
+                        col = [c + g for c in col]
+                        low = min(low, n)
+                    cols.append((col, [min(w, low) for w in below_worst]))
+                if len(cols) == 1:
+                    gains += cols[0][0]
+                    worsts += cols[0][1]
+                    continue
+                # Ways below outer, far legs inner: the order the ways are listed in.
+                for i in range(len(below_gain)):
+                    gains += [col[i] for col, _ in cols]
+                    worsts += [worst[i] for _, worst in cols]
+            self._bounds = (gains, worsts)
+        return self._bounds
+
+
+def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
+               known: dict[tuple[int, int, int, int], Ways] | None = None) -> Ways:
+    """Ways (pieces bottom-up) to hold a step's start leg at (x, y), level ``z``, by the
+    rules' path down to the ground: the leg on the ground itself, on a stack standing on
+    the ground, or on the end knob of a step one level lower (or two, with a brick on
+    that knob), whose far leg stands on an open knob or a stack and whose own start leg
+    is held the same way, ``depth`` steps down at most, and a first step on the ground
+    below those. ``known`` keeps each leg's ways (the same branch for every step over
+    it)."""
+    known = {} if known is None else known
+    hit = known.get((x, y, z, depth))
+    if hit is None:
+        hit = known[(x, y, z, depth)] = _start_ways(palace, x, y, z, depth, known)
+    return hit
+
+
+def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
+                known: dict[tuple[int, int, int, int], Ways]) -> Ways:
+    ways = Ways()
+    if z == 0:
+        if palace.is_open_knob(x, y, 0):
+            ways.parts.append([])
+            ways.count = 1
+        return ways
+    if palace.occupant(x, y, z - 1) is None:
+        for stack in stacks_under(palace, x, y, z):
+            if stack[0].z == 0:
+                ways.parts.append(stack)
+                ways.count += 1
+    for lift in (0, 1):
+        level = z - 1 - lift
+        if level < 0 or (lift and palace.occupant(x, y, level + 1) is not None):
+            continue
+        # A step on the ground needs nothing under it (both legs on the map), so it is
+        # tried whatever depth is left: a first step one below the depth was read as a
+        # stack under the next step's leg.
+        if depth <= 0 and level > 0:
+            continue
+        brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
+        fars: list[list[Piece]] | None = None  # the same for every direction: once
+        for dx, dy in DIRECTIONS:
+            # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
+            lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
+            if lower is None or not span_free(palace, lower):
+                continue
+            if fars is None:
+                fars = far_ways(palace, x, y, level)
+            if not fars:
+                continue
+            below = start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known)
+            if below.count:
+                ways.parts.append(_Step(below, fars, lower, brick))
+                ways.count += below.count * len(fars)
+    return ways
