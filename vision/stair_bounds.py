@@ -7,8 +7,9 @@ and in the picture mostly behind or below it: much of what their bound counts is
 the top already covers, counted twice. Nearly every proposal scored then falls short,
 and scoring one (the pixels of a dozen pieces gathered, each once, and summed) is the
 dearest step of the search. The closer bound counts a lower piece's pixels only where
-the top does not cover them; it rules a proposal out only where the score could not
-have passed either, so the proposals judged, and their order, stay the same.
+the top does not cover them, less what the lower pieces' pixels there surely cost; it
+rules a proposal out only where the score could not have passed either, so the
+proposals judged, and their order, stay the same.
 """
 
 from __future__ import annotations
@@ -32,38 +33,43 @@ class Beyond:
 
     def __init__(self, scorer: Scorer) -> None:
         self.scorer = scorer
-        self._tops: dict[int, tuple[list[Candidate], float, dict[int, tuple[float, float]]]] = {}
+        self._tops: dict[int, tuple[list[Candidate], float,
+                                    dict[int, tuple[float, float, float]]]] = {}
 
     def bound(self, top: Sequence[Piece], way: Sequence[Piece], head: float) -> float:
         """The most the proposal ``way`` + ``top`` can score, given ``head`` (the top's own
-        score, with whatever the caller adds to every score): the top's score, and each
-        lower piece's positive evidence outside the top's pixels less its price (leaves'
+        score, with whatever the caller adds to every score): the top's score, each lower
+        piece's positive evidence outside the top's pixels less its price (leaves'
         evidence is never negative, and a lower piece covering a leaf only takes it
-        away); raised by :data:`SLACK` of the evidence's magnitude."""
+        away), and the most negative lower piece's negative evidence there (the pixels
+        the lower pieces add hold each one's); raised by :data:`SLACK` of the evidence's
+        magnitude."""
         hit = self._tops.get(id(top))
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
             size = sum(_magnitude(self.scorer, c) for c in cands)
             hit = self._tops[id(top)] = (cands, size, {})
         cands, size, known = hit
-        total = head
+        total, worst = head, 0.0
         for piece in way:
             got = known.get(id(piece))
             if got is None:
                 got = known[id(piece)] = self._beyond(cands, self.scorer.candidate(piece))
             total += got[0]
-            size += got[1]
-        return total + SLACK * size
+            worst = min(worst, got[1])
+            size += got[2]
+        return total + worst + SLACK * size
 
-    def _beyond(self, top: list[Candidate], cand: Candidate) -> tuple[float, float]:
-        """A lower piece's positive evidence outside the top's pixels less its price, and
-        its evidence's magnitude."""
+    def _beyond(self, top: list[Candidate], cand: Candidate) -> tuple[float, float, float]:
+        """A lower piece's positive evidence outside the top's pixels less its price, its
+        negative evidence there, and its evidence's magnitude."""
         scorer = self.scorer
-        gain = -cand.price
+        gain, loss = -cand.price, 0.0
         for i, ev in enumerate(scorer.evidence):
-            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
-            gain += float(np.maximum(ev.weight[px], 0).sum())
-        return gain, _magnitude(scorer, cand)
+            w = ev.weight[scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])]
+            gain += float(np.maximum(w, 0).sum())
+            loss += float(np.minimum(w, 0).sum())
+        return gain, loss, _magnitude(scorer, cand)
 
 
 def _magnitude(scorer: Scorer, cand: Candidate) -> float:

@@ -61,6 +61,7 @@ class Ways:
         """A whole way (the ground's, empty, or a stack), or a step's ways."""
         self.count = 0
         self._bounds: tuple[list[float], list[float]] | None = None
+        self._made: dict[int, list[Piece]] = {}
 
     def __len__(self) -> int:
         return self.count
@@ -75,19 +76,29 @@ class Ways:
                     yield [*below, *far, part.lower, *part.brick]
 
     def way(self, i: int) -> list[Piece]:
-        """The ``i``-th way, made alone."""
+        """The ``i``-th way, made alone (and kept: the ways scored share their lower
+        parts, and several tops share one leg's ways)."""
+        made = self._made.get(i)
+        if made is not None:
+            return made
+        at = i
         for part in self.parts:
             if isinstance(part, list):
-                if i == 0:
-                    return list(part)
-                i -= 1
+                if at == 0:
+                    made = part
+                    break
+                at -= 1
                 continue
             n = part.below.count * len(part.fars)
-            if i < n:
-                below, far = divmod(i, len(part.fars))
-                return [*part.below.way(below), *part.fars[far], part.lower, *part.brick]
-            i -= n
-        raise IndexError(i)
+            if at < n:
+                below, far = divmod(at, len(part.fars))
+                made = [*part.below.way(below), *part.fars[far], part.lower, *part.brick]
+                break
+            at -= n
+        if made is None:
+            raise IndexError(i)
+        self._made[i] = made
+        return made
 
     def pieces(self, out: dict[int, Piece], seen: set[int]) -> None:
         """Adds the pieces of every way (by id) to ``out``, each branch visited once."""
@@ -143,24 +154,51 @@ class Ways:
         return self._bounds
 
 
+class Known:
+    """What one search has worked out of the palace before: each leg's ways (the same
+    branch for every step over it), and at each knob the lower steps that can arrive
+    there and the ways to hold their far legs (the same at every depth)."""
+
+    def __init__(self, palace: Palace) -> None:
+        self.palace = palace
+        self.ways: dict[tuple[int, int, int, int], Ways] = {}
+        self._steps: dict[tuple[int, int, int], tuple[list[tuple[int, int, Piece]],
+                                                      list[list[Piece]]]] = {}
+
+    def steps(self, x: int, y: int, level: int
+              ) -> tuple[list[tuple[int, int, Piece]], list[list[Piece]]]:
+        """The steps at ``level`` whose end knob is (x, y) and whose four cells are free,
+        each with the direction it arrives along, and the ways to hold its far leg (none
+        asked where no step can arrive)."""
+        hit = self._steps.get((x, y, level))
+        if hit is None:
+            lowers = []
+            for dx, dy in DIRECTIONS:
+                # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
+                lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
+                if lower is not None and span_free(self.palace, lower):
+                    lowers.append((dx, dy, lower))
+            fars = far_ways(self.palace, x, y, level) if lowers else []
+            hit = self._steps[(x, y, level)] = (lowers, fars)
+        return hit
+
+
 def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
-               known: dict[tuple[int, int, int, int], Ways] | None = None) -> Ways:
+               known: Known | None = None) -> Ways:
     """Ways (pieces bottom-up) to hold a step's start leg at (x, y), level ``z``, by the
     rules' path down to the ground: the leg on the ground itself, on a stack standing on
     the ground, or on the end knob of a step one level lower (or two, with a brick on
     that knob), whose far leg stands on an open knob or a stack and whose own start leg
     is held the same way, ``depth`` steps down at most, and a first step on the ground
-    below those. ``known`` keeps each leg's ways (the same branch for every step over
-    it)."""
-    known = {} if known is None else known
-    hit = known.get((x, y, z, depth))
+    below those. ``known``: what the search has worked out already, of this palace."""
+    known = Known(palace) if known is None else known
+    hit = known.ways.get((x, y, z, depth))
     if hit is None:
-        hit = known[(x, y, z, depth)] = _start_ways(palace, x, y, z, depth, known)
+        hit = known.ways[(x, y, z, depth)] = _start_ways(palace, x, y, z, depth, known)
     return hit
 
 
-def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
-                known: dict[tuple[int, int, int, int], Ways]) -> Ways:
+def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int, known: Known) -> Ways:
     ways = Ways()
     if z == 0:
         if palace.is_open_knob(x, y, 0):
@@ -181,17 +219,11 @@ def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
         # stack under the next step's leg.
         if depth <= 0 and level > 0:
             continue
+        lowers, fars = known.steps(x, y, level)
+        if not fars:
+            continue
         brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
-        fars: list[list[Piece]] | None = None  # the same for every direction: once
-        for dx, dy in DIRECTIONS:
-            # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
-            lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
-            if lower is None or not span_free(palace, lower):
-                continue
-            if fars is None:
-                fars = far_ways(palace, x, y, level)
-            if not fars:
-                continue
+        for dx, dy, lower in lowers:
             below = start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known)
             if below.count:
                 ways.parts.append(_Step(below, fars, lower, brick))

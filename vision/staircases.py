@@ -32,7 +32,7 @@ from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
 from vision.stair_bounds import Beyond
-from vision.stair_ways import Ways, far_ways, span_free, start_ways
+from vision.stair_ways import Known, Ways, far_ways, span_free, start_ways
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
@@ -95,7 +95,7 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequen
     piece physically plausible on the palace before the turn (whether they all stand
     together is asked of the winner)."""
     made = 0
-    known: dict[tuple[int, int, int, int], Ways] = {}
+    known = Known(palace)
     for final in finals(readings, alike):
         if not span_free(palace, final):
             continue
