@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.pieces import Piece
 from vision.scoring import Candidate, Scorer
@@ -27,12 +28,21 @@ the closer bound is raised: the scores are float32 sums, each off by far less th
 millionth of that magnitude, and the bound must stay above the score as summed."""
 
 
+Signs = list[tuple[NDArray[np.float32], NDArray[np.float32]]]
+"""Each view's weights' positive and negative parts."""
+
+
 class Beyond:
     """Closer bounds on proposals, each top's pieces' pixels marked once and each lower
     piece's evidence beyond them summed once per top."""
 
-    def __init__(self, scorer: Scorer) -> None:
+    def __init__(self, scorer: Scorer, signs: Signs,
+                 signed: dict[int, tuple[float, float]]) -> None:
+        """``signed``: each piece's positive evidence less its price, and its negative
+        evidence, by the piece's id (all the pieces asked about)."""
         self.scorer = scorer
+        self.signs = signs
+        self.signed = signed
         self._tops: dict[int, tuple[list[Candidate], float,
                                     dict[int, tuple[float, float, float]]]] = {}
 
@@ -47,32 +57,33 @@ class Beyond:
         hit = self._tops.get(id(top))
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
-            size = sum(_magnitude(self.scorer, c) for c in cands)
+            size = sum(self._magnitude(p, c) for p, c in zip(top, cands, strict=True))
             hit = self._tops[id(top)] = (cands, size, {})
         cands, size, known = hit
         total, worst = head, 0.0
         for piece in way:
             got = known.get(id(piece))
             if got is None:
-                got = known[id(piece)] = self._beyond(cands, self.scorer.candidate(piece))
+                got = known[id(piece)] = self._beyond(cands, piece)
             total += got[0]
             worst = min(worst, got[1])
             size += got[2]
         return total + worst + SLACK * size
 
-    def _beyond(self, top: list[Candidate], cand: Candidate) -> tuple[float, float, float]:
+    def _beyond(self, top: list[Candidate], piece: Piece) -> tuple[float, float, float]:
         """A lower piece's positive evidence outside the top's pixels less its price, its
         negative evidence there, and its evidence's magnitude."""
         scorer = self.scorer
+        cand = scorer.candidate(piece)
         gain, loss = -cand.price, 0.0
-        for i, ev in enumerate(scorer.evidence):
-            w = ev.weight[scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])]
-            gain += float(np.maximum(w, 0).sum())
-            loss += float(np.minimum(w, 0).sum())
-        return gain, loss, _magnitude(scorer, cand)
+        for i, (positive, negative) in enumerate(self.signs):
+            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
+            gain += float(positive[px].sum())
+            loss += float(negative[px].sum())
+        return gain, loss, self._magnitude(piece, cand)
 
-
-def _magnitude(scorer: Scorer, cand: Candidate) -> float:
-    """The sum of the absolute evidence of a piece's pixels and leaves, over the views."""
-    return sum(float(np.abs(ev.weight[cand.pixels[i]]).sum()) + float(ev.leaf[cand.leaves[i]].sum())
-               for i, ev in enumerate(scorer.evidence))
+    def _magnitude(self, piece: Piece, cand: Candidate) -> float:
+        """The sum of the absolute evidence of a piece's pixels and leaves, over the
+        views."""
+        gain, loss = self.signed[id(piece)]
+        return gain + cand.price - loss

@@ -31,7 +31,7 @@ from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
-from vision.stair_bounds import Beyond
+from vision.stair_bounds import Beyond, Signs
 from vision.stair_ways import Known, Ways, far_ways, span_free, start_ways
 
 STEPS_DOWN = 3
@@ -52,6 +52,8 @@ arch (one turn's first 80 tops made the 20 000 once allowed, and its true final 
 later); most are never scored, being bounded below the best."""
 
 S = TypeVar("S", bound="Searcher")
+_sum = np.add.reduce
+"""What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper."""
 
 
 def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
@@ -177,11 +179,14 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     scorer.prepare(list(distinct.values()))
     by_key: dict[PieceKey, tuple[float, float]] = {}
     signed: dict[int, tuple[float, float]] = {}
+    # The weights' parts, split once: the same numbers, piece by piece, as splitting
+    # each piece's own.
+    signs = [(np.maximum(ev.weight, 0), np.minimum(ev.weight, 0)) for ev in scorer.evidence]
     for key, p in distinct.items():
         cand = scorer.candidate(p)
         hit = by_key.get(cand.key)
         if hit is None:
-            hit = by_key[cand.key] = _signed(scorer, cand)
+            hit = by_key[cand.key] = _signed(scorer, cand, signs)
         signed[key] = hit
     # Each way up to the ground, with the most its pieces can add, best first.
     ranked: dict[int, tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]] = {}
@@ -219,7 +224,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     which = np.repeat(np.arange(len(picks)), [len(b) for b in bounds])
     at = np.concatenate([np.arange(len(b)) for b in bounds])
     best: list[tuple[float, list[Piece]]] = []
-    beyond = Beyond(scorer)
+    beyond = Beyond(scorer, signs, signed)
     for k in np.argsort(-every, kind="stable").tolist():
         if every[k] <= floor:
             break
@@ -261,13 +266,20 @@ def look_alikes(scorer: Scorer, readings: Iterable[Sequence[Piece]]) -> list[Pie
     if not near:
         return []
     scorer.prepare([p for p, _ in near.values()] + list(read.values()))
-    return [p for p, arches in near.values() if any(_alike(scorer, p, a) for a in arches)]
+    mark = np.zeros(max((len(ev.weight) for ev in scorer.evidence), default=0), bool)
+    return [p for p, arches in near.values() if any(_alike(scorer, p, a, mark) for a in arches)]
 
 
-def _alike(scorer: Scorer, one: Piece, other: Piece) -> bool:
-    """Whether both pieces cover :data:`ALIKE_SHARE` of their outlines' union."""
+def _alike(scorer: Scorer, one: Piece, other: Piece, mark: NDArray[np.bool_]) -> bool:
+    """Whether both pieces cover :data:`ALIKE_SHARE` of their outlines' union. A piece's
+    pixels are distinct: the shared ones are counted on ``mark`` (all False, and left
+    so), which ``np.intersect1d`` would count by sorting both."""
     a, b = scorer.candidate(one), scorer.candidate(other)
-    inter = sum(len(np.intersect1d(x, y)) for x, y in zip(a.pixels, b.pixels, strict=True))
+    inter = 0
+    for x, y in zip(a.pixels, b.pixels, strict=True):
+        mark[y] = True
+        inter += int(np.count_nonzero(mark[x]))
+        mark[y] = False
     union = sum(len(x) + len(y) for x, y in zip(a.pixels, b.pixels, strict=True)) - inter
     return union > 0 and inter >= ALIKE_SHARE * union
 
@@ -288,14 +300,17 @@ def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     return size > 0 and evidence < -tolerance * size
 
 
-def _signed(scorer: Scorer, cand: Candidate) -> tuple[float, float]:
+def _signed(scorer: Scorer, cand: Candidate, signs: Signs) -> tuple[float, float]:
     """A piece's positive evidence (pixels and leaves) less its price, and its pixels'
-    negative evidence."""
+    negative evidence; ``signs``: each view's weights' positive and negative parts."""
     gain, loss = -cand.price, 0.0
     for i, ev in enumerate(scorer.evidence):
-        w = ev.weight[cand.pixels[i]]
-        gain += float(np.maximum(w, 0).sum()) + float(np.maximum(ev.leaf[cand.leaves[i]], 0).sum())
-        loss += float(np.minimum(w, 0).sum())
+        px, leaves = cand.pixels[i], cand.leaves[i]
+        positive, negative = signs[i]
+        # No leaves add nothing (0.0, which leaves the sum as it is).
+        gain += (float(_sum(positive[px], None))
+                 + (float(_sum(np.maximum(ev.leaf[leaves], 0), None)) if len(leaves) else 0.0))
+        loss += float(_sum(negative[px], None))
     return gain, loss
 
 
