@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from rules.pieces import Piece
 from vision.scoring import Candidate, Scorer
+from vision.stair_ways import Ways
 
 SLACK = 1e-4
 """Share of the evidence's magnitude (the sum of its pixels' absolute values) by which
@@ -30,6 +31,12 @@ millionth of that magnitude, and the bound must stay above the score as summed."
 
 Signs = list[tuple[NDArray[np.float32], NDArray[np.float32]]]
 """Each view's weights' positive and negative parts."""
+
+
+_Beyond = tuple[float, float, float]
+_Top = tuple[list[Candidate], float, dict[int, _Beyond], dict[tuple[int, int], _Beyond]]
+"""A top's pieces, their magnitude, and each lower piece's and each way's evidence
+beyond them."""
 
 
 class Beyond:
@@ -43,34 +50,50 @@ class Beyond:
         self.scorer = scorer
         self.signs = signs
         self.signed = signed
-        self._tops: dict[int, tuple[list[Candidate], float,
-                                    dict[int, tuple[float, float, float]]]] = {}
+        self._tops: dict[int, _Top] = {}
 
-    def bound(self, top: Sequence[Piece], way: Sequence[Piece], head: float) -> float:
-        """The most the proposal ``way`` + ``top`` can score, given ``head`` (the top's own
-        score, with whatever the caller adds to every score): the top's score, each lower
-        piece's positive evidence outside the top's pixels less its price (leaves'
-        evidence is never negative, and a lower piece covering a leaf only takes it
-        away), and the most negative lower piece's negative evidence there (the pixels
-        the lower pieces add hold each one's); raised by :data:`SLACK` of the evidence's
-        magnitude."""
+    def bound(self, top: Sequence[Piece], ways: Ways, i: int, head: float) -> float:
+        """The most the proposal of the ``i``-th of ``ways`` under ``top`` can score,
+        given ``head`` (the top's own score, with whatever the caller adds to every
+        score): the top's score, each lower piece's positive evidence outside the top's
+        pixels less its price (leaves' evidence is never negative, and a lower piece
+        covering a leaf only takes it away), and the most negative lower piece's negative
+        evidence there (the pixels the lower pieces add hold each one's); raised by
+        :data:`SLACK` of the evidence's magnitude."""
         hit = self._tops.get(id(top))
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
             size = sum(self._magnitude(p, c) for p, c in zip(top, cands, strict=True))
-            hit = self._tops[id(top)] = (cands, size, {})
-        cands, size, known = hit
-        total, worst = head, 0.0
-        for piece in way:
-            got = known.get(id(piece))
+            hit = self._tops[id(top)] = (cands, size, {}, {})
+        gain, worst, size = self._way(hit, ways, i)
+        return head + gain + worst + SLACK * (hit[1] + size)
+
+    def _way(self, top: _Top, ways: Ways, i: int) -> tuple[float, float, float]:
+        """A way's pieces' evidence beyond the top (the sum of their positive evidence
+        less their prices, the most negative one's negative, the sum of their magnitudes),
+        kept per way: the ways scored share their lower parts."""
+        cands, _, pieces, made = top
+        hit = made.get((id(ways), i))
+        if hit is not None:
+            return hit
+        part, below, far = ways.locate(i)
+        if isinstance(part, list):
+            gain, worst, size = 0.0, 0.0, 0.0
+            rest: Sequence[Piece] = part
+        else:
+            gain, worst, size = self._way(top, part.below, below)
+            rest = (*part.fars[far], part.lower, *part.brick)
+        for piece in rest:
+            got = pieces.get(id(piece))
             if got is None:
-                got = known[id(piece)] = self._beyond(cands, piece)
-            total += got[0]
+                got = pieces[id(piece)] = self._beyond(cands, piece)
+            gain += got[0]
             worst = min(worst, got[1])
             size += got[2]
-        return total + worst + SLACK * size
+        made[(id(ways), i)] = hit = (gain, worst, size)
+        return hit
 
-    def _beyond(self, top: list[Candidate], piece: Piece) -> tuple[float, float, float]:
+    def _beyond(self, top: list[Candidate], piece: Piece) -> _Beyond:
         """A lower piece's positive evidence outside the top's pixels less its price, its
         negative evidence there, and its evidence's magnitude."""
         scorer = self.scorer

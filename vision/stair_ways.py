@@ -41,7 +41,7 @@ def span_free(palace: Palace, arch: Piece) -> bool:
 
 
 @dataclass
-class _Step:
+class Step:
     """The ways through one lower step: each way under its start leg (``below``), then
     each way to hold its far leg, the step, and the brick lifting the leg above it."""
 
@@ -57,11 +57,13 @@ class Ways:
     then on each lower step (lift, direction), its ways below before its far legs'."""
 
     def __init__(self) -> None:
-        self.parts: list[list[Piece] | _Step] = []
+        self.parts: list[list[Piece] | Step] = []
         """A whole way (the ground's, empty, or a stack), or a step's ways."""
         self.count = 0
         self._bounds: tuple[list[float], list[float]] | None = None
         self._made: dict[int, list[Piece]] = {}
+        self._span = (0.0, 0.0)
+        """The least and the most of the ways' worst pieces' evidence, with the bounds."""
 
     def __len__(self) -> int:
         return self.count
@@ -75,29 +77,33 @@ class Ways:
                 for far in part.fars:
                     yield [*below, *far, part.lower, *part.brick]
 
+    def locate(self, i: int) -> tuple[list[Piece] | Step, int, int]:
+        """Where the ``i``-th way comes from: a whole way (and -1, -1), or a step and the
+        indices of the way below it and of its far leg's way."""
+        for part in self.parts:
+            if isinstance(part, list):
+                if i == 0:
+                    return part, -1, -1
+                i -= 1
+                continue
+            n = part.below.count * len(part.fars)
+            if i < n:
+                below, far = divmod(i, len(part.fars))
+                return part, below, far
+            i -= n
+        raise IndexError(i)
+
     def way(self, i: int) -> list[Piece]:
         """The ``i``-th way, made alone (and kept: the ways scored share their lower
         parts, and several tops share one leg's ways)."""
         made = self._made.get(i)
-        if made is not None:
-            return made
-        at = i
-        for part in self.parts:
-            if isinstance(part, list):
-                if at == 0:
-                    made = part
-                    break
-                at -= 1
-                continue
-            n = part.below.count * len(part.fars)
-            if at < n:
-                below, far = divmod(at, len(part.fars))
-                made = [*part.below.way(below), *part.fars[far], part.lower, *part.brick]
-                break
-            at -= n
         if made is None:
-            raise IndexError(i)
-        self._made[i] = made
+            part, below, far = self.locate(i)
+            if isinstance(part, list):
+                made = part
+            else:
+                made = [*part.below.way(below), *part.fars[far], part.lower, *part.brick]
+            self._made[i] = made
         return made
 
     def pieces(self, out: dict[int, Piece], seen: set[int]) -> None:
@@ -133,6 +139,7 @@ class Ways:
                     worsts.append(worst)
                     continue
                 below_gain, below_worst = part.below.bounds(signed)
+                least, most = part.below._span
                 tail = [signed[id(p)] for p in (part.lower, *part.brick)]
                 cols: list[tuple[list[float], list[float]]] = []
                 for far in part.fars:
@@ -141,16 +148,29 @@ class Ways:
                     for g, n in (*(signed[id(p)] for p in far), *tail):
                         col = [c + g for c in col]
                         low = min(low, n)
-                    cols.append((col, [min(w, low) for w in below_worst]))
+                    # The step's worst piece is mostly worse than every way's below it.
+                    if low <= least:
+                        worst = [low] * len(col)
+                    elif low >= most:
+                        worst = below_worst
+                    else:
+                        worst = [min(w, low) for w in below_worst]
+                    cols.append((col, worst))
                 if len(cols) == 1:
                     gains += cols[0][0]
                     worsts += cols[0][1]
                     continue
                 # Ways below outer, far legs inner: the order the ways are listed in.
-                for i in range(len(below_gain)):
-                    gains += [col[i] for col, _ in cols]
-                    worsts += [worst[i] for _, worst in cols]
+                f = len(cols)
+                gain_out = [0.0] * (f * len(below_gain))
+                worst_out = [0.0] * len(gain_out)
+                for j, (col, worst) in enumerate(cols):
+                    gain_out[j::f] = col
+                    worst_out[j::f] = worst
+                gains += gain_out
+                worsts += worst_out
             self._bounds = (gains, worsts)
+            self._span = (min(worsts), max(worsts)) if worsts else (0.0, 0.0)
         return self._bounds
 
 
@@ -226,6 +246,6 @@ def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int, known: Known
         for dx, dy, lower in lowers:
             below = start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known)
             if below.count:
-                ways.parts.append(_Step(below, fars, lower, brick))
+                ways.parts.append(Step(below, fars, lower, brick))
                 ways.count += below.count * len(fars)
     return ways

@@ -229,9 +229,10 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         if every[k] <= floor:
             break
         starts_id, ways, head, top = picks[which[k]]
-        way = lists[starts_id].way(int(ways[at[k]]))
-        if beyond.bound(top, way, head) <= floor:
+        starts, i = lists[starts_id], int(ways[at[k]])
+        if beyond.bound(top, starts, i, head) <= floor:
             continue
+        way = starts.way(i)
         prop = [*way, *top]
         if scorer.whole(prop) + bonus <= floor:
             continue
