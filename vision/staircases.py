@@ -163,7 +163,9 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     whose decoration's pixels deny it (their mean evidence below -``tolerance``, as
     :func:`vision.rulings.crown` asks) is not made. A proposal is bounded by its
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
-    scored from the highest bound down until no bound left can beat the best."""
+    scored from the highest bound down until no bound left can beat the best, each
+    first against a closer bound (:class:`vision.stair_bounds.Beyond`), which rules
+    out only what its score would."""
     scorer = judge.scorer
     readings = [list(r) for r in readings]
     alike = look_alikes(scorer, readings)
