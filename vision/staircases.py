@@ -23,13 +23,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece
-from vision.candidates import PLANT, built_on, stacks_under
+from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
+from vision.stair_bounds import Beyond, Signs
+from vision.stair_ways import Known, Ways, far_ways, span_free, start_ways
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
@@ -49,72 +52,8 @@ arch (one turn's first 80 tops made the 20 000 once allowed, and its true final 
 later); most are never scored, being bounded below the best."""
 
 S = TypeVar("S", bound="Searcher")
-
-
-def _far_ways(palace: Palace, x: int, y: int, z: int) -> list[list[Piece]]:
-    """Ways to give an arch's far leg a knob at level ``z``: an open knob, or a stack."""
-    if palace.is_open_knob(x, y, z):
-        return [[]]
-    if z == 0 or palace.occupant(x, y, z) is not None:
-        return []
-    return stacks_under(palace, x, y, z)
-
-
-def _span_free(palace: Palace, arch: Piece) -> bool:
-    """Whether the palace leaves the arch's four cells free."""
-    return all(palace.occupant(x, y, arch.z) is None for x, y in arch.footprint())
-
-
-def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
-               known: dict[tuple[int, int, int, int], list[list[Piece]]] | None = None
-               ) -> list[list[Piece]]:
-    """Ways (pieces bottom-up) to hold a step's start leg at (x, y), level ``z``, by the
-    rules' path down to the ground: the leg on the ground itself, on a stack standing on
-    the ground, or on the end knob of a step one level lower (or two, with a brick on
-    that knob), whose far leg stands on an open knob or a stack and whose own start leg
-    is held the same way, ``depth`` steps down at most, and a first step on the ground
-    below those."""
-    known = {} if known is None else known
-    hit = known.get((x, y, z, depth))
-    if hit is None:
-        hit = known[(x, y, z, depth)] = list(_start_ways(palace, x, y, z, depth, known))
-    return hit
-
-
-def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
-                known: dict[tuple[int, int, int, int], list[list[Piece]]]
-                ) -> Iterator[list[Piece]]:
-    if z == 0:
-        if palace.is_open_knob(x, y, 0):
-            yield []
-        return
-    if palace.occupant(x, y, z - 1) is None:
-        for stack in stacks_under(palace, x, y, z):
-            if stack[0].z == 0:
-                yield stack
-    for lift in (0, 1):
-        level = z - 1 - lift
-        if level < 0 or (lift and palace.occupant(x, y, level + 1) is not None):
-            continue
-        # A step on the ground needs nothing under it (both legs on the map), so it is
-        # tried whatever depth is left: a first step one below the depth was read as a
-        # stack under the next step's leg.
-        if depth <= 0 and level > 0:
-            continue
-        brick = [Piece(Kind.BRICK, x, y, level + 1)] if lift else []
-        fars: list[list[Piece]] | None = None  # the same for every direction: once
-        for dx, dy in DIRECTIONS:
-            # The lower step arrives at (x, y) from 3 studs back along (dx, dy).
-            lower = arch_from(x - 3 * dx, y - 3 * dy, level, (dx, dy))
-            if lower is None or not _span_free(palace, lower):
-                continue
-            if fars is None:
-                fars = _far_ways(palace, x, y, level)
-            if not fars:
-                continue
-            for below in start_ways(palace, x - 3 * dx, y - 3 * dy, level, depth - 1, known):
-                for far in fars:
-                    yield [*below, *far, lower, *brick]
+_sum = np.add.reduce
+"""What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper."""
 
 
 def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
@@ -151,21 +90,21 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> 
 
 
 def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()
-              ) -> Iterator[tuple[list[Piece], list[list[Piece]]]]:
+              ) -> Iterator[tuple[list[Piece], Ways]]:
     """Whole staircases ending on the readings' arches or one step above them, as their
     tops (the far leg's stack, the final arch and its decoration, in both colours'
     outlines) with the ways to hold the final arch's start leg up to the ground; each
     piece physically plausible on the palace before the turn (whether they all stand
     together is asked of the winner)."""
     made = 0
-    known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
+    known = Known(palace)
     for final in finals(readings, alike):
-        if not _span_free(palace, final):
+        if not span_free(palace, final):
             continue
         knobs, legs = final.knobs(), final.legs()
         for end in range(2):
             (ex, ey), (fx, fy), (sx, sy) = knobs[end], legs[end], legs[1 - end]
-            fars = _far_ways(palace, fx, fy, final.z)
+            fars = far_ways(palace, fx, fy, final.z)
             if not fars:
                 continue
             starts = start_ways(palace, sx, sy, final.z, STEPS_DOWN, known)
@@ -224,7 +163,9 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     whose decoration's pixels deny it (their mean evidence below -``tolerance``, as
     :func:`vision.rulings.crown` asks) is not made. A proposal is bounded by its
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
-    scored from the highest bound down until no bound left can beat the best."""
+    scored from the highest bound down until no bound left can beat the best, each
+    first against a closer bound (:class:`vision.stair_bounds.Beyond`), which rules
+    out only what its score would."""
     scorer = judge.scorer
     readings = [list(r) for r in readings]
     alike = look_alikes(scorer, readings)
@@ -232,21 +173,29 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     if not found:
         return []
     lists = {id(starts): starts for _, starts in found}
-    distinct = {id(p): p for starts in lists.values() for way in starts for p in way}
+    distinct: dict[int, Piece] = {}
+    seen: set[int] = set()
+    for starts in lists.values():
+        starts.pieces(distinct, seen)
     distinct.update((id(p), p) for top, _ in found for p in top)
     scorer.prepare(list(distinct.values()))
     by_key: dict[PieceKey, tuple[float, float]] = {}
     signed: dict[int, tuple[float, float]] = {}
+    # The weights' parts, split once: the same numbers, piece by piece, as splitting
+    # each piece's own.
+    signs = [(np.maximum(ev.weight, 0), np.minimum(ev.weight, 0)) for ev in scorer.evidence]
     for key, p in distinct.items():
         cand = scorer.candidate(p)
         hit = by_key.get(cand.key)
         if hit is None:
-            hit = by_key[cand.key] = _signed(scorer, cand)
+            hit = by_key[cand.key] = _signed(scorer, cand, signs)
         signed[key] = hit
     # Each way up to the ground, with the most its pieces can add, best first.
-    ranked = {key: sorted(((*_bound(signed, way), i, way) for i, way in enumerate(starts)),
-                          key=lambda t: (-t[0], t[2]))
-              for key, starts in lists.items()}
+    ranked: dict[int, tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]] = {}
+    for key, starts in lists.items():
+        gains, worsts = (np.array(b) for b in starts.bounds(signed))
+        order = np.argsort(-gains, kind="stable")
+        ranked[key] = (order, gains[order], worsts[order])
     heads: dict[tuple[int, PieceKey, ...], tuple[float, float, float, list[Piece]]] = {}
     for top, starts in found:
         if _denied(scorer, top, tolerance):
@@ -256,21 +205,36 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         key = (id(starts), *(piece_key(p) for p in top[:-1]))
         if key not in heads or head > heads[key][0]:
             heads[key] = (head, *_bound(signed, top), top)
-    bounded: list[tuple[float, int, list[Piece], list[Piece]]] = []
+    # Per head, its ways from the highest bound down to the first that cannot beat the
+    # floor; then all, from the highest bound down (a head's in the order above first).
+    bounds: list[NDArray[np.float64]] = []
+    picks: list[tuple[int, NDArray[np.intp], float, list[Piece]]] = []
     for (starts_id, *_), (head, top_gain, top_loss, top) in heads.items():
-        for gain, loss, _, way in ranked[starts_id]:
-            if head + gain <= floor:
-                break
-            # The whole set's pixels hold each piece's, so its evidence is at most the
-            # pieces' positive evidence and the most negative piece's negative.
-            bound = min(head + gain, bonus + top_gain + gain + min(top_loss, loss))
-            if bound > floor:
-                bounded.append((bound, len(bounded), top, way))
-    bounded.sort(key=lambda b: (-b[0], b[1]))
+        order, gains, worsts = ranked[starts_id]
+        reach = head + gains
+        n = int(np.count_nonzero(reach > floor))
+        # The whole set's pixels hold each piece's, so its evidence is at most the
+        # pieces' positive evidence and the most negative piece's negative.
+        bound = np.minimum(reach[:n], bonus + top_gain + gains[:n]
+                           + np.minimum(top_loss, worsts[:n]))
+        kept = np.flatnonzero(bound > floor)
+        bounds.append(bound[kept])
+        picks += [(starts_id, order[kept], head, top)]
+    if not bounds:
+        return []
+    every = np.concatenate(bounds)
+    which = np.repeat(np.arange(len(picks)), [len(b) for b in bounds])
+    at = np.concatenate([np.arange(len(b)) for b in bounds])
     best: list[tuple[float, list[Piece]]] = []
-    for bound, _, top, way in bounded:
-        if bound <= floor:
+    beyond = Beyond(scorer, signs, signed)
+    for k in np.argsort(-every, kind="stable").tolist():
+        if every[k] <= floor:
             break
+        starts_id, ways, head, top = picks[which[k]]
+        starts, i = lists[starts_id], int(ways[at[k]])
+        if beyond.bound(top, starts, i, head) <= floor:
+            continue
+        way = starts.way(i)
         prop = [*way, *top]
         if scorer.whole(prop) + bonus <= floor:
             continue
@@ -305,13 +269,20 @@ def look_alikes(scorer: Scorer, readings: Iterable[Sequence[Piece]]) -> list[Pie
     if not near:
         return []
     scorer.prepare([p for p, _ in near.values()] + list(read.values()))
-    return [p for p, arches in near.values() if any(_alike(scorer, p, a) for a in arches)]
+    mark = np.zeros(max((len(ev.weight) for ev in scorer.evidence), default=0), bool)
+    return [p for p, arches in near.values() if any(_alike(scorer, p, a, mark) for a in arches)]
 
 
-def _alike(scorer: Scorer, one: Piece, other: Piece) -> bool:
-    """Whether both pieces cover :data:`ALIKE_SHARE` of their outlines' union."""
+def _alike(scorer: Scorer, one: Piece, other: Piece, mark: NDArray[np.bool_]) -> bool:
+    """Whether both pieces cover :data:`ALIKE_SHARE` of their outlines' union. A piece's
+    pixels are distinct: the shared ones are counted on ``mark`` (all False, and left
+    so), which ``np.intersect1d`` would count by sorting both."""
     a, b = scorer.candidate(one), scorer.candidate(other)
-    inter = sum(len(np.intersect1d(x, y)) for x, y in zip(a.pixels, b.pixels, strict=True))
+    inter = 0
+    for x, y in zip(a.pixels, b.pixels, strict=True):
+        mark[y] = True
+        inter += int(np.count_nonzero(mark[x]))
+        mark[y] = False
     union = sum(len(x) + len(y) for x, y in zip(a.pixels, b.pixels, strict=True)) - inter
     return union > 0 and inter >= ALIKE_SHARE * union
 
@@ -332,22 +303,25 @@ def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     return size > 0 and evidence < -tolerance * size
 
 
-def _signed(scorer: Scorer, cand: Candidate) -> tuple[float, float]:
+def _signed(scorer: Scorer, cand: Candidate, signs: Signs) -> tuple[float, float]:
     """A piece's positive evidence (pixels and leaves) less its price, and its pixels'
-    negative evidence."""
+    negative evidence; ``signs``: each view's weights' positive and negative parts."""
     gain, loss = -cand.price, 0.0
     for i, ev in enumerate(scorer.evidence):
-        w = ev.weight[cand.pixels[i]]
-        gain += float(np.maximum(w, 0).sum()) + float(np.maximum(ev.leaf[cand.leaves[i]], 0).sum())
-        loss += float(np.minimum(w, 0).sum())
+        px, leaves = cand.pixels[i], cand.leaves[i]
+        positive, negative = signs[i]
+        # No leaves add nothing (0.0, which leaves the sum as it is).
+        gain += (float(_sum(positive[px], None))
+                 + (float(_sum(np.maximum(ev.leaf[leaves], 0), None)) if len(leaves) else 0.0))
+        loss += float(_sum(negative[px], None))
     return gain, loss
 
 
 def _bound(signed: dict[int, tuple[float, float]], pieces: Sequence[Piece]
            ) -> tuple[float, float]:
-    """The pieces' positive evidence summed, and the most negative piece's negative
-    (none is above zero). One loop, summed in the pieces' order: every way of every
-    proposal is bounded, hundreds of thousands a turn."""
+    """The pieces' positive evidence summed in their order, and the most negative
+    piece's negative (none is above zero): a proposal's top's, as
+    :meth:`vision.stair_ways.Ways.bounds` sums its ways'."""
     gain, worst = 0, 0.0
     for p in pieces:
         g, n = signed[id(p)]

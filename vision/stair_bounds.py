@@ -1,0 +1,112 @@
+"""A closer bound on a whole staircase's score, asked before the score itself.
+
+The staircase search (:mod:`vision.staircases`) orders its proposals by a bound summed
+from each piece's own evidence, and scores them (:meth:`vision.scoring.Scorer.whole`)
+from the highest bound down. The lower steps of a proposal stand under its final arch,
+and in the picture mostly behind or below it: much of what their bound counts is pixels
+the top already covers, counted twice. Nearly every proposal scored then falls short,
+and scoring one (the pixels of a dozen pieces gathered, each once, and summed) is the
+dearest step of the search. The closer bound counts a lower piece's pixels only where
+the top does not cover them, less what the lower pieces' pixels there surely cost; it
+rules a proposal out only where the score could not have passed either, so the
+proposals judged, and their order, stay the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.pieces import Piece
+from vision.scoring import Candidate, Scorer
+from vision.stair_ways import Ways
+
+SLACK = 1e-4
+"""Share of the evidence's magnitude (the sum of its pixels' absolute values) by which
+the closer bound is raised: the scores are float32 sums, each off by far less than a
+millionth of that magnitude, and the bound must stay above the score as summed."""
+
+
+Signs = list[tuple[NDArray[np.float32], NDArray[np.float32]]]
+"""Each view's weights' positive and negative parts."""
+
+
+_Beyond = tuple[float, float, float]
+_Top = tuple[list[Candidate], float, dict[int, _Beyond], dict[tuple[int, int], _Beyond]]
+"""A top's pieces, their magnitude, and each lower piece's and each way's evidence
+beyond them."""
+
+
+class Beyond:
+    """Closer bounds on proposals, each top's pieces' pixels marked once and each lower
+    piece's evidence beyond them summed once per top."""
+
+    def __init__(self, scorer: Scorer, signs: Signs,
+                 signed: dict[int, tuple[float, float]]) -> None:
+        """``signed``: each piece's positive evidence less its price, and its negative
+        evidence, by the piece's id (all the pieces asked about)."""
+        self.scorer = scorer
+        self.signs = signs
+        self.signed = signed
+        self._tops: dict[int, _Top] = {}
+
+    def bound(self, top: Sequence[Piece], ways: Ways, i: int, head: float) -> float:
+        """The most the proposal of the ``i``-th of ``ways`` under ``top`` can score,
+        given ``head`` (the top's own score, with whatever the caller adds to every
+        score): the top's score, each lower piece's positive evidence outside the top's
+        pixels less its price (leaves' evidence is never negative, and a lower piece
+        covering a leaf only takes it away), and the most negative lower piece's negative
+        evidence there (the pixels the lower pieces add hold each one's); raised by
+        :data:`SLACK` of the evidence's magnitude."""
+        hit = self._tops.get(id(top))
+        if hit is None:
+            cands = [self.scorer.candidate(p) for p in top]
+            size = sum(self._magnitude(p, c) for p, c in zip(top, cands, strict=True))
+            hit = self._tops[id(top)] = (cands, size, {}, {})
+        gain, worst, size = self._way(hit, ways, i)
+        return head + gain + worst + SLACK * (hit[1] + size)
+
+    def _way(self, top: _Top, ways: Ways, i: int) -> tuple[float, float, float]:
+        """A way's pieces' evidence beyond the top (the sum of their positive evidence
+        less their prices, the most negative one's negative, the sum of their magnitudes),
+        kept per way: the ways scored share their lower parts."""
+        cands, _, pieces, made = top
+        hit = made.get((id(ways), i))
+        if hit is not None:
+            return hit
+        part, below, far = ways.locate(i)
+        if isinstance(part, list):
+            gain, worst, size = 0.0, 0.0, 0.0
+            rest: Sequence[Piece] = part
+        else:
+            gain, worst, size = self._way(top, part.below, below)
+            rest = (*part.fars[far], part.lower, *part.brick)
+        for piece in rest:
+            got = pieces.get(id(piece))
+            if got is None:
+                got = pieces[id(piece)] = self._beyond(cands, piece)
+            gain += got[0]
+            worst = min(worst, got[1])
+            size += got[2]
+        made[(id(ways), i)] = hit = (gain, worst, size)
+        return hit
+
+    def _beyond(self, top: list[Candidate], piece: Piece) -> _Beyond:
+        """A lower piece's positive evidence outside the top's pixels less its price, its
+        negative evidence there, and its evidence's magnitude."""
+        scorer = self.scorer
+        cand = scorer.candidate(piece)
+        gain, loss = -cand.price, 0.0
+        for i, (positive, negative) in enumerate(self.signs):
+            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
+            gain += float(positive[px].sum())
+            loss += float(negative[px].sum())
+        return gain, loss, self._magnitude(piece, cand)
+
+    def _magnitude(self, piece: Piece, cand: Candidate) -> float:
+        """The sum of the absolute evidence of a piece's pixels and leaves, over the
+        views."""
+        gain, loss = self.signed[id(piece)]
+        return gain + cand.price - loss
