@@ -95,12 +95,16 @@ def _misfit(measured: FloatArray, predicted: FloatArray) -> FloatArray:
     return np.where(np.abs(det - 1) < 0.5, err, 1.0)
 
 
-def _pose_from_steps(camera: Camera, patch: Patch, basis: FloatArray) -> list[Pose]:
+def _pose_from_steps(
+    camera: Camera, patch: Patch, basis: FloatArray, ray: FloatArray | None = None
+) -> list[Pose]:
     """The two mirror-image planes whose lattice, seen at ``patch``, has steps ``basis``.
 
     Locally the view is affine: the steps, over the focal length, are the first two
     rows of the rotation's first two columns scaled by stud / depth. Both columns being
-    unit length and orthogonal leaves a quadratic in the squared scale.
+    unit length and orthogonal leaves a quadratic in the squared scale. ``ray`` is the
+    camera ray through the patch's centre, when already worked out (:func:`_seeds` asks
+    ten bases of each patch).
     """
     f = camera.fx
     m = basis / f
@@ -120,17 +124,26 @@ def _pose_from_steps(camera: Camera, patch: Patch, basis: FloatArray) -> list[Po
         r2 = np.array([k * m[0, 1], k * m[1, 1], c2])
         u, _, vt = np.linalg.svd(np.stack([r1, r2], axis=1), full_matrices=False)
         r12 = u @ vt
-        r3 = np.cross(r12[:, 0], r12[:, 1])
+        r3 = _cross(r12[:, 0], r12[:, 1])
         if r3[2] > 0:  # the plate's top must face the camera
             r12 = r12[:, ::-1]
             r3 = -r3
         rot = np.column_stack([r12, r3])
         depth = k * STUD_MM  # depth of the patch's stud tops
-        ray = _rays(camera, patch.centre[None])[0]
+        if ray is None:
+            ray = _rays(camera, patch.centre[None])[0]
         at = ray * depth
         tvec = at - rot @ _MIDDLE
         poses.append(Pose.from_matrix(rot, tvec))
     return poses
+
+
+def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``np.cross`` of two 3-vectors, the same products and differences without its
+    general machinery (a search makes sixty of them)."""
+    return np.array(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    )
 
 
 def _fit(
@@ -351,8 +364,9 @@ def _seeds(
     """Poses read off each chosen patch, with their median misfit and every patch's."""
     moved: list[Pose] = []
     for i in chosen:
+        ray = _rays(camera, patches[i].centre[None])[0]
         for u in UNIMODULAR:
-            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u):
+            for seed in _pose_from_steps(camera, patches[i], patches[i].steps @ u, ray):
                 moved.append(_anchored(_params(seed), anchor))
     if not moved:
         return []
