@@ -156,29 +156,58 @@ def _fit(
     integer recombination of the predicted rows each patch's pair matches is settled
     before every step and held during it, so the residual stays smooth.
     """
-    params = _params(pose)
-    inliers = np.zeros(len(rays), bool)
+    return _fit_all(camera, [pose], rays, steps, anchor)[0]
+
+
+def _fit_all(
+    camera: Camera, poses: Sequence[Pose], rays: FloatArray, steps: FloatArray,
+    anchor: FloatArray,
+) -> list[tuple[Pose, NDArray[np.bool_]]]:
+    """:func:`_fit` of several seeds over the same patches, stepped side by side.
+
+    Each seed's steps are its own; what they share is the prediction of every trial pose's
+    steps, one batch a round for all the seeds still running instead of one per seed
+    (the batch's fixed cost was most of a fit's).
+    """
+    params = [_params(pose) for pose in poses]
+    out: list[tuple[Pose, NDArray[np.bool_]] | None] = [None] * len(poses)
+    running = list(range(len(poses)))
+    settled: list[int] = []
     # A seed read off one patch is a few per cent off elsewhere: the tolerance starts
     # wide and narrows as the plane settles.
     for tolerance in (0.3, 0.2, 0.12, INLIER_MISFIT, INLIER_MISFIT, INLIER_MISFIT):
-        # The pose and its four nudges, for the Jacobian, in one batch over all patches.
-        trials = [params, *(params + dp for dp in _NUDGES)]
-        preds = _steps_of(camera, [_anchored(p, anchor) for p in trials], rays)
-        inliers = _misfit(steps, preds[0]) < tolerance
-        if inliers.sum() < MIN_PATCHES:
-            return _anchored(params, anchor), inliers
-        coeffs = np.round(np.linalg.inv(preds[0][inliers]) @ steps[inliers])
-        residuals = (steps[inliers] - preds[:, inliers] @ coeffs).reshape(len(trials), -1)
-        r0 = residuals[0]
-        jac = np.empty((len(r0), 4))
-        for j, eps in enumerate(_JACOBIAN_STEPS):
-            jac[:, j] = (residuals[j + 1] - r0) / eps
-        step = np.linalg.lstsq(jac, -r0, rcond=None)[0]
-        params = params + step
-        if tolerance == INLIER_MISFIT and np.abs(step[:3]).max() < 1e-5:
+        if not running:
             break
-    final = _anchored(params, anchor)
-    return final, _misfit(steps, predicted_steps(camera, final, rays)) < INLIER_MISFIT
+        # Every running seed's pose and its four nudges, for the Jacobian, in one batch.
+        trials = [[params[k], *(params[k] + dp for dp in _NUDGES)] for k in running]
+        batch = _steps_of(camera, [_anchored(p, anchor) for t in trials for p in t], rays)
+        batch = batch.reshape(len(running), len(_NUDGES) + 1, *batch.shape[1:])
+        still: list[int] = []
+        for k, preds in zip(running, batch, strict=True):
+            inliers = _misfit(steps, preds[0]) < tolerance
+            if inliers.sum() < MIN_PATCHES:
+                out[k] = (_anchored(params[k], anchor), inliers)
+                continue
+            coeffs = np.round(np.linalg.inv(preds[0][inliers]) @ steps[inliers])
+            residuals = (steps[inliers] - preds[:, inliers] @ coeffs).reshape(len(preds), -1)
+            r0 = residuals[0]
+            jac = np.empty((len(r0), 4))
+            for j, eps in enumerate(_JACOBIAN_STEPS):
+                jac[:, j] = (residuals[j + 1] - r0) / eps
+            step = np.linalg.lstsq(jac, -r0, rcond=None)[0]
+            params[k] = params[k] + step
+            if tolerance == INLIER_MISFIT and np.abs(step[:3]).max() < 1e-5:
+                settled.append(k)
+            else:
+                still.append(k)
+        running = still
+    finishing = sorted(settled + running)
+    if finishing:
+        finals = [_anchored(params[k], anchor) for k in finishing]
+        misfits = _misfit(steps, _steps_of(camera, finals, rays))
+        for k, final, misfit in zip(finishing, finals, misfits, strict=True):
+            out[k] = (final, misfit < INLIER_MISFIT)
+    return [fit for fit in out if fit is not None]
 
 
 _JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
@@ -380,8 +409,7 @@ def _fits(
 ) -> list[tuple[int, LatticePose, NDArray[np.bool_]]]:
     """Each seed fitted, kept when enough patches fit it, most patches first."""
     fits: list[tuple[int, LatticePose, NDArray[np.bool_]]] = []
-    for seed in seeds:
-        pose, inliers = _fit(camera, seed, rays, steps, anchor)
+    for pose, inliers in _fit_all(camera, seeds, rays, steps, anchor):
         if inliers.sum() >= MIN_PATCHES:
             fits.append((int(inliers.sum()), _placed(pose, rays[inliers]), inliers))
     fits.sort(key=lambda item: -item[0])

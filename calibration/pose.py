@@ -152,7 +152,7 @@ def locate_board(
     # The stud lattice next: it needs no outline at all, so it finds the boards that
     # arms and sleeves hide the outline of, in a tenth of what the other masks' outlines
     # cost when they fail.
-    patches = lattice_patches(gray)
+    patches = lattice_patches(gray, half=half)
     lattice = _search_lattice(image, gray, camera, ground, tried, closest, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
