@@ -71,6 +71,10 @@ from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
 FAST_CANDIDATES = 1
+"""Outlines of the quick search tried before the stud lattice. Its second outline found
+one board of 150 development frames, which the full search's outlines find as well,
+and cost a refused fit (a rim and two lattice looks, some 12 ms) on 63 of the 69
+frames the lattice found: those are half of all first detections."""
 LATTICE_FIRST_RIM = 0.45
 """Share of the plate's rim found along the quick outline under which the stud lattice is
 asked before the outline's own lattice fit. On 150 development frames the outlines the
@@ -78,10 +82,6 @@ quick search's first outline found had 0.51 to 1.0 of their rim, while 30 of the
 boards the lattice found had an outline under 0.5 (a sleeve across a side, a card
 against one), each refused after two lattice looks and a fit (about 10 ms). The outline
 is still fitted, right after the lattice, if the lattice finds nothing."""
-"""Outlines of the quick search tried before the stud lattice. Its second outline found
-one board of 150 development frames, which the full search's outlines find as well,
-and cost a refused fit (a rim and two lattice looks, some 12 ms) on 63 of the 69
-frames the lattice found: those are half of all first detections."""
 SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
 MAX_MAP_REACH = 10
@@ -133,7 +133,8 @@ def locate_board(
             failed = failed or result
         return failed or BoardLocation(False, "no outline of the board gives a pose")
     # Cheapest first: the quick search's first outline (stud texture alone) with the rim
-    # at half size, which finds half the boards; then the stud lattice's plane; then the full
+    # at half size, which finds half the boards (an outline whose rim is mostly missing
+    # is finished only after the lattice); then the stud lattice's plane; then the full
     # search's outlines (three masks); then, within the time budget, poses from every
     # three corners of every outline, ranked by the rim they explain; last, for every
     # outline, the rim at full size and the outline's own pose.
