@@ -47,7 +47,17 @@ class GridFit:
     residual_px: float
     clarity: float = 0.0  # median peak clarity of the blocks used
     look: LatticeView | None = None  # the last look at the lattice, whose cells it reads
-    blind_clarity: float = 0.0  # the same with the top-blind template, when asked
+    blind_blocks: NDArray[np.intp] | None = None
+    """The blocks of :attr:`look` the fit used, when the look can say how clear they are to
+    the top-blind template (:attr:`blind_clarity`)."""
+
+    @property
+    def blind_clarity(self) -> float:
+        """Median peak clarity of the blocks used with the top-blind template (0 unless
+        asked of the fit), worked out when read: a fit that is taken never reads it."""
+        if self.blind_blocks is None or self.look is None:
+            return 0.0
+        return float(np.median(self.look.blind_clarity[self.blind_blocks]))
 
     @property
     def studs(self) -> FloatArray | None:
@@ -250,8 +260,8 @@ def _refine_rounds(
         used = keep.reshape(-1, len(corners))[:, 0]
         residual = float(np.sqrt(np.mean(err.reshape(-1, len(corners))[used] ** 2)))
         taken = np.flatnonzero(good)[used]
-        blind = float(np.median(view.blind_clarity[taken])) if blind_too else 0.0
         fit = GridFit(
-            current, int(used.sum()), residual, float(np.median(clarity[taken])), view, blind
+            current, int(used.sum()), residual, float(np.median(clarity[taken])), view,
+            taken if blind_too else None,
         )
     return fit

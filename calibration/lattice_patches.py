@@ -71,12 +71,18 @@ _USABLE = (
 _TAPER_LAGS = np.maximum(np.fft.ifftshift(_TAPER)[_LAG_ROWS][:, _LAG_COLS], 0.05)
 
 
-def lattice_patches(gray: NDArray[np.float32], stride: int = STRIDE_PX) -> list[Patch]:
-    """Windows across the picture whose texture repeats like a lattice, with its steps."""
+def lattice_patches(
+    gray: NDArray[np.float32], stride: int = STRIDE_PX, half: NDArray[np.float32] | None = None
+) -> list[Patch]:
+    """Windows across the picture whose texture repeats like a lattice, with its steps.
+
+    ``half`` is the picture at half size (``INTER_AREA``), when the caller has made it."""
     h, w = gray.shape
     xs = range(0, w - WINDOW_PX + 1, stride)
     ys = range(0, h - WINDOW_PX + 1, stride)
-    corners = _textured_windows(gray, [(x, y) for y in ys for x in xs])
+    if half is None:
+        half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    corners = _textured_windows(half, [(x, y) for y in ys for x in xs])
     if not corners:
         return []
     stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
@@ -118,15 +124,14 @@ def _autocorrelation(window: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _textured_windows(
-    gray: NDArray[np.float32], corners: list[tuple[int, int]]
+    half: NDArray[np.float32], corners: list[tuple[int, int]]
 ) -> list[tuple[int, int]]:
     """The windows with texture at the studs' scale: the only ones worth a Fourier transform.
 
-    Band-pass energy (a difference of Gaussians at half size) summed per window through an
-    integral image; a plain table, a sleeve or a hand has a fraction of the studs' energy.
+    Band-pass energy (a difference of Gaussians at half size, ``half`` the picture halved)
+    summed per window through an integral image; a plain table, a sleeve or a hand has a
+    fraction of the studs' energy.
     """
-    h, w = gray.shape
-    half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     band = np.abs(cv2.GaussianBlur(half, (0, 0), 1.0) - cv2.GaussianBlur(half, (0, 0), 3.0))
     total = cv2.integral(band)
     n = WINDOW_PX // 2

@@ -12,8 +12,8 @@ there at all. What one stud looks like in its cell is :mod:`calibration.stud_cel
 
 from __future__ import annotations
 
-import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -41,8 +41,15 @@ class LatticeView:
     clarity: FloatArray
     edges: NDArray[np.float32] | None = None
     """The rectified edge strength the cells are read from (None: no cell seen)."""
-    blind_clarity: FloatArray = field(default_factory=lambda: np.zeros(0))
-    """Per block, the clarity the top-blind template would give (only when asked)."""
+    blind: Callable[[], FloatArray] | None = field(default=None, repr=False, compare=False)
+    """Works out :attr:`blind_clarity` (only when asked for it)."""
+
+    @functools.cached_property
+    def blind_clarity(self) -> FloatArray:
+        """Per block, the clarity the top-blind template would give (empty unless the look
+        was asked for it). Worked out when read: a fit reads its last look's alone, and
+        only when the board is refused."""
+        return np.zeros(0) if self.blind is None else self.blind()
 
     @functools.cached_property
     def studs(self) -> FloatArray:
@@ -256,13 +263,16 @@ def lattice_offsets(
     corr = edge_part + corr_s / (corr_s.std(axis=(1, 2), keepdims=True) + 1e-9)
     sx, sy, peak = _subpixel_peaks(corr)
     offsets = np.stack([sx, sy], axis=1) / PX_PER_MM
-    view = LatticeView(centres, offsets, _clarity(corr, peak), mag)
     if not blind_too:
-        return view
-    blind_shades = template_stack(key, True)[blocks:]
-    corr_b = np.real(np.fft.ifft2(spectra[blocks:] * blind_shades))
-    corr = edge_part + corr_b / (corr_b.std(axis=(1, 2), keepdims=True) + 1e-9)
-    return dataclasses.replace(view, blind_clarity=_clarity(corr, corr.max(axis=(1, 2))))
+        return LatticeView(centres, offsets, _clarity(corr, peak), mag)
+
+    def blind() -> FloatArray:
+        blind_shades = template_stack(key, True)[blocks:]
+        corr_b = np.real(np.fft.ifft2(spectra[blocks:] * blind_shades))
+        both = edge_part + corr_b / (corr_b.std(axis=(1, 2), keepdims=True) + 1e-9)
+        return _clarity(both, both.max(axis=(1, 2)))
+
+    return LatticeView(centres, offsets, _clarity(corr, peak), mag, blind)
 
 
 def _clarity(corr: NDArray[np.float64], peak: FloatArray) -> FloatArray:

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from calibration.board_model import PLATE_CORNERS
 from calibration.camera import Camera, FloatArray, Pose, project
-from calibration.edges import edge_support, refine_pose
+from calibration.edges import EdgeFit, edge_support, refine_pose
 from calibration.evidence import MIN_BOARD_IN_VIEW, PLATE_GROUP, RIM_MODEL
 from calibration.fit import in_front
 from calibration.intrinsics import focal_from_homography
@@ -117,7 +117,12 @@ def rim_start(half: NDArray[np.float32], camera: Camera, pose: Pose) -> Pose:
     The lattice takes over from here: its blocks reach half a stud each and agree on one
     smooth shift, further than the rim fit is off.
     """
+    return rim_fit(half, camera, pose).pose
+
+
+def rim_fit(half: NDArray[np.float32], camera: Camera, pose: Pose) -> EdgeFit:
+    """:func:`rim_start` with the evidence behind it: how much of the rim it found."""
     h, w = half.shape
     return refine_pose(
         half, camera.scaled_to(w, h), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
-    ).pose
+    )

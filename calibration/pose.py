@@ -47,6 +47,7 @@ from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import EdgeFit, refine_pose
 from calibration.evidence import (
+    PLATE_GROUP,
     RIM_MODEL,
     BoardLocation,
     gray_float,
@@ -55,15 +56,15 @@ from calibration.fit import finish, in_front
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
-from calibration.lattice_pose import lattice_poses
+from calibration.lattice_pose import lattice_poses_lazily
 from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
     focal_guess,
     initial_pose,
     outline_hypotheses,
+    rim_fit,
     rim_score,
-    rim_start,
     same_outline,
 )
 from rules.maps import GroundMap
@@ -74,6 +75,13 @@ FAST_CANDIDATES = 1
 one board of 150 development frames, which the full search's outlines find as well,
 and cost a refused fit (a rim and two lattice looks, some 12 ms) on 63 of the 69
 frames the lattice found: those are half of all first detections."""
+LATTICE_FIRST_RIM = 0.45
+"""Share of the plate's rim found along the quick outline under which the stud lattice is
+asked before the outline's own lattice fit. On 150 development frames the outlines the
+quick search's first outline found had 0.51 to 1.0 of their rim, while 30 of the 68
+boards the lattice found had an outline under 0.5 (a sleeve across a side, a card
+against one), each refused after two lattice looks and a fit (about 10 ms). The outline
+is still fitted, right after the lattice, if the lattice finds nothing."""
 SLOW_CANDIDATES = 4
 MIN_HYPOTHESIS_RIM = 0.3
 MAX_MAP_REACH = 10
@@ -125,7 +133,8 @@ def locate_board(
             failed = failed or result
         return failed or BoardLocation(False, "no outline of the board gives a pose")
     # Cheapest first: the quick search's first outline (stud texture alone) with the rim
-    # at half size, which finds half the boards; then the stud lattice's plane; then the full
+    # at half size, which finds half the boards (an outline whose rim is mostly missing
+    # is finished only after the lattice); then the stud lattice's plane; then the full
     # search's outlines (three masks); then, within the time budget, poses from every
     # three corners of every outline, ranked by the rim they explain; last, for every
     # outline, the rim at full size and the outline's own pose.
@@ -133,8 +142,10 @@ def locate_board(
     deadline = started + budget_s
     closest = _Closest()
     quick = search_plate(image, camera, quick=True)
+    deferred: list[Pose] = []
     result = _fit_outlines(
-        image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted, closest
+        image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted, closest,
+        deferred,
     )
     if result.found:
         return _found_by(result, "outline")
@@ -142,10 +153,15 @@ def locate_board(
     # The stud lattice next: it needs no outline at all, so it finds the boards that
     # arms and sleeves hide the outline of, in a tenth of what the other masks' outlines
     # cost when they fail.
-    patches = lattice_patches(gray)
+    patches = lattice_patches(gray, half=half)
     lattice = _search_lattice(image, gray, camera, ground, tried, closest, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
+    for coarse in deferred:
+        # A quick outline whose rim was mostly missing, fitted only now.
+        first = closest.note(finish(image, gray, camera, coarse, ground, False))
+        if first.found:
+            return _found_by(first, "outline")
     search = search_plate(image, camera, prior=quick)
     result = _fit_outlines(
         image, gray, half, camera, ground, search, MAX_CANDIDATES, tried, fitted, closest
@@ -229,10 +245,14 @@ def _fit_outlines(
     tried: list[Pose],
     fitted: list[tuple[Pose, Pose]],
     closest: _Closest,
+    deferred: list[Pose] | None = None,
 ) -> BoardLocation:
     """The first ``budget`` new outlines, each fitted by its rim at half size and finished.
 
     Returns the first found board, or the first outline's reason for not finding it.
+    With ``deferred``, an outline whose rim fit found under :data:`LATTICE_FIRST_RIM` of
+    the plate's rim is not finished but handed back there (rim-fitted), to be finished
+    after the stud lattice; the reason returned is then a placeholder.
     """
     first: BoardLocation | None = None
     for quad in search.quads[:budget]:
@@ -240,8 +260,12 @@ def _fit_outlines(
         if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
             continue
         tried.append(pose)
-        coarse = rim_start(half, camera, pose)
+        rim = rim_fit(half, camera, pose)
+        coarse = rim.pose
         fitted.append((pose, coarse))
+        if deferred is not None and rim.group_support.get(PLATE_GROUP, 0.0) < LATTICE_FIRST_RIM:
+            deferred.append(coarse)
+            continue
         result = closest.note(finish(image, gray, camera, coarse, ground, False))
         if result.found:
             return result
@@ -311,7 +335,7 @@ def lattice_starts(
     """
     starts: list[Pose] = []
     for_map: list[tuple[Pose, int, tuple[int, int]]] = []
-    for start in lattice_poses(gray, camera, stride=stride, patches=patches):
+    for start in lattice_poses_lazily(gray, camera, stride=stride, patches=patches):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not in_front(grid.pose):
