@@ -75,8 +75,12 @@ sheen lifts the dark ink most, to far lighter. A naming with a group named dark 
 lighter than one named light green by more than this (log lightness) is not
 considered."""
 UNSEEN_PAIR = -20.0
+"""Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
+"""A naming's score (log) under which the bounds have bent it round a stray group
+(``STRAY_PRICE``)."""
 STRAY_SHARE = 0.02
+"""The most of the inked cells a group left unnamed as a stray may hold."""
 STRAY_PRICE = -10.0
 """Where the best naming the bounds allow still scores under ``ABSURD_SCORE`` (log), the
 bounds have bent it round a stray group: a group of under ``STRAY_SHARE`` of the inked
@@ -90,7 +94,7 @@ maps (50000-50119, 51000-51019, 52000-52039) changed by 2 studs. A share of 0.05
 more on the twin but lost on the independent renderer's frames (1,335 to 1,749 wrong),
 which 0.02 leaves as they were."""
 UNNAMED = UNKNOWN_GROUND
-"""Log likelihood of two inks side by side that the fitting maps never showed together."""
+"""What a stray group left unnamed reads as: its cells unknown."""
 
 
 def _hue(lab: FloatArray) -> float:

@@ -158,9 +158,9 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
 
 def name_groups(lab: FloatArray, labels: NDArray[np.int32],
                 top: FloatArray | None = None) -> NDArray[np.str_]:
-    """L, D, G or X per cell: the most likely naming of its group among all the groups'
-    namings (rows L, a, b on the 0..100 scale; ``top`` the plate's stud-top colour on the
-    same scale, where known)."""
+    """L, D, G or X per cell (or unknown, a stray group left unnamed): the most likely
+    naming of its group among all the groups' namings (rows L, a, b on the 0..100 scale;
+    ``top`` the plate's stud-top colour on the same scale, where known)."""
     k = int(labels.max()) + 1 if len(labels) else 0
     if k == 0:
         return np.full(0, "L", dtype="<U1")

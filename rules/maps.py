@@ -177,6 +177,9 @@ def map_from_json(data: Any, where: str) -> GroundMap:
 def load_map(name_or_path: str | Path) -> GroundMap:
     """A shipped map by number ("1".."4") or a map file by path."""
     text = str(name_or_path)
+    if not text.strip():
+        raise MapError(f"an empty map name: give a shipped map ({', '.join(SHIPPED_MAPS)}) "
+                       "or a map file")
     if text in SHIPPED_MAPS:
         ref = resources.files("rules") / "data" / "maps" / f"map{text}.json"
         return map_from_json(json.loads(ref.read_text(encoding="utf-8")), f"map {text}")

@@ -189,8 +189,9 @@ def test_serve_refuses_a_host_it_cannot_serve_on_in_one_line(capsys):
 
 
 def test_an_empty_map_option_is_refused_in_one_line_in_every_command(files, capsys):
-    """An empty ``--map`` is a usage error, never a map looked for under the current
-    folder nor a crash (full mode's reconstruct has no scene to take a map from)."""
+    """An empty ``--map`` is refused in one line, never a map looked for under the
+    current folder, silently no map, nor a crash (full mode's reconstruct has no scene
+    to take a map from)."""
     tmp_path, scene, camera = files
     picture = tmp_path / "v0.png"
     cv2.imwrite(str(picture), np.zeros((135, 240, 3), np.uint8))
@@ -199,3 +200,7 @@ def test_an_empty_map_option_is_refused_in_one_line_in_every_command(files, caps
                   "--map", ""]):
         refused(capsys, argv, "--map: empty")
     assert not (tmp_path / "s.json").exists()
+    for argv in (["locate", picture, "--camera", camera, "--map", ""],
+                 ["dataset", tmp_path / "set", "--map", " "]):
+        refused(capsys, argv, "empty map name")
+    assert not (tmp_path / "set").exists()

@@ -91,8 +91,9 @@ def test_a_stray_group_that_bends_the_naming_is_left_unnamed(monkeypatch, absurd
 
 
 def test_a_small_group_of_an_ink_is_still_named() -> None:
-    """A small gold area beside two greens is named, not left unknown: only a naming the
-    bounds have bent makes a small group stray."""
+    """A small gold area beside two greens that fits its ink is named, not left unknown:
+    the stray price is paid only where no naming fits (the gate itself is tested
+    above, with and without it)."""
     lab, labels = _cells([(30.0, -25.0, 20.0), (60.0, -30.0, 45.0), (70.0, 10.0, 50.0)],
                          [400, 400, 12], 1.0, 6)
     names = name_groups(lab, labels, np.array((44.0, -40.0, 22.0)))

@@ -9,8 +9,8 @@ import pytest
 
 from rules import Kind, Palace, Piece
 from tests.test_decoder_rules import decoder_for, turns_with
-from vision.stair_bounds import Beyond
-from vision.stair_ways import Ways
+from vision.stair_bounds import CloserBound
+from vision.stair_ways import LegWays
 from vision.staircases import _signed, proposals
 
 
@@ -30,7 +30,7 @@ def final_arch(added: list[Piece]) -> Piece:
 def test_each_way_made_alone_and_each_bound_are_the_listed_ones(staircase) -> None:
     before, added = staircase
     found = list(proposals(before, [[final_arch(added)]]))
-    starts: list[Ways] = list({id(s): s for _, s in found}.values())
+    starts: list[LegWays] = list({id(s): s for _, s in found}.values())
     assert any(len(s) > 1 for s in starts)
     rng = np.random.default_rng(3)
     signed: dict[int, tuple[float, float]] = {}
@@ -60,7 +60,7 @@ def test_the_closer_bound_is_never_below_the_score(staircase) -> None:
     scorer.prepare(list(pieces.values()))
     signs = [(np.maximum(ev.weight, 0), np.minimum(ev.weight, 0)) for ev in scorer.evidence]
     signed = {k: _signed(scorer, scorer.candidate(p), signs) for k, p in pieces.items()}
-    beyond = Beyond(scorer, signs, signed)
+    beyond = CloserBound(scorer, signs, signed)
     closer = 0
     for top, ways in found:
         head = scorer.whole(top)

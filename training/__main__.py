@@ -34,10 +34,10 @@ The model before it is the same data trained for six epochs (``--epochs 6 --minu
         --out models/new_pieces.onnx --seed 1 --epochs 6 --minutes 22
 
 ``train`` takes several ``--data`` folders at once; ``--workers N`` makes the training
-crops in N processes (each seeded by the run's seed and its number, so the same
-command repeats its model) and ``--device cuda`` runs the network on a GPU: how a
-larger set was tried (docs/vision.md, "Eight times the data"), not how the committed
-model was made.
+crops in N processes (each seeded by the run's seed and its number, so the same command
+repeats its model on the CPU; a GPU's own kernels need not) and ``--device cuda`` runs
+the network on a GPU: how a larger set was tried (docs/vision.md, "Eight times the
+data"), not how the committed model was made.
 
 ``train --height-map`` adds the second map, the height of the new surface each pixel
 shows (the data sets carry its label): an experiment that docs/vision.md reports, not

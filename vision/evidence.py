@@ -42,6 +42,9 @@ class Evidence:
     weight: NDArray[np.float32]
     hot: NDArray[np.bool_]
     leaf: NDArray[np.float32]
+    """What a decoration's leaves earn on each pixel: never negative (the change above a
+    floor), which the staircase search's closer bound (:mod:`vision.stair_bounds`)
+    relies on."""
     colour: NDArray[np.float32] | None = None
     picture: NDArray[np.uint8] | None = None
     """The whole frame after the turn, unsoftened: a seam between stacked bricks

@@ -14,6 +14,7 @@ proposals judged, and their order, stay the same.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 
 from rules.pieces import Piece
 from vision.scoring import Candidate, Scorer
-from vision.stair_ways import Ways
+from vision.stair_ways import LegWays
 
 SLACK = 1e-4
 """Share of the evidence's magnitude (the sum of its pixels' absolute values) by which
@@ -39,7 +40,7 @@ _Top = tuple[list[Candidate], float, dict[int, _Beyond], dict[tuple[int, int], _
 beyond them."""
 
 
-class Beyond:
+class CloserBound:
     """Closer bounds on proposals, each top's pieces' pixels marked once and each lower
     piece's evidence beyond them summed once per top."""
 
@@ -51,8 +52,11 @@ class Beyond:
         self.signs = signs
         self.signed = signed
         self._tops: dict[int, _Top] = {}
+        self._open = any(float(ev.leaf.min(initial=0.0)) < 0 for ev in scorer.evidence)
+        """Leaves' evidence below zero breaks the bound's premise: then it rules out
+        nothing."""
 
-    def bound(self, top: Sequence[Piece], ways: Ways, i: int, head: float) -> float:
+    def bound(self, top: Sequence[Piece], ways: LegWays, i: int, head: float) -> float:
         """The most the proposal of the ``i``-th of ``ways`` under ``top`` can score,
         given ``head`` (the top's own score, with whatever the caller adds to every
         score): the top's score, each lower piece's positive evidence outside the top's
@@ -60,6 +64,8 @@ class Beyond:
         covering a leaf only takes it away), and the most negative lower piece's negative
         evidence there (the pixels the lower pieces add hold each one's); raised by
         :data:`SLACK` of the evidence's magnitude."""
+        if self._open:
+            return math.inf
         hit = self._tops.get(id(top))
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
@@ -68,7 +74,7 @@ class Beyond:
         gain, worst, size = self._way(hit, ways, i)
         return head + gain + worst + SLACK * (hit[1] + size)
 
-    def _way(self, top: _Top, ways: Ways, i: int) -> tuple[float, float, float]:
+    def _way(self, top: _Top, ways: LegWays, i: int) -> tuple[float, float, float]:
         """A way's pieces' evidence beyond the top (the sum of their positive evidence
         less their prices, the most negative one's negative, the sum of their magnitudes),
         kept per way: the ways scored share their lower parts."""

@@ -45,13 +45,13 @@ class Step:
     """The ways through one lower step: each way under its start leg (``below``), then
     each way to hold its far leg, the step, and the brick lifting the leg above it."""
 
-    below: Ways
+    below: LegWays
     fars: list[list[Piece]]
     lower: Piece
     brick: list[Piece]
 
 
-class Ways:
+class LegWays:
     """The ways (pieces bottom-up) to hold one start leg, in the order the rules' path
     down gives them: the leg on the ground, then on each stack standing on the ground,
     then on each lower step (lift, direction), its ways below before its far legs'."""
@@ -123,8 +123,9 @@ class Ways:
     def bounds(self, signed: Signed) -> tuple[list[float], list[float]]:
         """Each way's pieces' positive evidence summed in their order (from nothing, one
         piece after the other), and its most negative piece's negative evidence (none is
-        above zero): worked out once per branch. Plain lists: most branches hold a few
-        ways, where arrays cost more than they save."""
+        above zero): worked out once per branch, and kept: a tree belongs to one search
+        (:class:`SearchMemo`), so ``signed`` is the same at every call. Plain lists: most
+        branches hold a few ways, where arrays cost more than they save."""
         if self._bounds is None:
             gains: list[float] = []
             worsts: list[float] = []
@@ -174,14 +175,14 @@ class Ways:
         return self._bounds
 
 
-class Known:
+class SearchMemo:
     """What one search has worked out of the palace before: each leg's ways (the same
     branch for every step over it), and at each knob the lower steps that can arrive
     there and the ways to hold their far legs (the same at every depth)."""
 
     def __init__(self, palace: Palace) -> None:
         self.palace = palace
-        self.ways: dict[tuple[int, int, int, int], Ways] = {}
+        self.ways: dict[tuple[int, int, int, int], LegWays] = {}
         self._steps: dict[tuple[int, int, int], tuple[list[tuple[int, int, Piece]],
                                                       list[list[Piece]]]] = {}
 
@@ -204,22 +205,22 @@ class Known:
 
 
 def start_ways(palace: Palace, x: int, y: int, z: int, depth: int,
-               known: Known | None = None) -> Ways:
+               known: SearchMemo | None = None) -> LegWays:
     """Ways (pieces bottom-up) to hold a step's start leg at (x, y), level ``z``, by the
     rules' path down to the ground: the leg on the ground itself, on a stack standing on
     the ground, or on the end knob of a step one level lower (or two, with a brick on
     that knob), whose far leg stands on an open knob or a stack and whose own start leg
     is held the same way, ``depth`` steps down at most, and a first step on the ground
     below those. ``known``: what the search has worked out already, of this palace."""
-    known = Known(palace) if known is None else known
+    known = SearchMemo(palace) if known is None else known
     hit = known.ways.get((x, y, z, depth))
     if hit is None:
         hit = known.ways[(x, y, z, depth)] = _start_ways(palace, x, y, z, depth, known)
     return hit
 
 
-def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int, known: Known) -> Ways:
-    ways = Ways()
+def _start_ways(palace: Palace, x: int, y: int, z: int, depth: int, known: SearchMemo) -> LegWays:
+    ways = LegWays()
     if z == 0:
         if palace.is_open_knob(x, y, 0):
             ways.parts.append([])

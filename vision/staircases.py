@@ -31,8 +31,8 @@ from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
-from vision.stair_bounds import Beyond, Signs
-from vision.stair_ways import Known, Ways, far_ways, span_free, start_ways
+from vision.stair_bounds import CloserBound, Signs
+from vision.stair_ways import LegWays, SearchMemo, far_ways, span_free, start_ways
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
@@ -90,14 +90,14 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> 
 
 
 def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()
-              ) -> Iterator[tuple[list[Piece], Ways]]:
+              ) -> Iterator[tuple[list[Piece], LegWays]]:
     """Whole staircases ending on the readings' arches or one step above them, as their
     tops (the far leg's stack, the final arch and its decoration, in both colours'
     outlines) with the ways to hold the final arch's start leg up to the ground; each
     piece physically plausible on the palace before the turn (whether they all stand
     together is asked of the winner)."""
     made = 0
-    known = Known(palace)
+    known = SearchMemo(palace)
     for final in finals(readings, alike):
         if not span_free(palace, final):
             continue
@@ -164,7 +164,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     :func:`vision.rulings.crown` asks) is not made. A proposal is bounded by its
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
     scored from the highest bound down until no bound left can beat the best, each
-    first against a closer bound (:class:`vision.stair_bounds.Beyond`), which rules
+    first against a closer bound (:class:`vision.stair_bounds.CloserBound`), which rules
     out only what its score would."""
     scorer = judge.scorer
     readings = [list(r) for r in readings]
@@ -226,7 +226,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     which = np.repeat(np.arange(len(picks)), [len(b) for b in bounds])
     at = np.concatenate([np.arange(len(b)) for b in bounds])
     best: list[tuple[float, list[Piece]]] = []
-    beyond = Beyond(scorer, signs, signed)
+    beyond = CloserBound(scorer, signs, signed)
     for k in np.argsort(-every, kind="stable").tolist():
         if every[k] <= floor:
             break

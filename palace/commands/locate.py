@@ -49,7 +49,10 @@ def run(args: argparse.Namespace) -> int:
     profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
     image = load_image(args.image)
     saved = profile.tables.get(args.table) if profile is not None else None
-    ground = load_map(args.map) if args.map else (saved.map if saved is not None else None)
+    if args.map is not None:
+        ground = load_map(args.map)
+    else:
+        ground = saved.map if saved is not None else None
     h, w = image.shape[:2]
     if args.camera:
         camera, source = Camera.load(args.camera), args.camera
