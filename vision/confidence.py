@@ -79,8 +79,9 @@ HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
 whose levels differ only in light (a shadow across one or two) spread 11.6-16.3, right
-stacks of bricks 22-106 but for tans and dark tans (5 apart: 10-17); at 25 as many
-wrong pieces and 5 more right ones are flagged."""
+stacks of bricks 22-106 but for four with a reddish-brown brick in shade, its hue washed
+towards grey (10-17); tan and dark tan are 5 apart. At 25 as many wrong pieces and 5
+more right ones are flagged."""
 HUE_DARK = 45.0
 """A level darker than this (its side's three channels summed) tells no hue: a true
 column in deep shade (game 6000 turn 27, levels summing to 31-35) spread 45-63 in hue,
