@@ -11,6 +11,7 @@ from rules.pieces import BRICK_MM
 from tests.test_vision_turn import read_on_setup
 from twin import RenderOptions
 from twin.seams import SeamLook
+from vision.reading import UNCERTAIN_BELOW
 from vision.seams import SEAM_FROM, joint_dip, masked_medians
 
 
@@ -95,3 +96,40 @@ def test_masked_medians_are_numpys_medians_of_the_masked_entries() -> None:
                 assert median == np.median(row[keep])
             else:
                 assert np.isnan(median)
+
+
+def _rated_stack(monkeypatch: pytest.MonkeyPatch, colours: tuple[str, ...],
+                 seams_seen: float) -> list[float]:
+    """Three bricks of ``colours`` on the set-up palace, read with their levels priced as
+    surely different (as a shadow across one level prices a column), and the seam cue
+    answering ``seams_seen``; the confidences of the bricks read, as a legal reading's."""
+    from vision import confidence, turn
+    from vision.colours import LevelColours
+    from vision.seams import SeamLines
+
+    monkeypatch.setattr(LevelColours, "steps", lambda self, piece: 1.0)
+    monkeypatch.setattr(SeamLines, "seen", lambda self, piece: seams_seen)
+    kept: dict[str, object] = {}
+
+    def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]
+        kept["args"] = (decoder, list(pieces))
+        return confidence.rate_pieces(decoder, pieces, legal=legal)
+
+    monkeypatch.setattr(turn, "rate_pieces", keep)
+    added = [Piece(Kind.BRICK, 14, 13, z, color=c) for z, c in enumerate(colours)]
+    read_on_setup(added, RenderOptions(clutter=False, color_jitter=0.0, settled=True,
+                                       seams=False))
+    decoder, pieces = kept["args"]  # type: ignore[misc]
+    assert sorted((p.kind.value, p.z) for p in pieces) == [("brick", z) for z in range(3)]
+    return [r.confidence for r in confidence.rate_pieces(decoder, pieces, legal=True)]
+
+
+def test_three_bricks_that_differ_only_in_light_are_doubted_without_seams(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tan and dark tan differ in light, hardly in hue: as a column in shade does.
+    assert max(_rated_stack(monkeypatch, ("tan", "dark_tan", "tan"), 0.0)) < UNCERTAIN_BELOW
+    # Seams at the joints tell them.
+    assert min(_rated_stack(monkeypatch, ("tan", "dark_tan", "tan"), 1.0)) >= UNCERTAIN_BELOW
+    # So do hues of their own.
+    assert min(_rated_stack(monkeypatch, ("reddish_brown", "dark_orange", "tan"), 0.0)
+               ) >= UNCERTAIN_BELOW

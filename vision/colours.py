@@ -9,6 +9,7 @@ share a level ask for it alike.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,6 +59,28 @@ class LevelColours:
             spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
+        return best
+
+    def hue_spread(self, piece: Piece, dark_below: float = 0.0) -> float:
+        """The most a column's levels differ in chromaticity alone (colour units, the
+        light left out), in the view where they differ most; 0 where no view sees two of
+        them. A shadow across a level, or a brighter fill on one, changes its light and
+        hardly its hue, and so do tan and dark tan (5 units apart, 38 in light): levels
+        that differ only in light leave a column in shade and a stack of tans open.
+        Levels darker than ``dark_below`` (the three channels summed) tell no hue: a
+        channel of ten or so is mostly noise and the compression's steps."""
+        floor = 100.0 * math.log(dark_below + 6.0)  # colour_features' light unit
+        best = 0.0
+        for i, ev in enumerate(self.evidence):
+            if ev.colour is None:
+                continue
+            means = [mean for level in range(piece.z, piece.top)
+                     if (mean := self._colour_of(i, piece.x, piece.y, level)) is not None
+                     and mean[2] >= floor]
+            for j, a in enumerate(means):
+                for b in means[j + 1:]:
+                    d = a[:2] - b[:2]
+                    best = max(best, float(np.sqrt(d.dot(d))))
         return best
 
     def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:

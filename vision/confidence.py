@@ -68,6 +68,44 @@ four sets 0.32 stops 2 more wrong turns of 160 from going through unasked and as
 14 more turns that were read right (39 against 25): more alarms than it is worth. The
 committed nine-epoch model doubts 56 of the four sets' 75 wrong pieces at 0.18."""
 
+SHADE_DOUBT = True
+"""Whether three bricks read where a column could stand are doubted when their levels
+differ only in light and no seam shows (:func:`_shade_only`), trusted no more than
+:data:`ILLEGAL_CONFIDENCE`. On eight development sets of 40 turns (games 6000, 7000,
+8000, 10000, 11000, 12000 with seams, 9000 under deep shadows with and without) it
+flags 15 more of 143 wrong pieces (111 to 126) and 13 more of 1531 right ones (151 to
+164); the readings are the same."""
+HUE_WITHIN = 20.0
+"""Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
+bricks' levels count as one hue. On those sets the true columns read as three bricks
+whose levels differ only in light (a shadow across one or two) spread 11.6-16.3, right
+stacks of bricks 22-106 but for four with a reddish-brown brick in shade, its hue washed
+towards grey (10-17); tan and dark tan are 5 apart. At 25 as many wrong pieces and 5
+more right ones are flagged."""
+HUE_DARK = 45.0
+"""A level darker than this (its side's three channels summed) tells no hue: a true
+column in deep shade (game 6000 turn 27, levels summing to 31-35) spread 45-63 in hue,
+as far as bricks of their own colours do. Without it the doubt flags 3 fewer wrong
+pieces and 7 fewer right ones on those sets."""
+
+
+def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
+    """Whether brick ``i`` is in a run of three that could as well be a column in shade:
+    its levels differ in light but hardly in hue (:data:`HUE_WITHIN`), and the seams
+    (:mod:`vision.seams`) did not show at its joints. A column whose levels a shadow
+    darkens one by one prices as three bricks of different colours do, and three bricks
+    of tan and dark tan price so too; only a seam tells them apart, and where none
+    shows the reading is a guess (the colours' price, not the evidence's margin, made
+    it). Levels whose hue no view shows (hidden, or too dark) say nothing either."""
+    if pieces[i].kind is not Kind.BRICK:
+        return False
+    scorer = decoder.scorer
+    for _, column in _restacked(pieces, i):
+        if (scorer.colours.hue_spread(column, HUE_DARK) < HUE_WITHIN
+                and scorer.seams.seen(column) < 0.5):
+            return True
+    return False
+
 
 def _variants(piece: Piece) -> Iterator[Piece]:
     for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
@@ -284,6 +322,8 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         if not legal:
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
         confidence = min(confidence, _rival_cap(piece, ending if crown else readings))
+        if SHADE_DOUBT and piece.kind is Kind.BRICK and _shade_only(decoder, shape, i):
+            confidence = min(confidence, ILLEGAL_CONFIDENCE)
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
