@@ -74,7 +74,9 @@ differ only in light and no seam shows (:func:`_shade_only`), trusted no more th
 :data:`ILLEGAL_CONFIDENCE`. On eight development sets of 40 turns (games 6000, 7000,
 8000, 10000, 11000, 12000 with seams, 9000 under deep shadows with and without) it
 flags 15 more of 143 wrong pieces (111 to 126) and 13 more of 1531 right ones (151 to
-164); the readings are the same."""
+164); the readings are the same. On the bench's 200 twin turns, measured after it was
+chosen, it flags no more wrong piece and 12 more right ones; on the Cycles turns none
+either way."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -322,7 +324,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         if not legal:
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
         confidence = min(confidence, _rival_cap(piece, ending if crown else readings))
-        if SHADE_DOUBT and piece.kind is Kind.BRICK and _shade_only(decoder, shape, i):
+        if SHADE_DOUBT and _shade_only(decoder, shape, i):
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
