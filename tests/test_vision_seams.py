@@ -12,7 +12,7 @@ from tests.test_vision_turn import read_on_setup
 from twin import RenderOptions
 from twin.seams import SeamLook
 from vision.reading import UNCERTAIN_BELOW
-from vision.seams import SEAM_FROM, joint_dip, masked_medians
+from vision.seams import SEAM_FROM, joint_dip, masked_medians, quantile
 
 
 @pytest.fixture
@@ -133,3 +133,13 @@ def test_three_bricks_that_differ_only_in_light_are_doubted_without_seams(
     # So do hues of their own.
     assert min(_rated_stack(monkeypatch, ("reddish_brown", "dark_orange", "tan"), 0.0)
                ) >= UNCERTAIN_BELOW
+
+
+def test_quantile_is_numpys_linear_quantile_to_the_bit() -> None:
+    rng = np.random.default_rng(5)
+    for k in range(2000):
+        values = rng.normal(0.0, 0.05, int(rng.integers(1, 60)))
+        if k % 3 == 0:
+            values = np.round(values, 2)  # ties, and neighbours that are equal
+        share = (0.75, 0.25, 0.5, float(rng.random()))[k % 4]
+        assert quantile(values.tolist(), share) == float(np.quantile(values, share))

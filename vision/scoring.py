@@ -61,9 +61,9 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("_price", "_scorer", "_voxels", "around", "decoration", "evidence", "free",
-                 "fresh", "key", "leaf_sums", "leaves", "piece", "pixels", "size", "upper",
-                 "ways")
+    __slots__ = ("_price", "_scorer", "_voxels", "_weights", "around", "decoration",
+                 "evidence", "free", "fresh", "key", "leaf_sums", "leaves", "piece", "pixels",
+                 "size", "upper", "ways")
 
     def __init__(self, piece: Piece, key: PieceKey, scorer: Scorer) -> None:
         self._scorer = scorer
@@ -81,6 +81,9 @@ class Candidate:
         self._price: float | None = None
         self.free: list[Pixels] | None = None
         """Its pixels no new piece covers yet, per view, while the masks stay as they are."""
+        self._weights: list[NDArray[np.float32]] | None = None
+        """Its free pixels' evidence, per view, as its gain alone read it, kept for its
+        bound (asked next, nearly always) and dropped once that is read."""
         self.evidence: float | None = None
         """The evidence of its free pixels (and leaves), its price not taken off, while
         the masks stay as they are."""
@@ -286,6 +289,7 @@ class Scorer:
             for holder in self._tiles.spoiled(i, changed):
                 for cand in holder:
                     cand.evidence = cand.fresh = cand.upper = cand.free = None
+                    cand._weights = None
                     if cand.ways:
                         for way in cand.ways:
                             way.stale = True
@@ -304,12 +308,14 @@ class Scorer:
         if cand.evidence is None:
             total = 0.0
             free = cand.free = []
+            weights = cand._weights = []
             for i, ev in enumerate(self.evidence):
                 idx = cand.pixels[i]
                 uncovered = self._open[i]
                 covered = self._covered[i]
                 free.append(idx[uncovered[idx]] if covered else idx)
-                total += float(_sum(ev.weight[free[i]], None))
+                weights.append(ev.weight[free[i]])
+                total += float(_sum(weights[i], None))
                 leaf = cand.around[i]
                 if leaf is not None:
                     total += float(_sum(ev.leaf[leaf[uncovered[leaf]] if covered else leaf],
@@ -324,11 +330,16 @@ class Scorer:
             if cand.fresh is None:
                 self.fresh(cand)
             assert cand.free is not None
+            weights = cand._weights
+            if weights is None:
+                weights = [ev.weight[free] for ev, free in zip(self.evidence, cand.free,
+                                                                strict=True)]
             hit = -cand.price
-            for i, ev in enumerate(self.evidence):
-                hit += float(_sum(np.maximum(ev.weight[cand.free[i]], 0), None))
+            for i in range(len(self.evidence)):
+                hit += float(_sum(np.maximum(weights[i], 0), None))
                 hit += cand.leaf_sums[i]
             cand.upper = hit
+            cand._weights = None
         return cand.upper
 
     def gain(self, move: Move) -> float:
