@@ -13,7 +13,7 @@ and for a whole branch's ways at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from rules.moves import DIRECTIONS, arch_from
@@ -49,6 +49,19 @@ class Step:
     fars: list[list[Piece]]
     lower: Piece
     brick: list[Piece]
+
+
+def pieces_bound(signed: Signed, pieces: Sequence[Piece]) -> tuple[float, float]:
+    """The pieces' positive evidence (less their prices) summed in their order from
+    nothing, and the most negative piece's negative evidence (none is above zero): the
+    bound of a proposal's top, and of each way a branch lists."""
+    gain, worst = 0.0, 0.0
+    for p in pieces:
+        g, n = signed[id(p)]
+        gain += g
+        if n < worst:
+            worst = n
+    return gain, worst
 
 
 class LegWays:
@@ -131,11 +144,7 @@ class LegWays:
             worsts: list[float] = []
             for part in self.parts:
                 if isinstance(part, list):
-                    gain, worst = 0.0, 0.0
-                    for p in part:
-                        g, n = signed[id(p)]
-                        gain += g
-                        worst = min(worst, n)
+                    gain, worst = pieces_bound(signed, part)
                     gains.append(gain)
                     worsts.append(worst)
                     continue

@@ -32,7 +32,7 @@ from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.scoring import Candidate, PieceKey, Scorer, piece_key
 from vision.stair_bounds import CloserBound, Signs
-from vision.stair_ways import LegWays, SearchMemo, far_ways, span_free, start_ways
+from vision.stair_ways import LegWays, SearchMemo, far_ways, pieces_bound, span_free, start_ways
 
 STEPS_DOWN = 3
 """Steps below the final arch a proposal builds at most: most development staircases
@@ -204,7 +204,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         head = scorer.whole(top) + bonus
         key = (id(starts), *(piece_key(p) for p in top[:-1]))
         if key not in heads or head > heads[key][0]:
-            heads[key] = (head, *_bound(signed, top), top)
+            heads[key] = (head, *pieces_bound(signed, top), top)
     # Per head, its ways from the highest bound down to the first that cannot beat the
     # floor; then all, from the highest bound down (a head's in the order above first).
     bounds: list[NDArray[np.float64]] = []
@@ -315,17 +315,3 @@ def _signed(scorer: Scorer, cand: Candidate, signs: Signs) -> tuple[float, float
                  + (float(_sum(np.maximum(ev.leaf[leaves], 0), None)) if len(leaves) else 0.0))
         loss += float(_sum(negative[px], None))
     return gain, loss
-
-
-def _bound(signed: dict[int, tuple[float, float]], pieces: Sequence[Piece]
-           ) -> tuple[float, float]:
-    """The pieces' positive evidence summed in their order, and the most negative
-    piece's negative (none is above zero): a proposal's top's, as
-    :meth:`vision.stair_ways.Ways.bounds` sums its ways'."""
-    gain, worst = 0, 0.0
-    for p in pieces:
-        g, n = signed[id(p)]
-        gain += g
-        if n < worst:
-            worst = n
-    return gain, worst
