@@ -28,20 +28,22 @@ BOARD_MIDDLE = np.array([CENTRE[0], CENTRE[1], STUD_HEIGHT_MM])
 """The middle of the board's stud tops, where a fit anchors the plane's distance."""
 
 
+_JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
+"""Finite-difference steps of the rotation vector (rad) and the distance (mm)."""
+_NUDGES = np.diag(_JACOBIAN_STEPS)
+"""Each parameter nudged alone by its step: the rows added to a pose's parameters."""
+
+
 def rays_through(camera: Camera, px: FloatArray) -> FloatArray:
     """Unit-depth camera rays through distorted pixels."""
     und = cv2.undistortPoints(px.reshape(-1, 1, 2), camera.camera_matrix, camera.dist_coeffs)
     return np.hstack([und.reshape(-1, 2), np.ones((len(px), 1))])
 
 
-def predicted_steps(camera: Camera, pose: Pose, rays: FloatArray) -> FloatArray:
-    """The image steps of one stud along x and y where each ray meets the stud tops (N x 2 x 2)."""
-    return steps_of(camera, [pose], rays)[0]
-
-
 def steps_of(camera: Camera, poses: Sequence[Pose], rays: FloatArray) -> FloatArray:
-    """:func:`predicted_steps` for several poses at once (K x N x 2 x 2): a fit's Jacobian
-    and a search's seeds ask a handful of poses about the same few dozen patches."""
+    """The image steps of one stud along x and y where each ray meets the stud tops, for
+    several poses at once (K x N x 2 x 2): a fit's Jacobian and a search's seeds ask a
+    handful of poses about the same few dozen patches."""
     rot = np.stack([pose.rotation for pose in poses])
     tvec = np.stack([pose.tvec for pose in poses])
     normal = rot[:, :, 2]
@@ -80,8 +82,9 @@ def poses_from_steps(
     Locally the view is affine: the steps, over the focal length, are the first two
     rows of the rotation's first two columns scaled by stud / depth. Both columns being
     unit length and orthogonal leaves a quadratic in the squared scale. ``ray`` is the
-    camera ray through the patch's centre, when already worked out (:func:`_seeds` asks
-    ten bases of each patch).
+    camera ray through the patch's centre, when already worked out
+    (:func:`calibration.lattice_pose._seeds` asks five bases of each patch, each under two
+    mirror planes).
     """
     f = camera.fx
     m = basis / f
@@ -185,13 +188,6 @@ def fit_planes(
         for k, final, wrong in zip(finishing, finals, misfits, strict=True):
             out[k] = (final, wrong < INLIER_MISFIT)
     return [fit for fit in out if fit is not None]
-
-
-_JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
-"""Finite-difference steps of the rotation vector (rad) and the distance (mm)."""
-_NUDGES = np.diag(_JACOBIAN_STEPS)
-"""Each parameter nudged alone by its step: the rows added to a pose's parameters."""
-
 
 
 

@@ -173,3 +173,23 @@ def test_the_board_on_a_striped_table_is_located():
     result = locate_board(frame.image, frame.camera, None)
     assert result.found, result.reason
     assert min(turn_errors(frame.camera, frame.pose, result)) < WRONG_PX
+
+
+def test_the_second_look_waits_until_the_first_fits_are_refused(palace, monkeypatch):
+    """The lazy poses hand on the first fits before any second look: a search that takes
+    the first pose never pays for the look over the patches left (here made to fail
+    loudly)."""
+    camera, pose = twin.random_camera(np.random.default_rng(40))
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clutter=False), seed=0)
+    gray = gray_float(frame.image)
+    asked: list[int] = []
+
+    def second_look(patches, camera):  # type: ignore[no-untyped-def]
+        asked.append(len(patches))
+        raise AssertionError("the second look was made")
+
+    monkeypatch.setattr(lattice_pose, "_second_look", second_look)
+    first = next(lattice_pose.lattice_poses_lazily(gray, frame.camera))
+    assert isinstance(first, LatticePose) and not asked
+    normal = first.pose.rotation[:, 2] @ pose.rotation[:, 2]
+    assert math.degrees(math.acos(np.clip(normal, -1, 1))) < 2.0

@@ -68,7 +68,8 @@ class LevelColours:
         hardly its hue, and so do tan and dark tan (5 units apart, 38 in light): levels
         that differ only in light leave a column in shade and a stack of tans open.
         Levels darker than ``dark_below`` (the three channels summed) tell no hue: a
-        channel of ten or so is mostly noise and the compression's steps."""
+        channel of ten or so is mostly noise and the compression's steps. A column whose
+        levels' hue no view shows spreads 0: its colours cannot tell it either."""
         floor = 100.0 * math.log(dark_below + 6.0)  # colour_features' light unit
         best = 0.0
         for i, ev in enumerate(self.evidence):

@@ -98,7 +98,8 @@ def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
     darkens one by one prices as three bricks of different colours do, and three bricks
     of tan and dark tan price so too; only a seam tells them apart, and where none
     shows the reading is a guess (the colours' price, not the evidence's margin, made
-    it). Levels whose hue no view shows (hidden, or too dark) say nothing either."""
+    it). A column whose levels' hue no view shows (hidden, or too dark) is doubted too:
+    its colours cannot have told it."""
     if pieces[i].kind is not Kind.BRICK:
         return False
     scorer = decoder.scorer
