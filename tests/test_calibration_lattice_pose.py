@@ -193,3 +193,32 @@ def test_the_second_look_waits_until_the_first_fits_are_refused(palace, monkeypa
     assert isinstance(first, LatticePose) and not asked
     normal = first.pose.rotation[:, 2] @ pose.rotation[:, 2]
     assert math.degrees(math.acos(np.clip(normal, -1, 1))) < 2.0
+
+
+@pytest.mark.parametrize("defer", [True, False])
+def test_an_outline_with_little_rim_waits_for_the_lattice(palace, monkeypatch, defer):
+    """The quick outline whose rim fit finds under LATTICE_FIRST_RIM of the plate's rim
+    is finished only after the stud lattice (here made to find nothing), and still finds
+    the board; an outline with rim enough is finished first and the lattice never asked."""
+    from calibration import pose as pose_module
+
+    camera, pose = twin.random_camera(np.random.default_rng(41))
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clutter=False), seed=1)
+    calls: list[str] = []
+    finish = pose_module.finish
+
+    def lattice(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append("lattice")
+        return None
+
+    def finished(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append("finish")
+        return finish(*args, **kwargs)
+
+    monkeypatch.setattr(pose_module, "_search_lattice", lattice)
+    monkeypatch.setattr(pose_module, "finish", finished)
+    monkeypatch.setattr(pose_module, "LATTICE_FIRST_RIM", 1.01 if defer else 0.0)
+    found = locate_board(frame.image, frame.camera, GROUND)
+    assert found.found and found.method == "outline"
+    assert min(turn_errors(frame.camera, pose, found)) <= WRONG_PX
+    assert calls[:2] == (["lattice", "finish"] if defer else ["finish"])
