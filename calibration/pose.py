@@ -45,7 +45,7 @@ from calibration.board_model import (
 )
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
-from calibration.edges import EdgeFit, refine_pose
+from calibration.edges import refine_pose
 from calibration.evidence import (
     PLATE_GROUP,
     RIM_MODEL,
@@ -53,14 +53,13 @@ from calibration.evidence import (
     gray_float,
 )
 from calibration.fit import finish, in_front
+from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
-from calibration.intrinsics import refine_focal as search_focal
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
 from calibration.lattice_pose import lattice_poses_lazily
 from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
-    focal_guess,
     initial_pose,
     outline_hypotheses,
     rim_fit,
@@ -124,17 +123,8 @@ def locate_board(
     half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     tried: list[Pose] = []
     if refine_focal:
-        failed: BoardLocation | None = None
-        for quad in search_plate(image, camera).quads[:MAX_CANDIDATES]:
-            cam = focal_guess(quad, camera)
-            pose = initial_pose(quad, cam)
-            if pose is None:
-                continue
-            result = _focal_from_outline(image, gray, half, cam, pose, ground)
-            if result.found:
-                return _found_by(result, "focal")
-            failed = failed or result
-        return failed or BoardLocation(False, "no outline of the board gives a pose")
+        result = locate_with_focal(image, gray, half, camera, ground, MAX_CANDIDATES)
+        return _found_by(result, "focal") if result.found else result
     # Cheapest first: the quick search's first outline (stud texture alone) with the rim
     # at half size, which finds half the boards (an outline whose rim is mostly missing
     # is finished only after the lattice); then the stud lattice's plane; then the full
@@ -276,24 +266,6 @@ def _fit_outlines(
     return first or BoardLocation(False, "no outline of the board gives a pose")
 
 
-def _focal_from_outline(
-    image: NDArray[np.uint8],
-    gray: NDArray[np.float32],
-    half: NDArray[np.float32],
-    camera: Camera,
-    pose: Pose,
-    ground: GroundMap | None,
-) -> BoardLocation:
-    """One outline's pose with the focal length searched on the rim at full size."""
-    h, w = gray.shape
-    coarse = refine_pose(
-        half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
-    )
-    rim = refine_pose(gray, camera, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
-    camera, rim = _refine_focal(gray, camera, rim)
-    return finish(image, gray, camera, rim.pose, ground, True)
-
-
 def _search_lattice(
     image: NDArray[np.uint8],
     gray: NDArray[np.float32],
@@ -399,18 +371,3 @@ def _search_hypotheses(
             if result.found:
                 return result
     return None
-
-
-def _refine_focal(
-    gray: NDArray[np.float32], camera: Camera, fit: EdgeFit
-) -> tuple[Camera, EdgeFit]:
-    """Search the focal length that lets the rim fit best, re-fitting the pose for each."""
-
-    def residual(candidate: Camera) -> float:
-        trial = refine_pose(gray, candidate, fit.pose, RIM_MODEL, radii=(3, 2))
-        if trial.inliers < 20:
-            return float("inf")
-        return trial.rms_px
-
-    best = search_focal(camera, residual, low=0.8, high=1.25, iterations=12)
-    return best, refine_pose(gray, best, fit.pose, RIM_MODEL, radii=(3, 2, 2))
