@@ -223,3 +223,24 @@ def test_side_steps_median_ignores_unsampled_positions():
     values[rng.random(values.shape) < 0.4] = np.nan
     values[..., 0] = np.nan_to_num(values[..., 0], nan=7.0)  # every row keeps a number
     assert np.allclose(_nanmedian_last(values), np.nanmedian(values, axis=-1))
+
+
+def test_a_focal_length_twelve_percent_off_is_searched_from_the_outline(palace):
+    """With no intrinsics file the focal length is a guess: the outline's rim, fitted
+    under the focal lengths around it, brings the pose onto the studs and the focal
+    length nearer the truth (method "focal")."""
+    from dataclasses import replace
+
+    from bench.calibration import WRONG_PX, turn_errors
+
+    camera, pose = twin.random_camera(np.random.default_rng(62))
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clutter=False), seed=2)
+    matrix = frame.camera.camera_matrix.copy()
+    matrix[0, 0] *= 1.12
+    matrix[1, 1] *= 1.12
+    guess = replace(frame.camera, camera_matrix=matrix)
+    found = locate_board(frame.image, guess, load_map("1"), refine_focal=True)
+    assert found.found and found.method == "focal"
+    assert min(turn_errors(frame.camera, pose, found)) <= WRONG_PX
+    assert found.camera is not None
+    assert abs(found.camera.fx - frame.camera.fx) < abs(guess.fx - frame.camera.fx)
