@@ -222,3 +222,28 @@ def test_an_outline_with_little_rim_waits_for_the_lattice(palace, monkeypatch, d
     assert found.found and found.method == "outline"
     assert min(turn_errors(frame.camera, pose, found)) <= WRONG_PX
     assert calls[:2] == (["lattice", "finish"] if defer else ["finish"])
+
+
+def test_seeds_fitted_side_by_side_are_each_fitted_as_alone(palace, monkeypatch):
+    """The plane fits of a search's seeds share one batch of predictions a round; no seed's
+    fit may depend on which others ran beside it: each equals its fit alone, to the bit."""
+    from calibration import lattice_plane
+
+    camera, pose = twin.random_camera(np.random.default_rng(42))
+    frame = twin.render(palace, camera, pose, twin.RenderOptions(clutter=False), seed=2)
+    asked: list[tuple[object, ...]] = []
+    fit_planes = lattice_plane.fit_planes
+
+    def spy(camera, seeds, rays, steps, anchor):  # type: ignore[no-untyped-def]
+        asked.append((camera, list(seeds), rays, steps, anchor))
+        return fit_planes(camera, seeds, rays, steps, anchor)
+
+    monkeypatch.setattr(lattice_pose, "fit_planes", spy)
+    assert lattice_poses(gray_float(frame.image), frame.camera)
+    camera_, seeds, rays, steps, anchor = asked[0]
+    assert len(seeds) > 1  # type: ignore[arg-type]
+    together = fit_planes(camera_, seeds, rays, steps, anchor)  # type: ignore[arg-type]
+    for seed, (fitted, inliers) in zip(seeds, together, strict=True):  # type: ignore[arg-type]
+        alone, alone_inliers = lattice_plane.fit_plane(camera_, seed, rays, steps, anchor)  # type: ignore[arg-type]
+        assert np.array_equal(fitted.rvec, alone.rvec) and np.array_equal(fitted.tvec, alone.tvec)
+        assert np.array_equal(inliers, alone_inliers)
