@@ -20,7 +20,7 @@ from calibration.edges import EdgeFit, refine_pose
 from calibration.evidence import RIM_MODEL, BoardLocation
 from calibration.fit import finish
 from calibration.intrinsics import refine_focal as search_focal
-from calibration.outline_pose import focal_guess, initial_pose
+from calibration.outline_pose import focal_guess, initial_pose, rim_fit
 from rules.maps import GroundMap
 
 
@@ -56,10 +56,7 @@ def _focal_from_outline(
     ground: GroundMap | None,
 ) -> BoardLocation:
     """One outline's pose with the focal length searched on the rim at full size."""
-    h, w = gray.shape
-    coarse = refine_pose(
-        half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(12, 9, 6, 4), spacing_px=4.0
-    )
+    coarse = rim_fit(half, camera, pose)
     rim = refine_pose(gray, camera, coarse.pose, RIM_MODEL, radii=(6, 4, 4))
     camera, rim = _refine_focal(gray, camera, rim)
     return finish(image, gray, camera, rim.pose, ground, True)

@@ -73,30 +73,19 @@ def lattice_poses(
     limit: int = 2,
     stride: int = STRIDE_PX,
     patches: list[Patch] | None = None,
-) -> list[LatticePose]:
+) -> Iterator[LatticePose]:
     """Board poses whose plane and turn fit the stud lattice seen across the picture.
 
     The board is placed in the middle of where it can be: it must cover every patch
     that fits, so the more of it shows, the fewer studs its place is open by. Best fit
-    (most patches) first; empty when too few patches show a lattice. Windows lie
+    (most patches) first; none when too few patches show a lattice. Windows lie
     ``stride`` pixels apart: :data:`DENSE_STRIDE_PX` sees a small board in four times
     as many places, at four times the cost. ``patches`` already read are used as they are.
-    """
-    return list(lattice_poses_lazily(gray, camera, limit, stride, patches))
 
-
-def lattice_poses_lazily(
-    gray: NDArray[np.float32],
-    camera: Camera,
-    limit: int = 2,
-    stride: int = STRIDE_PX,
-    patches: list[Patch] | None = None,
-) -> Iterator[LatticePose]:
-    """:func:`lattice_poses` one by one, each worked out only when asked for.
-
-    A search takes the first pose the board's checks accept, which is the first fit's on
-    most frames: the second look over the patches the first fits left (half the frames
-    a lattice start found had one, 18 ms each) is then never made.
+    The poses come one by one, each worked out only when asked for: a search takes the
+    first pose the board's checks accept, which is the first fit's on most frames, and
+    the second look over the patches the first fits left (half the frames a lattice
+    start found had one, 18 ms each) is then never made.
     """
     if patches is None:
         patches = lattice_patches(gray, stride)

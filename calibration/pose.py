@@ -56,7 +56,7 @@ from calibration.fit import finish, in_front
 from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
-from calibration.lattice_pose import lattice_poses_lazily
+from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
@@ -310,7 +310,7 @@ def lattice_starts(
     """
     starts: list[Pose] = []
     for_map: list[tuple[Pose, int, tuple[int, int]]] = []
-    for start in lattice_poses_lazily(gray, camera, stride=stride, patches=patches):
+    for start in lattice_poses(gray, camera, stride=stride, patches=patches):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not in_front(grid.pose):

@@ -54,7 +54,8 @@ class Palace:
         if problems:
             raise PalaceError(problems)
         for piece in sorted(listed, key=lambda p: p.z):
-            self._insert(self._with_id(piece))
+            placed = self._with_id(piece)
+            self._index(placed.id, placed)
 
     @classmethod
     def setup(cls, ground: GroundMap) -> Palace:
@@ -104,7 +105,7 @@ class Palace:
             raise PalaceError(
                 [Violation("overlap", (placed.id,), f"id {placed.id} is already used")]
             )
-        self._insert(placed)
+        self._index(placed.id, placed)
         return placed
 
     def remove(self, piece_id: str) -> Piece:
@@ -148,9 +149,6 @@ class Palace:
         finally:
             for pid, piece in reversed(placed):
                 self._unindex(pid, piece)
-
-    def _insert(self, piece: Piece) -> None:
-        self._index(piece.id, piece)
 
     def _index(self, pid: str, piece: Piece) -> None:
         self._pieces[pid] = piece

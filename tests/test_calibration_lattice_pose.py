@@ -73,7 +73,7 @@ def test_lattice_gives_the_plane_the_turn_and_a_place_within_reach(palace):
     for seed in range(3):
         camera, pose = twin.random_camera(np.random.default_rng(40 + seed))
         frame = twin.render(palace, camera, pose, twin.RenderOptions(clutter=False), seed=seed)
-        found = lattice_poses(gray_float(frame.image), frame.camera)
+        found = list(lattice_poses(gray_float(frame.image), frame.camera))
         assert found, seed
         best = found[0]
         normal_deg = math.degrees(
@@ -161,10 +161,10 @@ def test_a_board_on_a_patterned_table_is_found_by_a_second_look(seed, monkeypatc
     frame = twin_frame(seed, seams=False).frame
     gray = gray_float(frame.image)
     patches = lattice_patches(gray, DENSE_STRIDE_PX)
-    found = lattice_poses(gray, frame.camera, patches=patches)
+    found = list(lattice_poses(gray, frame.camera, patches=patches))
     assert any(_is_board(candidate, frame.pose) for candidate in found)
     monkeypatch.setattr(lattice_pose, "_second_look", lambda *_: [])
-    first_only = lattice_poses(gray, frame.camera, patches=patches)
+    first_only = list(lattice_poses(gray, frame.camera, patches=patches))
     assert not any(_is_board(candidate, frame.pose) for candidate in first_only)
 
 
@@ -189,7 +189,7 @@ def test_the_second_look_waits_until_the_first_fits_are_refused(palace, monkeypa
         raise AssertionError("the second look was made")
 
     monkeypatch.setattr(lattice_pose, "_second_look", second_look)
-    first = next(lattice_pose.lattice_poses_lazily(gray, frame.camera))
+    first = next(lattice_pose.lattice_poses(gray, frame.camera))
     assert isinstance(first, LatticePose) and not asked
     normal = first.pose.rotation[:, 2] @ pose.rotation[:, 2]
     assert math.degrees(math.acos(np.clip(normal, -1, 1))) < 2.0
@@ -239,7 +239,7 @@ def test_seeds_fitted_side_by_side_are_each_fitted_as_alone(palace, monkeypatch)
         return fit_planes(camera, seeds, rays, steps, anchor)
 
     monkeypatch.setattr(lattice_pose, "fit_planes", spy)
-    assert lattice_poses(gray_float(frame.image), frame.camera)
+    assert list(lattice_poses(gray_float(frame.image), frame.camera))
     camera_, seeds, rays, steps, anchor = asked[0]
     assert len(seeds) > 1  # type: ignore[arg-type]
     together = fit_planes(camera_, seeds, rays, steps, anchor)  # type: ignore[arg-type]

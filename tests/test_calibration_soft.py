@@ -84,8 +84,8 @@ def test_the_stud_tops_refuse_a_lattice_on_the_gaps() -> None:
 def test_a_small_board_is_found_by_the_dense_lattice_windows() -> None:
     frame = twin_frame(SMALL_SEED).frame
     gray = gray_float(frame.image)
-    assert lattice_poses(gray, frame.camera) == []
-    assert lattice_poses(gray, frame.camera, stride=DENSE_STRIDE_PX)
+    assert list(lattice_poses(gray, frame.camera)) == []
+    assert list(lattice_poses(gray, frame.camera, stride=DENSE_STRIDE_PX))
     result = locate_board(frame.image, frame.camera, None)
     assert result.found, result.reason
     assert result.method == "lattice"

@@ -173,10 +173,11 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
     if i != end and pieces[i] is not arch:
         return
     outlines = (Kind.BRICK, ""), (Kind.DECORATION, PLANT)
+    # The reading without its last step (the arch and the decoration on it).
+    rest = [p for p in pieces if p is not crown and p is not arch]
     if arch is not None and not any(p.z == arch.top and p is not crown
                                     and set(p.footprint()) & set(arch.footprint())
                                     for p in pieces):
-        rest = [p for p in pieces if p is not crown and p is not arch]
         for x, y in arch.legs():
             if (x, y) != (crown.x, crown.y):
                 for kind, colour in outlines:
@@ -184,7 +185,6 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                     yield [*rest, alt], alt
     if SHIFT_RIVALS and arch is not None:
         # The last arch and its decoration a stud over together: neither moves alone.
-        rest = [p for p in pieces if p is not crown and p is not arch]
         for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
             moved = arch.moved(x=arch.x + dx, y=arch.y + dy, id="")
             top = crown.moved(x=crown.x + dx, y=crown.y + dy, id="")
@@ -192,8 +192,8 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                 yield [*rest, moved, top], (top if i == end else moved)
     if i != end:
         return
-    rest = [p for p in pieces if p is not crown]
-    built = built_on(before, rest)
+    uncrowned = [p for p in pieces if p is not crown]
+    built = built_on(before, uncrowned)
     if built is None:
         return
     x, y, z = crown.x, crown.y, crown.z
@@ -209,7 +209,7 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
         for way in supports(built[0], fx, fy, z, 0):
             for kind, colour in outlines:
                 alt = Piece(kind, fx, fy, z + 1, color=colour)
-                yield [*rest, *way, step, alt], alt
+                yield [*uncrowned, *way, step, alt], alt
 
 
 def _restacked(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:

@@ -45,7 +45,7 @@ Masks = list[NDArray[np.bool_]]
 _NONE = np.zeros(0, np.intp)
 _NONE.flags.writeable = False
 PieceKey = tuple[object, ...]
-_sum = np.add.reduce
+array_sum = np.add.reduce
 """What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper: the
 decoder sums pixels' evidence hundreds of thousands of times a turn."""
 Pixels = NDArray[np.intp]
@@ -315,10 +315,10 @@ class Scorer:
                 covered = self._covered[i]
                 free.append(idx[uncovered[idx]] if covered else idx)
                 weights.append(ev.weight[free[i]])
-                total += float(_sum(weights[i], None))
+                total += float(array_sum(weights[i], None))
                 leaf = cand.around[i]
                 if leaf is not None:
-                    total += float(_sum(ev.leaf[leaf[uncovered[leaf]] if covered else leaf],
+                    total += float(array_sum(ev.leaf[leaf[uncovered[leaf]] if covered else leaf],
                                         None))
             cand.evidence = total
         return cand.evidence
@@ -336,7 +336,7 @@ class Scorer:
                                                                 strict=True)]
             hit = -cand.price
             for i in range(len(self.evidence)):
-                hit += float(_sum(np.maximum(weights[i], 0), None))
+                hit += float(array_sum(np.maximum(weights[i], 0), None))
                 hit += cand.leaf_sums[i]
             cand.upper = hit
             cand._weights = None
@@ -369,7 +369,7 @@ class Scorer:
             n = len(idx)
             at = order[:n] if n <= len(order) else np.arange(n, dtype=np.int64)
             stamp[idx] = at
-            total += float(_sum(ev.weight[idx[stamp[idx] == at]], None))
+            total += float(array_sum(ev.weight[idx[stamp[idx] == at]], None))
         return total - price
 
     def _gain(self, union: list[Pixels], around: list[Pixels | None], price: float,

@@ -30,7 +30,7 @@ from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
 from vision.refine import refine
-from vision.scoring import Candidate, PieceKey, Scorer, piece_key
+from vision.scoring import Candidate, PieceKey, Scorer, array_sum, piece_key
 from vision.stair_bounds import CloserBound, Signs
 from vision.stair_ways import LegWays, SearchMemo, far_ways, pieces_bound, span_free, start_ways
 
@@ -52,8 +52,6 @@ arch (one turn's first 80 tops made the 20 000 once allowed, and its true final 
 later); most are never scored, being bounded below the best."""
 
 S = TypeVar("S", bound="Searcher")
-_sum = np.add.reduce
-"""What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper."""
 
 
 def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
@@ -311,7 +309,7 @@ def _signed(scorer: Scorer, cand: Candidate, signs: Signs) -> tuple[float, float
         px, leaves = cand.pixels[i], cand.leaves[i]
         positive, negative = signs[i]
         # No leaves add nothing (0.0, which leaves the sum as it is).
-        gain += (float(_sum(positive[px], None))
-                 + (float(_sum(np.maximum(ev.leaf[leaves], 0), None)) if len(leaves) else 0.0))
-        loss += float(_sum(negative[px], None))
+        gain += (float(array_sum(positive[px], None))
+                 + (float(array_sum(np.maximum(ev.leaf[leaves], 0), None)) if len(leaves) else 0.0))
+        loss += float(array_sum(negative[px], None))
     return gain, loss
