@@ -257,6 +257,12 @@ class InkModel(BaseModel):
         """The best naming of groups of colours ``centres`` (L, a, b on the 0..100 scale)
         holding ``shares`` of the inked cells; ``?`` for a stray group left unnamed
         (``STRAY_SHARE``)."""
+        return self.naming(centres, top, shares)[0]
+
+    def naming(self, centres: FloatArray, top: FloatArray | None,
+               shares: FloatArray | None = None) -> tuple[tuple[str, ...], float]:
+        """:meth:`most_likely`'s naming and its score (log likelihood, near-black groups
+        left out of it), so that two groupings of one reading can be weighed."""
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         large = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) > BLOCKED_SHARE)
@@ -271,7 +277,7 @@ class InkModel(BaseModel):
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
-        return tuple(out)
+        return tuple(out), score
 
     def _best(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
               large: NDArray[np.bool_], stray: NDArray[np.bool_]

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
-from calibration.map_inks import group, name_groups, settled
+from calibration.map_inks import group, name_groups, settled, third_ink
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -213,7 +213,8 @@ def signed_lab(lab: FloatArray) -> FloatArray:
     return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
 
 
-def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
+def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
+                  top: FloatArray | None = None
                   ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32]]:
     """The white starting area's cells, and a group per other cell (rows L, a, b on the
     0..100 scale): k-means groups of inks, or, where the cells make one group, that
@@ -221,7 +222,9 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
     a lit one can squeeze two greens together; lightness alone may still part them).
     Given each row's board cell, the groups are then settled against their colours near
     each cell (:func:`calibration.map_inks.settled`), which also gives each cell's doubt
-    between its group and the next (0 where the groups are not settled)."""
+    between its group and the next (0 where the groups are not settled). Given the stud
+    tops' colour as well (``top``, same scale), two settled groups hiding a third ink
+    become three (:func:`calibration.map_inks.third_ink`)."""
     white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
     groups = np.zeros(len(lab), np.int32)
     doubt = np.zeros(len(lab), np.float32)
@@ -232,6 +235,9 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None
         groups[~white] = found
     else:
         groups[~white], doubt[~white] = settled(inked, found, cells[~white])
+        three = third_ink(inked, groups[~white], cells[~white], top)
+        if three is not None:
+            groups[~white], doubt[~white] = three
     return white, groups, doubt
 
 
@@ -259,10 +265,10 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         return out
     lab = signed_lab(colours[seen])
     lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
-    white, groups, doubt = colour_groups(lab, np.flatnonzero(seen))
+    top = None if top is None else signed_lab(top)
+    white, groups, doubt = colour_groups(lab, np.flatnonzero(seen), top)
     names = np.full(len(lab), START, dtype="<U1")
-    names[~white] = name_groups(lab[~white], groups[~white],
-                                None if top is None else signed_lab(top))
+    names[~white] = name_groups(lab[~white], groups[~white], top)
     names[_unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
     if (names == START).sum() > WHITE_AT_MOST:

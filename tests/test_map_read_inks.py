@@ -1,5 +1,6 @@
 """Naming the map's inks where the reading's own references mislead: stud tops that
-shine, two greens a glossy card squeezes together, a stray group that bends the naming."""
+shine, two greens a glossy card squeezes together, a stray group that bends the naming,
+a third ink hidden in one of two groups."""
 
 from __future__ import annotations
 
@@ -98,3 +99,49 @@ def test_a_small_group_of_an_ink_is_still_named() -> None:
                          [400, 400, 12], 1.0, 6)
     names = name_groups(lab, labels, np.array((44.0, -40.0, 22.0)))
     assert [str(names[labels == g][0]) for g in range(3)] == ["D", "L", "G"]
+
+
+# A glossy card under a dim light (development map 50563's glossy set-up view): light and
+# dark green 6.5 Lab units apart, gold well away from both, the stud tops a deep green.
+DIM_TOP = (28.2, -27.0, 14.0)
+DIM_INKS = {"G": ((44.3, 1.0, 27.0), 3.0), "L": ((35.5, -11.0, 15.5), 2.0),
+            "D": ((29.2, -11.0, 9.0), 2.0)}
+
+
+def _striped(inks: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A board of one stripe of columns per ink (L, a, b per cell, row-major) and its truth."""
+    columns = np.array_split(np.arange(32), len(inks))
+    truth = np.empty((32, 32), "<U1")
+    for ink, cols in zip(inks, columns, strict=True):
+        truth[:, cols] = ink
+    truth = truth.reshape(-1)
+    rng = np.random.default_rng(seed)
+    lab = np.array([rng.normal(DIM_INKS[t][0], DIM_INKS[t][1]) for t in truth])
+    return lab, truth
+
+
+@pytest.mark.parametrize("price", [map_inks.THIRD_INK_PRICE, -np.inf])
+def test_a_third_ink_hidden_in_one_of_two_groups_is_parted(monkeypatch, price: float) -> None:
+    """The two greens stand too near for the grouping's separation test, so they make one
+    group beside the gold, named one ink, and the other green's cells are read wrong.
+    Three groups, named the three inks by the ink model, part them."""
+    monkeypatch.setattr(map_inks, "THIRD_INK_PRICE", price)
+    lab, truth = _striped("GLD", 3)
+    assert map_inks.group(lab).max() == 1
+    white, groups, _ = colour_groups(lab, np.arange(len(lab)), np.array(DIM_TOP))
+    names = name_groups(lab[~white], groups[~white], np.array(DIM_TOP))
+    right = float((names == truth[~white]).mean())
+    if price > -np.inf:
+        assert groups.max() == 2 and right > 0.9
+    else:
+        assert groups.max() == 1 and right < 0.75
+
+
+def test_two_inks_stay_two_groups() -> None:
+    """Where the map shows two inks the three-group k-means cuts one of them in two, which
+    the ink model does not name three inks: the two groups stay."""
+    lab, truth = _striped("GL", 4)
+    white, groups, _ = colour_groups(lab, np.arange(len(lab)), np.array(DIM_TOP))
+    names = name_groups(lab[~white], groups[~white], np.array(DIM_TOP))
+    assert groups.max() == 1
+    assert (names == truth[~white]).mean() > 0.99
