@@ -114,7 +114,9 @@ class BoardTracker:
         The fast path refuses a frame on one doubtful check (a hand over a side, the
         lattice a little further off than one round reaches); the last pose is still a
         far better start than any outline, and the fit from it (more lattice rounds,
-        the sides' whole-stud correction, the turn afresh) costs a fraction of a search.
+        the sides' whole-stud correction of a lattice that slipped, the turn afresh)
+        costs a fraction of a search. A board it finds moved by more than
+        :data:`MAX_TRACK_SHIFT_MM` is left to the search, as on the fast path.
         """
         assert previous.pose is not None
         camera = previous.camera or self.camera
@@ -122,7 +124,12 @@ class BoardTracker:
             image, gray_float(image), camera, previous.pose, self.ground, previous.focal_refined,
             quarters=True,
         )
-        if not result.found:
+        if not result.found or result.pose is None:
+            return None
+        if _centre_shift_mm(previous.pose, result.pose) > MAX_TRACK_SHIFT_MM:
+            # A fit started from the last pose can be pulled a whole stud by a side
+            # under a card or a sleeve, as the one-round fit can slip one: a stud's move
+            # is never taken on the tracker's word, the search decides.
             return None
         result.method = "tracked"
         if not result.turn_resolved and result.pose is not None:

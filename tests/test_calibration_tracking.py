@@ -184,14 +184,35 @@ enough to skip the soft-lattice rule) on the gaps between studs, 5 px off, with 
 sides stepping where it puts it; the first frame's pose is right."""
 
 
-def test_a_tracked_frame_on_the_gaps_between_studs_is_not_taken():
-    drawn = twin_frame(GAPS_TRACKED_SEED)
+def _track_nudged(seed: int) -> tuple[BoardLocation, BoardTracker, float]:
+    """The bench's tracked frame for a wide-twin ``seed``: the first frame located, the
+    board nudged by a fraction of a degree and a mm and tracked; the answer, the tracker
+    and the answer's error in px (infinite when not found)."""
+    drawn = twin_frame(seed)
     first = locate_board(drawn.frame.image, drawn.frame.camera, drawn.ground)
     assert first.found
     camera, pose = drawn.frame.camera, drawn.frame.pose
-    # The bench's tracked frame: the board nudged by a fraction of a degree and a mm.
     nudged = Pose(pose.rvec + drawn.rng.normal(0, 0.002, 3), pose.tvec + drawn.rng.normal(0, 1, 3))
-    seed = GAPS_TRACKED_SEED + 100_000
-    second = twin.render(drawn.palace, camera, nudged, drawn.options, seed=seed)
-    result = BoardTracker(camera, drawn.ground, first).update(second.image)
-    assert not result.found or min(turn_errors(camera, nudged, result)) <= 2.0
+    second = twin.render(drawn.palace, camera, nudged, drawn.options, seed=seed + 100_000)
+    tracker = BoardTracker(camera, drawn.ground, first)
+    result = tracker.update(second.image)
+    error = min(turn_errors(camera, nudged, result)) if result.found else float("inf")
+    return result, tracker, error
+
+
+def test_a_tracked_frame_on_the_gaps_between_studs_is_not_taken():
+    result, _, error = _track_nudged(GAPS_TRACKED_SEED)
+    assert not result.found or error <= 2.0
+
+
+CARD_OVER_SIDE_SEED = 20248
+"""A wide-twin frame with a card lying over one side of the board: the nudged frame's
+one lattice round is right (0.4 px) but that side reads a stud off, and the whole fit
+from the last pose, pulled by it, put the board a stud over (14 px, 7.5 mm from the
+last pose)."""
+
+
+def test_a_tracked_fit_that_moves_the_board_a_stud_is_left_to_the_search():
+    result, tracker, error = _track_nudged(CARD_OVER_SIDE_SEED)
+    assert tracker.stats.searched == 1
+    assert result.found and error <= 2.0
