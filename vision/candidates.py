@@ -183,10 +183,9 @@ def is_legal_turn(before: Palace, pieces: Sequence[Piece]) -> bool:
     """Whether ``pieces`` make a legal staircase on ``before``, its end piece taken as
     the decoration (whose colour the rules then name), with no idle piece
     (:func:`idle_pieces`). The rules let a piece stand on the final arch's other knob
-    (it joins the staircase), but no player builds one there, while the Monkey earned by
-    a gold staircase stands just there, on an open end knob, and is not read: it shows
-    as a 1x1 piece's top half, and that piece, taken with the staircase's bonus, was
-    read where the Monkey's pixels paid its price."""
+    (it joins the staircase), but no staircase needs one there, while the Monkey a gold
+    staircase earns stands just there, on an open end knob, and is not read: a brick
+    that its pixels paid for was read there with the staircase's bonus."""
     end = staircase_end(pieces)
     if end is None:
         return False
