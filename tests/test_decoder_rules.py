@@ -20,6 +20,9 @@ from vision.silhouettes import View
 from vision.views import board_box, working_scale
 
 SHOWN, UNSEEN, BARE = 0.75, 0.0, -0.75
+FIGURE = 0.6
+"""Evidence on an animal's pixels where the staircase's own do not cover them: fainter
+than a piece's, yet enough to pay for a brick there."""
 """Evidence per pixel: a new piece in full view, a pixel that says nothing, no change."""
 
 
@@ -245,3 +248,32 @@ def test_a_start_no_margin_decides_leaves_the_decoration_in_doubt(staircases) ->
         assert _start_open(before, added, open_start)
         elsewhere = [PieceReading(p, 0.0 if p is other else 1.0) for p in added]
         assert not _start_open(before, added, elsewhere)
+
+
+def test_a_figure_on_the_final_arch_s_open_knob_is_not_read_as_a_brick(
+        staircases, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Monkey a gold staircase earns stands on an open end knob, most often the
+    final arch's other one, and is not read: its pixels (fainter than a piece's, where
+    the staircase's own do not cover them) pay for a brick there, which the rules let
+    stand (it joins the staircase). A piece that holds nothing up is no step, so that
+    reading loses the legal bonus and the staircase alone is read."""
+    from rules.staircase import analyse_added
+    from vision import candidates
+
+    for before, added in staircases:
+        decoration = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == decoration.z
+                     and (decoration.x, decoration.y) in p.knobs())
+        x, y = next(k for k in final.knobs() if k != (decoration.x, decoration.y))
+        figure = Piece(Kind.BRICK, x, y, final.top)
+        assert analyse_added(before, [*added, figure]).legal
+        ev = decoder_for(before, added, [])[0].evidence[0]
+        own = np.setdiff1d(ev.view.piece_pixels(figure),
+                           np.concatenate([ev.view.piece_pixels(p) for p in added]))
+        ev.weight[own] = FIGURE
+        ev.hot[own] = True
+        hot = hot_cells([ev], max(p.top for p in before))
+        assert keys(Decoder(before, [ev]).run(hot)) == keys(added)
+        monkeypatch.setattr(candidates, "IDLE_REFUSED", False)
+        assert keys(Decoder(before, [ev]).run(hot)) == keys([*added, figure])
+        monkeypatch.undo()

@@ -141,6 +141,11 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
     return ways
 
 
+IDLE_REFUSED = True
+"""Whether a reading with an idle piece (:func:`idle_pieces`) is refused the legal bonus;
+off only to measure what it brings."""
+
+
 def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:
     """A copy of ``before`` with ``pieces`` placed bottom-up (fresh ids), and the pieces as
     placed; None when they cannot all stand."""
@@ -165,11 +170,26 @@ def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
     return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
 
 
+def idle_pieces(pieces: Sequence[Piece], end: Piece | None) -> list[Piece]:
+    """The pieces of ``pieces``, ``end`` left out, on which none of them stands: in a
+    staircase every piece but its decoration holds up another (a step, a leg's stack, the
+    decoration), so a piece that holds nothing up is no part of it."""
+    bottoms = {(x, y, p.z) for p in pieces for x, y in p.footprint()}
+    return [p for p in pieces if p is not end
+            and not any((x, y, p.top) in bottoms for x, y in p.footprint())]
+
+
 def is_legal_turn(before: Palace, pieces: Sequence[Piece]) -> bool:
     """Whether ``pieces`` make a legal staircase on ``before``, its end piece taken as
-    the decoration (whose colour the rules then name)."""
+    the decoration (whose colour the rules then name), with no idle piece
+    (:func:`idle_pieces`). The rules let a piece stand on the final arch's other knob
+    (it joins the staircase), but no staircase needs one there, while the Monkey a gold
+    staircase earns stands just there, on an open end knob, and is not read: a brick
+    that its pixels paid for was read there with the staircase's bonus."""
     end = staircase_end(pieces)
     if end is None:
+        return False
+    if IDLE_REFUSED and idle_pieces(pieces, end):
         return False
     probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     report = analyse_added(before, [probe if p is end else p for p in pieces])
