@@ -165,6 +165,13 @@ def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
     return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
 
 
+
+def near_black(centres: FloatArray) -> NDArray[np.bool_]:
+    """Which groups of colours ``centres`` are near-black (``BLACK_CHROMA``,
+    ``NEAR_BLACK``): named dark green unscored, since no ink model can place them."""
+    chroma = np.hypot(centres[:, 1], centres[:, 2])
+    return (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
+
 @dataclass(frozen=True)
 class _Measures:
     """One reading's groups measured once, for every naming to be scored on: each group
@@ -266,7 +273,7 @@ class InkModel(BaseModel):
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         large = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) > BLOCKED_SHARE)
-        black = (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
+        black = near_black(centres)
         rest = np.flatnonzero(~black)
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INK_MODEL
+from calibration.ink_model import INK_MODEL, near_black
 from rules.pieces import BOARD_STUDS
 
 MAX_GROUPS = 4
@@ -180,6 +180,11 @@ there, 4,900 fewer on 50550-50799). A price of 12 did more on those maps but los
 studs on the independent renderer's frames; 8 and under did less."""
 
 
+THIRD_NOT_BLACK = True
+"""Whether a near-black group (:func:`calibration.ink_model.near_black`) keeps the three
+groups from being taken."""
+
+
 def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
               top: FloatArray | None) -> tuple[NDArray[np.int32], NDArray[np.float32]] | None:
     """Three settled groups (and each cell's doubt) where ``labels`` holds two and a third
@@ -196,6 +201,10 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
         return None
     names, score = _naming(lab, three, top)
     if sorted(names) != ["D", "G", "L"]:
+        return None
+    if THIRD_NOT_BLACK and near_black(_centres_and_shares(lab, three)[0]).any():
+        # A near-black group is named dark green unscored: a shadow cut off two inks
+        # would pass as the third ink at no cost.
         return None
     _, two_score = _naming(lab, labels, top)
     return (three, doubt) if score >= two_score - THIRD_INK_PRICE else None

@@ -132,7 +132,7 @@ class BoardTracker:
             # is never taken on the tracker's word, the search decides.
             return None
         result.method = "tracked"
-        if not result.turn_resolved and result.pose is not None:
+        if not result.turn_resolved:
             # No map vouches for a turn: keep the one the board had, not a new choice.
             result.pose = nearest_turn(result.pose, previous.pose)
             result.rotation = view_rotation(camera, result.pose)

@@ -20,10 +20,10 @@ from vision.silhouettes import View
 from vision.views import board_box, working_scale
 
 SHOWN, UNSEEN, BARE = 0.75, 0.0, -0.75
+"""Evidence per pixel: a new piece in full view, a pixel that says nothing, no change."""
 FIGURE = 0.6
 """Evidence on an animal's pixels where the staircase's own do not cover them: fainter
 than a piece's, yet enough to pay for a brick there."""
-"""Evidence per pixel: a new piece in full view, a pixel that says nothing, no change."""
 
 
 def turns_with(arches: int, seed: int = 31) -> list[tuple[Palace, list[Piece]]]:
@@ -255,8 +255,9 @@ def test_a_figure_on_the_final_arch_s_open_knob_is_not_read_as_a_brick(
     """The Monkey a gold staircase earns stands on an open end knob, most often the
     final arch's other one, and is not read: its pixels (fainter than a piece's, where
     the staircase's own do not cover them) pay for a brick there, which the rules let
-    stand (it joins the staircase). A piece that holds nothing up is no step, so that
-    reading loses the legal bonus and the staircase alone is read."""
+    stand (it joins the staircase). A piece that holds nothing up and earns nothing is
+    no part of a staircase a player builds, so that reading loses the legal bonus and
+    the staircase alone is read."""
     from rules.staircase import analyse_added
     from vision import candidates
 
@@ -277,3 +278,30 @@ def test_a_figure_on_the_final_arch_s_open_knob_is_not_read_as_a_brick(
         monkeypatch.setattr(candidates, "IDLE_REFUSED", False)
         assert keys(Decoder(before, [ev]).run(hot)) == keys([*added, figure])
         monkeypatch.undo()
+
+
+def test_a_piece_off_the_path_that_earns_something_keeps_the_turn_legal(staircases) -> None:
+    """The rules let bricks and columns stand off the staircase's path: a tower on the
+    final arch's other knob that reaches five bricks earns the bonus card, and the
+    reading keeps its legal bonus; a lone brick there earns nothing and loses it."""
+    from rules.staircase import analyse_added
+
+    checked = 0
+    for before, added in staircases:
+        decoration = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == decoration.z
+                     and (decoration.x, decoration.y) in p.knobs())
+        x, y = next(k for k in final.knobs() if k != (decoration.x, decoration.y))
+        z = final.top
+        tower = [Piece(Kind.COLUMN, x, y, z), Piece(Kind.BRICK, x, y, z + 3),
+                 Piece(Kind.BRICK, x, y, z + 4)]
+        report = analyse_added(before, [*added, *tower])
+        assert report.legal and report.bonus_card
+        if analyse_added(before, added).bonus_card:
+            continue  # the tower earns nothing the staircase had not
+        assert is_legal_turn(before, [*added, *tower])
+        lone = Piece(Kind.BRICK, x, y, z)
+        assert analyse_added(before, [*added, lone]).legal
+        assert not is_legal_turn(before, [*added, lone])
+        checked += 1
+    assert checked

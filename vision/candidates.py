@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from rules.moves import support_base
 from rules.palace import Palace, PalaceError
 from rules.pieces import BOARD_STUDS, Axis, DecorationColor, Kind, Piece
+from rules.report import TurnReport
 from rules.staircase import analyse_added
 
 PLANT = "light_green"
@@ -141,11 +142,6 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
     return ways
 
 
-IDLE_REFUSED = True
-"""Whether a reading with an idle piece (:func:`idle_pieces`) is refused the legal bonus;
-off only to measure what it brings."""
-
-
 def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piece]] | None:
     """A copy of ``before`` with ``pieces`` placed bottom-up (fresh ids), and the pieces as
     placed; None when they cannot all stand."""
@@ -170,30 +166,51 @@ def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
     return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
 
 
+IDLE_REFUSED = True
+"""Whether a reading with an idle piece that earns nothing (:func:`is_legal_turn`) is
+refused the legal bonus; off only to measure what it brings."""
+
+
 def idle_pieces(pieces: Sequence[Piece], end: Piece | None) -> list[Piece]:
-    """The pieces of ``pieces``, ``end`` left out, on which none of them stands: in a
-    staircase every piece but its decoration holds up another (a step, a leg's stack, the
-    decoration), so a piece that holds nothing up is no part of it."""
-    bottoms = {(x, y, p.z) for p in pieces for x, y in p.footprint()}
+    """The pieces of ``pieces``, ``end`` left out, that hold none of them up (no leg of
+    another stands on one of their knobs)."""
+    legs = {(x, y, p.z) for p in pieces for x, y in p.legs()}
     return [p for p in pieces if p is not end
-            and not any((x, y, p.top) in bottoms for x, y in p.footprint())]
+            and not any((x, y, p.top) in legs for x, y in p.knobs())]
 
 
 def is_legal_turn(before: Palace, pieces: Sequence[Piece]) -> bool:
     """Whether ``pieces`` make a legal staircase on ``before``, its end piece taken as
-    the decoration (whose colour the rules then name), with no idle piece
-    (:func:`idle_pieces`). The rules let a piece stand on the final arch's other knob
-    (it joins the staircase), but no staircase needs one there, while the Monkey a gold
-    staircase earns stands just there, on an open end knob, and is not read: a brick
-    that its pixels paid for was read there with the staircase's bonus."""
+    the decoration (whose colour the rules then name), with no piece that holds nothing
+    up and earns nothing (:data:`IDLE_REFUSED`).
+
+    The rules let bricks and columns stand off the staircase's path: a tower for the
+    bonus card, a brick that attaches the staircase to the palace. Those change what the
+    turn earns or whether it is legal at all. A piece that changes neither (a brick on
+    the final arch's other knob) is legal too, but no player needs one, while the Monkey
+    a gold staircase earns stands just there, on an open end knob, and is not read: a
+    brick that its pixels paid for was read there with the staircase's bonus."""
     end = staircase_end(pieces)
     if end is None:
         return False
-    if IDLE_REFUSED and idle_pieces(pieces, end):
+    report = _as_staircase(before, pieces, end)
+    if not report.legal:
         return False
+    if IDLE_REFUSED:
+        for idle in idle_pieces(pieces, end):
+            without = _as_staircase(before, [p for p in pieces if p is not idle], end)
+            if without.legal and (without.credits, without.bonus_card) == (
+                    report.credits, report.bonus_card):
+                return False
+    return True
+
+
+def _as_staircase(before: Palace, pieces: Sequence[Piece], end: Piece) -> TurnReport:
+    """The rules' report on ``pieces`` with ``end`` as the decoration, coloured as the
+    staircase's start asks when that makes it legal."""
     probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     report = analyse_added(before, [probe if p is end else p for p in pieces])
     if report.legal or report.start_color in (None, probe.color):
-        return report.legal
+        return report
     probe = end.moved(kind=Kind.DECORATION, color=report.start_color)
-    return analyse_added(before, [probe if p is end else p for p in pieces]).legal
+    return analyse_added(before, [probe if p is end else p for p in pieces])
