@@ -217,3 +217,26 @@ def test_stands_answers_as_placing_and_taking_off_and_leaves_the_palace_alike(mo
     # The same palace after, and the ids the pieces would have had are used up alike.
     assert [(p.id, p) for p in asked] == [(p.id, p) for p in placed]
     assert asked.place(brick(25, 25, 0)).id == placed.place(brick(25, 25, 0)).id
+
+
+def test_fits_says_what_an_empty_check_says_of_every_piece_near_a_built_palace():
+    palace = Palace(GROUND)
+    for p in (brick(5, 5, 0), brick(8, 5, 0), arch(5, 5, 1), brick(9, 20, 0),
+              brick(12, 20, 0), arch(9, 20, 1), brick(5, 5, 2),
+              Piece(Kind.MONKEY, 5, 8, 0), Piece(Kind.COLUMN, 14, 14, 0),
+              Piece(Kind.COLUMN, 14, 11, 0), arch(14, 11, 3, "y")):
+        palace.place(p)
+    animal = next(p for p in palace if p.kind is Kind.MONKEY)
+    asked = fitting = 0
+    for kind in (Kind.BRICK, Kind.ARCH, Kind.COLUMN, Kind.DECORATION):
+        for x in range(-1, 17):
+            for y in (-1, 0, 1, 4, 5, 6, 8, 11, 12, 14, 19, 20, 21, 31):
+                for z in range(0, 5):
+                    for axis in ("x", "y") if kind is Kind.ARCH else ("x",):
+                        piece = Piece(kind, x, y, z, axis=Axis(axis))
+                        asked += 1
+                        fitting += palace.fits(piece)
+                        assert palace.fits(piece) == (not palace.check(piece)), piece
+    for x, y in animal.footprint():
+        assert not palace.fits(brick(x, y, animal.top))
+    assert 0 < fitting < asked

@@ -11,7 +11,7 @@ from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
 from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
-from vision.rounds import CloseBounds, Start, ranked_moves
+from vision.rounds import CloseBounds, Start, rank_moves, ranked_moves
 from vision.scoring import Candidate, Scorer
 from vision.silhouettes import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
@@ -138,3 +138,23 @@ def test_boxes_written_out_are_the_general_ways() -> None:
                 for x, y, z in ((0, 0, 0), (5, 9, 2), (20, 3, 7)):
                     p = Piece(kind, x, y, z, axis=axis, turn=turn)
                     assert piece_voxels(p) == _voxels(kind, x, y, z, axis, turn), p
+
+
+def test_the_moves_a_floor_leaves_are_those_the_plain_loop_looks_at() -> None:
+    for seed in range(3):
+        _, starts, start_legs, kept, halo = _round(seed)
+        ranking = rank_moves(starts, start_legs, kept, halo)
+        moves = [ranking.move(k) for k in range(len(ranking))]
+        bounds = sorted({b for b, _, _, _, _ in moves})
+        for floor in [0.0, *bounds[:: max(1, len(bounds) // 7)]]:
+            for at in (0, len(moves) // 3, len(moves)):
+                want = []
+                for k in range(at, len(moves)):
+                    bound, reach, first, second, _ = moves[k]
+                    if bound <= floor:
+                        break
+                    if (first.cands or second.cands) and reach <= floor:
+                        continue
+                    want.append(k)
+                assert ranking.worth(at, floor) == want
+        assert ranking.worth(0, bounds[-1]) == [] and ranking.worth(0, 0.0)

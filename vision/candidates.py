@@ -131,7 +131,7 @@ def _supports(palace: Palace, x: int, y: int, z: int, depth: int,
                 continue
             top = [_piece(Kind.BRICK, x, y, level + 1)] if lift else []
             if level == 0:
-                if not palace.check(lower):
+                if palace.fits(lower):
                     ways.append([lower, *top])
                 continue
             first = supports(palace, sx, sy, level, depth - 1, known)

@@ -14,7 +14,7 @@ stand.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from vision.candidates import (
 )
 from vision.evidence import Evidence
 from vision.refine import refine
-from vision.rounds import CloseBounds, Ranked, Start, ranked_moves
+from vision.rounds import CloseBounds, Ranking, Start, rank_moves
 from vision.scoring import Candidate, Masks, PieceKey, Scorer
 from vision.staircases import weigh_staircases
 from vision.ways import NO_WAY, Way, shape_key
@@ -113,9 +113,9 @@ class Decoder:
         for v, pieces in shapes.items():
             self._shapes[v] = [next(made) for _ in pieces]
 
-    def moves(self, hot: set[Voxel]) -> Iterator[Ranked]:
+    def moves(self, hot: set[Voxel]) -> Ranking:
         """Every move on a changed voxel whose bound is above zero, highest bound first
-        (:func:`vision.rounds.ranked_moves`); after the first, only moves that join the
+        (:func:`vision.rounds.rank_moves`); after the first, only moves that join the
         pieces read so far (a turn builds one staircase, so a lone piece elsewhere is a
         shadow, a leaf or a hand, not part of it). A move is an arch with a way to hold
         up each leg, or a piece alone between two empty ways. A move's bound is the sum
@@ -163,7 +163,7 @@ class Decoder:
                     continue
                 piece = cand.piece
                 joined = not ids or not halo.isdisjoint(cand.voxels)
-                if not self.state.check(piece):
+                if self.state.fits(piece):
                     if joined:
                         starts.append((up, cand, joined, False))
                         start_legs.append(_NO_LEGS)
@@ -177,7 +177,7 @@ class Decoder:
                 (ax, ay), (bx, by) = piece.legs()
                 start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
                 legs += start_legs[-1]
-        return ranked_moves(starts, start_legs, self._leg_ways(legs), halo)
+        return rank_moves(starts, start_legs, self._leg_ways(legs), halo)
 
     def _leg_ways(self, legs: Sequence[Voxel]) -> dict[Voxel, list[Way]]:
         """The ways to give each stud (x, y) a knob at ``z``
@@ -204,14 +204,19 @@ class Decoder:
             made = dict(zip(pieces, scorer.prepare(list(pieces.values())), strict=True))
             for key, raw in raws.items():
                 self._ways[key] = [[made[id(p)] for p in way] for way in raw]
-        # An open knob's way has no pieces: the one empty way serves every leg. A leg's
-        # ways are made anew only when one of them has gone stale.
+        # An open knob's way has no pieces: the one empty way serves every leg. A way is
+        # made anew only when it has gone stale: one that has not keeps its very numbers,
+        # and with them what the close bounds kept of it (:class:`vision.rounds.CloseBounds`).
         out: dict[Voxel, list[Way]] = {}
         for leg, key in keys.items():
             found = self._kept_ways.get(key)
-            if found is None or any(w.stale for w in found):
+            if found is None:
                 found = self._kept_ways[key] = [Way(scorer, cands) if cands else NO_WAY
                                                 for cands in self._ways[key]]
+            elif any(w.stale for w in found):
+                found = self._kept_ways[key] = [
+                    Way(scorer, cands) if w.stale else w
+                    for w, cands in zip(found, self._ways[key], strict=True)]
             out[leg] = found
         return out
 
@@ -245,32 +250,41 @@ class Decoder:
         scorer.sync(self.masks)
         top: list[tuple[float, tuple[Piece, ...]]] = []
         close = self._close
-        for bound, reach, first, second, cand in self.moves(hot):
+        ranking = self.moves(hot)
+        ways, starts = ranking.ways, ranking.starts
+        at = 0
+        while True:
             floor = top[-1][0] if len(top) >= n else 0.0
-            if bound <= floor:
-                break
-            alone = not (first.cands or second.cands)
-            # A move gains at most its bound less the evidence against any one of its
-            # pieces (that piece's bound less its gain alone): no need to score it then.
-            if not alone and reach <= floor:
-                continue
-            move = (*first.cands, *second.cands, cand)
-            if alone or cand.decoration:
-                g = scorer.gain(move)
-            else:
-                price = sum(second.prices, first.price) + cand.price
-                if close.cannot_beat(first, second, cand, price, floor):
+            # The moves up to the first whose bound cannot beat the floor, less those
+            # that gain at most their bound less the evidence against any one of their
+            # pieces (that piece's bound less its gain alone) when that cannot beat it
+            # either: until a move is kept, the floor stays, and so do they.
+            for k in ranking.worth(at, floor):
+                first, second = ways[ranking.first[k]], ways[ranking.second[k]]
+                cand = starts[ranking.start[k]][1]
+                alone = not (first.cands or second.cands)
+                if alone or cand.decoration:
+                    g = scorer.gain((*first.cands, *second.cands, cand))
+                else:
+                    price = sum(second.prices, first.price) + cand.price
+                    if close.cannot_beat(first, second, cand, price, floor):
+                        continue
+                    # The same sums as scorer.gain(move), on the ways' pixels kept for
+                    # the round.
+                    g = scorer.free_gain(
+                        [[first.free(i), second.free(i), cand.free[i]]  # type: ignore[index]
+                         for i in range(len(scorer.evidence))], price)
+                if not g > floor:
                     continue
-                # The same sums as scorer.gain(move), on the ways' pixels kept for the round.
-                g = scorer.free_gain(
-                    [[first.free(i), second.free(i), cand.free[i]]  # type: ignore[index]
-                     for i in range(len(scorer.evidence))], price)
-            pieces = tuple(c.piece for c in move)
-            if g > floor and (alone or self.state.stands(pieces)):
-                top.append((g, pieces))
-                top.sort(key=lambda t: -t[0])
-                del top[n:]
-        return top
+                pieces = tuple(c.piece for c in (*first.cands, *second.cands, cand))
+                if alone or self.state.stands(pieces):
+                    top.append((g, pieces))
+                    top.sort(key=lambda t: -t[0])
+                    del top[n:]
+                    at = k + 1
+                    break
+            else:
+                return top
 
     def fork(self) -> Decoder:
         """A decoder on the same evidence from nothing read, sharing what is kept."""

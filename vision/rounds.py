@@ -30,8 +30,59 @@ Ranked = tuple[float, float, Way, Way, Candidate]
 (what it gains at most, when it has more than one piece); its two ways; its piece."""
 
 
+class Ranking:
+    """A round's moves (:func:`rank_moves`), highest bound first, as arrays: the move
+    loop (:meth:`vision.decode.Decoder._best_moves`) stops at the first bound not above
+    its floor and passes over every move whose reach is not above it, and the floor
+    changes only when a move is kept, so the moves it would look at are found with
+    numpy, a stretch of the ranking at a time, rather than one by one in Python."""
+
+    __slots__ = ("_drop", "_neg", "_reach", "bound", "first", "reach", "second", "start",
+                 "starts", "ways")
+
+    def __init__(self, bound: NDArray[np.float64], reach: NDArray[np.float64],
+                 alone: NDArray[np.bool_], first: NDArray[np.intp], second: NDArray[np.intp],
+                 start: NDArray[np.intp], ways: list[Way], starts: Sequence[Start]) -> None:
+        self._neg = -bound
+        """The bounds negated (exactly): ascending, for a binary search."""
+        self._reach = reach
+        self._drop = ~alone
+        """The moves a reach not above the floor passes over: all but pieces alone."""
+        self.bound: list[float] = bound.tolist()
+        self.reach: list[float] = reach.tolist()
+        self.first: list[int] = first.tolist()
+        self.second: list[int] = second.tolist()
+        self.start: list[int] = start.tolist()
+        self.ways = ways
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.bound)
+
+    def move(self, k: int) -> Ranked:
+        """The ``k``-th move."""
+        return (self.bound[k], self.reach[k], self.ways[self.first[k]],
+                self.ways[self.second[k]], self.starts[self.start[k]][1])
+
+    def worth(self, at: int, floor: float) -> list[int]:
+        """The moves from the ``at``-th on that the loop would look at while its floor is
+        ``floor``: those before the first whose bound is not above it (where the loop
+        stops), less those a reach not above it passes over; in their order."""
+        stop = at + int(np.searchsorted(self._neg[at:], -floor, side="left"))
+        passed = self._drop[at:stop] & (self._reach[at:stop] <= floor)
+        return (np.flatnonzero(~passed) + at).tolist()
+
+
 def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
                  kept: dict[Voxel, list[Way]], halo: set[Voxel]) -> Iterator[Ranked]:
+    """Every move of :func:`rank_moves`, in its order."""
+    ranking = rank_moves(starts, legs, kept, halo)
+    for k in range(len(ranking)):
+        yield ranking.move(k)
+
+
+def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
+               kept: dict[Voxel, list[Way]], halo: set[Voxel]) -> Ranking:
     """The moves of ``starts`` (an arch's legs are its entry of ``legs``, a piece alone's
     is ignored) whose bounds are above zero, highest bound first, ties in the order of
     ``starts`` and, for an arch, of its first leg's ways, then its second's. An arch's
@@ -46,8 +97,10 @@ def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
         count[leg] = len(options)
         ways += options
     n = len(starts)
+    none = np.zeros(0, np.intp)
     if not n:
-        return
+        return Ranking(np.zeros(0), np.zeros(0), np.zeros(0, bool), none, none, none, ways,
+                       starts)
     first_row = np.zeros(n, np.intp)
     second_row = np.zeros(n, np.intp)
     first_n = np.ones(n, np.intp)
@@ -83,8 +136,8 @@ def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
     bound = bound + ups[start]
     keep = bound > 0
     is_arch = arch[start]
+    has = np.array([bool(w.cands) for w in ways])
     if is_arch.any():
-        has = np.array([bool(w.cands) for w in ways])
         keep &= ~is_arch | has[first] | has[second]
         joined = np.array([s[2] for s in starts], bool)
         apart = keep & is_arch & ~joined[start]
@@ -96,17 +149,15 @@ def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
             keep &= ~apart | joins[first] | joins[second]
     chosen = np.flatnonzero(keep)
     order = chosen[np.argsort(-bound[chosen], kind="stable")]
-    if not len(order):
-        return
     # What a move gains at most: its bound less the most evidence against one piece.
     slack = np.array([w.slack for w in ways], np.float64)
     against = np.array([c.upper - c.fresh for _, c, _, _ in starts],  # type: ignore[operator]
                        np.float64)
     reach = bound[order] - np.maximum(np.maximum(slack[first[order]], slack[second[order]]),
                                       against[start[order]])
-    for b, r, f, s, k in zip(bound[order].tolist(), reach.tolist(), first[order].tolist(),
-                             second[order].tolist(), start[order].tolist(), strict=True):
-        yield b, r, ways[f], ways[s], starts[k][1]
+    first, second = first[order], second[order]
+    return Ranking(bound[order], reach, ~(has[first] | has[second]), first, second,
+                   start[order], ways, starts)
 
 
 SUM_ERROR = 128 * 2.0 ** -24

@@ -44,7 +44,7 @@ def crown(decoder: Decoder) -> None:
                 continue
             for colour in (PLANT, DecorationColor.GOLD.value):
                 piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
-                if decoder.state.check(piece):
+                if not decoder.state.fits(piece):
                     continue
                 cand = decoder.scorer.candidate(piece)
                 fresh = sum(int((~decoder.masks[i][px]).sum())

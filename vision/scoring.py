@@ -13,7 +13,6 @@ pixels in the same order), so keeping them changes no reading.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,9 +23,6 @@ from vision.evidence import Evidence
 from vision.seams import SeamLines
 from vision.silhouettes import LEAVES, Box, piece_voxels
 from vision.tiles import Tiles
-
-if TYPE_CHECKING:
-    from vision.ways import Way
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
@@ -61,12 +57,17 @@ class Candidate:
     """One piece as the scorer knows it: its pixels and leaves in each view, its price,
     and its gain alone and bound against the masks as they are."""
 
-    __slots__ = ("_price", "_scorer", "_voxels", "_weights", "around", "decoration",
-                 "evidence", "free", "fresh", "key", "leaf_sums", "leaves", "piece", "pixels",
-                 "size", "upper", "ways")
+    __slots__ = ("_colours", "_price", "_seams", "_voxels", "_weights", "around",
+                 "decoration", "evidence", "free", "fresh", "key", "leaf_sums", "leaves", "piece",
+                 "pixels", "size", "upper", "ways")
 
     def __init__(self, piece: Piece, key: PieceKey, scorer: Scorer) -> None:
-        self._scorer = scorer
+        # What its price asks, rather than the scorer itself: the scorer keeps its
+        # candidates, and a candidate kept back would make every one a reference cycle,
+        # left for the cycle collector (tens of thousands of objects a turn) instead of
+        # freed as the turn's decoder goes.
+        self._colours = scorer.colours
+        self._seams = scorer.seams
         self.piece = piece
         self.key = key
         self.decoration = piece.kind is Kind.DECORATION
@@ -91,9 +92,10 @@ class Candidate:
         """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
         self.upper: float | None = None
         """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
-        self.ways: list[Way] = []
-        """The ways to hold up a leg it is in, kept while its answers are
-        (:class:`vision.ways.Way`): they are stale once its answers are forgotten."""
+        self.ways: list[list[bool]] = []
+        """The stale flags of the ways to hold up a leg it is in, kept while its answers
+        are (:class:`vision.ways.Way`): they are stale once its answers are forgotten. The
+        flags, not the ways, so that a way and its pieces hold no reference cycle."""
 
     @property
     def price(self) -> float:
@@ -104,8 +106,7 @@ class Candidate:
             size = self.size
             price = PIECE_PRICE * size + PIECE_FLOOR
             if self.piece.kind is Kind.COLUMN:
-                scorer = self._scorer
-                price += MIXED_PRICE * size * bricks_shown(scorer.colours, scorer.seams,
+                price += MIXED_PRICE * size * bricks_shown(self._colours, self._seams,
                                                            self.piece)
             self._price = price
         return self._price
@@ -291,8 +292,8 @@ class Scorer:
                     cand.evidence = cand.fresh = cand.upper = cand.free = None
                     cand._weights = None
                     if cand.ways:
-                        for way in cand.ways:
-                            way.stale = True
+                        for flag in cand.ways:
+                            flag[0] = True
                         cand.ways = []
 
     def fresh(self, cand: Candidate) -> float:

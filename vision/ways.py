@@ -25,12 +25,13 @@ class Way:
     """One way to hold up an arch's leg, for one round: its pieces (bottom-up), their
     bounds, and whether it touches the pieces read so far."""
 
-    __slots__ = ("_free", "cands", "price", "prices", "slack", "stale", "upper", "uppers")
+    __slots__ = ("_free", "_stale", "cands", "price", "prices", "slack", "upper", "uppers")
 
     def __init__(self, scorer: Scorer | None, cands: list[Candidate]) -> None:
         self.cands = tuple(cands)
-        self.stale = False
-        """Whether a piece's kept answers were forgotten since it was made."""
+        self._stale = [False]
+        """Whether a piece's kept answers were forgotten since it was made: a flag its
+        pieces hold (:attr:`vision.scoring.Candidate.ways`) rather than the way itself."""
         uppers: list[float] = []
         slack = -np.inf
         prices: list[float] = []
@@ -44,7 +45,7 @@ class Way:
                 if against > slack:
                     slack = against
                 prices.append(c._price)  # type: ignore[arg-type]  # set with the gain
-                c.ways.append(self)
+                c.ways.append(self._stale)
         self.uppers = tuple(uppers)
         self.upper = sum(self.uppers)
         """The sum of the bounds, from the first piece on (as a move adds them up)."""
@@ -53,6 +54,11 @@ class Way:
         self.prices = tuple(prices)
         self.price = sum(self.prices)
         self._free: dict[int, Pixels] = {}
+
+    @property
+    def stale(self) -> bool:
+        """Whether a piece's kept answers were forgotten since it was made."""
+        return self._stale[0]
 
     def free(self, view: int) -> Pixels:
         """Its pieces' free pixels in one view, one after the other."""
