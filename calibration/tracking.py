@@ -51,6 +51,10 @@ KEEP_TURN_SHARE = 0.6
 """A tracked frame keeps the last turn while the map scores it at least this share as high."""
 MAX_TRACK_SHIFT_MM = 4.0
 """Beyond this the stud lattice could have slipped a stud; a full search decides."""
+SEARCH_AFTER_S = 1.0
+"""A board the tracker leaves unexplained this long (frame time) is searched for afresh
+by a camera loop: it was moved (a hand over it passes sooner, and a search costs up to a
+second)."""
 WINDOW_MARGIN_PX = 24
 """Pixels of room around the last pose's lattice: the board moves a few before the fit
 refuses it, and the corner bricks' edge profiles reach 4 px across their outlines and
@@ -114,9 +118,10 @@ class BoardTracker:
         The fast path refuses a frame on one doubtful check (a hand over a side, the
         lattice a little further off than one round reaches); the last pose is still a
         far better start than any outline, and the fit from it (more lattice rounds,
-        the sides' whole-stud correction of a lattice that slipped, the turn afresh)
-        costs a fraction of a search. A board it finds moved by more than
-        :data:`MAX_TRACK_SHIFT_MM` is left to the search, as on the fast path.
+        the sides' whole-stud correction, the turn afresh)
+        costs a fraction of a search. A board it moves by more than
+        :data:`MAX_TRACK_SHIFT_MM` to where the map no longer vouches for its turn is
+        left to the search.
         """
         assert previous.pose is not None
         camera = previous.camera or self.camera
@@ -126,10 +131,12 @@ class BoardTracker:
         )
         if not result.found or result.pose is None:
             return None
-        if _centre_shift_mm(previous.pose, result.pose) > MAX_TRACK_SHIFT_MM:
-            # A fit started from the last pose can be pulled a whole stud by a side
-            # under a card or a sleeve, as the one-round fit can slip one: a stud's move
-            # is never taken on the tracker's word, the search decides.
+        if (previous.turn_resolved and not result.turn_resolved
+                and _centre_shift_mm(previous.pose, result.pose) > MAX_TRACK_SHIFT_MM):
+            # The map vouched for the last pose and does not for this one, a stud or
+            # more away: a side under a card or a sleeve pulls the fit a whole stud as
+            # readily as a bump moves the board, and the map tells the two (a board
+            # moved by hand keeps its print); the search's checks decide.
             return None
         result.method = "tracked"
         if not result.turn_resolved:

@@ -32,15 +32,13 @@ from numpy.typing import NDArray
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
-from calibration.tracking import BoardTracker
+from calibration.tracking import SEARCH_AFTER_S, BoardTracker
 from rules.maps import GroundMap
 from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
 
-SEARCH_AFTER_S = 1.0
-"""A board unexplained this long (frame time) is searched for afresh: it was moved."""
 SEARCH_EVERY_S = 0.5
 """While lost, a full search (up to a second) at most this often."""
 PREVIEW_EVERY_S = 0.1

@@ -209,7 +209,7 @@ CARD_OVER_SIDE_SEED = 20248
 """A wide-twin frame with a card lying over one side of the board: the nudged frame's
 one lattice round is right (0.4 px) but that side reads a stud off, and the whole fit
 from the last pose, pulled by it, put the board a stud over (14 px, 7.5 mm from the
-last pose)."""
+last pose), where the right map no longer settled the turn."""
 
 
 def test_a_tracked_fit_that_moves_the_board_a_stud_is_left_to_the_search():

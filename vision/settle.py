@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     import time
 
     from calibration.pose import locate_board
-    from calibration.tracking import BoardTracker
+    from calibration.tracking import SEARCH_AFTER_S, BoardTracker
     from rules.maps import MapError, load_map
     from vision.capture import CaptureError, open_source
 
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         frames = open_source(video=args.video, frames=args.frames, fps=args.fps)
         detector = SettleDetector()
         tracker: BoardTracker | None = None
-        spent, count, last = 0.0, 0, ""
+        spent, count, last, seen_at = 0.0, 0, "", 0.0
         for frame in frames:
             cam = camera or Camera.default_for(frame.image.shape[1], frame.image.shape[0])
             if tracker is None:
@@ -307,7 +307,12 @@ def main(argv: list[str] | None = None) -> int:
                     else None
                 location = found
             else:
-                location = tracker.update(frame.image, search=False)
+                # Searched for afresh only once unexplained for a while, as the camera
+                # loop does: a hand over the board passes, a moved board does not.
+                location = tracker.update(frame.image,
+                                          search=frame.time - seen_at >= SEARCH_AFTER_S)
+            if location.found:
+                seen_at = frame.time
             held = tracker.last if tracker is not None else None
             pose = location.pose if location.found else (held.pose if held else None)
             started = time.perf_counter()
