@@ -67,6 +67,9 @@ by the twin) is doubted 22 of 31 wrong pieces at 0.18 and 28 of 31 at 0.32; over
 four sets 0.32 stops 2 more wrong turns of 160 from going through unasked and asks about
 14 more turns that were read right (39 against 25): more alarms than it is worth. The
 committed nine-epoch model doubts 56 of the four sets' 75 wrong pieces at 0.18."""
+LONE_STEP_DOUBT = True
+"""Whether the decoration of a legal reading that is one arch on the ground and nothing
+more is trusted no more than :data:`ILLEGAL_CONFIDENCE` (:func:`_lone_step`)."""
 
 SHADE_DOUBT = True
 """Whether three bricks read where a column could stand are doubted when their levels
@@ -330,6 +333,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
+    if end is not None and LONE_STEP_DOUBT and _lone_step(pieces):
+        out[end] = replace(out[end], confidence=min(out[end].confidence,
+                                                    ILLEGAL_CONFIDENCE))
     if end is not None and START_DOUBT and _start_open(decoder.before, pieces, out):
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
@@ -345,3 +351,13 @@ def _start_open(before: Palace, pieces: Sequence[Piece],
     return start is not None and any(
         p.z == 0 and start in p.footprint() and r.confidence <= 0.0
         for p, r in zip(pieces, rated, strict=True))
+
+
+def _lone_step(pieces: Sequence[Piece]) -> bool:
+    """Whether the reading is a staircase of one arch on the ground and its decoration.
+    Players take the staircase worth the most credits, one an arch, so one that short is
+    rare; and a decoration on a ground arch's knob stands where the next step's near leg
+    would, the rest of that step often behind the palace or the step itself. The
+    reading has then more likely lost its upper steps than found the whole staircase."""
+    return (len(pieces) == 2 and any(p.kind is Kind.DECORATION for p in pieces)
+            and any(p.kind is Kind.ARCH and p.z == 0 for p in pieces))
