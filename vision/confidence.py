@@ -69,7 +69,10 @@ four sets 0.32 stops 2 more wrong turns of 160 from going through unasked and as
 committed nine-epoch model doubts 56 of the four sets' 75 wrong pieces at 0.18."""
 LONE_STEP_DOUBT = True
 """Whether the decoration of a legal reading that is one arch on the ground and nothing
-more is trusted no more than :data:`ILLEGAL_CONFIDENCE` (:func:`_lone_step`)."""
+more is trusted no more than :data:`ILLEGAL_CONFIDENCE` (:func:`_lone_step`). On eleven
+development sets (games 6000 to 16000 on, 460 turns) it flags 4 more of 241 wrong
+pieces (199 to 203) and 2 more of 2340 right ones; on nine of them such readings'
+decorations were wrong 9 times in 11."""
 
 SHADE_DOUBT = True
 """Whether three bricks read where a column could stand are doubted when their levels
