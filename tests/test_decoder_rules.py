@@ -336,3 +336,31 @@ def test_a_staircase_read_as_its_ground_step_alone_leaves_the_decoration_in_doub
         assert alone[1].confidence >= UNCERTAIN_BELOW
         # The staircase as built is longer: no doubt of this kind on it.
         assert not confidence._lone_step(added)
+
+
+def test_a_staircase_top_read_a_level_too_high_on_bricks_is_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pictures show a staircase; the reading puts a brick under each leg of its
+    last arch and the arch and its decoration a level higher. Every piece of that top
+    holds up another, so none can be left out or moved alone: without the reading with
+    that level taken out as a rival, the bricks are trusted fully."""
+    from vision import confidence
+    from vision.candidates import built_on
+
+    cases = []
+    for before, added in turns_with(2):
+        crown = next(p for p in added if p.kind is Kind.DECORATION)
+        top = next(p for p in added if p.kind is Kind.ARCH and p.top == crown.z)
+        bricks = [Piece(Kind.BRICK, x, y, top.z) for x, y in top.legs()]
+        high = [p.moved(z=p.z + 1) if p is top or p is crown else p for p in added]
+        if built_on(before, [*high, *bricks]) is not None:
+            cases.append((before, added, [*high, *bricks]))
+    assert len(cases) >= 2
+    for before, added, wrong in cases[:2]:
+        decoder, _ = decoder_for(before, added, [])
+        rated = rate_pieces(decoder, wrong, legal=True)[-2:]
+        assert all(r.confidence < UNCERTAIN_BELOW for r in rated)
+        monkeypatch.setattr(confidence, "LEVEL_RIVALS", False)
+        alone = rate_pieces(decoder, wrong, legal=True)[-2:]
+        monkeypatch.undo()
+        assert all(r.confidence >= UNCERTAIN_BELOW for r in alone)
