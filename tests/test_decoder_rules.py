@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rules import Kind, Palace, Piece, load_map, simulate_game
-from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
+from rules.pieces import ANIMAL_KINDS, DecorationColor, pieces_added, place_key
 from twin.cameras import random_camera
 from vision import rulings
 from vision.candidates import is_legal_turn
@@ -305,3 +305,62 @@ def test_a_piece_off_the_path_that_earns_something_keeps_the_turn_legal(staircas
         assert not is_legal_turn(before, [*added, lone])
         checked += 1
     assert checked
+
+
+def test_a_staircase_read_as_its_ground_step_alone_leaves_the_decoration_in_doubt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pictures show a staircase's first step, an arch on the ground, and on its knob
+    the near leg of the next step, the rest of which the palace hides: read as one arch
+    and its decoration, the evidence is sure of both, and only the shortness of such a
+    staircase says otherwise."""
+    from vision import confidence
+
+    cases = []
+    for before, added in turns_with(2):
+        ground = next((p for p in added if p.kind is Kind.ARCH and p.z == 0), None)
+        if ground is None:
+            continue
+        for x, y in ground.knobs():
+            for colour in DecorationColor:
+                lone = [ground, Piece(Kind.DECORATION, x, y, ground.top, color=colour.value)]
+                if is_legal_turn(before, lone):
+                    cases.append((before, added, lone))
+    assert len(cases) >= 2
+    for before, added, lone in cases[:2]:
+        decoder, _ = decoder_for(before, lone, [])
+        rated = rate_pieces(decoder, lone, legal=True)
+        assert rated[1].confidence < UNCERTAIN_BELOW <= rated[0].confidence
+        monkeypatch.setattr(confidence, "LONE_STEP_DOUBT", False)
+        alone = rate_pieces(decoder, lone, legal=True)
+        monkeypatch.undo()
+        assert alone[1].confidence >= UNCERTAIN_BELOW
+        # The staircase as built is longer: no doubt of this kind on it.
+        assert not confidence._lone_step(added)
+
+
+def test_a_staircase_top_read_a_level_too_high_on_bricks_is_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pictures show a staircase; the reading puts a brick under each leg of its
+    last arch and the arch and its decoration a level higher. Every piece of that top
+    holds up another, so none can be left out or moved alone: without the reading with
+    that level taken out as a rival, the bricks are trusted fully."""
+    from vision import confidence
+    from vision.candidates import built_on
+
+    cases = []
+    for before, added in turns_with(2):
+        crown = next(p for p in added if p.kind is Kind.DECORATION)
+        top = next(p for p in added if p.kind is Kind.ARCH and p.top == crown.z)
+        bricks = [Piece(Kind.BRICK, x, y, top.z) for x, y in top.legs()]
+        high = [p.moved(z=p.z + 1) if p is top or p is crown else p for p in added]
+        if built_on(before, [*high, *bricks]) is not None:
+            cases.append((before, added, [*high, *bricks]))
+    assert len(cases) >= 2
+    for before, added, wrong in cases[:2]:
+        decoder, _ = decoder_for(before, added, [])
+        rated = rate_pieces(decoder, wrong, legal=True)[-2:]
+        assert all(r.confidence < UNCERTAIN_BELOW for r in rated)
+        monkeypatch.setattr(confidence, "LEVEL_RIVALS", False)
+        alone = rate_pieces(decoder, wrong, legal=True)[-2:]
+        monkeypatch.undo()
+        assert all(r.confidence >= UNCERTAIN_BELOW for r in alone)
