@@ -21,6 +21,7 @@ from calibration.evidence import (
     EDGE_MODEL,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
+    TRUSTED_GRID_BLOCKS,
     VOUCHED_RMS_PX,
     BoardLocation,
     implausible_view,
@@ -43,6 +44,7 @@ from calibration.stud_tops import (
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
+from calibration.turn_agreement import turn_stands_out
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -264,7 +266,12 @@ def _judged(
         image, camera, grid.pose, ground, turn.turn, grid.studs
     ):
         reason = "the ground map fits the card better a stud away from where the sides put it"
-    resolved = trusted and not map_problem(margin, score, grid.blocks)
+    resolved = trusted and (
+        not map_problem(margin, score, grid.blocks)
+        # A map whose regions look alike turned keeps its scores' margin short; its
+        # agreement under each turn can still settle it.
+        or (grid.blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(turn, ground))
+    )
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.
