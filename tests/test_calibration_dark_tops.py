@@ -10,7 +10,7 @@ from bench.calibration import twin_frame
 from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_float
 from calibration.fit import BLIND_RETRY_CLARITY, finish
 from calibration.grid import GridFit, refine_on_grid
-from calibration.pose import lattice_starts
+from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_problem
 from calibration.stud_cell import template_stack
 from tests.test_calibration_pose import grid_error_px
@@ -98,4 +98,13 @@ def test_a_lattice_pulled_along_the_line_of_sight_is_refused_by_the_rim() -> Non
     assert "rim" in rim_problem(gray, frame.camera, usual.pose)
     assert rim_problem(gray, frame.camera, frame.pose) == ""
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_blind_fit_over_fewer_blocks_than_a_soft_lattice_needs_is_not_taken() -> None:
+    # As drawn with the seams, the search reached this board's blind fit tilted over 11
+    # blocks (0.5 px off at one corner, 3.6 px at the opposite one), every quarter's stud
+    # tops agreeing.
+    frame = twin_frame(SHARPENED_SEED).frame
+    result = locate_board(frame.image, frame.camera, None)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
