@@ -101,11 +101,11 @@ def finish(
         # Soft to both templates, the studs are blurred, not misread: a second fit there
         # settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was taken.
         return result
-    if blind.blocks < MIN_SOFT_GRID_BLOCKS:
-        # Over 11 blocks a blind fit of a board 7 px a stud (dev) was taken tilted, 0.5 px
-        # off at one corner and 3.6 px at the opposite one, every quarter's stud tops
-        # agreeing: the blurred lattice's allowance of 11 blocks is for the usual
-        # template's fits, not for the blind one's sharper peaks on the same studs.
+    if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
+        # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,
+        # 0.5 px off at one corner and 3.6 px at the opposite one, every quarter's stud
+        # tops agreeing: the blurred lattice's allowance of 11 blocks is for the usual
+        # template's fits. Two right blind fits over 11 blocks (dev) read 7.1 and 7.2.
         return result
     second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
     return second if second.found else result
