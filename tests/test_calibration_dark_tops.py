@@ -101,10 +101,10 @@ def test_a_lattice_pulled_along_the_line_of_sight_is_refused_by_the_rim() -> Non
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
 
 
-def test_a_blind_fit_over_fewer_blocks_than_a_soft_lattice_needs_is_not_taken() -> None:
+def test_a_soft_blind_fit_over_fewer_blocks_than_a_soft_lattice_needs_is_not_taken() -> None:
     # As drawn with the seams, the search reached this board's blind fit tilted over 11
-    # blocks (0.5 px off at one corner, 3.6 px at the opposite one), every quarter's stud
-    # tops agreeing.
+    # blocks at a clarity of 5.3 (0.5 px off at one corner, 3.6 px at the opposite one),
+    # every quarter's stud tops agreeing.
     frame = twin_frame(SHARPENED_SEED).frame
     result = locate_board(frame.image, frame.camera, None)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
