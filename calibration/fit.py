@@ -48,6 +48,12 @@ from calibration.turn import canonical_turn, map_explains, weigh_turn
 from calibration.turn_agreement import turn_stands_out
 from rules.maps import GroundMap
 
+BLIND_RETRY_CLARITY = 6.5
+"""Under this clarity a refused lattice is fitted again blind to the stud tops. A little
+over :data:`~calibration.evidence.STUD_TOPS_CLARITY`: a dev board 11 px a stud settled
+from a lattice start on the gaps at 6.03, half a stud off along both axes, with three
+sides stepping where it put them (the fourth unclear), and was refused for its sides;
+the blind fit from the same start is the board's."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -75,14 +81,11 @@ def finish(
     if (
         result.found
         or grid is None
+        or grid.clarity >= BLIND_RETRY_CLARITY
         or grid.blocks < SETTLING_BLOCKS
     ):
         return result
-    # A lattice refused, whatever its clarity (a sharp one too: a dev board 11 px a stud
-    # settled from a lattice start on the gaps at 6.03; another's start fitted 8 blocks
-    # at 10.5, too few, where the blind fit from it holds 12, 0.2 px off; of 300 dev
-    # frames no other was found or lost by retrying sharp lattices, at the same time).
-    # Tops darker than the card, blurred into their holes, draw
+    # A soft lattice refused: tops darker than the card, blurred into their holes, draw
     # the usual shade template onto the gaps between studs (dev frames settled there
     # from the truth itself, half a stud off over the whole board). Fitted again from
     # the same start with a template blind to the tops, it is judged by the same checks
