@@ -25,7 +25,7 @@ from calibration.camera import Camera, FloatArray, Pose
 from calibration.lattice_view import rectify_map
 from calibration.stud_cell import stud_scores
 from calibration.turn import (
-    _UNTURN,
+    UNTURN,
     VISIBLE_STUD,
     agreements,
     card_means,
@@ -158,7 +158,7 @@ def place_by_map(
     # slid boards four studs with a margin of 1.5 over the sides' place).
     nulls = null_labelings(NULL_PLACE_MAPS)
     null = max(float(agreements(_window(colours, m), nulls).max()) for m in coarse)
-    agreement = float(agreements(_window(colours, fine[j]), labels[_UNTURN[int(k)]][None])[0])
+    agreement = float(agreements(_window(colours, fine[j]), labels[UNTURN[int(k)]][None])[0])
     return MapPlace(place.dx, place.dy, place.turn, place.score, against, agreement, null)
 
 

@@ -89,9 +89,9 @@ all but one frame (0.30, +0.06: left unresolved); a wrong map's at most 0.31 and
 0.43 (0.20 above that best) at a found pose, hence 0.5."""
 MAP_POINTS, MAP_CELLS = map_sample_points()
 TURNS = turn_permutations()
-_UNTURN = np.argsort(TURNS, axis=1)
+UNTURN = np.argsort(TURNS, axis=1)
 """Row k: where under turn k each cell's label goes; ``colours[TURNS[k]]`` scored with
-``labels`` is ``colours`` scored with ``labels[_UNTURN[k]]``."""
+``labels`` is ``colours`` scored with ``labels[UNTURN[k]]``."""
 
 
 def cell_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
@@ -145,7 +145,7 @@ def turn_scores(
     colours: FloatArray, labels: NDArray[np.int32], turns: tuple[int, ...] = (0, 1, 2, 3)
 ) -> FloatArray:
     """The map score of colours sampled under a pose, for each of ``turns`` of that pose."""
-    return fisher_scores(colours, labels[_UNTURN[list(turns)]])
+    return fisher_scores(colours, labels[UNTURN[list(turns)]])
 
 
 def fisher_scores(per_cell: FloatArray, labelings: NDArray[np.int32]) -> FloatArray:
@@ -322,7 +322,7 @@ def null_labelings(count: int = NULL_MAPS) -> NDArray[np.int32]:
     rows = []
     for i in range(count):
         labels = map_labels(random_map(np.random.default_rng(90_000 + i)))
-        rows.extend(labels[_UNTURN[k]] for k in range(4))
+        rows.extend(labels[UNTURN[k]] for k in range(4))
     out = np.array(rows, dtype=np.int32)
     out.setflags(write=False)
     return out
@@ -385,7 +385,7 @@ def weigh_turn(
         colours = hide_covered(colours, studs)
     labels = map_labels(ground)
     turn, margin, score = winning_turn(turn_scores(colours, labels))
-    agreement = float(agreements(colours, labels[_UNTURN[turn]][None])[0])
+    agreement = float(agreements(colours, labels[UNTURN[turn]][None])[0])
     evidence = TurnEvidence(turned_pose(pose, turn), margin, score, agreement, 1.0, True, turn,
                             colours)
     return evidence.with_null() if null else evidence

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.turn import _UNTURN, TurnEvidence, agreements, map_labels
+from calibration.turn import UNTURN, TurnEvidence, agreements, map_labels
 from rules.maps import GroundMap
 
 STRONG_AGREEMENT = 0.8
@@ -31,6 +31,6 @@ def turn_stands_out(evidence: TurnEvidence, ground: GroundMap) -> bool:
     any other that the turn is settled even though the scores' margin is short."""
     if evidence.colours is None or evidence.agreement < STRONG_AGREEMENT:
         return False
-    kappas = agreements(evidence.colours, map_labels(ground)[_UNTURN])
+    kappas = agreements(evidence.colours, map_labels(ground)[UNTURN])
     others = np.delete(kappas, evidence.turn)
     return bool(evidence.agreement - float(others.max()) >= TURN_AGREEMENT_GAP)

@@ -28,3 +28,34 @@ def test_a_wrong_map_does_not_settle_the_turn() -> None:
         result = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
         assert result.found, result.reason
         assert not result.turn_resolved
+
+
+def _stands_out(monkeypatch, agreement: float, kappas: list[float]) -> bool:
+    """``turn_stands_out`` for a winning turn 0 of ``agreement`` where the map's
+    agreements under the four turns are ``kappas``."""
+    import numpy as np
+
+    from calibration import turn_agreement
+    from calibration.camera import Pose
+    from calibration.turn import TurnEvidence
+    from rules.maps import load_map
+
+    monkeypatch.setattr(turn_agreement, "agreements", lambda colours, labels: np.array(kappas))
+    evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), agreement=agreement, turn=0,
+                            colours=np.zeros((4, 3)))
+    return turn_agreement.turn_stands_out(evidence, load_map("1"))
+
+
+def test_the_turn_stands_out_only_over_both_thresholds(monkeypatch) -> None:
+    from calibration.turn_agreement import STRONG_AGREEMENT, TURN_AGREEMENT_GAP
+
+    strong = STRONG_AGREEMENT + 0.1
+    clear = strong - TURN_AGREEMENT_GAP - 0.01
+    assert _stands_out(monkeypatch, strong, [strong, clear, 0.1, 0.2])
+    # Under the strong agreement, however far ahead of the other turns.
+    weak = STRONG_AGREEMENT - 0.01
+    assert not _stands_out(monkeypatch, weak, [weak, 0.0, 0.0, 0.0])
+    # A runner-up turn within the gap.
+    close = strong - TURN_AGREEMENT_GAP + 0.01
+    assert not _stands_out(monkeypatch, strong, [strong, 0.1, close, 0.2])
+

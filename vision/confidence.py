@@ -295,23 +295,28 @@ def _rivals(decoder: Decoder, shape: Sequence[Piece], i: int, end: int | None,
                    if alt.x >= 0 and alt.y >= 0 and alt.z >= 0]
         trials += list(_restacked(shape, i))
     if LEVEL_RIVALS:
-        trials += list(_level_out(shape, i))
+        trials += list(_level_out(shape, i, end))
     return [(score(trial), alt) for trial, alt in trials
             if built_on(decoder.before, trial) is not None]
 
 
-def _level_out(shape: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece | None]]:
+def _level_out(shape: Sequence[Piece], i: int, end: int | None
+               ) -> Iterator[tuple[list[Piece], Piece | None]]:
     """The reading with a level of bricks at or under ``shape[i]`` taken out and
     everything above it a level lower, and what stands for the piece then (None: taken
     out). A staircase's top read a level too high on bricks under its arch's legs has
     no other rival: every piece of it holds up another, so none can be left out or
-    moved alone. A level with an arch or a decoration in it is the staircase's own."""
+    moved alone. A level with an arch or a decoration in it is the staircase's own
+    (``end``: where a legal reading's decoration is, whose gold one has a brick's
+    outline in ``shape``)."""
     piece = shape[i]
     for level in range(1, piece.z + 1):
         if any(p.kind is Kind.COLUMN and p.z < level < p.top for p in shape):
             continue
         out = [p for p in shape if p.z == level]
         if not out or any(p.kind is not Kind.BRICK for p in out):
+            continue
+        if end is not None and shape[end].z == level:
             continue
         trial = [p if p.z < level else p.moved(z=p.z - 1, id="")
                  for p in shape if p.z != level]
