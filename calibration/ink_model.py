@@ -165,12 +165,12 @@ def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
     return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
 
 
-
 def near_black(centres: FloatArray) -> NDArray[np.bool_]:
     """Which groups of colours ``centres`` are near-black (``BLACK_CHROMA``,
     ``NEAR_BLACK``): named dark green unscored, since no ink model can place them."""
     chroma = np.hypot(centres[:, 1], centres[:, 2])
     return (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
+
 
 @dataclass(frozen=True)
 class _Measures:

@@ -199,12 +199,13 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
     three, doubt = settled(lab, three, cells)
     if three.max() != 2:
         return None
-    names, score = _naming(lab, three, top)
-    if sorted(names) != ["D", "G", "L"]:
-        return None
-    if THIRD_NOT_BLACK and near_black(_centres_and_shares(lab, three)[0]).any():
+    centres, shares = _centres_and_shares(lab, three)
+    if THIRD_NOT_BLACK and near_black(centres).any():
         # A near-black group is named dark green unscored: a shadow cut off two inks
         # would pass as the third ink at no cost.
+        return None
+    names, score = INK_MODEL.naming(centres, top, shares)
+    if sorted(names) != ["D", "G", "L"]:
         return None
     _, two_score = _naming(lab, labels, top)
     return (three, doubt) if score >= two_score - THIRD_INK_PRICE else None

@@ -145,3 +145,16 @@ def test_two_inks_stay_two_groups() -> None:
     names = name_groups(lab[~white], groups[~white], np.array(DIM_TOP))
     assert groups.max() == 1
     assert (names == truth[~white]).mean() > 0.99
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_a_shadow_cut_off_two_inks_is_no_third_ink(monkeypatch, guard: bool) -> None:
+    """Two inks, one of them partly in a near-black shadow, grouped in two: the three-group
+    split cuts the shadow off, and a near-black group is named dark green unscored, so
+    without the guard it passes as the third ink."""
+    monkeypatch.setattr(map_inks, "THIRD_NOT_BLACK", guard)
+    monkeypatch.setitem(DIM_INKS, "S", ((14.0, -5.0, 6.0), 1.5))
+    lab, truth = _striped("GLLS", 5)
+    labels = (truth != "G").astype(np.int32)  # the gold, and the light green with its shade
+    parted = map_inks.third_ink(lab, labels, np.arange(len(lab)), np.array(DIM_TOP))
+    assert (parted is None) == guard

@@ -5,16 +5,26 @@ must hold what ways made afresh hold."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import numpy as np
 
 from rules import Kind, Palace, Piece, load_map
-from rules.pieces import Axis
+from rules.pieces import Axis, Voxel
 from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
-from vision.rounds import CloseBounds, Start, rank_moves, ranked_moves
+from vision.rounds import CloseBounds, Ranked, Start, rank_moves
 from vision.scoring import Candidate, Scorer
 from vision.silhouettes import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
+
+
+def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
+                 kept: dict[Voxel, list[Way]], halo: set[Voxel]) -> Iterator[Ranked]:
+    """Every move of :func:`rank_moves`, in its order."""
+    ranking = rank_moves(starts, legs, kept, halo)
+    for k in range(len(ranking)):
+        yield ranking.move(k)
 
 
 def _round(seed: int) -> tuple[Scorer, list[Start], list, dict, set]:

@@ -13,7 +13,7 @@ made into Python objects.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,7 +33,8 @@ Ranked = tuple[float, float, Way, Way, Candidate]
 class Ranking:
     """A round's moves (:func:`rank_moves`), highest bound first, as arrays: the move
     loop (:meth:`vision.decode.Decoder._best_moves`) stops at the first bound not above
-    its floor and passes over every move whose reach is not above it, and the floor
+    its floor and passes over every move but a piece alone whose reach is not above
+    it, and the floor
     changes only when a move is kept, so the moves it would look at are found with
     numpy, a stretch of the ranking at a time, rather than one by one in Python."""
 
@@ -71,14 +72,6 @@ class Ranking:
         stop = at + int(np.searchsorted(self._neg[at:], -floor, side="left"))
         passed = self._drop[at:stop] & (self._reach[at:stop] <= floor)
         return (np.flatnonzero(~passed) + at).tolist()
-
-
-def ranked_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
-                 kept: dict[Voxel, list[Way]], halo: set[Voxel]) -> Iterator[Ranked]:
-    """Every move of :func:`rank_moves`, in its order."""
-    ranking = rank_moves(starts, legs, kept, halo)
-    for k in range(len(ranking)):
-        yield ranking.move(k)
 
 
 def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],

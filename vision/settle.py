@@ -307,8 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                     else None
                 location = found
             else:
-                # Searched for afresh only once unexplained for a while, as the camera
-                # loop does: a hand over the board passes, a moved board does not.
+                # Searched for afresh only once unexplained for a second (the camera
+                # loop also spaces its searches; a recording can wait): a hand over the
+                # board passes, a moved board does not.
                 location = tracker.update(frame.image,
                                           search=frame.time - seen_at >= SEARCH_AFTER_S)
             if location.found:
