@@ -277,7 +277,8 @@ def _judged(
         not map_problem(margin, score, grid.blocks)
         # A map whose regions look alike turned keeps its scores' margin short; its
         # agreement under each turn can still settle it.
-        or (grid.blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(turn, ground))
+        or (grid.blocks >= TRUSTED_GRID_BLOCKS and ground is not None
+            and turn_stands_out(turn, ground))
     )
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)

@@ -228,7 +228,7 @@ def test_fits_says_what_an_empty_check_says_of_every_piece_near_a_built_palace()
         palace.place(p)
     animal = next(p for p in palace if p.kind is Kind.MONKEY)
     asked = fitting = 0
-    for kind in (Kind.BRICK, Kind.ARCH, Kind.COLUMN, Kind.DECORATION):
+    for kind in (Kind.BRICK, Kind.ARCH, Kind.COLUMN, Kind.DECORATION, Kind.CORNER):
         for x in range(-1, 17):
             for y in (-1, 0, 1, 4, 5, 6, 8, 11, 12, 14, 19, 20, 21, 31):
                 for z in range(0, 5):
