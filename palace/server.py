@@ -249,9 +249,11 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
         hub.unsubscribe(sub)
 
 
-def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000,
+          held: socket.socket | None = None) -> None:
     """Runs the server until interrupted; away from 127.0.0.1 it makes and prints a
-    join code that every page must give."""
+    join code that every page must give. ``held``: the port already bound (the
+    commands reserve it before their slower set-up), else uvicorn binds it."""
     code = None if is_loopback(host) else f"{secrets.randbelow(10**6):06d}"
     shown = _lan_address() if host in ("0.0.0.0", "::") else host
     print(f"Palace Eye: the table is at http://{shown}:{port}/", flush=True)
@@ -261,7 +263,9 @@ def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000) -> N
     app = create_app(session, join_code=code)
     # Pages hold their event streams open for ever: without a limit on the graceful
     # shutdown, Ctrl-C would wait for every tablet to close its page.
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[held] if held is not None else None)
 
 
 def _lan_address() -> str:

@@ -204,3 +204,22 @@ def test_an_empty_map_option_is_refused_in_one_line_in_every_command(files, caps
                  ["dataset", tmp_path / "set", "--map", " "]):
         refused(capsys, argv, "empty map name")
     assert not (tmp_path / "set").exists()
+
+
+def test_a_reserved_port_is_held_until_the_server_takes_it() -> None:
+    """The port checked is the port served: while one command holds it, another asking
+    for it gets the one-line error at once, not a server thread's failure later."""
+    import socket
+
+    from palace.cli import UsageError
+    from palace.commands.serve import reserve_port
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    held = reserve_port("127.0.0.1", port)
+    try:
+        with pytest.raises(UsageError, match="cannot serve there"):
+            reserve_port("127.0.0.1", port)
+    finally:
+        held.close()

@@ -21,9 +21,9 @@ from typing import Any
 from palace.cli import UsageError
 from palace.commands.serve import (
     add_server_options,
-    check_port,
     keep_serving,
     open_session,
+    reserve_port,
     start_dashboard,
 )
 
@@ -58,9 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.turns is not None and args.turns < 1:
         raise UsageError(f"--turns: must be at least 1, found {args.turns}")
-    serve = not args.headless_check
-    if serve:
-        check_port(args.host, args.port)
+    held = None if args.headless_check else reserve_port(args.host, args.port)
     db = args.db or Path(tempfile.mkdtemp(prefix="palace-demo-")) / "demo.sqlite"
     fast = args.exit or args.headless_check
     # Watched live, the finished palace lies still a while and the players look at the
@@ -77,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
         players.set_up()
         headline = (f"a simulated table: {PLAYERS} bots, map {table.record.map}, seed "
                     f"{args.seed}, {table.turns} turns; game log {db}")
-        if serve:
-            url = start_dashboard(session, args.host, args.port)
+        if held is not None:
+            url = start_dashboard(session, held, args.host, args.port)
             print(f"Palace Eye demo: the dashboard is at {url} ({headline})", flush=True)
         else:
             print(f"Palace Eye demo, no web server ({headline})", flush=True)

@@ -42,25 +42,31 @@ def add_server_options(parser: argparse.ArgumentParser, db_default: Path | None 
                             help="carry on with the latest game in the log")
 
 
-def check_port(host: str, port: int) -> None:
-    """A one-line error now rather than a server thread dying later."""
+def reserve_port(host: str, port: int) -> socket.socket:
+    """The port, bound now and held until the server takes it: a one-line error now
+    rather than a server thread dying later, and no other program can take the port in
+    between (uvicorn's own error lines would then come before ours)."""
     if not 0 < port < 65536:
         raise UsageError(f"--port: must be 1..65535, found {port}")
+    held = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind((host, port))
+        held.listen()  # bound alone, another program setting SO_REUSEADDR could bind too
     except OSError as exc:
+        held.close()
         raise UsageError(f"--host {host} --port {port}: cannot serve there "
                          f"({exc.strerror or exc})") from None
+    return held
 
 
-def start_dashboard(session: Any, host: str, port: int) -> str:
-    """The page served from a background thread; returns its address once it answers."""
+def start_dashboard(session: Any, held: socket.socket, host: str, port: int) -> str:
+    """The page served from a background thread on the ``held`` port; returns its
+    address once it answers."""
     from palace.server import serve
 
-    thread = threading.Thread(target=serve, args=(session, host, port), name="dashboard",
-                              daemon=True)
+    thread = threading.Thread(target=serve, args=(session, host, port, held),
+                              name="dashboard", daemon=True)
     thread.start()
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     deadline = time.monotonic() + 10.0
@@ -98,10 +104,10 @@ def keep_serving() -> None:
 def run(args: argparse.Namespace) -> int:
     from palace.server import serve
 
-    check_port(args.host, args.port)
+    held = reserve_port(args.host, args.port)
     session = open_session(args.db, args.resume)
     try:
-        serve(session, args.host, args.port)
+        serve(session, args.host, args.port, held)
     finally:
         session.close()
     return 0

@@ -16,9 +16,9 @@ from calibration.profile import DEFAULT_TABLE, Profile
 from palace.cli import UsageError
 from palace.commands.serve import (
     add_server_options,
-    check_port,
     keep_serving,
     open_session,
+    reserve_port,
     start_dashboard,
 )
 from palace.output_path import output_file
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from palace.watch import CameraLoop
     from vision.capture import CaptureError, open_source
 
-    check_port(args.host, args.port)
+    held = reserve_port(args.host, args.port)
     profile_path = output_file(args.profile, "--profile") if args.profile else None
     profile = Profile.load(profile_path) if profile_path else None  # a broken one: now
     camera = Camera.load(args.intrinsics) if args.intrinsics else (
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     session = open_session(args.db, args.resume)
     session.maps.profile, session.maps.table = profile_path, args.table
     try:
-        url = start_dashboard(session, args.host, args.port)
+        url = start_dashboard(session, held, args.host, args.port)
         print(f"Palace Eye is watching {source.name}: the dashboard is at {url}", flush=True)
         loop = CameraLoop(session, camera=camera, background=args.camera is not None)
         # A recording plays at its own speed for people watching the page; a script
