@@ -12,8 +12,9 @@ from rules.cards import Card, Market, PurchaseError, load_cards
 from rules.game import Game, GameError, IllegalTurnError, TurnResult
 from rules.games import GameInfo, UnknownGameError, find_game
 from rules.maps import GroundMap, MapError, load_map
-from rules.palace import Palace, PalaceError, physics_violations
+from rules.palace import Palace, PalaceError
 from rules.pieces import Axis, DecorationColor, Kind, Piece
+from rules.placement import physics_violations
 from rules.report import Trophies, TurnReport, Violation
 from rules.scene import Scene, SceneError, load_scene
 from rules.settings import RuleSettings

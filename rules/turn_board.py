@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rules.palace import Palace, _placement_violations
+from rules.palace import Palace
 from rules.pieces import Piece, Voxel
+from rules.placement import placement_violations
 from rules.report import Violation
 
 
@@ -69,7 +70,7 @@ class TurnBoard:
 
     def add(self, piece: Piece) -> list[Violation]:
         """Judges ``piece`` physically, then lays it on the board whatever the verdict."""
-        problems = _placement_violations(
+        problems = placement_violations(
             piece, self.ground, self.space, self.knobs, self.forbidden, self.pieces
         )
         self.pieces.top[piece.id] = piece

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from rules.maps import GroundMap, load_map
-from rules.palace import Palace, PalaceError, impossible_violations, physics_violations
+from rules.palace import Palace, PalaceError
 from rules.pieces import Axis, Kind, Piece, corner_setup
+from rules.placement import impossible_violations, physics_violations
 
 
 def _ground() -> GroundMap:

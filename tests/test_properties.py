@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 
 from rules.bot import simulate_game
 from rules.maps import load_map
-from rules.palace import Palace, physics_violations
+from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, BUILDING_COLORS, Axis, DecorationColor, Kind, Piece
+from rules.placement import physics_violations
 from rules.scene import Scene, scene_from_json
 from rules.staircase import analyse_turn
 

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from palace.commands.score import resolve_map, with_corners
-from rules.palace import IMPOSSIBLE_RULES, impossible_violations, physics_violations
+from rules.placement import IMPOSSIBLE_RULES, impossible_violations, physics_violations
 from rules.scene import load_scene
 
 

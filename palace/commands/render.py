@@ -20,7 +20,7 @@ from palace.cli import SEED, UsageError
 from palace.commands.score import with_corners
 from palace.output_path import output_file
 from rules.maps import MapError, load_map
-from rules.palace import impossible_violations
+from rules.placement import impossible_violations
 from rules.scene import load_scene
 from twin import RenderOptions, render
 from twin.cameras import random_pose

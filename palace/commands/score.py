@@ -16,8 +16,9 @@ from typing import Any
 from palace.cli import UsageError
 from rules.games import DEFAULT_GAME, GAMES
 from rules.maps import GroundMap, load_map
-from rules.palace import Palace, PalaceError, impossible_violations
+from rules.palace import Palace, PalaceError
 from rules.pieces import Piece, missing_corners
+from rules.placement import impossible_violations
 from rules.report import TurnReport
 from rules.scene import Scene, load_scene
 from rules.settings import RuleSettings
