@@ -119,10 +119,9 @@ class BoardTracker:
         The fast path refuses a frame on one doubtful check (a hand over a side, the
         lattice a little further off than one round reaches); the last pose is still a
         far better start than any outline, and the fit from it (more lattice rounds,
-        the sides' whole-stud correction, the turn afresh)
-        costs a fraction of a search. A board it moves by more than
-        :data:`MAX_TRACK_SHIFT_MM` to where the map no longer vouches for its turn is
-        left to the search.
+        the sides' whole-stud correction, the turn afresh) costs a fraction of a search.
+        A board it moves by more than :data:`MAX_TRACK_SHIFT_MM` to where the map no
+        longer vouches for its turn is left to the search.
         """
         assert previous.pose is not None
         camera = previous.camera or self.camera
