@@ -207,15 +207,9 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
     names, score = INK_MODEL.naming(centres, top, shares)
     if sorted(names) != ["D", "G", "L"]:
         return None
-    _, two_score = _naming(lab, labels, top)
+    two_centres, two_shares = _centres_and_shares(lab, labels)
+    _, two_score = INK_MODEL.naming(two_centres, top, two_shares)
     return (three, doubt) if score >= two_score - THIRD_INK_PRICE else None
-
-
-def _naming(lab: FloatArray, labels: NDArray[np.int32], top: FloatArray
-            ) -> tuple[tuple[str, ...], float]:
-    """The ink model's best naming of the groups and its score."""
-    centres, shares = _centres_and_shares(lab, labels)
-    return INK_MODEL.naming(centres, top, shares)
 
 
 def _centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]

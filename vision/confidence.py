@@ -368,10 +368,8 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
-    if end is not None and LONE_STEP_DOUBT and _lone_step(pieces):
-        out[end] = replace(out[end], confidence=min(out[end].confidence,
-                                                    ILLEGAL_CONFIDENCE))
-    if end is not None and START_DOUBT and _start_open(decoder.before, pieces, out):
+    if end is not None and ((LONE_STEP_DOUBT and _lone_step(pieces))
+                            or (START_DOUBT and _start_open(decoder.before, pieces, out))):
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
     return tuple(out)

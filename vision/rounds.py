@@ -33,24 +33,24 @@ Ranked = tuple[float, float, Way, Way, Candidate]
 class Ranking:
     """A round's moves (:func:`rank_moves`), highest bound first, as arrays: the move
     loop (:meth:`vision.decode.Decoder._best_moves`) stops at the first bound not above
-    its floor and passes over every move but a piece alone whose reach is not above
-    it, and the floor
-    changes only when a move is kept, so the moves it would look at are found with
-    numpy, a stretch of the ranking at a time, rather than one by one in Python."""
+    its floor and passes over every move but a piece alone whose reach is not above it,
+    and the floor changes only when a move is kept, so the moves it would look at are
+    found with numpy, a stretch of the ranking at a time, rather than one by one in
+    Python."""
 
-    __slots__ = ("_drop", "_neg", "_reach", "bound", "first", "reach", "second", "start",
-                 "starts", "ways")
+    __slots__ = ("_bound", "_drop", "_neg", "_reach", "first", "second", "start", "starts",
+                 "ways")
 
     def __init__(self, bound: NDArray[np.float64], reach: NDArray[np.float64],
                  alone: NDArray[np.bool_], first: NDArray[np.intp], second: NDArray[np.intp],
                  start: NDArray[np.intp], ways: list[Way], starts: Sequence[Start]) -> None:
+        self._bound = bound
         self._neg = -bound
         """The bounds negated (exactly): ascending, for a binary search."""
         self._reach = reach
         self._drop = ~alone
         """The moves a reach not above the floor passes over: all but pieces alone."""
-        self.bound: list[float] = bound.tolist()
-        self.reach: list[float] = reach.tolist()
+        # The loop indexes these one move at a time: Python lists are the faster there.
         self.first: list[int] = first.tolist()
         self.second: list[int] = second.tolist()
         self.start: list[int] = start.tolist()
@@ -58,11 +58,11 @@ class Ranking:
         self.starts = starts
 
     def __len__(self) -> int:
-        return len(self.bound)
+        return len(self._bound)
 
     def move(self, k: int) -> Ranked:
         """The ``k``-th move."""
-        return (self.bound[k], self.reach[k], self.ways[self.first[k]],
+        return (float(self._bound[k]), float(self._reach[k]), self.ways[self.first[k]],
                 self.ways[self.second[k]], self.starts[self.start[k]][1])
 
     def worth(self, at: int, floor: float) -> list[int]:
