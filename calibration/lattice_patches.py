@@ -10,6 +10,8 @@ hand has a fraction of the studs' band-pass energy).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -68,6 +70,9 @@ _USABLE = (
     & (np.hypot(_LAG_X, _LAG_Y) <= MAX_REPEAT_PX)
     & (_LAG_X * 1000 + _LAG_Y > 0)
 )
+_NEIGHBOURHOOD = np.ones((3, 3), np.uint8)
+_USABLE_KEPT = np.pad(_USABLE, 1)
+""":data:`_USABLE` over all the kept lags (the pixel round the edge never usable)."""
 _TAPER_LAGS = np.maximum(np.fft.ifftshift(_TAPER)[_LAG_ROWS][:, _LAG_COLS], 0.05)
 
 
@@ -86,30 +91,45 @@ def lattice_patches(
     if not corners:
         return []
     stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
-    stack = stack - stack.mean(axis=(1, 2), keepdims=True)
+    stack -= stack.mean(axis=(1, 2), keepdims=True)
     stack *= _HANN
     auto = np.stack([_autocorrelation(window) for window in stack])
     zero = auto[:, 0, 0].copy()
     # An autocorrelation is symmetric, and repeats are looked for within MAX_REPEAT_PX
     # only: the half plane of lags x >= 0 out to that radius, and a pixel round it for
     # the peak test, is a third of the window, and everything below reads no more.
-    auto = auto[:, _LAG_ROWS][:, :, _LAG_COLS] / np.where(zero > 0, zero, 1.0)[:, None, None]
-    untapered = auto / _TAPER_LAGS
-    # A peak is no less than its eight neighbours, all inside the lags kept.
-    rows, cols = auto.shape[1:]
-    inner = auto[:, 1:-1, 1:-1]
-    lower = np.zeros(inner.shape, bool)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            if dx or dy:
-                lower |= inner < auto[:, 1 + dy : rows - 1 + dy, 1 + dx : cols - 1 + dx]
-    peaks = np.where(lower, 0.0, inner) * _USABLE
+    auto = auto[:, _LAG_ROWS[:, None], _LAG_COLS] / np.where(zero > 0, zero, 1.0)[:, None, None]
     out = []
-    for k, (x, y) in enumerate(corners):
-        steps = _two_steps(untapered[k], peaks[k])
+    for k, strong, values in _strong_peaks(auto):
+        # The taper is divided out only of the windows with two repeats to place.
+        steps = _two_steps(auto[k] / _TAPER_LAGS, strong, values)
         if steps is not None:
+            x, y = corners[k]
             out.append(Patch(np.array([x, y]) + (WINDOW_PX - 1) / 2, steps))
     return out
+
+
+def _strong_peaks(
+    auto: NDArray[np.float32],
+) -> Iterator[tuple[int, NDArray[np.intp], NDArray[np.float32]]]:
+    """Per window with two repeats or more: its index, the lags (flat indices of the kept
+    ones, in order) that peak at :data:`MIN_PEAK` or more, and their heights.
+
+    A peak is a usable lag no lower than its eight neighbours (all inside the lags
+    kept): no lower than the greatest of its 3 x 3 neighbourhood, which one dilation of
+    all windows stacked gives (a window's inner lags reach no row of the next window).
+    """
+    count, rows, cols = auto.shape
+    top = cv2.dilate(auto.reshape(-1, cols), _NEIGHBOURHOOD).reshape(auto.shape)
+    at = np.flatnonzero((auto >= top) & (auto >= MIN_PEAK) & _USABLE_KEPT)
+    values = auto.ravel()[at]
+    ks, lags = np.divmod(at, rows * cols)
+    # Window by window, each in flat order.
+    bounds = np.searchsorted(ks, np.arange(count + 1))
+    for k in range(count):
+        lo, hi = bounds[k], bounds[k + 1]
+        if hi - lo >= 2:
+            yield k, lags[lo:hi], values[lo:hi]
 
 
 def _autocorrelation(window: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -135,39 +155,33 @@ def _textured_windows(
     band = np.abs(cv2.GaussianBlur(half, (0, 0), 1.0) - cv2.GaussianBlur(half, (0, 0), 3.0))
     total = cv2.integral(band)
     n = WINDOW_PX // 2
-    energy = np.array(
-        [
-            total[y // 2 + n, x // 2 + n]
-            - total[y // 2, x // 2 + n]
-            - total[y // 2 + n, x // 2]
-            + total[y // 2, x // 2]
-            for x, y in corners
-        ]
-    )
+    x0, y0 = (np.array([c[i] for c in corners], dtype=np.intp) // 2 for i in (0, 1))
+    energy = total[y0 + n, x0 + n] - total[y0, x0 + n] - total[y0 + n, x0] + total[y0, x0]
     level = MIN_TEXTURE_SHARE * float(np.percentile(energy, 90)) if len(energy) else 0.0
     return [c for c, e in zip(corners, energy, strict=True) if e >= level]
 
 
-def _two_steps(auto: NDArray[np.float64], peaks: NDArray[np.float64]) -> FloatArray | None:
+def _two_steps(
+    auto: NDArray[np.float64], strong: NDArray[np.intp], values: NDArray[np.float32]
+) -> FloatArray | None:
     """The two strongest repeats in different directions, sub-pixel, reduced to a short basis.
 
-    ``auto`` holds the kept lags (:data:`_LAG_ROWS`, :data:`_LAG_COLS`), ``peaks`` the
-    inner ones of those (a pixel in from each edge).
+    ``auto`` holds the kept lags (:data:`_LAG_ROWS`, :data:`_LAG_COLS`); ``strong`` the
+    peaks among them (flat indices, in order; never on the edge) and ``values`` their
+    heights (see :func:`_strong_peaks`).
     """
-    flat_peaks = peaks.ravel()
-    strong = np.flatnonzero(flat_peaks >= MIN_PEAK)
-    order = strong[np.argsort(-flat_peaks[strong])][:12]
+    order = np.argsort(-values)[:12]
     found: list[tuple[FloatArray, float]] = []
-    for flat in order:
-        value = float(flat_peaks[flat])
-        iy, ix = divmod(int(flat), peaks.shape[1])
+    for i in order:
+        value = float(values[i])
+        iy, ix = divmod(int(strong[i]), auto.shape[1])
         # As whole-window indices (zero lag at the centre), so that the sums round alike.
-        fx, fy = _peak_fractions(auto, iy + 1, ix + 1)
+        fx, fy = _peak_fractions(auto, iy, ix)
         c = WINDOW_PX // 2
-        vec = np.array([ix + c + fx, iy + 1 - _REACH + c + fy]) - c
+        vec = np.array([ix - 1 + c + fx, iy - _REACH + c + fy]) - c
         if found:
             first = found[0][0]
-            cos = abs(float(vec @ first)) / (np.linalg.norm(vec) * np.linalg.norm(first))
+            cos = abs(float(vec @ first)) / (_length(vec) * _length(first))
             if cos > 0.9:
                 continue
         found.append((vec, value))
@@ -178,15 +192,21 @@ def _two_steps(auto: NDArray[np.float64], peaks: NDArray[np.float64]) -> FloatAr
     a, b = found[0][0], found[1][0]
     # Gauss reduction: the two shortest vectors spanning the same lattice.
     for _ in range(4):
-        if np.linalg.norm(b) < np.linalg.norm(a):
+        if _length(b) < _length(a):
             a, b = b, a
         k = round(float(a @ b) / float(a @ a))
         if k == 0:
             break
         b = b - k * a
-    if np.linalg.norm(a) < MIN_REPEAT_PX:
+    if _length(a) < MIN_REPEAT_PX:
         return None
     return np.stack([a, b], axis=1)
+
+
+def _length(vector: FloatArray) -> float:
+    """``np.linalg.norm`` of a vector, the same product and root without its checks (a
+    search asks some two hundred of them)."""
+    return math.sqrt(vector.dot(vector))
 
 
 def _peak_fractions(auto: NDArray[np.float64], iy: int, ix: int) -> tuple[float, float]:
