@@ -1,6 +1,6 @@
 """Naming the map's inks where the reading's own references mislead: stud tops that
 shine, two greens a glossy card squeezes together, a stray group that bends the naming,
-a third ink hidden in one of two groups."""
+a third ink hidden in one of two groups, a group two inks name nearly as likely."""
 
 from __future__ import annotations
 
