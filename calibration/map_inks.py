@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
 from calibration.ink_model import INK_MODEL, near_black
+from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
 MAX_GROUPS = 4
@@ -222,9 +223,10 @@ def _centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]
 
 def name_groups(lab: FloatArray, labels: NDArray[np.int32],
                 top: FloatArray | None = None) -> NDArray[np.str_]:
-    """L, D, G or X per cell (or unknown, a stray group left unnamed): the most likely
-    naming of its group among all the groups' namings (rows L, a, b on the 0..100 scale;
-    ``top`` the plate's stud-top colour on the same scale, where known)."""
+    """L, D, G or X per cell (or unknown: a stray group left unnamed, or a group another
+    naming nearly as likely names otherwise, ``ink_model.NAMING_MARGIN``): the most
+    likely naming of its group among all the groups' namings (rows L, a, b on the 0..100
+    scale; ``top`` the plate's stud-top colour on the same scale, where known)."""
     k = int(labels.max()) + 1 if len(labels) else 0
     if k == 0:
         return np.full(0, "L", dtype="<U1")
@@ -233,6 +235,10 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     if k == 1 and top is None:
         return np.full(len(labels), lone_ink(centres[0]))
     names = np.array(INK_MODEL.most_likely(centres, top, shares))
+    if k >= 2 and top is not None:
+        # A group another naming nearly as likely names otherwise: a toss-up between
+        # inks, read as unknown rather than maybe a whole ink wrong.
+        names[INK_MODEL.contested(centres, top, shares)] = UNKNOWN_GROUND
     return names[labels]
 
 

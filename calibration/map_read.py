@@ -352,13 +352,21 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
     return MapReading(ground, views[0].pose, first_camera, len(views), known)
 
 
+UNVOUCHED = True
+"""Whether a stud none of whose eight neighbours is read alike is left unknown. On the
+fitting maps 50200-50399 (1,600 views) it took the hidden studs read wrongly from 487 to
+299 and the visible ones from 20,256 to 19,536, for 3,218 of 486,000 studs read."""
+
+
 def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
     """The cells read, less those no reading can vouch for: the ground under the corner
-    bricks (a brick stands there in every game; what shows is the brick and its shadow)
-    and a lone stud named unlike every one of its four neighbours, at least three of them
-    read and agreeing. The map is made of regions several studs wide, so such a stud is
-    a shadow's edge, a leaf or a piece's foot far more often than a one-stud region; as
-    ``?`` it costs a question, read wrong it misleads the rules."""
+    bricks (a brick stands there in every game; what shows is the brick and its shadow),
+    a lone stud named unlike every one of its four neighbours, at least three of them
+    read and agreeing, and a stud none of whose eight neighbours is read alike
+    (``UNVOUCHED``). The map is made of regions several studs wide, so such a stud is a
+    shadow's edge, a leaf, a piece's foot or a patch of something else seen between
+    pieces far more often than a one-stud region; as ``?`` it costs a question, read
+    wrong it misleads the rules."""
     out = chars.copy()
     out[CORNER_GROUND] = UNKNOWN_GROUND
     padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
@@ -369,7 +377,12 @@ def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
     first = np.take_along_axis(neighbours, known.argmax(axis=0)[None], axis=0)[0]
     agree = ((neighbours == first) | ~known).all(axis=0)
     lone = (out != UNKNOWN_GROUND) & (known.sum(axis=0) >= 3) & (unlike == known).all(axis=0)
-    out[lone & agree] = UNKNOWN_GROUND
+    lone &= agree
+    if UNVOUCHED:  # every neighbour unread or read otherwise
+        around = np.stack([padded[1 + dy:BOARD_STUDS + 1 + dy, 1 + dx:BOARD_STUDS + 1 + dx]
+                           for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx])
+        lone |= (out != UNKNOWN_GROUND) & ~(around == out).any(axis=0)
+    out[lone] = UNKNOWN_GROUND
     return out
 
 

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+import calibration.map_read as map_read
 from calibration.camera import Pose
 from calibration.map_read import (
     ViewRead,
@@ -276,6 +277,22 @@ def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     for corner in (1, 30):
         assert out[corner, corner] == UNKNOWN_GROUND  # under a corner brick
     assert (out == UNKNOWN_GROUND).sum() == 13
+
+
+@pytest.mark.parametrize("unvouched", [True, False])
+def test_a_stud_no_neighbour_reads_alike_is_unknown(monkeypatch, unvouched: bool) -> None:
+    """A stud seen alone between pieces, or read unlike every neighbour read, has no
+    neighbour to vouch for it: a region is several studs wide."""
+    monkeypatch.setattr(map_read, "UNVOUCHED", unvouched)
+    cells = np.full((32, 32), UNKNOWN_GROUND)
+    cells[10:13, 10:13] = "D"  # a region seen through a gap: kept
+    cells[20, 20] = "G"  # one stud seen alone
+    cells[5, 5:7] = "L"  # two alike: they vouch for each other
+    cells[6, 6] = "D"  # its only neighbours read light green
+    out = coherent(cells)
+    assert (out[10:13, 10:13] == "D").all() and (out[5, 5:7] == "L").all()
+    lone = UNKNOWN_GROUND if unvouched else "G"
+    assert out[20, 20] == lone and out[6, 6] == (UNKNOWN_GROUND if unvouched else "D")
 
 
 def test_random_maps_vary_and_keep_the_corner_bricks_blocked() -> None:

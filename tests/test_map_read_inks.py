@@ -1,6 +1,6 @@
 """Naming the map's inks where the reading's own references mislead: stud tops that
 shine, two greens a glossy card squeezes together, a stray group that bends the naming,
-a third ink hidden in one of two groups."""
+a third ink hidden in one of two groups, a group two inks name nearly as likely."""
 
 from __future__ import annotations
 
@@ -158,3 +158,22 @@ def test_a_shadow_cut_off_two_inks_is_no_third_ink(monkeypatch, guard: bool) -> 
     labels = (truth != "G").astype(np.int32)  # the gold, and the light green with its shade
     parted = map_inks.third_ink(lab, labels, np.arange(len(lab)), np.array(DIM_TOP))
     assert (parted is None) == guard
+
+
+# A glossy card's light green beside gold under a dim light, the stud tops far darker
+# than the card (fitting map 50255's glossy palace view, the groups' medians): the light
+# green scores as dark green 0.2 (log) above light green.
+GLOSSY_PAIR = ([(46.5, 6.0, 19.5), (40.2, -9.5, 9.0)], [150, 545])
+GLOSSY_TOP = (23.9, -20.0, 12.0)
+
+
+@pytest.mark.parametrize("margin", [ink_model.NAMING_MARGIN, 0.0])
+def test_a_group_two_inks_name_nearly_as_likely_is_unknown(monkeypatch, margin: float) -> None:
+    """Light green or dark green: the two namings score within a fraction of a log unit,
+    a toss-up that names the whole ink wrong as often as right. Within the margin the
+    group is left unknown; the gold, which every naming that close agrees on, is named."""
+    monkeypatch.setattr(ink_model, "NAMING_MARGIN", margin)
+    lab, labels = _cells(*GLOSSY_PAIR, 0.5, 7)
+    names = name_groups(lab, labels, np.array(GLOSSY_TOP))
+    assert (names[labels == 0] == "G").all()
+    assert (names[labels == 1] == (UNKNOWN_GROUND if margin > 0 else "D")).all()
