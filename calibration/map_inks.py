@@ -181,36 +181,109 @@ there, 4,900 fewer on 50550-50799). A price of 12 did more on those maps but los
 studs on the independent renderer's frames; 8 and under did less."""
 
 
+HUE_SPLIT = True
+"""Whether each of two groups cut in two by hue is tried as three inks as well
+(:func:`third_ink`)."""
+
+
 THIRD_NOT_BLACK = True
 """Whether a near-black group (:func:`calibration.ink_model.near_black`) keeps the three
 groups from being taken."""
+
+
+HUE_SPLIT_SIGMA = 1.0
+"""Studs: each cell's hue is averaged over its own group's cells this near (a Gaussian's
+sigma) before a group is cut in two by hue (:func:`_hue_halves`)."""
+
+
+def _smoothed(values: FloatArray, cells: NDArray[np.intp], sigma: float) -> FloatArray:
+    """Each cell's value averaged with the given cells near it on the board (a Gaussian
+    of ``sigma`` studs, weights normalised over the cells present)."""
+    rows, cols = np.divmod(cells, BOARD_STUDS)
+    reach = int(3 * sigma) + 1
+    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / sigma) ** 2).astype(np.float32)
+    weight = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
+    total = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
+    weight[rows, cols] = 1.0
+    total[rows, cols] = values
+    near_w = cv2.sepFilter2D(weight, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
+    near_t = cv2.sepFilter2D(total, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
+    return (near_t[rows, cols] / near_w[rows, cols]).astype(np.float64)
+
+
+def _two_means_cut(values: FloatArray, min_size: int) -> float | None:
+    """The cut of sorted ``values`` into two runs of at least ``min_size`` each with the
+    least spread within them (1-D two-means, exact), or None when too few."""
+    ordered = np.sort(values)
+    n = len(ordered)
+    if n < 2 * min_size:
+        return None
+    sums, squares = np.cumsum(ordered), np.cumsum(ordered * ordered)
+    low = np.arange(min_size, n - min_size + 1)
+    low_sum, high_sum = sums[low - 1], sums[-1] - sums[low - 1]
+    spread = (squares[-1] - low_sum ** 2 / low - high_sum ** 2 / (n - low))
+    at = int(low[np.argmin(spread)])
+    return float((ordered[at - 1] + ordered[at]) / 2)
+
+
+def _hue_halves(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
+                g: int, min_size: int) -> NDArray[np.int32] | None:
+    """``labels`` with group ``g`` cut in two by its cells' hue averaged over its own
+    cells near each (``HUE_SPLIT_SIGMA``), the lower half numbered 2; None where too few.
+
+    Light green and gold drift together as the light falls off across a glossy card, so
+    the groups' k-means, which follows the falloff's lightness, does not part them; but
+    gold stands a few degrees lower in hue than light green beside it, and the inks are
+    printed in regions several studs wide, so the hue averaged over a cell's neighbours
+    parts them where one cell's does not."""
+    inside = np.flatnonzero(labels == g)
+    hue = np.degrees(np.arctan2(lab[inside, 2], lab[inside, 1]))
+    near = _smoothed(hue, cells[inside], HUE_SPLIT_SIGMA)
+    cut = _two_means_cut(near, min_size)
+    if cut is None:
+        return None
+    out = labels.copy()
+    out[inside[near < cut]] = 2
+    return out
 
 
 def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
               top: FloatArray | None) -> tuple[NDArray[np.int32], NDArray[np.float32]] | None:
     """Three settled groups (and each cell's doubt) where ``labels`` holds two and a third
     ink hides in one of them (``THIRD_INK_PRICE``), else None; ``top`` as for
-    :func:`name_groups`. Without a stud top the pairs alone cannot weigh it."""
+    :func:`name_groups`. Without a stud top the pairs alone cannot weigh it.
+
+    The three groups tried are the three-group k-means and, with ``HUE_SPLIT``, each of
+    the two groups cut in two by hue (:func:`_hue_halves`); the best named of those that
+    pass is taken."""
     top = reference_top(top)
     if top is None or len(labels) == 0 or labels.max() != 1:
         return None
-    three, _ = _kmeans(_features(lab), 3)
-    if np.bincount(three, minlength=3).min() < _min_group(len(lab)):
-        return None
-    three, doubt = settled(lab, three, cells)
-    if three.max() != 2:
-        return None
-    centres, shares = _centres_and_shares(lab, three)
-    if THIRD_NOT_BLACK and near_black(centres).any():
-        # A near-black group is named dark green unscored: a shadow cut off two inks
-        # would pass as the third ink at no cost.
-        return None
-    names, score = INK_MODEL.naming(centres, top, shares)
-    if sorted(names) != ["D", "G", "L"]:
-        return None
+    min_size = _min_group(len(lab))
     two_centres, two_shares = _centres_and_shares(lab, labels)
     _, two_score = INK_MODEL.naming(two_centres, top, two_shares)
-    return (three, doubt) if score >= two_score - THIRD_INK_PRICE else None
+    tries = [_kmeans(_features(lab), 3)[0]]
+    if HUE_SPLIT:
+        tries += [halves for g in (0, 1)
+                  if (halves := _hue_halves(lab, labels, cells, g, min_size)) is not None]
+    best: tuple[float, NDArray[np.int32], NDArray[np.float32]] | None = None
+    for three in tries:
+        if np.bincount(three, minlength=3).min() < min_size:
+            continue
+        three, doubt = settled(lab, three, cells)
+        if three.max() != 2:
+            continue
+        centres, shares = _centres_and_shares(lab, three)
+        if THIRD_NOT_BLACK and near_black(centres).any():
+            # A near-black group is named dark green unscored: a shadow cut off two inks
+            # would pass as the third ink at no cost.
+            continue
+        names, score = INK_MODEL.naming(centres, top, shares)
+        if sorted(names) != ["D", "G", "L"] or score < two_score - THIRD_INK_PRICE:
+            continue
+        if best is None or score > best[0]:
+            best = (score, three, doubt)
+    return None if best is None else (best[1], best[2])
 
 
 def _centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]

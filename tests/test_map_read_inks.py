@@ -177,3 +177,33 @@ def test_a_group_two_inks_name_nearly_as_likely_is_unknown(monkeypatch, margin: 
     names = name_groups(lab, labels, np.array(GLOSSY_TOP))
     assert (names[labels == 0] == "G").all()
     assert (names[labels == 1] == (UNKNOWN_GROUND if margin > 0 else "D")).all()
+
+
+def _blocks_beside_dark(gold_a: float, fall: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A dark-green stripe beside light green and gold in 6-stud blocks, gold only a few
+    a* units redder than the light green, and the lightness falling off down the board
+    (L, a, b per cell, row-major) with its truth."""
+    inks = {"G": (38.5, gold_a, 21.5), "L": (38.0, -11.0, 20.0), "D": DIM_INKS["D"][0]}
+    rows, cols = np.divmod(np.arange(1024), 32)
+    truth = np.where(cols < 11, "D", np.where((rows // 6 + cols // 6) % 2 == 0, "L", "G"))
+    rng = np.random.default_rng(seed)
+    lab = np.array([rng.normal(inks[t], 1.5) for t in truth])
+    lab[:, 0] += fall * (rows / 31 - 0.5)
+    return lab, truth
+
+
+@pytest.mark.parametrize("hue_split", [True, False])
+def test_light_green_and_gold_merged_are_parted_by_hue(monkeypatch, hue_split: bool) -> None:
+    """The light falling off down the board moves the lightness more than light green and
+    gold stand apart, so they make one group and the three-group k-means cuts it by
+    lightness, which names no three inks. Their hue averaged over each cell's
+    neighbours parts them, and the ink model names the three."""
+    monkeypatch.setattr(map_inks, "HUE_SPLIT", hue_split)
+    lab, truth = _blocks_beside_dark(-5.0, 30.0, 3)
+    white, groups, _ = colour_groups(lab, np.arange(len(lab)), np.array(DIM_TOP))
+    names = name_groups(lab[~white], groups[~white], np.array(DIM_TOP))
+    right = float((names == truth[~white]).mean())
+    if hue_split:
+        assert groups.max() == 2 and right > 0.95
+    else:
+        assert groups.max() == 1 and right < 0.75
