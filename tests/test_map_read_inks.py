@@ -1,6 +1,7 @@
 """Naming the map's inks where the reading's own references mislead: stud tops that
 shine, two greens a glossy card squeezes together, a stray group that bends the naming,
-a third ink hidden in one of two groups, a group two inks name nearly as likely."""
+a third ink hidden in one of two groups (light green and gold merged, parted by hue), a
+group two inks name nearly as likely."""
 
 from __future__ import annotations
 
