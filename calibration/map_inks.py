@@ -185,8 +185,9 @@ HUE_SPLIT = True
 """Whether each of two groups cut in two by hue (:func:`_hue_halves`) is tried as three
 inks as well (:func:`third_ink`). Studs read wrong, one view each: fitting maps
 50200-50399 20 views better by 1,159, 7 worse by 431; dev 40000-40099 6 better by 600,
-1 worse by 31; held out 60000-60059 13 better by 123, 4 worse by 22; on the bench a wash
-(a glossy card 461 fewer, a palace standing 457 more; the Cycles frames as before)."""
+1 worse by 31; 50400-50799 33 better by 1,611, 21 worse by 761; held out 60000-60059 13
+better by 123, 4 worse by 22; on the bench a wash (a glossy card 461 fewer, a palace
+standing 457 more; the Cycles frames as before)."""
 
 
 THIRD_NOT_BLACK = True
