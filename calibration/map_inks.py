@@ -241,7 +241,9 @@ def _hue_halves(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.in
     printed in regions several studs wide, so the hue averaged over a cell's neighbours
     parts them where one cell's does not."""
     inside = np.flatnonzero(labels == g)
-    hue = np.degrees(np.arctan2(lab[inside, 2], lab[inside, 1]))
+    # On 0..360: the greens lie near 90-180 and gold below them, so a dark green whose
+    # b* dips under 0 stays beside its kin (at -180 it would leap to the far end).
+    hue = np.degrees(np.arctan2(lab[inside, 2], lab[inside, 1])) % 360.0
     near = _smoothed(hue, cells[inside], HUE_SPLIT_SIGMA)
     cut = _two_means_cut(near, min_size)
     if cut is None:
