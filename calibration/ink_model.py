@@ -325,13 +325,15 @@ class InkModel(BaseModel):
                           + STRAY_PRICE * (len(names) - len(named)))
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
+                  best: tuple[tuple[str, ...], float],
                   shares: FloatArray | None = None) -> NDArray[np.bool_]:
-        """Which groups another naming within ``NAMING_MARGIN`` of the best would name
-        otherwise (same arguments as :meth:`naming`): the colours cannot tell which ink
-        such a group is, and a whole ink named wrong is hundreds of studs read wrong.
-        Near-black groups are never contested, nor are groups where a stray group was
-        left unnamed (the bounds had bent every naming there)."""
-        names, score = self.naming(centres, top, shares)
+        """Which groups another naming within ``NAMING_MARGIN`` of the best (``best``,
+        what :meth:`naming` gives for the same arguments) would name otherwise: the
+        colours cannot tell which ink such a group is, and a whole ink named wrong is
+        hundreds of studs read wrong. Near-black groups are never contested, nor are
+        groups where a stray group was left unnamed (the bounds had bent every naming
+        there)."""
+        names, score = best
         out = np.zeros(len(centres), bool)
         if UNNAMED in names:
             return out
@@ -339,11 +341,11 @@ class InkModel(BaseModel):
         large = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) > BLOCKED_SHARE)
         rest = np.flatnonzero(~near_black(centres))
-        best = np.array([names[g] for g in rest])
+        chosen = np.array([names[g] for g in rest])
         for other, other_score in self._allowed(centres[rest], top, chroma[rest], large[rest],
                                                 np.zeros(len(rest), bool)):
             if other_score >= score - NAMING_MARGIN:
-                out[rest[np.array(other) != best]] = True
+                out[rest[np.array(other) != chosen]] = True
         return out
 
     def save(self, path: Path) -> None:

@@ -105,6 +105,22 @@ def group(lab: FloatArray) -> NDArray[np.int32]:
     return best
 
 
+def _near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: FloatArray,
+               kernel: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """At each of ``cells`` (row-major on the 32 x 32 board), the weights and the values
+    (one per cell, or a row of channels) of the cells round it summed under ``kernel``
+    (both axes), the cell itself included: the board-frame neighbourhood that a group's
+    local colour and a cell's smoothed hue are both read from."""
+    rows, cols = np.divmod(cells, BOARD_STUDS)
+    weight = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
+    total = np.zeros((BOARD_STUDS, BOARD_STUDS, *values.shape[1:]), np.float32)
+    weight[rows, cols] = weights
+    total[rows, cols] = values
+    near_w = cv2.sepFilter2D(weight, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
+    near_t = cv2.sepFilter2D(total, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
+    return near_w[rows, cols], near_t[rows, cols]
+
+
 LOCAL_SIGMA = 2.5
 """Studs: how far round a cell its neighbours' colours count when it is matched to the
 groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
@@ -136,7 +152,6 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     if k < 2:
         return labels, np.zeros(len(labels), np.float32)
     x = _features(lab)
-    rows, cols = np.divmod(cells, BOARD_STUDS)
     reach = int(3 * LOCAL_SIGMA)
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
     kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
@@ -145,14 +160,10 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
         far = np.empty((k, len(x)), np.float32)
         for g in range(k):
             own = (out == g).astype(np.float32)
-            weight = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
-            total = np.zeros((BOARD_STUDS, BOARD_STUDS, 3), np.float32)
-            weight[rows, cols] = own
-            total[rows, cols] = x * own[:, None]
-            near_w = cv2.sepFilter2D(weight, -1, kernel, kernel,
-                                     borderType=cv2.BORDER_CONSTANT)[rows, cols] - own
-            near_x = cv2.sepFilter2D(total, -1, kernel, kernel,
-                                     borderType=cv2.BORDER_CONSTANT)[rows, cols] - x * own[:, None]
+            near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
+            # The cell's own part taken out again (its weight under the kernel is 1).
+            near_w = near_w - own
+            near_x = near_x - x * own[:, None]
             whole = np.median(x[own > 0], axis=0) if own.any() else np.full(3, np.inf)
             local = np.where((near_w >= LOCAL_SUPPORT)[:, None],
                              near_x / np.maximum(near_w, 1e-6)[:, None], whole)
@@ -203,16 +214,10 @@ sigma) before a group is cut in two by hue (:func:`_hue_halves`)."""
 def _smoothed(values: FloatArray, cells: NDArray[np.intp], sigma: float) -> FloatArray:
     """Each cell's value averaged with the given cells near it on the board (a Gaussian
     of ``sigma`` studs, weights normalised over the cells present)."""
-    rows, cols = np.divmod(cells, BOARD_STUDS)
     reach = int(3 * sigma) + 1
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / sigma) ** 2).astype(np.float32)
-    weight = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
-    total = np.zeros((BOARD_STUDS, BOARD_STUDS), np.float32)
-    weight[rows, cols] = 1.0
-    total[rows, cols] = values
-    near_w = cv2.sepFilter2D(weight, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
-    near_t = cv2.sepFilter2D(total, -1, kernel, kernel, borderType=cv2.BORDER_CONSTANT)
-    return (near_t[rows, cols] / near_w[rows, cols]).astype(np.float64)
+    near_w, near_t = _near_sums(cells, np.ones(len(cells), np.float32), values, kernel)
+    return (near_t / near_w).astype(np.float64)
 
 
 def _two_means_cut(values: FloatArray, min_size: int) -> float | None:
@@ -313,11 +318,12 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     top = reference_top(top)
     if k == 1 and top is None:
         return np.full(len(labels), lone_ink(centres[0]))
-    names = np.array(INK_MODEL.most_likely(centres, top, shares))
+    best = INK_MODEL.naming(centres, top, shares)
+    names = np.array(best[0])
     if k >= 2 and top is not None:
         # A group another naming nearly as likely names otherwise: a toss-up between
         # inks, read as unknown rather than maybe a whole ink wrong.
-        names[INK_MODEL.contested(centres, top, shares)] = UNKNOWN_GROUND
+        names[INK_MODEL.contested(centres, top, best, shares)] = UNKNOWN_GROUND
     return names[labels]
 
 
