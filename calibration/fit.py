@@ -22,13 +22,11 @@ from calibration.evidence import (
     MIN_SOFT_GRID_BLOCKS,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
-    TRUSTED_GRID_BLOCKS,
     VOUCHED_RMS_PX,
     BoardLocation,
     implausible_view,
     judge,
     lattice_problem,
-    map_problem,
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
 )
@@ -45,7 +43,7 @@ from calibration.stud_tops import (
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
-from calibration.turn_agreement import turn_stands_out
+from calibration.turn_agreement import turn_settled
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -267,19 +265,13 @@ def _judged(
     if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
         turn = turn.with_null()
         trusted = map_explains(turn.agreement, turn.null)
-    margin = turn.margin if trusted else 0.0
-    score = turn.score if trusted else 0.0
     if not reason and trusted and ground is not None and not map_peaks_here(
         image, camera, grid.pose, ground, turn.turn, grid.studs
     ):
         reason = "the ground map fits the card better a stud away from where the sides put it"
-    resolved = trusted and (
-        not map_problem(margin, score, grid.blocks)
-        # A map whose regions look alike turned keeps its scores' margin short; its
-        # agreement under each turn can still settle it.
-        or (grid.blocks >= TRUSTED_GRID_BLOCKS and ground is not None
-            and turn_stands_out(turn, ground))
-    )
+    # A map whose regions look alike turned keeps its scores' margin short; its agreement
+    # under each turn can still settle it (a trusted map always comes with its ground).
+    resolved = trusted and ground is not None and turn_settled(turn, ground, grid.blocks)
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.

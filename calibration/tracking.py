@@ -45,7 +45,7 @@ from calibration.turn import (
     weigh_turn,
     winning_turn,
 )
-from calibration.turn_agreement import turn_stands_out
+from calibration.turn_agreement import turn_settled
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -210,9 +210,8 @@ class BoardTracker:
         if self.ground is not None:
             turn = weigh_turn(image, camera, grid.pose, self.ground, grid.studs)
             margin, score = turn.margin, turn.score
-            if map_explains(turn.agreement, turn.null) and (
-                not map_problem(margin, score, grid.blocks)
-                or (grid.blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(turn, self.ground))
+            if map_explains(turn.agreement, turn.null) and turn_settled(
+                turn, self.ground, grid.blocks
             ):
                 pose, resolved = turn.pose, True
         if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:

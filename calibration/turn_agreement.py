@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibration.evidence import TRUSTED_GRID_BLOCKS, map_problem
 from calibration.turn import UNTURN, TurnEvidence, agreements, map_labels
 from rules.maps import GroundMap
 
@@ -34,3 +35,13 @@ def turn_stands_out(evidence: TurnEvidence, ground: GroundMap) -> bool:
     kappas = agreements(evidence.colours, map_labels(ground)[UNTURN])
     others = np.delete(kappas, evidence.turn)
     return bool(evidence.agreement - float(others.max()) >= TURN_AGREEMENT_GAP)
+
+
+def turn_settled(evidence: TurnEvidence, ground: GroundMap, blocks: int) -> bool:
+    """Whether a map the card already trusts (:func:`calibration.turn.map_explains`)
+    settles the turn: by its scores' margin (:func:`calibration.evidence.map_problem`),
+    or, where that margin is short on a pose resting on a trusted lattice, by its
+    agreement under each turn (:func:`turn_stands_out`). The first detection and the
+    tracker ask alike."""
+    return not map_problem(evidence.margin, evidence.score, blocks) or (
+        blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(evidence, ground))
