@@ -91,10 +91,24 @@ def far_side_problem(
     profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
-        if state == "good":
-            continue
         rows = profiles[side]
         opposite = profiles[(side + 2) % 4][:, pose_at]
+        if state == "good":
+            # A side good in one half only, on a sleeve's or a card's straight edge,
+            # while its other half lies flat on the table: that half is looked at for
+            # the real rim 3 or 4 studs in as a side that did not confirm is.
+            quiet = rows[:, pose_at] < MIN_STEP
+            if quiet.all() or not quiet.any():
+                continue
+            far = rows[quiet][:, pose_at - FAR_REACH : pose_at - FAR_REACH + 2]
+            near = rows[quiet][:, pose_at - FAR_REACH + 2 : pose_at + FAR_REACH + 1]
+            step = float(np.nanmax(far)) if np.isfinite(far).any() else 0.0
+            if (np.isfinite(near).any() and np.isfinite(opposite).any()
+                    and step >= MIN_STEP and step >= FAR_RATIO * float(np.nanmax(near))
+                    and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
+                return (f"half of side {side} lies flat and steps {step:.0f} three or four"
+                        " studs in, like a rim")
+            continue
         # Moves from FAR_REACH studs in to FAR_REACH out, as the 3-or-4 test reads them.
         window = rows[:, pose_at - FAR_REACH : pose_at + FAR_REACH + 1]
         far, near = window[:, :2], window[:, 2:]
