@@ -12,6 +12,11 @@ modulo a stud: its three other sides step on straight edges of the card's region
 of the table, and the side that did not confirm lies on the table, flat, with the real
 rim a block in.
 
+The same holds of a side that did confirm the pose in one half only, on such an edge,
+while its other half lies flat: on the table, with the real rim 3 or 4 studs in (a card
+against the near side, the wide twin, 3 or 4 studs off), or on the board, with a step
+3 or 4 studs out (two hands and a sleeve over a board 7 studs off).
+
 Between the two, a board 5 to 7 studs off shows a real rim too weak to stand out (a
 green table against the green plate) on a table whose own check pattern the lattice took
 for studs. There the side that did not confirm lies flat, nothing of the board inside
@@ -79,6 +84,9 @@ def far_side_problem(
     the real rim 3 or 4 studs in: a step well above every nearer move's and above the
     step its opposite side makes at the pose.
 
+    A side good in one half only, the other half flat (under :data:`MIN_STEP` at the
+    pose), has that half looked at the same way, 3 or 4 studs in and out.
+
     A board a whole block off (the wide twin: 58 and 64 px, three sides good on the
     card's region edges or an arm, the fourth flat on the table) shows the real rim a
     block in, along the whole side: in both halves a step far above every other move's
@@ -91,10 +99,13 @@ def far_side_problem(
     profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
-        if state == "good":
-            continue
         rows = profiles[side]
         opposite = profiles[(side + 2) % 4][:, pose_at]
+        if state == "good":
+            flat = _flat_half_problem(rows, opposite, pose_at)
+            if flat:
+                return f"half of side {side} {flat}"
+            continue
         # Moves from FAR_REACH studs in to FAR_REACH out, as the 3-or-4 test reads them.
         window = rows[:, pose_at - FAR_REACH : pose_at + FAR_REACH + 1]
         far, near = window[:, :2], window[:, 2:]
@@ -111,6 +122,37 @@ def far_side_problem(
                 " corner bricks there"
             )
     return lone_rim_problem(profiles, states, pose_at)
+
+
+def _flat_half_problem(rows: NDArray[np.float64], opposite: NDArray[np.float64],
+                       pose_at: int) -> str:
+    """Why a good side's flat half may hide a rim 3 or 4 studs over (empty if it does not).
+
+    A side good in one half only, on a sleeve's, a hand's or a card's straight edge,
+    while its other half lies flat, stepping under :data:`FLAT_STEP` at the pose and at
+    every nearer move (on the table, or on a plain stretch of the board): that half is
+    looked at for a rim 3 or 4 studs in (or out), a step of :data:`MIN_STEP` and
+    :data:`FAR_OVER_OPPOSITE` times the opposite side's own, as a side that did not
+    confirm the pose is looked at further in. A right pose whose half side stepped 7.6
+    at the pose (a dev board, its region edge 4 studs in stepping 24) is no flat half.
+    """
+    quiet = rows[:, pose_at] < FLAT_STEP
+    if quiet.all() or not quiet.any() or not np.isfinite(opposite).any():
+        return ""
+    flat = rows[quiet]
+    for far, near, where in (
+        (flat[:, pose_at - FAR_REACH : pose_at - FAR_REACH + 2],
+         flat[:, pose_at - FAR_REACH + 2 : pose_at + FAR_REACH + 1], "in"),
+        (flat[:, pose_at + FAR_REACH - 1 : pose_at + FAR_REACH + 1],
+         flat[:, pose_at - FAR_REACH : pose_at + FAR_REACH - 1], "out"),
+    ):
+        if not (np.isfinite(far).any() and np.isfinite(near).any()):
+            continue
+        step = float(np.nanmax(far))
+        if (float(np.nanmax(near)) < FLAT_STEP and step >= MIN_STEP
+                and step >= FAR_OVER_OPPOSITE * float(np.nanmin(opposite))):
+            return f"lies flat and steps {step:.0f} three or four studs {where}, like a rim"
+    return ""
 
 
 def lone_rim_problem(profiles: NDArray[np.float64], states: tuple[str, ...], pose_at: int

@@ -34,6 +34,15 @@ lay flat on the table and its near side stepped on the hand's fingertips."""
 SLEEVE_OVER_SIDE_SEED = 5096
 """A dev board whose far side lies under a sleeve, flat 5 studs deep, its near side a
 clean rim against a calm table."""
+HALF_FLAT_SEED = 3033
+"""A dev board with a card against its near side that a lattice start settled 3 or 4
+studs towards the camera: that side steps on the card's edge in one half and lies flat
+on the table in the other, with the real rim 4 studs in; its far side is unclear."""
+HANDS_SEED = 3084
+"""A dev board under two hands and a sleeve on a striped table that a lattice start
+settled 7 studs over: three sides stepped on the hands' and the sleeve's edges, the
+fourth, off in one half only, was excused; one good side lies flat in one half with a
+rim-like step 4 studs out."""
 UNCLEAR_SIDE_SEED = 20253
 """A dev board whose right pose has an unclear side (an earlier check on the lattice
 blocks along it refused it): a block in from that side shows no rim."""
@@ -97,3 +106,29 @@ def test_a_side_under_a_sleeve_leaves_a_clean_rim_its_axis() -> None:
     # Its axis rests on the opposite side alone: the calm-beyond check is the one asked.
     assert any(sides.states[(i + 2) % 4] == "good" for i in flat)
     assert lone_rim_problem(profiles, sides.states, BLOCK_REACH) == ""
+
+
+def test_a_side_good_in_one_half_shows_the_real_rim_further_in() -> None:
+    frame = twin_frame(HALF_FLAT_SEED).frame
+    gray = gray_float(frame.image)
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, 0, 4))
+    assert off is not None and off.blocks >= 14
+    sides = check_boundary(frame.image, frame.camera, off.pose)
+    assert sides.passed and "good" in sides.states
+    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
+    assert "half of side" in problem
+    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_side_good_in_one_half_shows_a_rim_further_out() -> None:
+    frame = twin_frame(HANDS_SEED).frame
+    gray = gray_float(frame.image)
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, -7, 0))
+    assert off is not None and off.blocks >= 14
+    sides = check_boundary(frame.image, frame.camera, off.pose)
+    assert sides.holds(off.blocks)
+    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
+    assert "studs out" in problem
+    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
