@@ -84,7 +84,7 @@ def far_side_problem(
     the real rim 3 or 4 studs in: a step well above every nearer move's and above the
     step its opposite side makes at the pose.
 
-    A side good in one half only, the other half flat (under :data:`MIN_STEP` at the
+    A side good in one half only, the other half flat (under :data:`FLAT_STEP` at the
     pose), has that half looked at the same way, 3 or 4 studs in and out.
 
     A board a whole block off (the wide twin: 58 and 64 px, three sides good on the
