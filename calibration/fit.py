@@ -45,7 +45,7 @@ from calibration.stud_tops import (
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
-from calibration.turn_agreement import turn_stands_out
+from calibration.turn_agreement import map_trusted, turn_stands_out
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -266,7 +266,7 @@ def _judged(
     trusted = False
     if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
         turn = turn.with_null()
-        trusted = map_explains(turn.agreement, turn.null)
+        trusted = map_trusted(turn, ground)
     margin = turn.margin if trusted else 0.0
     score = turn.score if trusted else 0.0
     if not reason and trusted and ground is not None and not map_peaks_here(
