@@ -1,4 +1,5 @@
-"""A turn the map's agreement alone settles, where its scores' margin is short.
+"""What a map's agreement under its own four turns settles: the turn where its scores'
+margin is short, and its trust where unrelated layouts nearly match it.
 
 The turn's margin (:func:`calibration.turn.winning_turn`, the winning turn's score over
 the runner-up's) stays short on maps whose regions look much alike after a quarter or half
