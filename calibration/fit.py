@@ -43,7 +43,7 @@ from calibration.stud_tops import (
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
-from calibration.turn_agreement import turn_settled
+from calibration.turn_agreement import map_trusted, turn_settled
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -264,7 +264,7 @@ def _judged(
     trusted = False
     if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
         turn = turn.with_null()
-        trusted = map_explains(turn.agreement, turn.null)
+        trusted = map_trusted(turn, ground)
     if not reason and trusted and ground is not None and not map_peaks_here(
         image, camera, grid.pose, ground, turn.turn, grid.studs
     ):

@@ -148,7 +148,7 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
 
 
-def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
+def keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
     """Whether the groups named inks keep the order the inks keep under any one light:
     their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
     (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
@@ -167,6 +167,12 @@ def _keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
         if names[i] + names[j] == "LD" and lightness[i] < lightness[j] - DARK_LIGHTER_SLACK:
             return False
     return True
+
+
+def signed_lab(lab: FloatArray) -> FloatArray:
+    """OpenCV's 8-bit Lab (L 0..255, a and b offset by 128) as L 0..100 and signed a, b:
+    the scale the inks' rules are written in."""
+    return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
 
 
 def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
@@ -317,7 +323,7 @@ class InkModel(BaseModel):
             named = tuple(i for i, n in enumerate(names) if n != UNNAMED)
             inks = tuple(names[i] for i in named)
             if not (named and _may_be_blocked(chroma[list(named)], large[list(named)], inks)
-                    and _keeps_ink_order(centres[list(named)], inks)):
+                    and keeps_ink_order(centres[list(named)], inks)):
                 continue
             if named not in measures:
                 measures[named] = _Measures.of(centres[list(named)], top)

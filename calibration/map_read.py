@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
+from calibration.ink_model import signed_lab
 from calibration.map_inks import group, name_groups, settled, third_ink
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
@@ -205,12 +206,6 @@ def read_cells(views: list[ViewRead]) -> NDArray[np.str_]:
     names = name_cells(colours, views[0].top)
     names[shaded] = UNKNOWN_GROUND
     return coherent(names.reshape(BOARD_STUDS, BOARD_STUDS))
-
-
-def signed_lab(lab: FloatArray) -> FloatArray:
-    """OpenCV's 8-bit Lab (L 0..255, a and b offset by 128) as L 0..100 and signed a, b:
-    the scale the inks' rules are written in."""
-    return (np.asarray(lab, np.float64) - (0.0, 128.0, 128.0)) * (100 / 255, 1.0, 1.0)
 
 
 def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,

@@ -39,13 +39,12 @@ from calibration.stud_tops import tops_problem
 from calibration.turn import (
     cell_colours,
     hide_covered,
-    map_explains,
     map_labels,
     turn_scores,
     weigh_turn,
     winning_turn,
 )
-from calibration.turn_agreement import turn_settled
+from calibration.turn_agreement import map_trusted, turn_settled
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -210,7 +209,7 @@ class BoardTracker:
         if self.ground is not None:
             turn = weigh_turn(image, camera, grid.pose, self.ground, grid.studs)
             margin, score = turn.margin, turn.score
-            if map_explains(turn.agreement, turn.null) and turn_settled(
+            if map_trusted(turn, self.ground) and turn_settled(
                 turn, self.ground, grid.blocks
             ):
                 pose, resolved = turn.pose, True

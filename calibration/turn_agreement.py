@@ -1,4 +1,5 @@
-"""A turn the map's agreement alone settles, where its scores' margin is short.
+"""What a map's agreement under its own four turns settles: the turn where its scores'
+margin is short, and its trust where unrelated layouts nearly match it.
 
 The turn's margin (:func:`calibration.turn.winning_turn`, the winning turn's score over
 the runner-up's) stays short on maps whose regions look much alike after a quarter or half
@@ -6,6 +7,10 @@ turn: large regions overlap themselves when turned. The agreement (Cohen's kappa
 each cell after its nearest region, :func:`calibration.turn.agreements`) under each of the
 four turns says the same thing more plainly: a map that names 0.9 of the card's cells
 under one turn and 0.6 under the next has chosen its turn, whatever the ratio of scores.
+
+The same comparison of a map with its own other turns vouches for a map that unrelated
+layouts nearly match (:func:`own_turns_vouch`): a card mostly of one ink, or seen in a few
+hundred cells, lets the best of 64 unrelated layouts reach an agreement of 0.4 to 0.65.
 """
 
 from __future__ import annotations
@@ -13,7 +18,15 @@ from __future__ import annotations
 import numpy as np
 
 from calibration.evidence import TRUSTED_GRID_BLOCKS, map_problem
-from calibration.turn import UNTURN, TurnEvidence, agreements, map_labels
+from calibration.ink_model import keeps_ink_order, signed_lab
+from calibration.turn import (
+    MIN_AGREEMENT,
+    UNTURN,
+    TurnEvidence,
+    agreements,
+    map_explains,
+    map_labels,
+)
 from rules.maps import GroundMap
 
 STRONG_AGREEMENT = 0.8
@@ -45,3 +58,55 @@ def turn_settled(evidence: TurnEvidence, ground: GroundMap, blocks: int) -> bool
     tracker ask alike."""
     return not map_problem(evidence.margin, evidence.score, blocks) or (
         blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(evidence, ground))
+
+
+OWN_TURNS_GAP = 0.4
+"""By how much a map's winning turn must beat each of its other turns' agreement to vouch
+for a map that unrelated layouts nearly match. On 133 found development boards (seeds 3000
+to 3149) against 30 random wrong maps each (3,990): right maps whose unrelated layouts
+came within 0.15 had 0.45 and 0.46; no wrong map of agreement 0.5 or more that beat
+the unrelated layouts and kept the inks' order reached it (0.3 let 1 through)."""
+INK_CELLS = 5
+"""A region's ink is compared with the others' only when at least this many of its cells
+are seen: its median colour is then not one stray cell's."""
+
+
+def own_turns_vouch(evidence: TurnEvidence, ground: GroundMap) -> bool:
+    """Whether a map that explains the card (agreement :data:`MIN_AGREEMENT` or more) and
+    beats the unrelated layouts, but by less than ``map_explains`` asks, still explains it:
+    under its winning turn it agrees far better than under any other
+    (:data:`OWN_TURNS_GAP`) and its regions' colours keep the order the inks keep under
+    any light (dark green darker than light green, gold redder: a wrong map that happens
+    to fall along the card's own pattern names its inks at random, and breaks that order
+    about three times in five)."""
+    if (evidence.colours is None or evidence.agreement < MIN_AGREEMENT
+            or evidence.agreement < evidence.null):
+        return False
+    labels = map_labels(ground)[UNTURN]
+    kappas = agreements(evidence.colours, labels)
+    if evidence.agreement - float(np.delete(kappas, evidence.turn).max()) < OWN_TURNS_GAP:
+        return False
+    return inks_in_order(evidence.colours, labels[evidence.turn])
+
+
+def inks_in_order(colours: np.ndarray, labels: np.ndarray) -> bool:
+    """Whether the map's light green, dark green and gold regions, as the card shows them
+    under ``labels``, keep the inks' order (:func:`calibration.ink_model.keeps_ink_order`)."""
+    seen = np.isfinite(colours).all(axis=1)
+    lab = signed_lab(colours[seen])
+    ids = labels[seen]
+    centres, names = [], []
+    for code, ink in enumerate("LDG"):  # the classes of calibration.turn.map_labels
+        cells = ids == code
+        if cells.sum() >= INK_CELLS:
+            centres.append(np.median(lab[cells], axis=0))
+            names.append(ink)
+    return len(names) < 2 or keeps_ink_order(np.array(centres), tuple(names))
+
+
+def map_trusted(evidence: TurnEvidence, ground: GroundMap | None) -> bool:
+    """Whether the map may say which way round at all: it explains the card far better
+    than unrelated layouts, or its own turns vouch for it."""
+    if ground is None or not evidence.mapped:
+        return False
+    return map_explains(evidence.agreement, evidence.null) or own_turns_vouch(evidence, ground)

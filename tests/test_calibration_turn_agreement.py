@@ -59,3 +59,64 @@ def test_the_turn_stands_out_only_over_both_thresholds(monkeypatch) -> None:
     close = strong - TURN_AGREEMENT_GAP + 0.01
     assert not _stands_out(monkeypatch, strong, [strong, 0.1, close, 0.2])
 
+
+
+NEAR_NULL_SEED = 3015
+"""A dev board whose card is nearly all dark green: the right map agrees 0.55 under its
+winning turn and at most 0.09 under the others, but unrelated layouts reach 0.48."""
+
+
+def test_a_map_its_own_turns_vouch_for_settles_the_turn() -> None:
+    drawn = twin_frame(NEAR_NULL_SEED)
+    frame = drawn.frame
+    result = locate_board(frame.image, frame.camera, drawn.ground)
+    assert result.found, result.reason
+    assert result.turn_resolved
+    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
+    for i in range(2):
+        wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
+        assert not (wrong.found and wrong.turn_resolved)
+
+
+def _vouch(monkeypatch, agreement: float, null: float, kappas: list[float],
+           in_order: bool = True) -> bool:
+    """``own_turns_vouch`` for a winning turn 0 with the given agreements."""
+    import numpy as np
+
+    from calibration import turn_agreement
+    from calibration.camera import Pose
+    from calibration.turn import TurnEvidence
+    from rules.maps import load_map
+
+    monkeypatch.setattr(turn_agreement, "agreements", lambda colours, labels: np.array(kappas))
+    monkeypatch.setattr(turn_agreement, "inks_in_order", lambda colours, labels: in_order)
+    evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), agreement=agreement, null=null,
+                            mapped=True, turn=0, colours=np.zeros((4, 3)))
+    return turn_agreement.own_turns_vouch(evidence, load_map("1"))
+
+
+def test_own_turns_vouch_only_with_every_condition(monkeypatch) -> None:
+    from calibration.turn import MIN_AGREEMENT
+    from calibration.turn_agreement import OWN_TURNS_GAP
+
+    a = MIN_AGREEMENT + 0.05
+    far = a - OWN_TURNS_GAP - 0.01
+    assert _vouch(monkeypatch, a, a - 0.05, [a, far, far, far])
+    assert not _vouch(monkeypatch, a, a - 0.05, [a, far, far, far], in_order=False)
+    assert not _vouch(monkeypatch, a, a + 0.01, [a, far, far, far])  # unrelated layouts beat it
+    near = a - OWN_TURNS_GAP + 0.01
+    assert not _vouch(monkeypatch, a, a - 0.05, [a, far, near, far])
+    low = MIN_AGREEMENT - 0.01
+    assert not _vouch(monkeypatch, low, 0.0, [low, 0.0, 0.0, 0.0])
+
+
+def test_inks_out_of_order_are_told() -> None:
+    import numpy as np
+
+    from calibration.turn_agreement import inks_in_order
+
+    light, dark = (150.0, 90.0, 170.0), (70.0, 100.0, 150.0)  # OpenCV Lab
+    colours = np.array([light] * 10 + [dark] * 10, dtype=np.float32)
+    labels = np.array([0] * 10 + [1] * 10, dtype=np.int32)
+    assert inks_in_order(colours, labels)
+    assert not inks_in_order(colours, 1 - labels)  # dark green named light

@@ -90,31 +90,31 @@ def test_gold_and_light_green_lit_nearly_white_keep_their_hue_order() -> None:
 def test_one_ink_cut_in_two_may_show_its_hues_a_little_reversed() -> None:
     """The hue order binds different inks only: two groups a few degrees apart either way
     round may still be named alike, or either way (the slack)."""
-    from calibration.ink_model import _keeps_ink_order
+    from calibration.ink_model import keeps_ink_order
     a, b = np.array([70.0, -19.5, 54.0]), np.array([88.0, -21.5, 72.0])  # hues 110, 107
-    assert _keeps_ink_order(np.array([a, b]), ("L", "G"))
+    assert keeps_ink_order(np.array([a, b]), ("L", "G"))
     far = np.array([70.0, -30.0, 30.0])  # hue 135
-    assert not _keeps_ink_order(np.array([far, b]), ("G", "L"))
-    assert _keeps_ink_order(np.array([far, b]), ("L", "L"))
+    assert not keeps_ink_order(np.array([far, b]), ("G", "L"))
+    assert keeps_ink_order(np.array([far, b]), ("L", "L"))
 
 
 def test_gold_is_never_named_less_red_than_light_green() -> None:
     """Light green lit nearly white beside dark green alone looks like gold to the ratios
     (L 77, hue 134); a third group of the same hue and a* is the same ink, not gold."""
-    from calibration.ink_model import _keeps_ink_order
+    from calibration.ink_model import keeps_ink_order
     bright, dark, dim = [76.9, -54.0, 56.5], [33.3, -22.5, 18.5], [63.1, -43.8, 44.8]
     centres = np.array([bright, dark, dim])
-    assert not _keeps_ink_order(centres, ("G", "D", "L"))
-    assert _keeps_ink_order(centres, ("L", "D", "L"))
+    assert not keeps_ink_order(centres, ("G", "D", "L"))
+    assert keeps_ink_order(centres, ("L", "D", "L"))
     assert "G" not in INK_MODEL.most_likely(centres, np.array([56.9, -42.0, 32.0]))
 
 
 def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
     """A light green lit brightly (L 84) beside a dimmer patch of light green (L 64) and
     gold: the bright patch is not dark green, however its ratios to the tops read."""
-    from calibration.ink_model import _keeps_ink_order
+    from calibration.ink_model import keeps_ink_order
     bright, gold, dim = [83.7, -39.5, 46.5], [75.3, 20.0, 41.0], [64.5, -22.2, 31.5]
     centres = np.array([bright, gold, dim])
-    assert not _keeps_ink_order(centres, ("D", "G", "L"))
-    assert _keeps_ink_order(centres, ("L", "G", "L"))
+    assert not keeps_ink_order(centres, ("D", "G", "L"))
+    assert keeps_ink_order(centres, ("L", "G", "L"))
     assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
