@@ -1,0 +1,55 @@
+"""The confidence of a brick read under the next step where a ground arch stood."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import Kind, Palace, Piece
+from rules.staircase import analyse_added
+from tests.test_decoder_rules import decoder_for, turns_with
+from vision import confidence
+from vision.candidates import built_on
+from vision.confidence import rate_pieces
+from vision.reading import UNCERTAIN_BELOW
+
+FAINT = -0.12
+"""Evidence on the pixels of the arch's far half: they barely deny a piece (the palace
+or the step above in the way), far less than a bare board does."""
+
+
+def ground_arch_as_brick() -> list[tuple[Palace, Piece, Piece, list[Piece]]]:
+    """Staircases whose ground arch carries the next step's leg, each with the reading
+    that has a brick under that leg instead (and still stands, and is legal)."""
+    out = []
+    for before, added in turns_with(2, seed=35):
+        for ground in (p for p in added if p.kind is Kind.ARCH and p.z == 0):
+            step = next((a for a in added if a.kind is Kind.ARCH and a.z == ground.top
+                         and set(a.legs()) & set(ground.knobs())), None)
+            if step is None:
+                continue
+            x, y = next(iter(set(step.legs()) & set(ground.knobs())))
+            brick = Piece(Kind.BRICK, x, y, 0)
+            wrong = [p for p in added if p is not ground] + [brick]
+            if built_on(before, wrong) is not None and analyse_added(before, wrong).legal:
+                out.append((before, ground, brick, wrong))
+    return out
+
+
+def test_a_brick_read_under_the_next_step_where_a_ground_arch_stood_is_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pictures show the brick's near end in full view and the rest of the ground
+    arch barely denied: the brick wins by a margin the size of its own outline, which is
+    not one on the pixels that tell it from the arch (the arch's far half). Where no
+    other rival doubts the brick already, the arch now does."""
+    checked = 0
+    for before, ground, brick, wrong in ground_arch_as_brick():
+        decoder, _ = decoder_for(before, wrong, [ground], FAINT)
+        at = wrong.index(brick)
+        monkeypatch.setattr(confidence, "GROUND_ARCH_OUTLINE", False)
+        alone = rate_pieces(decoder, wrong, legal=True)[at].confidence
+        monkeypatch.undo()
+        if alone < UNCERTAIN_BELOW:
+            continue
+        assert rate_pieces(decoder, wrong, legal=True)[at].confidence < UNCERTAIN_BELOW
+        checked += 1
+    assert checked >= 2
