@@ -21,6 +21,7 @@ from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, built_on, stack_swap, staircase_end, supports
+from vision.corners import corner_swapped
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 
@@ -79,6 +80,11 @@ under it taken out and everything above it a level lower (:func:`_level_out`). O
 eleven development sets (games 6000 to 16000 on) it flags 4 more of 241 wrong pieces
 (one staircase top read a level too high) and no right one; taking out any level, not
 only one of bricks, flagged 4 right ones too."""
+
+CORNER_RIVALS = True
+"""Whether two steps that turn a corner, and a stack holding up the corner, are weighed
+against the same two steps round the square's other corner
+(:func:`vision.corners.corner_swapped`); the counts are in docs/vision.md."""
 
 SHADE_DOUBT = True
 """Whether three bricks read where a column could stand are doubted when their levels
@@ -296,6 +302,8 @@ def _rivals(decoder: Decoder, shape: Sequence[Piece], i: int, end: int | None,
         trials += list(_restacked(shape, i))
     if LEVEL_RIVALS:
         trials += list(_level_out(shape, i, end))
+    if CORNER_RIVALS:
+        trials += list(corner_swapped(decoder.before, shape, i))
     return [(score(trial), alt) for trial, alt in trials
             if built_on(decoder.before, trial) is not None]
 
