@@ -364,3 +364,33 @@ def test_a_staircase_top_read_a_level_too_high_on_bricks_is_doubted(
         alone = rate_pieces(decoder, wrong, legal=True)[-2:]
         monkeypatch.undo()
         assert all(r.confidence >= UNCERTAIN_BELOW for r in alone)
+
+
+def test_two_steps_read_round_the_wrong_corner_are_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pictures show two steps that turn a corner; the reading takes them round the
+    square's other corner (on whatever holds that corner up). No single piece of the
+    two can be told otherwise and still stand, so without the reading round the other
+    corner as a rival the two arches are trusted; with it they are doubted."""
+    from vision import confidence
+    from vision.candidates import built_on
+    from vision.corners import corner_swapped
+
+    cases = []
+    for before, added in turns_with(2):
+        for i, low in enumerate(added):
+            for wrong, _ in corner_swapped(before, added, i):
+                if low.kind is Kind.ARCH and built_on(before, wrong) is not None:
+                    cases.append((before, added, wrong))
+                    break
+    assert len(cases) >= 2
+    for before, added, wrong in cases[:2]:
+        decoder, _ = decoder_for(before, added, [])
+        turned = [j for j, p in enumerate(wrong) if p.kind is Kind.ARCH and p not in added]
+        assert len(turned) == 2
+        rated = rate_pieces(decoder, wrong, legal=True)
+        assert all(rated[j].confidence < UNCERTAIN_BELOW for j in turned)
+        monkeypatch.setattr(confidence, "CORNER_RIVALS", False)
+        alone = rate_pieces(decoder, wrong, legal=True)
+        monkeypatch.undo()
+        assert all(alone[j].confidence >= UNCERTAIN_BELOW for j in turned)

@@ -21,6 +21,7 @@ from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, built_on, stack_swap, staircase_end, supports
+from vision.corners import corner_swapped
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 
@@ -86,6 +87,10 @@ against an arch on the ground from its cell with the margin against the arch's o
 (:func:`_ground_arch_cap`). On four development sets (games 6000, 7000, 8000 on, 9000
 under deep shadows, 160 turns) it flags 2 more of 51 wrong pieces (45 to 47) and 2 more
 of 805 right ones (82 to 84)."""
+CORNER_RIVALS = True
+"""Whether two steps that turn a corner, and a stack holding up the corner, are weighed
+against the same two steps round the square's other corner
+(:func:`vision.corners.corner_swapped`); the counts are in docs/vision.md."""
 
 SHADE_DOUBT = True
 """Whether three bricks read where a column could stand are doubted when their levels
@@ -303,6 +308,8 @@ def _rivals(decoder: Decoder, shape: Sequence[Piece], i: int, end: int | None,
         trials += list(_restacked(shape, i))
     if LEVEL_RIVALS:
         trials += list(_level_out(shape, i, end))
+    if CORNER_RIVALS:
+        trials += list(corner_swapped(decoder.before, shape, i))
     return [(score(trial), alt) for trial, alt in trials
             if built_on(decoder.before, trial) is not None]
 
