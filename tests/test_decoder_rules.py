@@ -10,7 +10,7 @@ import pytest
 from rules import Kind, Palace, Piece, load_map, simulate_game
 from rules.pieces import ANIMAL_KINDS, DecorationColor, pieces_added, place_key
 from twin.cameras import random_camera
-from vision import rulings
+from vision import rival_readings, rulings
 from vision.candidates import is_legal_turn
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
@@ -213,7 +213,6 @@ def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end(
     arch left out and the decoration on the knob the arch stood on. No rival of that
     arch stands with the decoration still on it, so without the staircase one step
     shorter as a rival nothing doubts it."""
-    from vision import confidence
 
     cases = [(before, added, found) for before, added in turns_with(2)
              if (found := one_step_shorter(before, added)) is not None][:2]
@@ -223,7 +222,7 @@ def test_a_staircase_read_one_step_too_long_is_doubted_at_its_end(
         rated = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
         assert rated[arch.z] < UNCERTAIN_BELOW
         assert rated[arch.top] < UNCERTAIN_BELOW
-        monkeypatch.setattr(confidence, "END_RIVALS", False)
+        monkeypatch.setattr(rival_readings, "END_RIVALS", False)
         alone = {r.piece.z: r.confidence for r in rate_pieces(decoder, added)}
         monkeypatch.undo()
         assert alone[arch.z] >= UNCERTAIN_BELOW
@@ -344,7 +343,6 @@ def test_a_staircase_top_read_a_level_too_high_on_bricks_is_doubted(
     last arch and the arch and its decoration a level higher. Every piece of that top
     holds up another, so none can be left out or moved alone: without the reading with
     that level taken out as a rival, the bricks are trusted fully."""
-    from vision import confidence
     from vision.candidates import built_on
 
     cases = []
@@ -360,7 +358,7 @@ def test_a_staircase_top_read_a_level_too_high_on_bricks_is_doubted(
         decoder, _ = decoder_for(before, added, [])
         rated = rate_pieces(decoder, wrong, legal=True)[-2:]
         assert all(r.confidence < UNCERTAIN_BELOW for r in rated)
-        monkeypatch.setattr(confidence, "LEVEL_RIVALS", False)
+        monkeypatch.setattr(rival_readings, "LEVEL_RIVALS", False)
         alone = rate_pieces(decoder, wrong, legal=True)[-2:]
         monkeypatch.undo()
         assert all(r.confidence >= UNCERTAIN_BELOW for r in alone)
@@ -372,7 +370,6 @@ def test_two_steps_read_round_the_wrong_corner_are_doubted(
     square's other corner (on whatever holds that corner up). No single piece of the
     two can be told otherwise and still stand, so without the reading round the other
     corner as a rival the two arches are trusted; with it they are doubted."""
-    from vision import confidence
     from vision.candidates import built_on
     from vision.corners import corner_swapped
 
@@ -390,7 +387,7 @@ def test_two_steps_read_round_the_wrong_corner_are_doubted(
         assert len(turned) == 2
         rated = rate_pieces(decoder, wrong, legal=True)
         assert all(rated[j].confidence < UNCERTAIN_BELOW for j in turned)
-        monkeypatch.setattr(confidence, "CORNER_RIVALS", False)
+        monkeypatch.setattr(rival_readings, "CORNER_RIVALS", False)
         alone = rate_pieces(decoder, wrong, legal=True)
         monkeypatch.undo()
         assert all(alone[j].confidence >= UNCERTAIN_BELOW for j in turned)
