@@ -29,6 +29,14 @@ on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's oth
 pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
 10-58."""
 MIXED_RAMP = 20.0
+HUE_DARK = 45.0
+"""A level darker than this (its side's three channels summed) tells no hue: a channel
+of ten or so is mostly noise, the compression's steps and the colour bled in from what
+lies next to it. A true dark brown column in deep shade (game 6000 turn 27, levels
+summing to 31-35) spread 45-63 in hue, its bottom level tinted by the green board
+beside it, as far as bricks of their own colours do. Two levels of which one is this
+dark are told apart by their light alone (:meth:`LevelColours.steps`), and the doubt of
+a column read as bricks (:mod:`vision.confidence`) asks their hue only above it."""
 
 
 class LevelColours:
@@ -42,7 +50,10 @@ class LevelColours:
 
     def steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them."""
+        stack of bricks), from the view that sees most of them. Two levels of which one
+        is darker than :data:`HUE_DARK` differ by their light alone: the hue of so dark
+        a side is the board's or a neighbour's bled in, not the piece's."""
+        floor = 100.0 * math.log(HUE_DARK + 6.0)  # colour_features' light unit
         best = 0.0
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:
@@ -55,8 +66,7 @@ class LevelColours:
                     means.append(mean)
             if len(means) < 2:
                 continue
-            # np.linalg.norm's own sum for a vector (the same float), without its checks.
-            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
+            spread = max(_apart(a, b, floor) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
@@ -96,6 +106,16 @@ class LevelColours:
         idx = ev.view.side_pixels((x, y, level, 0))
         found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
         return found
+
+
+def _apart(a: NDArray[np.float32], b: NDArray[np.float32], floor: float) -> float:
+    """Two levels' colour distance; their light's alone where either is darker than
+    ``floor`` (colour_features' light unit)."""
+    if min(a[2], b[2]) < floor:
+        return abs(float(a[2] - b[2]))
+    # np.linalg.norm's own sum for a vector (the same float), without its checks.
+    d = a - b
+    return float(np.sqrt(d.dot(d)))
 
 
 def bricks_shown(colours: LevelColours, seams: SeamLines, column: Piece) -> float:
