@@ -29,6 +29,13 @@ on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's oth
 pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
 10-58."""
 MIXED_RAMP = 20.0
+BOARD_ROWS = 2
+"""The rows (of the decoder's region) at the bottom of a ground level's side that the
+board's colour tints: the region is softened and the frame's colour is coarser than its
+light, so the green board bleeds some two rows up a piece's side. A true dark red
+column on the board (game 7000 turn 24) read green shares of 117-132 in its level's two
+lowest rows against 86-98 in the rows above and in its upper levels, and so priced as
+three bricks of different colours."""
 HUE_DARK = 45.0
 """A level darker than this (its side's three channels summed) tells no hue: a channel
 of ten or so is mostly noise, the compression's steps and the colour bled in from what
@@ -96,7 +103,9 @@ class LevelColours:
 
     def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
         """The median colour of a stud level's side pixels in one view, None when fewer
-        than six show."""
+        than six show. A level on the board leaves out its :data:`BOARD_ROWS` lowest
+        rows where six pixels stay: they lie beside the board, whose colour bleeds into
+        them."""
         key = (x, y, level)
         known = self._known[view]
         if key in known:
@@ -104,6 +113,11 @@ class LevelColours:
         ev = self.evidence[view]
         assert ev.colour is not None
         idx = ev.view.side_pixels((x, y, level, 0))
+        if level == 0 and len(idx):
+            # Pixels are ascending, so rows too: the lowest rows are the last pixels'.
+            above = idx[idx // ev.view.shape[1] <= int(idx[-1]) // ev.view.shape[1] - BOARD_ROWS]
+            if len(above) >= 6:
+                idx = above
         found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
         return found
 
