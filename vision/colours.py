@@ -30,20 +30,14 @@ pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both a
 10-58."""
 MIXED_RAMP = 20.0
 BOARD_ROWS = 2
-"""The rows (of the decoder's region) at the bottom of a ground level's side that the
-board's colour tints: the region is softened and the frame's colour is coarser than its
-light, so the green board bleeds some two rows up a piece's side. A true dark red
-column on the board (game 7000 turn 24) read green shares of 117-132 in its level's two
-lowest rows against 86-98 in the rows above and in its upper levels, and so priced as
-three bricks of different colours."""
-HUE_DARK = 45.0
-"""A level darker than this (its side's three channels summed) tells no hue: a channel
-of ten or so is mostly noise, the compression's steps and the colour bled in from what
-lies next to it. A true dark brown column in deep shade (game 6000 turn 27, levels
-summing to 31-35) spread 45-63 in hue, its bottom level tinted by the green board
-beside it, as far as bricks of their own colours do. Two levels of which one is this
-dark are told apart by their light alone (:meth:`LevelColours.steps`), and the doubt of
-a column read as bricks (:mod:`vision.confidence`) asks their hue only above it."""
+"""The rows (of the decoder's region) at the bottom of a ground level's side whose
+chromaticity the board tints: the region is softened and the frame's colour is coarser
+than its light, so the green board bleeds some two rows up a piece's side. A true dark
+red column on the board (game 7000 turn 24) read green shares of 117-132 in its level's
+two lowest rows against 86-98 in the rows above and in its upper levels, and so priced
+as three bricks of different colours. Its light is left whole: the board hardly changes
+it, and a face's upper rows alone lie lighter or darker than the level above by their
+shading (game 6000 turn 6, a true column then read as three bricks)."""
 
 
 class LevelColours:
@@ -57,10 +51,7 @@ class LevelColours:
 
     def steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them. Two levels of which one
-        is darker than :data:`HUE_DARK` differ by their light alone: the hue of so dark
-        a side is the board's or a neighbour's bled in, not the piece's."""
-        floor = 100.0 * math.log(HUE_DARK + 6.0)  # colour_features' light unit
+        stack of bricks), from the view that sees most of them."""
         best = 0.0
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:
@@ -73,7 +64,8 @@ class LevelColours:
                     means.append(mean)
             if len(means) < 2:
                 continue
-            spread = max(_apart(a, b, floor) for j, a in enumerate(means)
+            # np.linalg.norm's own sum for a vector (the same float), without its checks.
+            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         return best
@@ -103,9 +95,9 @@ class LevelColours:
 
     def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
         """The median colour of a stud level's side pixels in one view, None when fewer
-        than six show. A level on the board leaves out its :data:`BOARD_ROWS` lowest
-        rows where six pixels stay: they lie beside the board, whose colour bleeds into
-        them."""
+        than six show. A level on the board takes its chromaticity without its
+        :data:`BOARD_ROWS` lowest rows where six pixels stay: they lie beside the board,
+        whose colour bleeds into them. Its light is all its pixels', as before."""
         key = (x, y, level)
         known = self._known[view]
         if key in known:
@@ -113,23 +105,17 @@ class LevelColours:
         ev = self.evidence[view]
         assert ev.colour is not None
         idx = ev.view.side_pixels((x, y, level, 0))
-        if level == 0 and len(idx):
+        if len(idx) < 6:
+            known[key] = None
+            return None
+        found = known[key] = row_medians(ev.colour[idx].T)
+        if level == 0:
             # Pixels are ascending, so rows too: the lowest rows are the last pixels'.
-            above = idx[idx // ev.view.shape[1] <= int(idx[-1]) // ev.view.shape[1] - BOARD_ROWS]
+            w = ev.view.shape[1]
+            above = idx[idx // w <= int(idx[-1]) // w - BOARD_ROWS]
             if len(above) >= 6:
-                idx = above
-        found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
+                found[:2] = row_medians(ev.colour[above, :2].T)
         return found
-
-
-def _apart(a: NDArray[np.float32], b: NDArray[np.float32], floor: float) -> float:
-    """Two levels' colour distance; their light's alone where either is darker than
-    ``floor`` (colour_features' light unit)."""
-    if min(a[2], b[2]) < floor:
-        return abs(float(a[2] - b[2]))
-    # np.linalg.norm's own sum for a vector (the same float), without its checks.
-    d = a - b
-    return float(np.sqrt(d.dot(d)))
 
 
 def bricks_shown(colours: LevelColours, seams: SeamLines, column: Piece) -> float:
