@@ -29,6 +29,15 @@ on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's oth
 pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
 10-58."""
 MIXED_RAMP = 20.0
+BOARD_ROWS = 2
+"""The rows (of the decoder's region) at the bottom of a ground level's side whose
+chromaticity the board tints: the region is softened and the frame's colour is coarser
+than its light, so the green board bleeds some two rows up a piece's side. A true dark
+red column on the board (game 7000 turn 24) read green shares of 117-132 in its level's
+two lowest rows against 86-98 in the rows above and in its upper levels, and so priced
+as three bricks of different colours. Its light is left whole: the board hardly changes
+it, and a face's upper rows alone lie lighter or darker than the level above by their
+shading (game 6000 turn 6, a true column then read as three bricks)."""
 
 
 class LevelColours:
@@ -86,7 +95,9 @@ class LevelColours:
 
     def _colour_of(self, view: int, x: int, y: int, level: int) -> NDArray[np.float32] | None:
         """The median colour of a stud level's side pixels in one view, None when fewer
-        than six show."""
+        than six show. A level on the board takes its chromaticity without its
+        :data:`BOARD_ROWS` lowest rows where six pixels stay: they lie beside the board,
+        whose colour bleeds into them. Its light is all its pixels', as before."""
         key = (x, y, level)
         known = self._known[view]
         if key in known:
@@ -94,7 +105,16 @@ class LevelColours:
         ev = self.evidence[view]
         assert ev.colour is not None
         idx = ev.view.side_pixels((x, y, level, 0))
-        found = known[key] = row_medians(ev.colour[idx].T) if len(idx) >= 6 else None
+        if len(idx) < 6:
+            known[key] = None
+            return None
+        found = known[key] = row_medians(ev.colour[idx].T)
+        if level == 0:
+            # Pixels are ascending, so rows too: the lowest rows are the last pixels'.
+            w = ev.view.shape[1]
+            above = idx[idx // w <= int(idx[-1]) // w - BOARD_ROWS]
+            if len(above) >= 6:
+                found[:2] = row_medians(ev.colour[above, :2].T)
         return found
 
 
