@@ -39,8 +39,6 @@ against the same two steps round the square's other corner
 (:func:`vision.corners.corner_swapped`); the counts are in docs/vision.md."""
 
 
-
-
 def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None
                    ) -> list[tuple[list[Piece], Piece | None]]:
     """The readings that can stand on ``before`` with ``shape[i]`` told otherwise, each
@@ -65,6 +63,9 @@ def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | No
 
 
 def _variants(piece: Piece) -> Iterator[Piece]:
+    """The piece as one view most often misreads it alone: a stud or a level over, an
+    arch turned about a leg, a brick for a column and back, an arch with a leg on a
+    brick's cell (from above a leg looks like a brick)."""
     for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
         yield piece.moved(x=piece.x + dx, y=piece.y + dy, z=piece.z + dz, id="")
     if piece.kind is Kind.ARCH:
