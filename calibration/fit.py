@@ -270,8 +270,9 @@ def _judged(
     ):
         reason = "the ground map fits the card better a stud away from where the sides put it"
     # A map whose regions look alike turned keeps its scores' margin short; its agreement
-    # under each turn can still settle it (a trusted map always comes with its ground).
-    resolved = trusted and ground is not None and turn_settled(turn, ground, grid.blocks)
+    # under each turn can still settle it (turn_settled asks the trust again, cheaply,
+    # so that the rule is written once).
+    resolved = trusted and turn_settled(turn, ground, grid.blocks)
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.

@@ -44,7 +44,7 @@ from calibration.turn import (
     weigh_turn,
     winning_turn,
 )
-from calibration.turn_agreement import map_trusted, turn_settled
+from calibration.turn_agreement import turn_settled
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -209,9 +209,7 @@ class BoardTracker:
         if self.ground is not None:
             turn = weigh_turn(image, camera, grid.pose, self.ground, grid.studs)
             margin, score = turn.margin, turn.score
-            if map_trusted(turn, self.ground) and turn_settled(
-                turn, self.ground, grid.blocks
-            ):
+            if turn_settled(turn, self.ground, grid.blocks):
                 pose, resolved = turn.pose, True
         if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:
             return None  # a thin lattice needs the whole fit's checks

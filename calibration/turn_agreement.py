@@ -50,12 +50,14 @@ def turn_stands_out(evidence: TurnEvidence, ground: GroundMap) -> bool:
     return bool(evidence.agreement - float(others.max()) >= TURN_AGREEMENT_GAP)
 
 
-def turn_settled(evidence: TurnEvidence, ground: GroundMap, blocks: int) -> bool:
-    """Whether a map the card already trusts (:func:`calibration.turn.map_explains`)
-    settles the turn: by its scores' margin (:func:`calibration.evidence.map_problem`),
+def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) -> bool:
+    """Whether the map says which way round: it is trusted at all (:func:`map_trusted`)
+    and settles the turn by its scores' margin (:func:`calibration.evidence.map_problem`),
     or, where that margin is short on a pose resting on a trusted lattice, by its
-    agreement under each turn (:func:`turn_stands_out`). The first detection and the
-    tracker ask alike."""
+    agreement under each turn (:func:`turn_stands_out`). The one rule the first detection
+    and the tracker both ask."""
+    if ground is None or not map_trusted(evidence, ground):
+        return False
     return not map_problem(evidence.margin, evidence.score, blocks) or (
         blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(evidence, ground))
 

@@ -120,3 +120,22 @@ def test_inks_out_of_order_are_told() -> None:
     labels = np.array([0] * 10 + [1] * 10, dtype=np.int32)
     assert inks_in_order(colours, labels)
     assert not inks_in_order(colours, 1 - labels)  # dark green named light
+
+
+def test_only_a_trusted_map_settles_the_turn(monkeypatch) -> None:
+    """The first detection and the tracker ask one rule: a wide margin settles the turn
+    only for a map the card trusts."""
+    import numpy as np
+
+    from calibration import turn_agreement
+    from calibration.camera import Pose
+    from calibration.turn import TurnEvidence
+    from rules.maps import load_map
+
+    evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), margin=100 * MIN_MAP_MARGIN,
+                            score=1.0, agreement=0.9, mapped=True, turn=0,
+                            colours=np.zeros((4, 3)))
+    for trusted in (True, False):
+        monkeypatch.setattr(turn_agreement, "map_trusted", lambda e, g, t=trusted: t)
+        assert turn_agreement.turn_settled(evidence, load_map("1"), 12) is trusted
+    assert not turn_agreement.turn_settled(evidence, None, 12)
