@@ -257,9 +257,10 @@ def _judged(
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
         reason = rim_problem(gray, camera, grid.pose)
-    # Only a map that explains the card far better than unrelated layouts says which
-    # way round (a wrong map's own turns can differ by 15 times); the unrelated layouts
-    # cost the most, so they are asked only once the pose stands.
+    # Only a map that explains the card far better than unrelated layouts, or that its
+    # own turns vouch for (map_trusted), says which way round (a wrong map's own turns
+    # can differ by 15 times); the unrelated layouts cost the most, so they are asked
+    # only once the pose stands.
     turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
     trusted = False
     if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
