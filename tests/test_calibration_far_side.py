@@ -3,8 +3,11 @@ A board six studs off on a checked table: its lone rim along that axis is no rim
 
 from __future__ import annotations
 
+import numpy as np
+from numpy.typing import NDArray
+
 from bench.calibration import twin_frame
-from calibration.alias import check_boundary
+from calibration.alias import BoundaryCheck, check_boundary
 from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
 from calibration.far_side import (
@@ -16,9 +19,10 @@ from calibration.far_side import (
     lone_rim_problem,
 )
 from calibration.fit import finish
-from calibration.grid import refine_on_grid
+from calibration.grid import GridFit, refine_on_grid
 from calibration.side_profiles import side_profiles
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
+from twin.frame import Frame
 
 BLOCK_OFF_SEED = 21077
 """A dev board, sharp over 16 blocks, that a lattice start settled a block (8 studs) off
@@ -48,17 +52,31 @@ UNCLEAR_SIDE_SEED = 20253
 blocks along it refused it): a block in from that side shows no rim."""
 
 
-def test_a_board_a_lattice_block_off_is_refused_by_its_far_side() -> None:
-    frame = twin_frame(BLOCK_OFF_SEED).frame
+def _off_lattice(seed: int, dx: int, dy: int, blocks: int, **refine: int
+                 ) -> tuple[Frame, NDArray[np.float32], GridFit, BoundaryCheck]:
+    """The twin frame ``seed`` with its stud lattice fitted ``dx, dy`` studs off the true
+    pose (over at least ``blocks`` blocks), and its sides read there."""
+    frame = twin_frame(seed).frame
     gray = gray_float(frame.image)
-    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, 8, 0), max_rounds=5)
-    assert off is not None and off.blocks >= 12
-    sides = check_boundary(frame.image, frame.camera, off.pose)
-    assert sides.passed and sides.good == 3
+    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, dx, dy), **refine)
+    assert off is not None and off.blocks >= blocks
+    return frame, gray, off, check_boundary(frame.image, frame.camera, off.pose)
+
+
+def _refused(frame: Frame, gray: NDArray[np.float32], off: GridFit, sides: BoundaryCheck,
+             words: str) -> None:
+    """The far side refuses the off pose for ``words``, and the finish from it ends on no
+    wrong pose."""
     problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
-    assert "a lattice block in" in problem
+    assert words in problem
     result = finish(frame.image, gray, frame.camera, off.pose, None, False)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_a_board_a_lattice_block_off_is_refused_by_its_far_side() -> None:
+    frame, gray, off, sides = _off_lattice(BLOCK_OFF_SEED, 8, 0, 12, max_rounds=5)
+    assert sides.passed and sides.good == 3
+    _refused(frame, gray, off, sides, "a lattice block in")
 
 
 def test_a_right_pose_with_an_unclear_side_is_kept() -> None:
@@ -109,26 +127,12 @@ def test_a_side_under_a_sleeve_leaves_a_clean_rim_its_axis() -> None:
 
 
 def test_a_side_good_in_one_half_shows_the_real_rim_further_in() -> None:
-    frame = twin_frame(HALF_FLAT_SEED).frame
-    gray = gray_float(frame.image)
-    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, 0, 4))
-    assert off is not None and off.blocks >= 14
-    sides = check_boundary(frame.image, frame.camera, off.pose)
+    frame, gray, off, sides = _off_lattice(HALF_FLAT_SEED, 0, 4, 14)
     assert sides.passed and "good" in sides.states
-    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
-    assert "half of side" in problem
-    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
-    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    _refused(frame, gray, off, sides, "half of side")
 
 
 def test_a_side_good_in_one_half_shows_a_rim_further_out() -> None:
-    frame = twin_frame(HANDS_SEED).frame
-    gray = gray_float(frame.image)
-    off = refine_on_grid(gray, frame.camera, moved_pose(frame.pose, -7, 0))
-    assert off is not None and off.blocks >= 14
-    sides = check_boundary(frame.image, frame.camera, off.pose)
+    frame, gray, off, sides = _off_lattice(HANDS_SEED, -7, 0, 14)
     assert sides.holds(off.blocks)
-    problem = far_side_problem(frame.image, gray, frame.camera, off.pose, sides)
-    assert "studs out" in problem
-    result = finish(frame.image, gray, frame.camera, off.pose, None, False)
-    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    _refused(frame, gray, off, sides, "studs out")
