@@ -45,9 +45,15 @@ def turn_stands_out(evidence: TurnEvidence, ground: GroundMap) -> bool:
     any other that the turn is settled even though the scores' margin is short."""
     if evidence.colours is None or evidence.agreement < STRONG_AGREEMENT:
         return False
-    kappas = agreements(evidence.colours, map_labels(ground)[UNTURN])
-    others = np.delete(kappas, evidence.turn)
-    return bool(evidence.agreement - float(others.max()) >= TURN_AGREEMENT_GAP)
+    return _own_turns_gap(evidence, map_labels(ground)[UNTURN]) >= TURN_AGREEMENT_GAP
+
+
+def _own_turns_gap(evidence: TurnEvidence, labels: np.ndarray) -> float:
+    """How far the map's agreement under its winning turn beats its best other turn's
+    (``labels``: the map's cells under each of its four turns)."""
+    assert evidence.colours is not None
+    kappas = agreements(evidence.colours, labels)
+    return evidence.agreement - float(np.delete(kappas, evidence.turn).max())
 
 
 def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) -> bool:
@@ -85,8 +91,7 @@ def own_turns_vouch(evidence: TurnEvidence, ground: GroundMap) -> bool:
             or evidence.agreement < evidence.null):
         return False
     labels = map_labels(ground)[UNTURN]
-    kappas = agreements(evidence.colours, labels)
-    if evidence.agreement - float(np.delete(kappas, evidence.turn).max()) < OWN_TURNS_GAP:
+    if _own_turns_gap(evidence, labels) < OWN_TURNS_GAP:
         return False
     return inks_in_order(evidence.colours, labels[evidence.turn])
 
