@@ -180,9 +180,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
                   for trial, alt in rival_readings(decoder.before, shape, i, end)]
         rivals.sort(key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
-        size = max(decoder.view_area(shape[i]), 1.0)
-        margin = whole - best_rival
-        confidence = 1.0 - math.exp(-max(margin, 0.0) / (SURE_SHARE * size))
+        confidence = _sureness(decoder, whole - best_rival, shape[i])
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -218,9 +216,16 @@ def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: fl
     for score, alt in rivals:
         if (alt is not None and alt.kind is Kind.ARCH and alt.z == 0
                 and (piece.x, piece.y) in alt.legs()):
-            size = max(decoder.view_area(alt), 1.0)
-            cap = min(cap, 1.0 - math.exp(-max(whole - score, 0.0) / (SURE_SHARE * size)))
+            cap = min(cap, _sureness(decoder, whole - score, alt))
     return cap
+
+
+def _sureness(decoder: Decoder, margin: float, outline: Piece) -> float:
+    """A margin as a confidence, against the size of ``outline`` in the view
+    (:data:`SURE_SHARE`): a margin a piece's outline would win by in full view is worth
+    more on a small piece than on a large one."""
+    size = max(decoder.view_area(outline), 1.0)
+    return 1.0 - math.exp(-max(margin, 0.0) / (SURE_SHARE * size))
 
 
 def _start_open(before: Palace, pieces: Sequence[Piece],
