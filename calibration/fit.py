@@ -20,6 +20,7 @@ from calibration.evidence import (
     BLURRED_SIDES_CLARITY,
     EDGE_MODEL,
     MIN_SOFT_GRID_BLOCKS,
+    SIDES_VOUCHED_CLARITY,
     SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
     VOUCHED_RMS_PX,
@@ -52,6 +53,14 @@ over :data:`~calibration.evidence.STUD_TOPS_CLARITY`: a dev board 11 px a stud s
 from a lattice start on the gaps at 6.03, half a stud off along both axes, with three
 sides stepping where it put them (the fourth unclear), and was refused for its sides;
 the blind fit from the same start is the board's."""
+MISREAD_OVER_USUAL = 1.15
+"""How many times the usual fit's clarity the top-blind template must read the same
+blocks for the usual template to count as misreading them rather than the studs as
+blurred. Stud tops darker than the card on a small board (6 px a stud) turn the usual
+template's peaks onto the gaps in most blocks, and its clarity falls to 3.7 where the
+blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel; blurred
+studs soften both templates alike (a dev board whose blind fit, at 4.5, settled 1.9 px
+off read 4.6 blind against 4.1 usual at the truth: 1.11 times)."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -95,12 +104,16 @@ def finish(
     # usual fit agreed on a few blocks at least: the blind fit is judged a soft lattice,
     # which needs ten, and of 44 second fits after a usual one on 4 to 6 blocks none
     # got there (after one on 7, three of six did).
-    if grid.blind_clarity < SOFT_LATTICE_CLARITY:
+    if grid.blind_clarity < SOFT_LATTICE_CLARITY and not _misread(grid, grid.blind_clarity):
         return result
     blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)
-    if blind is None or blind.clarity < SOFT_LATTICE_CLARITY:
-        # Soft to both templates, the studs are blurred, not misread: a second fit there
-        # settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was taken.
+    if blind is None or (
+        blind.clarity < SOFT_LATTICE_CLARITY and not _misread(grid, blind.clarity)
+    ):
+        # Soft to both templates alike, the studs are blurred, not misread: a second fit
+        # there settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was
+        # taken. Only a blind template reading them clearly sharper than the usual one
+        # says that the usual one misread the tops.
         return result
     if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
         # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,
@@ -110,6 +123,17 @@ def finish(
         return result
     second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
     return second if second.found else result
+
+
+def _misread(grid: GridFit, blind_clarity: float) -> bool:
+    """Whether the top-blind template reads the board sharply enough over the usual fit's
+    own clarity for the usual template to have misread the tops (a small board's dark
+    tops), not the studs to be blurred (:data:`MISREAD_OVER_USUAL`); the blind fit must
+    still be clear enough for the sides to vouch for it."""
+    return (
+        blind_clarity >= SIDES_VOUCHED_CLARITY
+        and blind_clarity >= MISREAD_OVER_USUAL * grid.clarity
+    )
 
 
 def _judged(
