@@ -32,7 +32,7 @@ from calibration.evidence import (
     sides_vouch_for_soft_lattice,
 )
 from calibration.far_side import far_side_problem
-from calibration.grid import SETTLING_BLOCKS, GridFit, refine_on_grid
+from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.map_place import map_peaks_here
 from calibration.rim_agrees import rim_problem
 from calibration.side_pairs import side_pairs
@@ -58,9 +58,10 @@ MISREAD_OVER_USUAL = 1.15
 blocks for the usual template to count as misreading them rather than the studs as
 blurred. Stud tops darker than the card on a small board (6 px a stud) turn the usual
 template's peaks onto the gaps in most blocks, and its clarity falls to 3.7 where the
-blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel; blurred
-studs soften both templates alike (a dev board whose blind fit, at 4.5, settled 1.9 px
-off read 4.6 blind against 4.1 usual at the truth: 1.11 times)."""
+blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel (dev
+boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften both
+templates alike; the blind fit so taken must also have settled (residual under
+:data:`~calibration.grid.SETTLED_PX`)."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
@@ -108,12 +109,15 @@ def finish(
         return result
     blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)
     if blind is None or (
-        blind.clarity < SOFT_LATTICE_CLARITY and not _misread(grid, blind.clarity)
+        blind.clarity < SOFT_LATTICE_CLARITY
+        and not (_misread(grid, blind.clarity) and blind.residual_px <= SETTLED_PX)
     ):
         # Soft to both templates alike, the studs are blurred, not misread: a second fit
         # there settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was
         # taken. Only a blind template reading them clearly sharper than the usual one
-        # says that the usual one misread the tops.
+        # says that the usual one misread the tops, and only a fit that has settled
+        # (that board's blind fit, drawn with the seams, reads 4.9 against the usual
+        # fit's 4.1, but over 12 blocks at a residual of 0.51 px, 1.6 px off).
         return result
     if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
         # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,
