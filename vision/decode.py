@@ -138,6 +138,13 @@ class Decoder:
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
+        # The columns whose price the loop below asks (those whose pixels' evidence is
+        # above zero) have their seams looked at together first.
+        scorer.look_ahead([c for v in ordered for c in self._shapes_at(v)
+                           if c.fresh is None and c._price is None
+                           and c.piece.kind is Kind.COLUMN
+                           and (c.evidence if c.evidence is not None
+                                else scorer.unpriced(c)) > 0])
         starts: list[Start] = []
         start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
@@ -207,6 +214,13 @@ class Decoder:
         # An open knob's way has no pieces: the one empty way serves every leg. A way is
         # made anew only when it has gone stale: one that has not keeps its very numbers,
         # and with them what the close bounds kept of it (:class:`vision.rounds.CloseBounds`).
+        # The columns of the ways made below (all of a new leg's, a stale way's) have
+        # their seams looked at together first: a way asks its pieces' prices.
+        kept = self._kept_ways
+        scorer.look_ahead([c for key in keys.values()
+                           for w, cands in zip(kept.get(key) or [None] * len(self._ways[key]),
+                                               self._ways[key], strict=True)
+                           if w is None or w.stale for c in cands])
         out: dict[Voxel, list[Way]] = {}
         for leg, key in keys.items():
             found = self._kept_ways.get(key)
