@@ -75,6 +75,8 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+GROUP_POINTS = 4096
+"""Samples projected at once (:meth:`SeamLines._dips`)."""
 _ACROSS = np.linspace(0.15, 0.85, LINES)
 """Where the lines lie across a face, as shares of its width."""
 
@@ -126,7 +128,7 @@ class SeamLines:
         per point), so each place's dip is the one it gets alone."""
         ev = self.evidence[view]
         assert ev.picture is not None
-        cam, pose, v = ev.view.camera, ev.view.pose, ev.view
+        cam, pose = ev.view.camera, ev.view.pose
         ex, ey, _ = self._eyes[view]
         faces = []  # (place's index, face's two bottom corners, the place)
         for k, (x, y, z) in enumerate(places):
@@ -147,7 +149,7 @@ class SeamLines:
         corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 4, 2)
         finite = np.isfinite(corners).all(axis=(1, 2)).tolist()
         # Each face the camera sees well enough: its heights and its samples' points.
-        sampled = []
+        sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
         for (k, a, b, x, y, base), px, ok in zip(faces, corners, finite, strict=True):
             if not ok:
                 continue
@@ -166,10 +168,29 @@ class SeamLines:
             points[..., 1] = fy
             points[..., 2] = base + heights[:, None]
             sampled.append((k, heights, per_mm, points.reshape(-1, 3)))
-        if not sampled:
-            return best
+        # A few thousand points at a time: numpy's matrix product slows twentyfold a point
+        # past some tens of thousands (the whole first round's faces), and the rest with
+        # the cache.
+        group: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
+        size = 0
+        for face in sampled:
+            group.append(face)
+            size += len(face[3])
+            if size >= GROUP_POINTS or face is sampled[-1]:
+                self._read_faces(view, group, best)
+                group, size = [], 0
+        return best
+
+    def _read_faces(self, view: int,
+                    sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]],
+                    best: list[float]) -> None:
+        """Raises each place's ``best`` dip to its faces' in ``sampled`` (the place's
+        index, the face's heights, pixels a millimetre and samples' points), the faces'
+        samples projected together."""
+        ev = self.evidence[view]
+        v = ev.view
         points = np.concatenate([s[3] for s in sampled])
-        image = project(cam, pose, points).astype(np.float32)
+        image = project(v.camera, v.pose, points).astype(np.float32)
         region = np.round(v.to_region(image.astype(np.float64))).astype(np.int64)
         h, w = v.shape
         inside = ((region[:, 0] >= 0) & (region[:, 0] < w) & (region[:, 1] >= 0)
@@ -180,8 +201,7 @@ class SeamLines:
         # face is new, and a place where none stands shows whatever is there (old bricks'
         # own seams, the board's rows of studs). The counts of all faces at once: two
         # faces in three stop there.
-        bounds = np.cumsum([0] + [len(s[3]) for s in sampled])
-        starts = bounds[:-1]
+        starts = np.cumsum([0] + [len(s[3]) for s in sampled[:-1]])
         counts = np.add.reduceat(inside.astype(np.int64), starts).tolist()
         news = np.add.reduceat(changed.astype(np.int64), starts).tolist()
         for (k, heights, per_mm, pts), at, count, new in zip(sampled, starts.tolist(), counts,
@@ -193,7 +213,6 @@ class SeamLines:
                                     len(heights))
             if profile is not None:
                 best[k] = max(best[k], joint_dip(profile, heights, per_mm))
-        return best
 
     def _profile(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
                  region: NDArray[np.int64], inside: NDArray[np.bool_],
