@@ -138,52 +138,45 @@ class Decoder:
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
-        # The columns whose price the loop below asks (those whose pixels' evidence is
-        # above zero) have their seams looked at together first.
-        scorer.look_ahead([c for v in ordered for c in self._shapes_at(v)
-                           if c.fresh is None and c._price is None
-                           and c.piece.kind is Kind.COLUMN
-                           and (c.evidence if c.evidence is not None
-                                else scorer.unpriced(c)) > 0])
+        paying: list[Candidate] = []
+        for cand in dict.fromkeys(c for voxel in ordered for c in self._shapes_at(voxel)):
+            # A piece none of whose own pixels pay for it is no start of a move. Its gain
+            # alone less its price, plus its price, is not above zero when its pixels'
+            # evidence is not (the price is above zero, and rounding keeps order): a
+            # column's price, which asks for its levels' colours, is then not needed.
+            if cand.fresh is None and (cand.evidence if cand.evidence is not None
+                                       else scorer.unpriced(cand)) <= 0:
+                continue
+            paying.append(cand)
+        # Their prices are asked below (a start's gain alone): the columns' seams are
+        # looked at together first.
+        scorer.look_ahead(paying)
         starts: list[Start] = []
         start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
-        seen: set[Candidate] = set()
-        for voxel in ordered:
-            for cand in self._shapes_at(voxel):
-                if cand in seen:
-                    continue
-                seen.add(cand)
-                # A piece none of whose own pixels pay for it is no start of a move. Its
-                # gain alone less its price, plus its price, is not above zero when its
-                # pixels' evidence is not (the price is above zero, and rounding keeps
-                # order): a column's price, which asks for its levels' colours, is then
-                # not needed.
-                if cand.fresh is None and (cand.evidence if cand.evidence is not None
-                                           else scorer.unpriced(cand)) <= 0:
-                    continue
-                fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
-                if fresh_gain + cand.price <= 0:
-                    continue
-                up = cand.upper if cand.upper is not None else scorer.upper(cand)
-                if cand.decoration and not self._decoration_spot(cand.piece, ids):
-                    continue
-                piece = cand.piece
-                joined = not ids or not halo.isdisjoint(cand.voxels)
-                if self.state.fits(piece):
-                    if joined:
-                        starts.append((up, cand, joined, False))
-                        start_legs.append(_NO_LEGS)
-                    continue
-                # Only the piece alone is checked: a move with supports may still fail to
-                # stand, which costs far more to find out than scoring it, so only the
-                # moves that would win are checked (:meth:`_best_moves`).
-                if piece.kind is not Kind.ARCH or piece.z == 0:
-                    continue
-                starts.append((up, cand, joined, True))
-                (ax, ay), (bx, by) = piece.legs()
-                start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
-                legs += start_legs[-1]
+        for cand in paying:
+            fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
+            if fresh_gain + cand.price <= 0:
+                continue
+            up = cand.upper if cand.upper is not None else scorer.upper(cand)
+            if cand.decoration and not self._decoration_spot(cand.piece, ids):
+                continue
+            piece = cand.piece
+            joined = not ids or not halo.isdisjoint(cand.voxels)
+            if self.state.fits(piece):
+                if joined:
+                    starts.append((up, cand, joined, False))
+                    start_legs.append(_NO_LEGS)
+                continue
+            # Only the piece alone is checked: a move with supports may still fail to
+            # stand, which costs far more to find out than scoring it, so only the
+            # moves that would win are checked (:meth:`_best_moves`).
+            if piece.kind is not Kind.ARCH or piece.z == 0:
+                continue
+            starts.append((up, cand, joined, True))
+            (ax, ay), (bx, by) = piece.legs()
+            start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
+            legs += start_legs[-1]
         return rank_moves(starts, start_legs, self._leg_ways(legs), halo)
 
     def _leg_ways(self, legs: Sequence[Voxel]) -> dict[Voxel, list[Way]]:
