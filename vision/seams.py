@@ -168,9 +168,10 @@ class SeamLines:
             points[..., 1] = fy
             points[..., 2] = base + heights[:, None]
             sampled.append((k, heights, per_mm, points.reshape(-1, 3)))
-        # A few thousand points at a time: numpy's matrix product slows twentyfold a point
-        # past some tens of thousands (the whole first round's faces), and the rest with
-        # the cache.
+        # A few thousand points at a time, not the whole round's faces at once: numpy's
+        # matrix product (OpenBLAS) turns to several threads past some 100 000 rows,
+        # which on a loaded machine costs up to a hundredfold a row, and the elementwise
+        # steps run faster on arrays that stay in the cache.
         group: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
         size = 0
         for face in sampled:
