@@ -143,3 +143,30 @@ def test_quantile_is_numpys_linear_quantile_to_the_bit() -> None:
             values = np.round(values, 2)  # ties, and neighbours that are equal
         share = (0.75, 0.25, 0.5, float(rng.random()))[k % 4]
         assert quantile(values.tolist(), share) == float(np.quantile(values, share))
+
+
+@pytest.mark.usefixtures("plain_look")
+def test_places_looked_at_together_get_what_each_gets_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import confidence, turn
+    from vision.seams import SeamLines
+
+    kept: dict[str, object] = {}
+
+    def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]
+        kept["evidence"] = decoder.evidence
+        return confidence.rate_pieces(decoder, pieces, legal=legal)
+
+    monkeypatch.setattr(turn, "rate_pieces", keep)
+    stack = [Piece(Kind.BRICK, 14, 13, z, color="tan") for z in range(3)]
+    read_on_setup(stack, RenderOptions(clutter=False, color_jitter=0.0, settled=True,
+                                       seams=True))
+    evidence = kept["evidence"]
+    places = [(x, y, z) for x in range(11, 18) for y in range(10, 17) for z in range(2)]
+    together = SeamLines(evidence)  # type: ignore[arg-type]
+    together.look(places)
+    seen = [together.seen(Piece(Kind.COLUMN, x, y, z)) for x, y, z in places]
+    alone = [SeamLines(evidence).seen(Piece(Kind.COLUMN, x, y, z))  # type: ignore[arg-type]
+             for x, y, z in places]
+    assert seen == alone
+    assert seen[places.index((14, 13, 0))] > 0.0  # the stack's seams show: a whole look

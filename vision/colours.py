@@ -48,10 +48,21 @@ class LevelColours:
         self.evidence = list(evidence)
         self._known: list[dict[tuple[int, int, int], NDArray[np.float32] | None]] = [
             {} for _ in self.evidence]
+        self._steps: dict[tuple[int, int, int, int], float] = {}
+        """:meth:`steps` by the levels asked: the seams' look ahead
+        (:meth:`vision.scoring.Scorer.look_ahead`) asks it before the price does."""
 
     def steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
         stack of bricks), from the view that sees most of them."""
+        key = (piece.x, piece.y, piece.z, piece.top)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = self._spread_steps(piece)
+        return found
+
+    def _spread_steps(self, piece: Piece) -> float:
+        """:meth:`steps` worked out."""
         best = 0.0
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:

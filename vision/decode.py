@@ -138,45 +138,45 @@ class Decoder:
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
+        paying: list[Candidate] = []
+        for cand in dict.fromkeys(c for voxel in ordered for c in self._shapes_at(voxel)):
+            # A piece none of whose own pixels pay for it is no start of a move. Its gain
+            # alone less its price, plus its price, is not above zero when its pixels'
+            # evidence is not (the price is above zero, and rounding keeps order): a
+            # column's price, which asks for its levels' colours, is then not needed.
+            if cand.fresh is None and (cand.evidence if cand.evidence is not None
+                                       else scorer.unpriced(cand)) <= 0:
+                continue
+            paying.append(cand)
+        # Their prices are asked below (a start's gain alone): the columns' seams are
+        # looked at together first.
+        scorer.look_ahead(paying)
         starts: list[Start] = []
         start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
-        seen: set[Candidate] = set()
-        for voxel in ordered:
-            for cand in self._shapes_at(voxel):
-                if cand in seen:
-                    continue
-                seen.add(cand)
-                # A piece none of whose own pixels pay for it is no start of a move. Its
-                # gain alone less its price, plus its price, is not above zero when its
-                # pixels' evidence is not (the price is above zero, and rounding keeps
-                # order): a column's price, which asks for its levels' colours, is then
-                # not needed.
-                if cand.fresh is None and (cand.evidence if cand.evidence is not None
-                                           else scorer.unpriced(cand)) <= 0:
-                    continue
-                fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
-                if fresh_gain + cand.price <= 0:
-                    continue
-                up = cand.upper if cand.upper is not None else scorer.upper(cand)
-                if cand.decoration and not self._decoration_spot(cand.piece, ids):
-                    continue
-                piece = cand.piece
-                joined = not ids or not halo.isdisjoint(cand.voxels)
-                if self.state.fits(piece):
-                    if joined:
-                        starts.append((up, cand, joined, False))
-                        start_legs.append(_NO_LEGS)
-                    continue
-                # Only the piece alone is checked: a move with supports may still fail to
-                # stand, which costs far more to find out than scoring it, so only the
-                # moves that would win are checked (:meth:`_best_moves`).
-                if piece.kind is not Kind.ARCH or piece.z == 0:
-                    continue
-                starts.append((up, cand, joined, True))
-                (ax, ay), (bx, by) = piece.legs()
-                start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
-                legs += start_legs[-1]
+        for cand in paying:
+            fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
+            if fresh_gain + cand.price <= 0:
+                continue
+            up = cand.upper if cand.upper is not None else scorer.upper(cand)
+            if cand.decoration and not self._decoration_spot(cand.piece, ids):
+                continue
+            piece = cand.piece
+            joined = not ids or not halo.isdisjoint(cand.voxels)
+            if self.state.fits(piece):
+                if joined:
+                    starts.append((up, cand, joined, False))
+                    start_legs.append(_NO_LEGS)
+                continue
+            # Only the piece alone is checked: a move with supports may still fail to
+            # stand, which costs far more to find out than scoring it, so only the
+            # moves that would win are checked (:meth:`_best_moves`).
+            if piece.kind is not Kind.ARCH or piece.z == 0:
+                continue
+            starts.append((up, cand, joined, True))
+            (ax, ay), (bx, by) = piece.legs()
+            start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
+            legs += start_legs[-1]
         return rank_moves(starts, start_legs, self._leg_ways(legs), halo)
 
     def _leg_ways(self, legs: Sequence[Voxel]) -> dict[Voxel, list[Way]]:
@@ -207,6 +207,13 @@ class Decoder:
         # An open knob's way has no pieces: the one empty way serves every leg. A way is
         # made anew only when it has gone stale: one that has not keeps its very numbers,
         # and with them what the close bounds kept of it (:class:`vision.rounds.CloseBounds`).
+        # The columns of the ways made below (all of a new leg's, a stale way's) have
+        # their seams looked at together first: a way asks its pieces' prices.
+        kept = self._kept_ways
+        scorer.look_ahead([c for key in keys.values()
+                           for w, cands in zip(kept.get(key) or [None] * len(self._ways[key]),
+                                               self._ways[key], strict=True)
+                           if w is None or w.stale for c in cands])
         out: dict[Voxel, list[Way]] = {}
         for leg, key in keys.items():
             found = self._kept_ways.get(key)

@@ -12,7 +12,7 @@ pixels in the same order), so keeping them changes no reading.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -275,6 +275,15 @@ class Scorer:
         stamp = self._stamp
         stamp[idx] = order
         return idx[stamp[idx] == order]
+
+    def look_ahead(self, cands: Iterable[Candidate]) -> None:
+        """Looks at the seams of the columns among ``cands`` whose price is not known yet
+        and whose levels' colours leave it open, all at once
+        (:meth:`vision.seams.SeamLines.look`): their prices are asked next, each of
+        which would look at its place alone (:func:`vision.colours.bricks_shown`)."""
+        self.seams.look([(c.piece.x, c.piece.y, c.piece.z) for c in cands
+                         if c._price is None and c.piece.kind is Kind.COLUMN
+                         and self.colours.steps(c.piece) < 1.0])
 
     # -- scores against the masks ------------------------------------------------------
     def sync(self, masks: Masks) -> None:

@@ -75,6 +75,8 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+GROUP_POINTS = 4096
+"""Samples projected at once (:meth:`SeamLines._dips`)."""
 _ACROSS = np.linspace(0.15, 0.85, LINES)
 """Where the lines lie across a face, as shares of its width."""
 
@@ -98,39 +100,58 @@ class SeamLines:
         key = (piece.x, piece.y, piece.z)
         known = self._known.get(key)
         if known is None:
-            dip = max((self._dip(i, *key) for i, ev in enumerate(self.evidence)
-                       if ev.picture is not None), default=0.0)
-            known = self._known[key] = min(max((dip - SEAM_FROM) / SEAM_RAMP, 0.0), 1.0)
+            self.look([key])
+            known = self._known[key]
         return known
 
-    def _dip(self, view: int, x: int, y: int, z: int) -> float:
-        """The best face's dip at its weaker joint, in one view. The faces the camera
-        sees are sampled together (one projection for their ends, one for their samples,
-        each point's pixel the very number its own projection gives)."""
+    def look(self, places: Sequence[tuple[int, int, int]]) -> None:
+        """Works out :meth:`seen` for many column places at once (those not known yet):
+        a round prices hundreds of columns, and each place's projections, sampled
+        alone, cost more in numpy's fixed costs than in arithmetic. Every place's
+        answer is the very number it gets alone (see :meth:`_dips`)."""
+        if not SEAM_CUE:
+            return
+        todo = list(dict.fromkeys(p for p in places if p not in self._known))
+        if not todo:
+            return
+        views = [self._dips(i, todo) for i, ev in enumerate(self.evidence)
+                 if ev.picture is not None]
+        for k, key in enumerate(todo):
+            dip = max((dips[k] for dips in views), default=0.0)
+            self._known[key] = min(max((dip - SEAM_FROM) / SEAM_RAMP, 0.0), 1.0)
+
+    def _dips(self, view: int, places: Sequence[tuple[int, int, int]]) -> list[float]:
+        """Each place's best face's dip at its weaker joint, in one view. The faces the
+        camera sees, of all the places, are sampled together (one projection for their
+        ends, one for their samples): a point's pixel is the very number its own
+        projection gives (the projection's matrix product is row by row, the rest is
+        per point), so each place's dip is the one it gets alone."""
         ev = self.evidence[view]
         assert ev.picture is not None
-        cam, pose, v = ev.view.camera, ev.view.pose, ev.view
+        cam, pose = ev.view.camera, ev.view.pose
         ex, ey, _ = self._eyes[view]
-        faces = []
-        for a, b, (nx, ny) in _FACES:
-            # The face's normal (one axis, outward) against the way to the camera from its
-            # middle: the sign of the one term the dot product has.
-            if (nx * (ex - (x + (a[0] + b[0]) / 2) * STUD_MM)
-                    + ny * (ey - (y + (a[1] + b[1]) / 2) * STUD_MM)) > 0:
-                faces.append((a, b))
+        faces = []  # (place's index, face's two bottom corners, the place)
+        for k, (x, y, z) in enumerate(places):
+            for a, b, (nx, ny) in _FACES:
+                # The face's normal (one axis, outward) against the way to the camera from
+                # its middle: the sign of the one term the dot product has.
+                if (nx * (ex - (x + (a[0] + b[0]) / 2) * STUD_MM)
+                        + ny * (ey - (y + (a[1] + b[1]) / 2) * STUD_MM)) > 0:
+                    faces.append((k, a, b, x, y, z * BRICK_MM))
+        best = [0.0] * len(places)
         if not faces:
-            return 0.0
-        base = z * BRICK_MM
+            return best
         ends = np.array([[[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
                           [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]]
-                         for a, b in faces])
+                         for _, a, b, x, y, base in faces])
         corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 4, 2)
+        finite = np.isfinite(corners).all(axis=(1, 2)).tolist()
         # Each face the camera sees well enough: its heights and its samples' points.
-        sampled = []
-        for (a, b), px in zip(faces, corners, strict=True):
-            if not np.isfinite(px).all():
+        sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
+        for (k, a, b, x, y, base), px, ok in zip(faces, corners, finite, strict=True):
+            if not ok:
                 continue
             # np.linalg.norm's own sums for a vector (the same floats), without its checks.
             d = px[1] - px[0]
@@ -146,45 +167,65 @@ class SeamLines:
             points[..., 0] = fx
             points[..., 1] = fy
             points[..., 2] = base + heights[:, None]
-            sampled.append((heights, per_mm, points.reshape(-1, 3)))
-        if not sampled:
-            return 0.0
-        points = np.concatenate([s[2] for s in sampled])
-        image = project(cam, pose, points).astype(np.float32)
+            sampled.append((k, heights, per_mm, points.reshape(-1, 3)))
+        # A few thousand points at a time, not the whole round's faces at once: numpy's
+        # matrix product (OpenBLAS) turns to several threads past some 100 000 rows,
+        # which on a loaded machine costs up to a hundredfold a row, and the elementwise
+        # steps run faster on arrays that stay in the cache.
+        group: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
+        size = 0
+        for face in sampled:
+            group.append(face)
+            size += len(face[3])
+            if size >= GROUP_POINTS or face is sampled[-1]:
+                self._read_faces(view, group, best)
+                group, size = [], 0
+        return best
+
+    def _read_faces(self, view: int,
+                    sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]],
+                    best: list[float]) -> None:
+        """Raises each place's ``best`` dip to its faces' in ``sampled`` (the place's
+        index, the face's heights, pixels a millimetre and samples' points), the faces'
+        samples projected together."""
+        ev = self.evidence[view]
+        v = ev.view
+        points = np.concatenate([s[3] for s in sampled])
+        image = project(v.camera, v.pose, points).astype(np.float32)
         region = np.round(v.to_region(image.astype(np.float64))).astype(np.int64)
         h, w = v.shape
         inside = ((region[:, 0] >= 0) & (region[:, 0] < w) & (region[:, 1] >= 0)
                   & (region[:, 1] < h))
         flat = np.where(inside, region[:, 1] * w + region[:, 0], 0)
         changed = (ev.weight[flat] > 0) & inside
-        best = 0.0
-        at = 0
-        for heights, per_mm, pts in sampled:
-            n = len(pts)
-            part = slice(at, at + n)
-            at += n
+        # A face is new where enough of its samples lie on pixels that changed: a stack's
+        # face is new, and a place where none stands shows whatever is there (old bricks'
+        # own seams, the board's rows of studs). The counts of all faces at once: two
+        # faces in three stop there.
+        starts = np.cumsum([0] + [len(s[3]) for s in sampled[:-1]])
+        counts = np.add.reduceat(inside.astype(np.int64), starts).tolist()
+        news = np.add.reduceat(changed.astype(np.int64), starts).tolist()
+        for (k, heights, per_mm, pts), at, count, new in zip(sampled, starts.tolist(), counts,
+                                                             news, strict=True):
+            if not count or new / count < NEW_SHARE:
+                continue
+            part = slice(at, at + len(pts))
             profile = self._profile(view, pts, image[part], region[part], inside[part],
-                                    changed[part], len(heights))
+                                    len(heights))
             if profile is not None:
-                best = max(best, joint_dip(profile, heights, per_mm))
-        return best
+                best[k] = max(best[k], joint_dip(profile, heights, per_mm))
 
     def _profile(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
                  region: NDArray[np.int64], inside: NDArray[np.bool_],
-                 changed: NDArray[np.bool_], rows: int) -> NDArray[np.float32] | None:
+                 rows: int) -> NDArray[np.float32] | None:
         """One face's median brightness up its height, from its samples (``rows`` of
-        :data:`LINES`; their points, their pixels in the frame and in the region, which
-        lie in the region and which on pixels that changed); None when it is mostly
-        hidden or not new.
+        :data:`LINES`; their points, their pixels in the frame and in the region, and
+        which lie in the region), for a face new enough (:meth:`_dips` asks that
+        first); None when it is mostly hidden.
 
-        A face is new where enough of its samples lie on pixels that changed: a stack's
-        face is new, and a place where none stands shows whatever is there (old bricks'
-        own seams, the board's rows of studs). A sample is hidden where the palace before
-        the turn is nearer than :data:`HIDDEN_MM` in front of it, or off the region (a
-        face at the frame's edge): nothing is known of it there."""
-        count = int(np.count_nonzero(inside))
-        if not count or int(np.count_nonzero(changed)) / count < NEW_SHARE:
-            return None
+        A sample is hidden where the palace before the turn is nearer than
+        :data:`HIDDEN_MM` in front of it, or off the region (a face at the frame's edge):
+        nothing is known of it there."""
         v = self.evidence[view].view
         col, row = region[inside, 0], region[inside, 1]
         # np.linalg.norm's own sums along a row (the same floats), without its checks.
