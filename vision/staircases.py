@@ -60,16 +60,19 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
 
 
 def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> list[Piece]:
-    """The arches a proposal may end on: each arch of the readings and each of
-    ``alike`` (:func:`look_alikes`), and each arch one step up from one's end knob (the
-    highest step is often the one read as something else)."""
+    """The arches a proposal may end on: each arch of the readings, the same arch a
+    level up, each of ``alike`` (:func:`look_alikes`), and each arch one step up from
+    one's end knob (the highest step is often the one read as something else). A final
+    arch on a first step the palace hides is often read on the ground under its own
+    cells: the step's pixels then pass for other pieces'."""
     seen: dict[tuple[object, ...], Piece] = {}
     for reading in readings:
         for piece in reading:
             if piece.kind is not Kind.ARCH:
                 continue
-            arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z, axis=piece.axis)
-            seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
+            for lift in (0, 1):
+                arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z + lift, axis=piece.axis)
+                seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
     for arch in alike:
         seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
     out = list(seen.values())
