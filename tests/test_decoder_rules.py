@@ -98,6 +98,39 @@ def test_a_decoration_its_pixels_deny_is_not_put_on(staircases) -> None:
         assert not any(p.kind is Kind.DECORATION for p in read)
 
 
+def test_a_round_decoration_is_drawn_round(staircases) -> None:
+    """The gold decoration is a round 1x1 piece: its outline lies inside its cell's box
+    and leaves the box's corners (a tenth to a quarter of its pixels) to what stands
+    behind."""
+    before, added = staircases[0]
+    view = decoder_for(before, added, [])[0].evidence[0].view
+    for deco in (Piece(Kind.DECORATION, x, y, z, color="gold")
+                 for x, y, z in ((4, 4, 0), (16, 20, 2), (27, 9, 5))):
+        box = view.piece_pixels(deco.moved(kind=Kind.BRICK, color=""))
+        body = view.piece_pixels(deco)
+        assert len(body) and np.isin(body, box).all()
+        assert 0.65 < len(body) / len(box) < 0.95
+
+
+def test_a_round_decoration_s_box_corners_do_not_deny_it(staircases) -> None:
+    """Where a gold decoration's own outline says nothing (hidden, or faint) and the
+    corners of its cell's box show plainly what stands behind it, the rules' decoration
+    is still put on: those corners are not the piece's."""
+    for before, added in staircases:
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        gold = [p.moved(color="gold") if p is deco else p for p in added]
+        decoder, hot = decoder_for(before, gold, [gold[added.index(deco)]])
+        ev = decoder.evidence[0]
+        others = np.concatenate([ev.view.piece_pixels(p) for p in gold if p.kind
+                                 is not Kind.DECORATION])
+        box = ev.view.piece_pixels(deco.moved(kind=Kind.BRICK, color=""))
+        corners = np.setdiff1d(box, np.union1d(ev.view.piece_pixels(gold[added.index(deco)]),
+                                               others))
+        assert len(corners)
+        ev.weight[corners] = -4.0
+        assert keys(decoder.run(hot)) == keys(added)
+
+
 def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
     for before, added in staircases:
         arches = sorted((p for p in added if p.kind is Kind.ARCH), key=lambda p: p.z)

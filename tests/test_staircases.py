@@ -99,3 +99,21 @@ def test_a_final_arch_read_a_level_low_and_a_stud_near_still_ends_a_proposal(
                                           in proposals(before, [[low]], alike)
                                           for way in starts}
     assert tried
+
+
+def test_a_final_arch_read_a_level_low_on_its_own_cells_still_ends_a_proposal(
+        staircases) -> None:
+    """The greedy search read the final arch on the very cells it spans, a level lower
+    (where the step under it is hidden and that step's pixels pass for other pieces'):
+    the same arch a level up is a final arch too, so the true staircase is proposed."""
+    tried = 0
+    for before, added in staircases:
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
+                     and (deco.x, deco.y) in p.knobs())
+        if final.z == 0:
+            continue
+        tried += 1
+        low = final.moved(z=final.z - 1, id="")
+        assert tuple(keys(added)) in proposed(before, [[low]])
+    assert tried

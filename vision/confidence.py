@@ -139,10 +139,10 @@ def _cell_key(piece: Piece) -> tuple[object, ...]:
 
 
 def _outline(piece: Piece) -> Piece:
-    """The piece as the decoder scores it: a round decoration has a brick's outline."""
-    if piece.kind is Kind.DECORATION:
-        return piece.moved(kind=Kind.BRICK, color="") if piece.color == "gold" else (
-            piece.moved(color=PLANT))
+    """The piece as the decoder scores it: a decoration as a round one or a plant
+    (which green it is, the outline cannot tell)."""
+    if piece.kind is Kind.DECORATION and piece.color != DecorationColor.GOLD.value:
+        return piece.moved(color=PLANT)
     return piece
 
 
@@ -152,10 +152,10 @@ def _named(alt: Piece, piece: Piece) -> Piece:
     if piece.kind is not Kind.DECORATION:
         return alt
     if alt.kind is Kind.DECORATION:
+        if alt.color == DecorationColor.GOLD.value:
+            return alt
         green = piece.color if piece.color != DecorationColor.GOLD.value else PLANT
         return alt.moved(color=green)
-    if alt.kind is Kind.BRICK:
-        return alt.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     return alt.moved(kind=piece.kind, color=piece.color)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from rules.palace import Palace
-from rules.pieces import Axis, Kind, Piece
+from rules.pieces import Axis, DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stack_swap, supports
 from vision.corners import corner_swapped
 
@@ -33,6 +33,8 @@ under it taken out and everything above it a level lower (:func:`_level_out`). O
 eleven development sets (games 6000 to 16000 on) it flags 4 more of 241 wrong pieces
 (one staircase top read a level too high) and no right one; taking out any level, not
 only one of bricks, flagged 4 right ones too."""
+DECORATION_OUTLINES = (DecorationColor.GOLD.value, PLANT)
+"""The two outlines a decoration is weighed in: the round gold one and a plant's."""
 CORNER_RIVALS = True
 """Whether two steps that turn a corner, and a stack holding up the corner, are weighed
 against the same two steps round the square's other corner
@@ -101,8 +103,8 @@ def _decoration_rivals(pieces: Sequence[Piece], i: int) -> Iterator[Piece]:
         knobs = arch.knobs()
         if (piece.x, piece.y) in knobs:
             x, y = knobs[1] if (piece.x, piece.y) == knobs[0] else knobs[0]
-            yield Piece(Kind.BRICK, x, y, piece.z)
-            yield Piece(Kind.DECORATION, x, y, piece.z, color=PLANT)
+            for colour in DECORATION_OUTLINES:
+                yield Piece(Kind.DECORATION, x, y, piece.z, color=colour)
 
 
 def _crowned_arch(pieces: Sequence[Piece], crown: Piece) -> Piece | None:
@@ -127,7 +129,6 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
     arch = _crowned_arch(pieces, crown)
     if i != end and pieces[i] is not arch:
         return
-    outlines = (Kind.BRICK, ""), (Kind.DECORATION, PLANT)
     # The reading without its last step (the arch and the decoration on it).
     rest = [p for p in pieces if p is not crown and p is not arch]
     if arch is not None and not any(p.z == arch.top and p is not crown
@@ -135,8 +136,8 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                                     for p in pieces):
         for x, y in arch.legs():
             if (x, y) != (crown.x, crown.y):
-                for kind, colour in outlines:
-                    alt = Piece(kind, x, y, arch.z, color=colour)
+                for colour in DECORATION_OUTLINES:
+                    alt = Piece(Kind.DECORATION, x, y, arch.z, color=colour)
                     yield [*rest, alt], alt
     if SHIFT_RIVALS and arch is not None:
         # The last arch and its decoration a stud over together: neither moves alone.
@@ -162,8 +163,8 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
         # The far leg on an open knob, or on a stack the reading left out (bricks and
         # columns the far half of the arch hid, or that the palace hides).
         for way in supports(built[0], fx, fy, z, 0):
-            for kind, colour in outlines:
-                alt = Piece(kind, fx, fy, z + 1, color=colour)
+            for colour in DECORATION_OUTLINES:
+                alt = Piece(Kind.DECORATION, fx, fy, z + 1, color=colour)
                 yield [*uncrowned, *way, step, alt], alt
 
 
@@ -195,8 +196,7 @@ def _level_out(shape: Sequence[Piece], i: int, end: int | None
     out). A staircase's top read a level too high on bricks under its arch's legs has
     no other rival: every piece of it holds up another, so none can be left out or
     moved alone. A level with an arch or a decoration in it is the staircase's own
-    (``end``: where a legal reading's decoration is, whose gold one has a brick's
-    outline in ``shape``)."""
+    (``end``: where a legal reading's decoration is)."""
     piece = shape[i]
     for level in range(1, piece.z + 1):
         if any(p.kind is Kind.COLUMN and p.z < level < p.top for p in shape):
