@@ -60,19 +60,21 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
 
 
 def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> list[Piece]:
-    """The arches a proposal may end on: each arch of the readings, the same arch a
-    level up, each of ``alike`` (:func:`look_alikes`), and each arch one step up from
-    one's end knob (the highest step is often the one read as something else). A final
-    arch on a first step the palace hides is often read on the ground under its own
-    cells: the step's pixels then pass for other pieces'."""
+    """The arches a proposal may end on: each arch of the readings and each of
+    ``alike`` (:func:`look_alikes`), each arch one step up from one's end knob (the
+    highest step is often the one read as something else), and each read arch a level
+    up (a final arch on a first step the palace hides is often read on the ground under
+    its own cells, the step's pixels passing for other pieces'; no step up is hung from
+    it, which would double the proposals for a rare case)."""
     seen: dict[tuple[object, ...], Piece] = {}
+    read: list[Piece] = []
     for reading in readings:
         for piece in reading:
             if piece.kind is not Kind.ARCH:
                 continue
-            for lift in (0, 1):
-                arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z + lift, axis=piece.axis)
-                seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
+            arch = Piece(Kind.ARCH, piece.x, piece.y, piece.z, axis=piece.axis)
+            seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
+            read.append(arch)
     for arch in alike:
         seen.setdefault((arch.x, arch.y, arch.z, arch.axis), arch)
     out = list(seen.values())
@@ -87,6 +89,11 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> 
                     if key not in seen:
                         seen[key] = up
                         out.append(up)
+    for arch in read:
+        key = (arch.x, arch.y, arch.z + 1, arch.axis)
+        if key not in seen:
+            seen[key] = arch.moved(z=arch.z + 1)
+            out.append(seen[key])
     return out
 
 
