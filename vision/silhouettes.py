@@ -42,8 +42,8 @@ knob)."""
 FULL, ROOF, STUDDED = 0, 1, 3
 ROUND = 5
 """The box key of a round 1x1 piece: the gold decoration (part 3062b), a cylinder the
-cell's width with a stud on top. Drawn as the cell's box, its four corners (about a
-fifth of the outline) claim what stands behind it, which no new piece covers: on the
+cell's width with a stud on top. Drawn as the cell's box, its four corners (a tenth to
+a quarter of the outline) claim what stands behind it, which no new piece covers: on the
 development turns those corner pixels' evidence averaged 0.14 against 0.63 inside the
 round body, and in some turns fell below zero enough that the rules' decoration was
 refused where the player had put it."""
