@@ -128,10 +128,10 @@ def test_a_level_hidden_leaves_the_levels_seen_to_tell_a_column_from_bricks() ->
     seen in different colours, still say three bricks, and in one colour say nothing."""
     ev = evidence()
     ev.colour = np.zeros((len(ev.weight), 3), np.float32)
-    scorer = Scorer([ev])
     column = Piece(Kind.COLUMN, 12, 12, 0)
     for upper, steps in (((30.0, 100.0, 500.0), 1.0), ((100.0, 100.0, 580.0), 1.0),
                          ((100.0, 100.0, 500.0), 0.0)):
+        scorer = Scorer([ev])  # a turn's scorer keeps each column's answer
         seen = {0: None, 1: np.array([100.0, 100.0, 500.0], np.float32),
                 2: np.array(upper, np.float32)}
         scorer.colours._colour_of = lambda view, x, y, level, seen=seen: seen[level]
