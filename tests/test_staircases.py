@@ -117,3 +117,32 @@ def test_a_final_arch_read_a_level_low_on_its_own_cells_still_ends_a_proposal(
         low = final.moved(z=final.z - 1, id="")
         assert tuple(keys(added)) in proposed(before, [[low]])
     assert tried
+
+
+def test_the_cap_on_proposals_keeps_the_final_arches_the_picture_shows_best(
+        staircases, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the arches read make more proposals than the cap allows, those under the
+    arches the picture shows best are made: the true final arch, listed after four
+    arches the picture shows nothing of, is still weighed."""
+    from vision import staircases as search
+    from vision.decode import LEGAL_BONUS
+    from vision.rulings import CROWN_TOLERANCE
+
+    before, added = staircases[0]
+    deco = next(p for p in added if p.kind is Kind.DECORATION)
+    final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
+                 and (deco.x, deco.y) in p.knobs())
+    taken = {c for p in [*before.pieces, *added] for c in p.footprint()}
+    decoys = [Piece(Kind.ARCH, x, y, 0, axis=Axis.X) for y in range(3, 29, 2)
+              for x in range(3, 26, 5)
+              if not taken & set(Piece(Kind.ARCH, x, y, 0, axis=Axis.X).footprint())][:4]
+    assert len(decoys) == 4
+    readings = [[*decoys, final]]
+    cap = sum(len(starts) for top, starts in proposals(before, readings)
+              if any(p.kind is Kind.ARCH and p in decoys for p in top))
+    assert cap
+    monkeypatch.setattr(search, "MAX_PROPOSALS", cap)
+    assert tuple(keys(added)) not in proposed(before, readings)  # as listed: cut off
+    decoder, _ = decoder_for(before, added, [])
+    found = search.best_staircases(decoder, readings, -1e9, LEGAL_BONUS, CROWN_TOLERANCE)
+    assert found and keys(found[0][1]) == keys(added)
