@@ -136,4 +136,10 @@ def bricks_shown(colours: LevelColours, seams: SeamLines, column: Piece) -> floa
     pieces already favour. Colours already sure say all a seam could, and the seams'
     look is the dearer, so it is not asked for then."""
     steps = colours.steps(column)
-    return steps if steps >= 1.0 else max(steps, seams.seen(column))
+    return max(steps, seams.seen(column)) if seams_needed(colours, column) else steps
+
+
+def seams_needed(colours: LevelColours, column: Piece) -> bool:
+    """Whether :func:`bricks_shown` asks a column's seams: not where its levels' colours
+    already say three bricks surely."""
+    return colours.steps(column) < 1.0

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, Voxel
-from vision.colours import LevelColours, bricks_shown
+from vision.colours import LevelColours, bricks_shown, seams_needed
 from vision.evidence import Evidence
 from vision.seams import SeamLines
 from vision.silhouettes import LEAVES, Box, piece_voxels
@@ -283,7 +283,7 @@ class Scorer:
         which would look at its place alone (:func:`vision.colours.bricks_shown`)."""
         self.seams.look([(c.piece.x, c.piece.y, c.piece.z) for c in cands
                          if c._price is None and c.piece.kind is Kind.COLUMN
-                         and self.colours.steps(c.piece) < 1.0])
+                         and seams_needed(self.colours, c.piece)])
 
     # -- scores against the masks ------------------------------------------------------
     def sync(self, masks: Masks) -> None:
