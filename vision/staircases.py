@@ -183,7 +183,10 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     # The weights' parts, split once: the same numbers, piece by piece, as splitting
     # each piece's own.
     signs = [(np.maximum(ev.weight, 0), np.minimum(ev.weight, 0)) for ev in scorer.evidence]
-    found = list(proposals(judge.before, readings, alike, _shown_first(scorer, signs)))
+    by_key: dict[PieceKey, tuple[float, float]] = {}
+    """Each piece's positive and negative evidence (:func:`_signed`), by its key."""
+    found = list(proposals(judge.before, readings, alike,
+                           _shown_first(scorer, signs, by_key)))
     if not found:
         return []
     lists = {id(starts): starts for _, starts in found}
@@ -193,14 +196,8 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
         starts.pieces(distinct, seen)
     distinct.update((id(p), p) for top, _ in found for p in top)
     scorer.prepare(list(distinct.values()))
-    by_key: dict[PieceKey, tuple[float, float]] = {}
-    signed: dict[int, tuple[float, float]] = {}
-    for key, p in distinct.items():
-        cand = scorer.candidate(p)
-        hit = by_key.get(cand.key)
-        if hit is None:
-            hit = by_key[cand.key] = _signed(scorer, cand, signs)
-        signed[key] = hit
+    signed = {key: _signed_kept(scorer, scorer.candidate(p), signs, by_key)
+              for key, p in distinct.items()}
     # Each way up to the ground, with the most its pieces can add, best first.
     ranked: dict[int, tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]] = {}
     for key, starts in lists.items():
@@ -314,18 +311,30 @@ def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     return size > 0 and evidence < -tolerance * size
 
 
-def _shown_first(scorer: Scorer, signs: Signs) -> Callable[[list[Piece]], list[Piece]]:
+def _shown_first(scorer: Scorer, signs: Signs, by_key: dict[PieceKey, tuple[float, float]]
+                 ) -> Callable[[list[Piece]], list[Piece]]:
     """Final arches in the order of their own evidence less their price, best first
     (ties as listed): where the readings' arches and their look-alikes make more
     proposals than :data:`MAX_PROPOSALS`, those under the arches the picture shows best
     are made (game 21000 turn 86: 74 final arches, the true one 27th, and the cap
-    reached before it)."""
+    reached before it). The arches' evidence is kept in ``by_key`` for the proposals'
+    bounds."""
     def order(arches: list[Piece]) -> list[Piece]:
         scorer.prepare(arches)
-        shown = [sum(_signed(scorer, scorer.candidate(a), signs)) for a in arches]
+        shown = [sum(_signed_kept(scorer, scorer.candidate(a), signs, by_key))
+                 for a in arches]
         ranked = sorted(range(len(arches)), key=lambda k: -shown[k])
         return [arches[k] for k in ranked]
     return order
+
+
+def _signed_kept(scorer: Scorer, cand: Candidate, signs: Signs,
+                 by_key: dict[PieceKey, tuple[float, float]]) -> tuple[float, float]:
+    """:func:`_signed`, worked out once a piece key and kept in ``by_key``."""
+    hit = by_key.get(cand.key)
+    if hit is None:
+        hit = by_key[cand.key] = _signed(scorer, cand, signs)
+    return hit
 
 
 def _signed(scorer: Scorer, cand: Candidate, signs: Signs) -> tuple[float, float]:
