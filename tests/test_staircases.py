@@ -9,7 +9,10 @@ import pytest
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
 from tests.test_decoder_rules import decoder_for, keys, turns_with
+from vision import staircases as search
 from vision.candidates import built_on, stacks_under
+from vision.decode import LEGAL_BONUS
+from vision.rulings import CROWN_TOLERANCE
 from vision.staircases import STEPS_DOWN, look_alikes, proposals
 
 
@@ -124,10 +127,6 @@ def test_the_cap_on_proposals_keeps_the_final_arches_the_picture_shows_best(
     """Where the arches read make more proposals than the cap allows, those under the
     arches the picture shows best are made: the true final arch, listed after four
     arches the picture shows nothing of, is still weighed."""
-    from vision import staircases as search
-    from vision.decode import LEGAL_BONUS
-    from vision.rulings import CROWN_TOLERANCE
-
     before, added = staircases[0]
     deco = next(p for p in added if p.kind is Kind.DECORATION)
     final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
