@@ -131,6 +131,30 @@ def test_a_round_decoration_s_box_corners_do_not_deny_it(staircases) -> None:
         assert keys(decoder.run(hot)) == keys(added)
 
 
+def test_a_decoration_s_rim_does_not_deny_it(staircases) -> None:
+    """Where the staircase's pieces cover all of its decoration but a rim, pixels whose
+    evidence mixes the piece with what stands behind it, that rim denying it plainly does
+    not keep the rules' decoration off (game 21000 turn 195: 5 rim pixels at -0.51, the
+    whole outline at 0.62)."""
+    for before, added in staircases:
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        decoder, hot = decoder_for(before, added, [deco])
+        ev = decoder.evidence[0]
+        outline = ev.view.piece_pixels(deco)
+        others = np.concatenate([ev.view.piece_pixels(p) for p in added if p is not deco])
+        shown = np.setdiff1d(outline, others)
+        width = ev.view.shape[1]
+        rim = shown[~np.all([np.isin(shown + step, outline)
+                             for step in (1, -1, width, -width)], axis=0)]
+        assert len(rim)
+        # The rest of the decoration's pixels say nothing; its rim denies it plainly.
+        ev.weight[np.setdiff1d(shown, rim)] = UNSEEN
+        ev.weight[rim] = -4.0
+        read = decoder.run(hot)
+        assert keys(read) == keys(added)
+        assert is_legal_turn(before, read)
+
+
 def test_a_hidden_lower_step_is_rebuilt_by_the_rules(staircases) -> None:
     for before, added in staircases:
         arches = sorted((p for p in added if p.kind is Kind.ARCH), key=lambda p: p.z)

@@ -30,6 +30,7 @@ from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
 from vision.refine import refine
+from vision.rulings import off_rim
 from vision.scoring import Candidate, PieceKey, Scorer, array_sum, piece_key
 from vision.stair_bounds import CloserBound, Signs
 from vision.stair_ways import LegWays, SearchMemo, far_ways, pieces_bound, span_free, start_ways
@@ -297,7 +298,8 @@ def _alike(scorer: Scorer, one: Piece, other: Piece, mark: NDArray[np.bool_]) ->
 
 def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
     """Whether the decoration ending ``top`` is denied by its pixels that the rest of
-    ``top`` does not cover (as :func:`vision.rulings.crown` asks): a legal
+    ``top`` does not cover, off its rim (:func:`vision.rulings.off_rim`; as
+    :func:`vision.rulings.crown` asks): a legal
     staircase's bonus would otherwise put one on where the picture shows nothing new."""
     cand = scorer.candidate(top[-1])
     others = [scorer.candidate(p) for p in top[:-1]]
@@ -306,6 +308,7 @@ def _denied(scorer: Scorer, top: Sequence[Piece], tolerance: float) -> bool:
         px = cand.pixels[i]
         if others:
             px = scorer.outside(px, [c.pixels[i] for c in others])
+        px = off_rim(cand.pixels[i], px, ev.view.shape[1])
         size += len(px)
         evidence += float(ev.weight[px].sum())
     return size > 0 and evidence < -tolerance * size
