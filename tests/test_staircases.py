@@ -145,3 +145,27 @@ def test_the_cap_on_proposals_keeps_the_final_arches_the_picture_shows_best(
     decoder, _ = decoder_for(before, added, [])
     found = search.best_staircases(decoder, readings, -1e9, LEGAL_BONUS, CROWN_TOLERANCE)
     assert found and keys(found[0][1]) == keys(added)
+
+
+def test_a_final_arch_no_reading_holds_ends_a_proposal_where_the_picture_shows_it(
+        staircases) -> None:
+    """No greedy reading holds an arch near the true final one (only a brick elsewhere
+    was read): the arches the picture shows best on the changed voxels are final arches
+    too (:data:`vision.staircases.SHOWN_ARCHES`), so the true staircase is still
+    weighed, and judges best."""
+    for before, added in staircases:
+        decoder, hot = decoder_for(before, added, [])
+        decoder.run(hot)
+        deco = next(p for p in added if p.kind is Kind.DECORATION)
+        final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
+                     and (deco.x, deco.y) in p.knobs())
+        shown = decoder.shown_arches(search.SHOWN_ARCHES)
+        assert any(keys([a]) == keys([final]) for a in shown)
+        taken = {c for p in [*before.pieces, *added] for c in p.footprint()}
+        stray = next(Piece(Kind.BRICK, x, y, 0) for x in range(2, 30) for y in range(2, 30)
+                     if (x, y) not in taken and before.is_open_knob(x, y, 0))
+        readings = [[stray]]
+        assert tuple(keys(added)) not in proposed(before, readings)
+        found = search.best_staircases(decoder, readings, -1e9, LEGAL_BONUS,
+                                       CROWN_TOLERANCE, shown)
+        assert found and keys(found[0][1]) == keys(added)

@@ -302,6 +302,15 @@ class Decoder:
         other.masks = [np.zeros_like(m) for m in self.masks]
         return other
 
+    def shown_arches(self, n: int) -> list[Piece]:
+        """The ``n`` arches on the changed voxels whose own evidence less their price is
+        best (ties in the voxels' order): final arches for the staircase search where
+        the greedy readings put none near the true one."""
+        arches = {c.key: c.piece for shapes in self._shapes.values() for c in shapes
+                  if c.piece.kind is Kind.ARCH}
+        ranked = sorted(arches.values(), key=lambda a: -self.scorer.whole([a]))
+        return ranked[:n]
+
     def run(self, hot: set[Voxel]) -> list[Piece]:
         """Grows a reading from each of the ``STARTS`` best first moves and keeps the
         one that scores best: the first move is where one view misleads most (a piece a

@@ -52,6 +52,13 @@ on. A first step on the ground below the steps down multiplies the ways under a 
 arch (one turn's first 80 tops made the 20 000 once allowed, and its true final arch came
 later); most are never scored, being bounded below the best."""
 
+SHOWN_ARCHES = 10
+"""Arches on the changed voxels, those whose own evidence less their price is best,
+taken as final arches besides the read ones (:meth:`Searcher.shown_arches`): where the
+greedy readings put no arch near the true final one (game 21000 turn 59: read three
+levels low and three studs near, the true arch 7th of 391 by its own evidence), no
+proposal hangs from it."""
+
 S = TypeVar("S", bound="Searcher")
 
 
@@ -60,13 +67,15 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
             Piece(Kind.DECORATION, x, y, z, color=DecorationColor.GOLD.value))
 
 
-def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> list[Piece]:
+def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = (),
+           shown: Sequence[Piece] = ()) -> list[Piece]:
     """The arches a proposal may end on: each arch of the readings and each of
     ``alike`` (:func:`look_alikes`), each arch one step up from one's end knob (the
-    highest step is often the one read as something else), and each read arch a level
+    highest step is often the one read as something else), each read arch a level
     up (a final arch on a first step the palace hides is often read on the ground under
     its own cells, the step's pixels passing for other pieces'; no step up is hung from
-    it, which would double the proposals for a rare case)."""
+    it, which would double the proposals for a rare case), and each of ``shown`` (the
+    arches the picture shows best, :data:`SHOWN_ARCHES`; no step up either)."""
     seen: dict[tuple[object, ...], Piece] = {}
     read: list[Piece] = []
     for reading in readings:
@@ -95,12 +104,17 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> 
         if key not in seen:
             seen[key] = arch.moved(z=arch.z + 1)
             out.append(seen[key])
+    for arch in shown:
+        key = (arch.x, arch.y, arch.z, arch.axis)
+        if key not in seen:
+            seen[key] = Piece(Kind.ARCH, arch.x, arch.y, arch.z, axis=arch.axis)
+            out.append(seen[key])
     return out
 
 
 def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = (),
-              order: Callable[[list[Piece]], list[Piece]] | None = None
-              ) -> Iterator[tuple[list[Piece], LegWays]]:
+              order: Callable[[list[Piece]], list[Piece]] | None = None,
+              shown: Sequence[Piece] = ()) -> Iterator[tuple[list[Piece], LegWays]]:
     """Whole staircases ending on the readings' arches or one step above them, as their
     tops (the far leg's stack, the final arch and its decoration, in both colours'
     outlines) with the ways to hold the final arch's start leg up to the ground; each
@@ -109,7 +123,7 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequen
     proposals are made, up to :data:`MAX_PROPOSALS`."""
     made = 0
     known = SearchMemo(palace)
-    tops = finals(readings, alike)
+    tops = finals(readings, alike, shown)
     for final in order(tops) if order is not None else tops:
         if not span_free(palace, final):
             continue
@@ -148,6 +162,8 @@ class Searcher(Judge, Protocol):
 
     def fork(self) -> Searcher: ...
 
+    def shown_arches(self, n: int) -> list[Piece]: ...
+
     def take(self, pieces: Sequence[Piece]) -> bool: ...
 
 
@@ -157,7 +173,7 @@ def weigh_staircases(decoder: S, best: tuple[float, S], bonus: float, tolerance:
     where that judges better (taken, then edited by :func:`vision.refine.refine`); the
     proposals that beat the readings join them, the winner and ``RIVALS`` runners-up."""
     found = best_staircases(decoder, [r for _, r in decoder.readings], best[0], bonus,
-                            tolerance)
+                            tolerance, decoder.shown_arches(SHOWN_ARCHES))
     trial = decoder.fork()
     if not found or not trial.take(found[0][1]):
         return best
@@ -168,7 +184,8 @@ def weigh_staircases(decoder: S, best: tuple[float, S], bonus: float, tolerance:
 
 
 def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: float,
-                    bonus: float, tolerance: float) -> list[tuple[float, list[Piece]]]:
+                    bonus: float, tolerance: float, shown: Sequence[Piece] = ()
+                    ) -> list[tuple[float, list[Piece]]]:
     """The proposals that judge better than ``floor`` and stand, best first: the first
     is the best of all, those after it the ones it beat, each best when it was found
     (rivals whose closeness says which pieces the evidence did not decide). A proposal
@@ -177,7 +194,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     top's own score, its lower pieces' positive evidence and ``bonus``; proposals are
     scored from the highest bound down until no bound left can beat the best, each
     first against a closer bound (:class:`vision.stair_bounds.CloserBound`), which rules
-    out only what its score would."""
+    out only what its score would. ``shown``: more final arches (:func:`finals`)."""
     scorer = judge.scorer
     readings = [list(r) for r in readings]
     alike = look_alikes(scorer, readings)
@@ -187,7 +204,7 @@ def best_staircases(judge: Judge, readings: Iterable[Sequence[Piece]], floor: fl
     by_key: dict[PieceKey, tuple[float, float]] = {}
     """Each piece's positive and negative evidence (:func:`_signed`), by its key."""
     found = list(proposals(judge.before, readings, alike,
-                           _shown_first(scorer, signs, by_key)))
+                           _shown_first(scorer, signs, by_key), shown))
     if not found:
         return []
     lists = {id(starts): starts for _, starts in found}
