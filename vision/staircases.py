@@ -67,15 +67,13 @@ def _decorations(x: int, y: int, z: int) -> tuple[Piece, Piece]:
             Piece(Kind.DECORATION, x, y, z, color=DecorationColor.GOLD.value))
 
 
-def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = (),
-           shown: Sequence[Piece] = ()) -> list[Piece]:
+def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> list[Piece]:
     """The arches a proposal may end on: each arch of the readings and each of
     ``alike`` (:func:`look_alikes`), each arch one step up from one's end knob (the
     highest step is often the one read as something else), each read arch a level
     up (a final arch on a first step the palace hides is often read on the ground under
     its own cells, the step's pixels passing for other pieces'; no step up is hung from
-    it, which would double the proposals for a rare case), and each of ``shown`` (the
-    arches the picture shows best, :data:`SHOWN_ARCHES`; no step up either)."""
+    it, which would double the proposals for a rare case)."""
     seen: dict[tuple[object, ...], Piece] = {}
     read: list[Piece] = []
     for reading in readings:
@@ -104,11 +102,6 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = (),
         if key not in seen:
             seen[key] = arch.moved(z=arch.z + 1)
             out.append(seen[key])
-    for arch in shown:
-        key = (arch.x, arch.y, arch.z, arch.axis)
-        if key not in seen:
-            seen[key] = Piece(Kind.ARCH, arch.x, arch.y, arch.z, axis=arch.axis)
-            out.append(seen[key])
     return out
 
 
@@ -120,11 +113,20 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequen
     outlines) with the ways to hold the final arch's start leg up to the ground; each
     piece physically plausible on the palace before the turn (whether they all stand
     together is asked of the winner). ``order`` puts the final arches in the order their
-    proposals are made, up to :data:`MAX_PROPOSALS`."""
+    proposals are made, up to :data:`MAX_PROPOSALS`; the arches ``shown`` best
+    (:data:`SHOWN_ARCHES`) end proposals too, after all the others (no step up is hung
+    from them)."""
     made = 0
     known = SearchMemo(palace)
-    tops = finals(readings, alike, shown)
-    for final in order(tops) if order is not None else tops:
+    tops = finals(readings, alike)
+    # The arches shown best come after all the others, so that where the others reach
+    # the cap they make the same proposals as without them.
+    listed = {(a.x, a.y, a.z, a.axis) for a in tops}
+    more = [Piece(Kind.ARCH, a.x, a.y, a.z, axis=a.axis) for a in shown
+            if (a.x, a.y, a.z, a.axis) not in listed]
+    if order is not None:
+        tops, more = order(tops), order(more)
+    for final in [*tops, *more]:
         if not span_free(palace, final):
             continue
         knobs, legs = final.knobs(), final.legs()
