@@ -39,10 +39,13 @@ def off_rim(outline: Pixels, shown: Pixels, width: int) -> Pixels:
     -0.18)."""
     if not len(shown):
         return shown
+    # Looked up in the sorted outline: a decoration's few hundred pixels, asked of every
+    # proposal's top, where ``np.isin`` costs fifteen times as much.
+    ordered = np.sort(outline)
+    neighbours = shown[None, :] + np.array([1, -1, width, -width], np.intp)[:, None]
+    at = np.minimum(np.searchsorted(ordered, neighbours), len(ordered) - 1)
     column = shown % width
-    inner = (column > 0) & (column < width - 1)
-    for step in (1, -1, width, -width):
-        inner &= np.isin(shown + step, outline, assume_unique=False)
+    inner = (ordered[at] == neighbours).all(axis=0) & (column > 0) & (column < width - 1)
     return shown[inner]
 
 
