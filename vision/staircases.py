@@ -98,11 +98,10 @@ def finals(readings: Iterable[Sequence[Piece]], alike: Sequence[Piece] = ()) -> 
                         seen[key] = up
                         out.append(up)
     for arch in read:
-        for dz in (1, -1):
-            key = (arch.x, arch.y, arch.z + dz, arch.axis)
-            if key not in seen and arch.z + dz >= 0:
-                seen[key] = arch.moved(z=arch.z + dz)
-                out.append(seen[key])
+        key = (arch.x, arch.y, arch.z + 1, arch.axis)
+        if key not in seen:
+            seen[key] = arch.moved(z=arch.z + 1)
+            out.append(seen[key])
     return out
 
 
