@@ -55,6 +55,15 @@ wide-twin frames (sharp lattices over 12 or more blocks), the truth moved by one
 studs reached at most 1.6 (the per-side halves averaged, full size); the truth itself
 passed on both axes in 86 % of those frames. With :data:`SIDE_SHARE` too, on 300 more,
 none of the truth's moves passed and 83 % of the truths did."""
+FAR_PAIR_MOVES = 6
+"""Studs either way to which a pair that pins its axis is compared with the board moved
+further (3 to this many studs): no such move's joint step may match the pose's own. A
+board 5 studs off (dev seed 22101) had one side on a card's straight edge in one half,
+flat on the table in the other, and the opposite side on the board's studs; that pair
+beat every move up to two studs by 7 times, and the move onto the board by 1.24 times
+less. Right poses of 240 dev frames pinned by a pair reached at most 0.81 of their own
+joint step at 3 to 6 studs (0.95 at 7 or 8: a lattice block's move is
+:mod:`calibration.far_side`'s)."""
 
 
 def joint_steps(profiles: FloatArray) -> FloatArray:
@@ -100,13 +109,18 @@ def _one_side_pins(profiles: FloatArray) -> NDArray[np.bool_]:
     side still can: it steps at the pose at least as hard as anywhere inwards (the card's
     regions), :data:`PAIR_RATIO` times anything up to :data:`PAIR_MOVES` studs outwards
     (a board moved in by a stud or two puts the real rim there), and as many times the
-    opposite side's strongest step (so no rim there says otherwise).
+    opposite side's strongest step (so no rim there says otherwise). Nor where the pair
+    itself says otherwise (:func:`_pair_prefers_a_move`): the opposite side is faint only
+    where the pose puts it.
     """
     with np.errstate(all="ignore"):
         per_side = [_halves_mean(halves) for halves in profiles]
     near = slice(PAIR_REACH - PAIR_MOVES, PAIR_REACH + PAIR_MOVES + 1)
+    prefers = _pair_prefers_a_move(joint_steps(profiles))
     out = np.zeros(2, bool)
     for axis, (a, b) in enumerate(((1, 3), (2, 0))):
+        if prefers[axis]:
+            continue
         for side, other in ((per_side[a], per_side[b]), (per_side[b], per_side[a])):
             side, other = side[near], other[near]
             if not (np.isfinite(side).all() and np.isfinite(other).all()):
@@ -119,6 +133,40 @@ def _one_side_pins(profiles: FloatArray) -> NDArray[np.bool_]:
                 and step >= PAIR_RATIO * other.max()
             )
     return out
+
+
+def _pair_prefers_a_move(joint: FloatArray) -> NDArray[np.bool_]:
+    """Per axis, whether the pair steps together a stud or two over, at least
+    :data:`~calibration.alias.MIN_STEP` and :data:`PAIR_RATIO` times its joint step at the
+    pose: there both sides show a rim, so the side that looked faint at the pose is not.
+
+    A board a stud off (dev seed 22275) had one side, the pose's, stepping 99 in one half
+    on a card's edge a stud outside the rim and 5 in the other half, where the real rim
+    stepped 40 a stud in; averaged, that side outstepped its opposite twice, while the
+    pair stepped 19 a stud over against 7 at the pose. Of 224 right poses over sharp
+    lattices (dev frames 20000 to 20299) pinned in pairs, none had an axis pinned by one
+    side that this refuses.
+    """
+    own = joint[:, PAIR_REACH]
+    near = np.delete(joint[:, PAIR_REACH - PAIR_MOVES : PAIR_REACH + PAIR_MOVES + 1],
+                     PAIR_MOVES, axis=1)
+    with np.errstate(invalid="ignore"):
+        strong = (near >= MIN_STEP) & (near >= PAIR_RATIO * own[:, None])
+    return strong.any(axis=1)
+
+
+def _outdone_further(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose
+) -> NDArray[np.bool_]:
+    """Per axis, whether the pair steps as hard as at the pose with the board moved 3 to
+    :data:`FAR_PAIR_MOVES` studs (see there): a pair pins only the moves it was read at."""
+    profiles = side_profiles(image, camera, pose, FAR_PAIR_MOVES, halved=False)
+    joint = joint_steps(profiles)
+    own = joint[:, FAR_PAIR_MOVES]
+    far = np.delete(joint, np.arange(FAR_PAIR_MOVES - PAIR_MOVES,
+                                     FAR_PAIR_MOVES + PAIR_MOVES + 1), axis=1)
+    with np.errstate(invalid="ignore"):
+        return (far >= own[:, None]).any(axis=1)
 
 
 def axis_margins(joint: FloatArray, reach: int) -> NDArray[np.float64]:
@@ -159,6 +207,9 @@ def side_pairs(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> SidePair
     by_pair = np.isfinite(margins) & (margins >= PAIR_RATIO) & (own >= MIN_STEP)
     by_side = _one_side_pins(profiles)
     pinned = bool(np.all(by_pair | by_side) and _sides_own_their_steps(profiles))
+    if pinned and (by_pair & ~by_side).any():
+        # Read further only for a pose the pairs would take: a few more moves sampled.
+        pinned = not bool((by_pair & ~by_side & _outdone_further(image, camera, pose)).any())
     near = joint[:, PAIR_REACH - PAIR_MOVES : PAIR_REACH + PAIR_MOVES + 1]
     dx, dy = (
         int(np.nanargmax(row)) - PAIR_MOVES if np.isfinite(row).all() else 0 for row in near
