@@ -151,3 +151,19 @@ def test_a_pair_pins_no_axis_where_a_board_moved_further_steps_as_hard() -> None
     assert axis_margins(joint_steps(profiles), PAIR_REACH).min() >= PAIR_RATIO
     assert not side_pairs(frame.image, frame.camera, off).pinned
     not_located_wrong(frame)
+
+
+FAINT_FAR_SEED = 20068
+"""A dev board whose truth moved 6 studs along x had that axis pinned by one side alone
+(on a region edge of the card, the opposite side faint on the table), while the pair
+stepped 41 at the board's real place against 2 at the pose."""
+
+
+def test_one_side_pins_no_axis_where_the_pair_shows_a_rim_further_over() -> None:
+    frame, _gray, grid = lattice_from_truth(FAINT_FAR_SEED)
+    assert grid.blocks >= 12
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    off = moved_pose(grid.pose, 6, 0)
+    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
+    assert axis_margins(joint_steps(profiles), PAIR_REACH)[0] < PAIR_RATIO
+    assert not side_pairs(frame.image, frame.camera, off).pinned
