@@ -24,6 +24,15 @@ inwards, twice anything outwards (where a board moved in puts the real rim) and 
 the faint side's strongest. On 300 dev wide-twin frames (sharp lattices over 12 or more
 blocks) that pinned 220 truths against 202 by pairs alone, and none of the truths moved
 by one or two studs along either axis.
+
+A pair read two studs either way says nothing of a board further off, and one clear side
+can be a card's edge on the table. So a pose the pairs would take is read again with the
+board moved 3 to :data:`FAR_PAIR_MOVES` studs (:func:`_pinned_further`): an axis pinned
+by its pair must step harder at the pose than at every such move, an axis pinned by one
+side must show no move whose pair steps at both sides far harder than the pose's; and
+one side pins no axis whose pair steps twice as hard a stud or two over
+(:func:`_pair_prefers_a_move`). Dev seeds 22101 (5 studs off) and 22275 (one stud off)
+were located so, from lattice starts, before these.
 """
 
 from __future__ import annotations
@@ -214,10 +223,11 @@ def side_pairs(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> SidePair
     To pin, each axis's own joint step must be at least
     :data:`~calibration.alias.MIN_STEP` and :data:`PAIR_RATIO` times every move's up to
     :data:`PAIR_MOVES` studs; an axis with a side out of the picture does not pin (the
-    rim just past the frame's edge). The move is the one of up to :data:`PAIR_MOVES`
-    studs per axis with the strongest joint step (0 where a side is unseen): unlike the
-    sides' summed steps (:func:`calibration.alias.best_stud_move`), a palace or the
-    card's regions just inside one side cannot pull it.
+    rim just past the frame's edge). A pose so pinned must also stand against moves of 3
+    to :data:`FAR_PAIR_MOVES` studs (:func:`_pinned_further`). The move is the one of up
+    to :data:`PAIR_MOVES` studs per axis with the strongest joint step (0 where a side is
+    unseen): unlike the sides' summed steps (:func:`calibration.alias.best_stud_move`), a
+    palace or the card's regions just inside one side cannot pull it.
     """
     profiles = side_profiles(image, camera, pose, PAIR_REACH, halved=False)
     joint = joint_steps(profiles)
