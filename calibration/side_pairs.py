@@ -69,21 +69,22 @@ FAR_PAIR_MOVES = 6
 further (3 to this many studs): no such move's joint step may match the pose's own. A
 board 5 studs off (dev seed 22101) had one side on a card's straight edge in one half,
 flat on the table in the other, and the opposite side on the board's studs; that pair
-beat every move up to two studs by 7 times, and the move onto the board by 1.24 times
-less. Right poses of 240 dev frames pinned by a pair reached at most 0.81 of their own
-joint step at 3 to 6 studs (0.95 at 7 or 8: a lattice block's move is
-:mod:`calibration.far_side`'s)."""
+beat every move up to two studs by 7 times, and the board's real place, 5 studs over,
+stepped 1.24 times as hard. Right poses of 240 dev frames pinned by a pair reached at
+most 0.81 of their own joint step at 3 to 6 studs (0.95 at 7 or 8: a lattice block's
+move is :mod:`calibration.far_side`'s)."""
 FAR_SIDE_STEP = 15.0
 """Lab units: the joint step a move of 3 to :data:`FAR_PAIR_MOVES` studs must show (with
 :data:`FAR_SIDE_RATIO`) to unpin an axis pinned by one side. Truths of 240 dev frames
-(20000 to 20299, sharp lattices) moved by one or 3 to 6 studs along an axis (4,800 moves)
-had the moved axis pinned by one side in 15, the side on a region edge of the card or a
-card's edge on the table and the opposite side faint; in 13 the pair at the board's real
-place stepped 4 to 34 times the pose's. Held to this, one of those 13 stays pinned
-(20162, 11) and none of the 224 truths the pairs pinned is lost (a floor of 10 and a
-ratio of 2 lost 20010, whose own faint side shows a card's edge 4 studs out). On 113
-more (21000 to 21149) it and the pairs' far check unpinned all 15 moves the pairs took,
-and none of 96 truths."""
+(sharp lattices of 20000 to 20299, 22101, 22275) moved by one or 3 to 6 studs along an axis (4,800
+moves) had the moved axis pinned by one side in 15, the side on a region edge of the
+card or a card's edge on the table and the opposite side faint; in 14 the pair at the
+board's real place stepped 4 to 34 times the pose's (the 15th, 22275, is
+:func:`_pair_prefers_a_move`'s). Held to this, one of those 14 stays pinned (20162, 11)
+and none of the 224 truths the pairs pinned is lost (a floor of 10 and a ratio of 2 lost
+20010, whose own faint side shows a card's edge 4 studs out). On 113 more (21000 to
+21149) it and the pairs' far check unpinned all 15 moves the pairs took, and none of 96
+truths."""
 FAR_SIDE_RATIO = 3.0
 """How many times the pose's own joint step that far move's must be (see
 :data:`FAR_SIDE_STEP`)."""
