@@ -10,6 +10,7 @@ from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
+from calibration.pose import locate_board
 from calibration.side_pairs import (
     PAIR_RATIO,
     PAIR_REACH,
@@ -19,6 +20,7 @@ from calibration.side_pairs import (
 )
 from calibration.side_profiles import side_profiles
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, lattice_from_truth
+from twin import Frame
 
 ONE_SIDE_OFF_SEED = 20104
 """A dev board 15 blocks sharp (clarity 8) whose side 1 steps harder two studs in (the
@@ -111,3 +113,57 @@ def test_one_clear_side_pins_its_axis_when_the_opposite_side_is_faint() -> None:
         moved = moved_pose(grid.pose, dx, 0)
         assert not side_pairs(frame.image, frame.camera, moved).pinned, dx
     found_right(frame)
+
+
+CARD_EDGE_HALF_SEED = 22275
+"""A dev board 15 px a stud whose side along one end has a card's edge a stud outside
+its rim in one half (a step of 99) and the real rim in the other: a stud off, that
+side outstepped its opposite twice, while the pair stepped 19 a stud over against 7."""
+FIVE_STUDS_SEED = 22101
+"""A dev board 16 px a stud with a white card against one side: 5 studs off, one side
+ran on the card's edge in one half and flat on the table in the other, the opposite
+side on the board's studs; that pair beat every move up to two studs 7 times."""
+
+
+def not_located_wrong(frame: Frame) -> None:
+    """The board located with no map is refused or found within :data:`WRONG_PX`."""
+    result = locate_board(frame.image, frame.camera, None)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+
+
+def test_one_side_pins_no_axis_whose_pair_steps_harder_a_stud_over() -> None:
+    frame, _gray, grid = lattice_from_truth(CARD_EDGE_HALF_SEED)
+    assert grid.blocks >= 12
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    off = moved_pose(grid.pose, 0, 1)
+    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
+    assert axis_margins(joint_steps(profiles), PAIR_REACH)[1] < PAIR_RATIO
+    assert not side_pairs(frame.image, frame.camera, off).pinned
+    not_located_wrong(frame)
+
+
+def test_a_pair_pins_no_axis_where_a_board_moved_further_steps_as_hard() -> None:
+    frame, _gray, grid = lattice_from_truth(FIVE_STUDS_SEED)
+    assert grid.blocks >= 12
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    off = moved_pose(grid.pose, 5, 0)
+    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
+    assert axis_margins(joint_steps(profiles), PAIR_REACH).min() >= PAIR_RATIO
+    assert not side_pairs(frame.image, frame.camera, off).pinned
+    not_located_wrong(frame)
+
+
+FAINT_FAR_SEED = 20068
+"""A dev board whose truth moved 6 studs along x had that axis pinned by one side alone
+(on a region edge of the card, the opposite side faint on the table), while the pair
+stepped 41 at the board's real place against 2 at the pose."""
+
+
+def test_one_side_pins_no_axis_where_the_pair_shows_a_rim_further_over() -> None:
+    frame, _gray, grid = lattice_from_truth(FAINT_FAR_SEED)
+    assert grid.blocks >= 12
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    off = moved_pose(grid.pose, 6, 0)
+    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
+    assert axis_margins(joint_steps(profiles), PAIR_REACH)[0] < PAIR_RATIO
+    assert not side_pairs(frame.image, frame.camera, off).pinned
