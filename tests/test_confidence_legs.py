@@ -57,3 +57,20 @@ def test_the_far_brick_s_arch_is_no_rival_where_the_far_leg_has_no_brick() -> No
     found = list(rival_readings._leg_arches(beside, 0))
     assert [alt for _, alt in found] == [Piece(Kind.ARCH, 5, 5, 0, axis=Axis.X)]
     assert found[0][0] == [Piece(Kind.ARCH, 5, 5, 0, axis=Axis.X)]
+
+
+def test_the_ground_arch_cap_leaves_an_arch_over_the_reading_s_own_far_brick_alone() -> None:
+    """The ground-arch cap weighs a brick under the next step against an arch on its
+    cell by the arch's outline, as its far half is what tells them apart and the palace
+    often hides it. Where the reading has its own brick on the arch's far leg, that half
+    shows, and the arch is weighed by the brick's outline as any rival is."""
+    from vision.confidence import _ground_arch_cap
+
+    before, added = turns_with(2)[0]
+    decoder, _ = decoder_for(before, added, [])
+    near, far = Piece(Kind.BRICK, 5, 5, 0), Piece(Kind.BRICK, 8, 5, 0)
+    step = Piece(Kind.ARCH, 5, 5, 1, axis=Axis.X)
+    arch = Piece(Kind.ARCH, 5, 5, 0, axis=Axis.X)
+    rivals = [(-1.0, arch)]
+    assert _ground_arch_cap(decoder, [near, step], 0, 0.0, rivals) < UNCERTAIN_BELOW
+    assert _ground_arch_cap(decoder, [near, far, step], 0, 0.0, rivals) == 1.0
