@@ -38,9 +38,9 @@ DECORATION_OUTLINES = (DecorationColor.GOLD.value, PLANT)
 LEG_ARCH_RIVALS = True
 """Whether a brick is also weighed against an arch with a leg on its cell whose far leg
 takes the place of another brick of the reading at the same level (:func:`_leg_arches`).
-On development games 21000 (200 turns) it flags 3 more of 84 wrong pieces and 3 more of
-1100 right ones (each a reading the arch scores within 2 of); on games 6000 and 7000 (40
-turns each) no flag changes; the counts are in docs/vision.md."""
+On development games 21000 (200 turns) it flags 3 more of 84 wrong pieces (63 to 66) and
+3 more of 945 right ones (124 to 127), where the arch scores within 0.7 of the bricks or
+better; on games 6000 and 7000 (40 turns each) no flag changes (docs/vision.md)."""
 CORNER_RIVALS = True
 """Whether two steps that turn a corner, and a stack holding up the corner, are weighed
 against the same two steps round the square's other corner
