@@ -2,10 +2,11 @@
 
 One view misleads in a few known ways, and each gives a rival reading: the piece a stud
 over, a level up or down, an arch turned about a leg, a column for a brick or for three
-bricks in a run and back, no piece at all; a staircase one step shorter or longer; a
-level of bricks too many under a staircase's top; two steps round a square's other
-corner. Everything here asks only the palace and the rules, never the picture:
-:mod:`vision.confidence` scores each rival on the evidence and takes the margin.
+bricks in a run and back, no piece at all, an arch for two bricks read at its two
+ends; a staircase one step shorter or longer; a level of bricks too many under a
+staircase's top; two steps round a square's other corner. Everything here asks only the
+palace and the rules, never the picture: :mod:`vision.confidence` scores each rival on
+the evidence and takes the margin.
 """
 
 from __future__ import annotations
