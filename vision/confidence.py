@@ -205,7 +205,10 @@ def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: fl
     rival against the arch's outline, not the piece's. The step above hides the arch's
     near half and often the palace its far half, so its outline shows as the brick's
     near end; what tells the two apart is the arch's far half alone, and a margin the
-    size of a brick's outline is a margin on half an arch's pixels."""
+    size of a brick's outline is a margin on half an arch's pixels. An arch whose far
+    leg stands where the reading has a piece of its own on the ground
+    (:func:`vision.rival_readings._leg_arches`: two bricks for its two ends) is weighed
+    as any rival is: there the far end shows, as that piece."""
     piece = shape[i]
     if piece.kind not in (Kind.BRICK, Kind.COLUMN) or piece.z != 0:
         return 1.0
@@ -215,7 +218,9 @@ def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: fl
     cap = 1.0
     for score, alt in rivals:
         if (alt is not None and alt.kind is Kind.ARCH and alt.z == 0
-                and (piece.x, piece.y) in alt.legs()):
+                and (piece.x, piece.y) in alt.legs()
+                and not any(p is not piece and p.z == 0 and set(p.footprint()) & set(alt.legs())
+                            for p in shape)):
             cap = min(cap, _sureness(decoder, whole - score, alt))
     return cap
 
