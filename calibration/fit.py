@@ -178,7 +178,7 @@ def _judged(
         sharp = check_boundary(image, camera, grid.pose, halved=False)
         if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
-    if not boundary.passed and _pins_own_size(grid):
+    if not boundary.passed and pins_own_size(grid):
         # A right pose over a sharp lattice can still have a side whose own step is
         # outdone by the card's regions just inside it, or drowned by a table of the
         # card's colour: there both pairs of opposite sides, stepping together, say
@@ -192,7 +192,7 @@ def _judged(
         not boundary.passed
         and not boundary.paired
         and boundary.bad == 0
-        and _pins_own_size(grid)
+        and pins_own_size(grid)
         and not _one_side_each_way(grid, boundary)
     ):
         # A board running past the frame on two opposite sides (or against a table that
@@ -214,7 +214,7 @@ def _judged(
             if top_blind:
                 moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
-            if not moved_check.passed and _pins_own_size(moved):
+            if not moved_check.passed and pins_own_size(moved):
                 pinned = side_pairs(image, camera, moved.pose).pinned
                 moved_check = dataclasses.replace(moved_check, paired=pinned)
             if moved_check.holds(moved.blocks):
@@ -327,7 +327,7 @@ PAIRED_BLOCKS = 12
 fixes the board's size and tilt, so that its two sides along an axis move together."""
 
 
-def _pins_own_size(grid: GridFit) -> bool:
+def pins_own_size(grid: GridFit) -> bool:
     """Whether the lattice is sharp, tight and broad enough for its sides to be judged
     in pairs (:mod:`calibration.side_pairs`); softer ones keep the per-side rule."""
     return (

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_move
+from calibration.alias import stud_moves
 from calibration.board_model import (
     moved_pose,
 )
@@ -52,7 +52,7 @@ from calibration.evidence import (
     BoardLocation,
     gray_float,
 )
-from calibration.fit import finish, in_front
+from calibration.fit import finish, in_front, pins_own_size
 from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
@@ -300,9 +300,12 @@ def lattice_starts(
     studs: the lattice fit puts every stud on a stud, and the sides, searched as many
     studs each way as the lattice left open, pick which stud is the edge's. The fit
     starts from the squeeze's pose slid onto the lattice first (which keeps its plane
-    from tilting when few blocks show), then from the squeeze's pose itself. Last come
+    from tilting when few blocks show), then from the squeeze's pose itself. Then come
     the places where the ground map fits clearly better than where the sides put it (an
-    arm over a side, a card against one).
+    arm over a side, a card against one), and last, for a lattice that fixes the board's
+    size (:func:`~calibration.fit.pins_own_size`), the sides' runner-up place along each
+    axis (:func:`~calibration.alias.stud_moves`): a card against a side or a sleeve along
+    it can outstep the rim a few studs off, and the rim is then the next peak.
 
     Lazily, in that order: the caller stops at the first start that :func:`finish`
     takes, and the later starts' fits and the map's placements (which only follow the
@@ -310,16 +313,19 @@ def lattice_starts(
     """
     starts: list[Pose] = []
     for_map: list[tuple[Pose, int, tuple[int, int]]] = []
+    runners_up: list[Pose] = []
     for start in lattice_poses(gray, camera, stride=stride, patches=patches):
         for i, begin in enumerate((align_on_grid(gray, camera, start.pose), start.pose)):
             grid = refine_on_grid(gray, camera, begin)
             if grid is None or not in_front(grid.pose):
                 continue
-            move = best_stud_move(image, camera, grid.pose, start.reach)
+            move, *others = stud_moves(image, camera, grid.pose, start.reach)
             placed = moved_pose(grid.pose, *move)
             if not any(same_outline(camera, placed, s, 2.0) for s in starts):
                 starts.append(placed)
                 yield placed
+            if pins_own_size(grid):
+                runners_up.extend(moved_pose(grid.pose, *m) for m in others)
             if i == 0 and ground is not None:
                 for_map.append((grid.pose, min(start.reach + 1, MAX_MAP_REACH), move))
     by_map: list[Pose] = []
@@ -327,8 +333,11 @@ def lattice_starts(
         found = place_by_map(image, gray, camera, pose, ground, reach, move)
         if found is not None and found.score >= MAP_OVER_SIDES * found.rival and found.explains():
             by_map.append(found.apply(pose))
-    for placed in by_map:
+    # Last, a lattice sharp and broad enough to fix the board's size placed at the
+    # sides' runner-up along one axis (a card or a sleeve outstepping the rim).
+    for placed in by_map + runners_up:
         if not any(same_outline(camera, placed, s, 2.0) for s in starts):
+            starts.append(placed)
             yield placed
 
 
