@@ -12,6 +12,7 @@ from calibration.evidence import BoardLocation, gray_float
 from calibration.fit import pins_own_size
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_pose import lattice_poses
+from calibration.pose import locate_board
 from tests.test_calibration_soft import WRONG_PX, found_right
 
 CARD_SEED = 3033
@@ -46,3 +47,21 @@ def test_the_rim_is_the_runner_up_where_the_sides_best_move_is_wrong(seed: int) 
 @pytest.mark.parametrize("seed", [CARD_SEED, SLEEVE_SEED])
 def test_a_board_whose_sides_step_hardest_on_a_card_or_a_sleeve_is_found(seed: int) -> None:
     found_right(twin_frame(seed).frame)
+
+
+RIM_REFUSED_SEED = 3516
+"""A dev board 8 px a stud whose lattice start lies at the truth and is refused for the
+plate's rim (2.2 px from the lattice): the sides' runner-up there, 5 studs over, passed
+every check."""
+SIDE_REFUSED_SEED = 3518
+"""A dev board 10 px a stud whose lattice start lies at the truth and is refused for a
+side read off: the sides' runner-up, 6 studs over, passed every check."""
+
+
+@pytest.mark.parametrize("seed", [RIM_REFUSED_SEED, SIDE_REFUSED_SEED])
+def test_the_runner_up_is_tried_only_where_the_far_side_refused_the_sides_place(
+    seed: int,
+) -> None:
+    frame = twin_frame(seed).frame
+    result = locate_board(frame.image, frame.camera, None)
+    assert not result.found or off_px(frame.camera, frame.pose, result.pose) < WRONG_PX
