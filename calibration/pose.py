@@ -313,7 +313,7 @@ def lattice_starts(
     (:func:`~calibration.alias.stud_moves`): a card against a side or a sleeve along it
     can outstep the rim a few studs off, and the rim is then the next peak. Not after
     every refusal: a small board's sides' place refused at the truth (for the rim or a
-    side) had its runner-up taken 4 to 6 studs off (dev, 2 of 150 frames).
+    side) had its runner-up taken 5 and 6 studs off (dev, 2 of 150 frames).
 
     Lazily, in that order: the caller stops at the first start that :func:`finish`
     takes, and the later starts' fits and the map's placements (which only follow the
