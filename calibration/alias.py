@@ -277,9 +277,46 @@ def best_stud_move(
 
     Each axis is settled by its own two sides.
     """
+    return stud_moves(image, camera, pose, reach)[0]
+
+
+def stud_moves(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int = REACH
+) -> list[tuple[int, int]]:
+    """The sides' best whole-stud move first (:func:`best_stud_move`), then the runners-up:
+    the best move with one axis taken to its second peak instead, the nearer to its
+    axis's best first.
+
+    A card against a side, or a hand and a sleeve along it, can step harder a few studs
+    off than the rim does: the summed steps along that axis then peak on the card and
+    next on the rim (dev boards 4 and 7 studs off, the rim's peak 0.8 times the card's),
+    while the other axis is right. The runners-up are starts for the checks to judge,
+    never answers of their own.
+    """
     profiles = side_profiles(image, camera, pose, reach)
     filled = np.nan_to_num(profiles, nan=0.0).sum(axis=1)
     # Rows 0 and 3 were flipped to run outwards: undo that to index them by the move.
-    along_x = filled[1] + filled[3, ::-1]
-    along_y = filled[2] + filled[0, ::-1]
-    return int(np.argmax(along_x)) - reach, int(np.argmax(along_y)) - reach
+    along = (filled[1] + filled[3, ::-1], filled[2] + filled[0, ::-1])
+    best = tuple(int(np.argmax(a)) for a in along)
+    ranked: list[tuple[float, tuple[int, int]]] = []
+    for axis, steps in enumerate(along):
+        second = _second_peak(steps, best[axis])
+        if second is not None:
+            move = list(best)
+            move[axis] = second
+            ranked.append((float(steps[second] / max(steps[best[axis]], 1e-9)), tuple(move)))
+    ranked.sort(key=lambda item: -item[0])
+    return [(best[0] - reach, best[1] - reach)] + [
+        (mx - reach, my - reach) for _, (mx, my) in ranked
+    ]
+
+
+def _second_peak(steps: FloatArray, best: int) -> int | None:
+    """The strongest local maximum of ``steps`` other than ``best``, if any."""
+    padded = np.concatenate(([-np.inf], steps, [-np.inf]))
+    peaks = [
+        i for i in range(len(steps))
+        if i != best and padded[i + 1] >= padded[i] and padded[i + 1] >= padded[i + 2]
+        and steps[i] > 0
+    ]
+    return max(peaks, key=lambda i: steps[i]) if peaks else None

@@ -63,6 +63,10 @@ boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften
 templates alike; the blind fit so taken must also have settled (residual under
 :data:`~calibration.grid.SETTLED_PX`)."""
 SETTLE_ROUNDS = 5
+FURTHER_IN = "the board may lie further in than its sides put it"
+"""The refusal of a pose whose far side (:mod:`calibration.far_side`) says the rim lies
+studs away from where the sides put it: the search then tries the sides' runner-up place
+(:func:`calibration.pose.lattice_starts`)."""
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
 
@@ -178,7 +182,7 @@ def _judged(
         sharp = check_boundary(image, camera, grid.pose, halved=False)
         if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
-    if not boundary.passed and _pins_own_size(grid):
+    if not boundary.passed and pins_own_size(grid):
         # A right pose over a sharp lattice can still have a side whose own step is
         # outdone by the card's regions just inside it, or drowned by a table of the
         # card's colour: there both pairs of opposite sides, stepping together, say
@@ -192,7 +196,7 @@ def _judged(
         not boundary.passed
         and not boundary.paired
         and boundary.bad == 0
-        and _pins_own_size(grid)
+        and pins_own_size(grid)
         and not _one_side_each_way(grid, boundary)
     ):
         # A board running past the frame on two opposite sides (or against a table that
@@ -214,7 +218,7 @@ def _judged(
             if top_blind:
                 moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
-            if not moved_check.passed and _pins_own_size(moved):
+            if not moved_check.passed and pins_own_size(moved):
                 pinned = side_pairs(image, camera, moved.pose).pinned
                 moved_check = dataclasses.replace(moved_check, paired=pinned)
             if moved_check.holds(moved.blocks):
@@ -280,7 +284,7 @@ def _judged(
     if not reason:
         far = far_side_problem(image, gray, camera, grid.pose, boundary)
         if far:
-            reason = f"the board may lie further in than its sides put it ({far})"
+            reason = f"{FURTHER_IN} ({far})"
     if not reason and grid.clarity < STUD_TOPS_CLARITY:
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
@@ -327,7 +331,7 @@ PAIRED_BLOCKS = 12
 fixes the board's size and tilt, so that its two sides along an axis move together."""
 
 
-def _pins_own_size(grid: GridFit) -> bool:
+def pins_own_size(grid: GridFit) -> bool:
     """Whether the lattice is sharp, tight and broad enough for its sides to be judged
     in pairs (:mod:`calibration.side_pairs`); softer ones keep the per-side rule."""
     return (
