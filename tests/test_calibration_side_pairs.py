@@ -125,6 +125,19 @@ ran on the card's edge in one half and flat on the table in the other, the oppos
 side on the board's studs; that pair beat every move up to two studs 7 times."""
 
 
+def pair_margins_moved(seed: int, dx: int, dy: int) -> tuple[Frame, np.ndarray, bool]:
+    """The pairs' margins per axis (x, y) for the board of ``seed`` moved ``dx``, ``dy``
+    studs from its lattice fitted at the truth, and whether the pairs pin that moved
+    pose. The truth itself must be sharp and pinned: the case is about the move."""
+    frame, _gray, grid = lattice_from_truth(seed)
+    assert grid.blocks >= 12
+    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
+    off = moved_pose(grid.pose, dx, dy)
+    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
+    margins = axis_margins(joint_steps(profiles), PAIR_REACH)
+    return frame, margins, side_pairs(frame.image, frame.camera, off).pinned
+
+
 def not_located_wrong(frame: Frame) -> None:
     """The board located with no map is refused or found within :data:`WRONG_PX`."""
     result = locate_board(frame.image, frame.camera, None)
@@ -132,24 +145,16 @@ def not_located_wrong(frame: Frame) -> None:
 
 
 def test_one_side_pins_no_axis_whose_pair_steps_harder_a_stud_over() -> None:
-    frame, _gray, grid = lattice_from_truth(CARD_EDGE_HALF_SEED)
-    assert grid.blocks >= 12
-    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
-    off = moved_pose(grid.pose, 0, 1)
-    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
-    assert axis_margins(joint_steps(profiles), PAIR_REACH)[1] < PAIR_RATIO
-    assert not side_pairs(frame.image, frame.camera, off).pinned
+    frame, margins, pinned = pair_margins_moved(CARD_EDGE_HALF_SEED, 0, 1)
+    assert margins[1] < PAIR_RATIO
+    assert not pinned
     not_located_wrong(frame)
 
 
 def test_a_pair_pins_no_axis_where_a_board_moved_further_steps_as_hard() -> None:
-    frame, _gray, grid = lattice_from_truth(FIVE_STUDS_SEED)
-    assert grid.blocks >= 12
-    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
-    off = moved_pose(grid.pose, 5, 0)
-    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
-    assert axis_margins(joint_steps(profiles), PAIR_REACH).min() >= PAIR_RATIO
-    assert not side_pairs(frame.image, frame.camera, off).pinned
+    frame, margins, pinned = pair_margins_moved(FIVE_STUDS_SEED, 5, 0)
+    assert margins.min() >= PAIR_RATIO
+    assert not pinned
     not_located_wrong(frame)
 
 
@@ -160,10 +165,6 @@ stepped 41 at the board's real place against 2 at the pose."""
 
 
 def test_one_side_pins_no_axis_where_the_pair_shows_a_rim_further_over() -> None:
-    frame, _gray, grid = lattice_from_truth(FAINT_FAR_SEED)
-    assert grid.blocks >= 12
-    assert side_pairs(frame.image, frame.camera, grid.pose).pinned
-    off = moved_pose(grid.pose, 6, 0)
-    profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
-    assert axis_margins(joint_steps(profiles), PAIR_REACH)[0] < PAIR_RATIO
-    assert not side_pairs(frame.image, frame.camera, off).pinned
+    _frame, margins, pinned = pair_margins_moved(FAINT_FAR_SEED, 6, 0)
+    assert margins[0] < PAIR_RATIO
+    assert not pinned

@@ -6,10 +6,9 @@ import pytest
 
 from rules import Kind, Piece
 from rules.pieces import Axis
-from tests.test_decoder_rules import decoder_for, turns_with
+from tests.test_decoder_rules import decoder_for, doubted_by_rule, turns_with
 from vision import rival_readings
 from vision.candidates import built_on
-from vision.confidence import rate_pieces
 from vision.reading import UNCERTAIN_BELOW
 
 
@@ -36,12 +35,11 @@ def test_a_brick_read_where_an_arch_s_leg_stands_beside_a_brick_at_its_far_leg_i
                 continue
             decoder, _ = decoder_for(before, added, [])
             at = next(i for i, p in enumerate(wrong) if p in bricks and (p.x, p.y) == held[0])
-            monkeypatch.setattr(rival_readings, "LEG_ARCH_RIVALS", False)
-            alone = rate_pieces(decoder, wrong, legal=True)[at].confidence
-            monkeypatch.undo()
-            if alone < UNCERTAIN_BELOW:
+            doubted = doubted_by_rule(monkeypatch, rival_readings, "LEG_ARCH_RIVALS",
+                                      decoder, wrong, at)
+            if doubted is None:
                 continue
-            assert rate_pieces(decoder, wrong, legal=True)[at].confidence < UNCERTAIN_BELOW
+            assert doubted
             checked += 1
     assert checked >= 1
 

@@ -61,6 +61,19 @@ def decoder_for(before: Palace, added: list[Piece], unseen: list[Piece],
     return Decoder(before, [evidence]), hot_cells([evidence], top)
 
 
+def doubted_by_rule(monkeypatch: pytest.MonkeyPatch, module: object, switch: str,
+                    decoder: Decoder, pieces: list[Piece], at: int) -> bool | None:
+    """Whether the reading's piece ``at`` is doubted with the rule ``module.switch`` on,
+    where it is trusted with the rule off; None where it is doubted either way, a case
+    that says nothing of the rule."""
+    monkeypatch.setattr(module, switch, False)
+    alone = rate_pieces(decoder, pieces, legal=True)[at].confidence
+    monkeypatch.undo()
+    if alone < UNCERTAIN_BELOW:
+        return None
+    return rate_pieces(decoder, pieces, legal=True)[at].confidence < UNCERTAIN_BELOW
+
+
 def decode(before: Palace, added: list[Piece], unseen: list[Piece],
            unseen_weight: float = UNSEEN) -> list[Piece]:
     """What the decoder reads when ``added`` show in full view except ``unseen``."""

@@ -6,11 +6,9 @@ import pytest
 
 from rules import Kind, Palace, Piece
 from rules.staircase import analyse_added
-from tests.test_decoder_rules import decoder_for, turns_with
+from tests.test_decoder_rules import decoder_for, doubted_by_rule, turns_with
 from vision import confidence
 from vision.candidates import built_on
-from vision.confidence import rate_pieces
-from vision.reading import UNCERTAIN_BELOW
 
 FAINT = -0.12
 """Evidence on the pixels of the arch's far half: they barely deny a piece (the palace
@@ -45,11 +43,10 @@ def test_a_brick_read_under_the_next_step_where_a_ground_arch_stood_is_doubted(
     for before, ground, brick, wrong in ground_arch_as_brick():
         decoder, _ = decoder_for(before, wrong, [ground], FAINT)
         at = wrong.index(brick)
-        monkeypatch.setattr(confidence, "GROUND_ARCH_OUTLINE", False)
-        alone = rate_pieces(decoder, wrong, legal=True)[at].confidence
-        monkeypatch.undo()
-        if alone < UNCERTAIN_BELOW:
+        doubted = doubted_by_rule(monkeypatch, confidence, "GROUND_ARCH_OUTLINE", decoder,
+                                  wrong, at)
+        if doubted is None:
             continue
-        assert rate_pieces(decoder, wrong, legal=True)[at].confidence < UNCERTAIN_BELOW
+        assert doubted
         checked += 1
     assert checked >= 2
