@@ -63,11 +63,11 @@ boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften
 templates alike; the blind fit so taken must also have settled (residual under
 :data:`~calibration.grid.SETTLED_PX`)."""
 SETTLE_ROUNDS = 5
+"""Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 FURTHER_IN = "the board may lie further in than its sides put it"
 """The refusal of a pose whose far side (:mod:`calibration.far_side`) says the rim lies
 studs away from where the sides put it: the search then tries the sides' runner-up place
 (:func:`calibration.pose.lattice_starts`)."""
-"""Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 
 
 def finish(
