@@ -27,8 +27,8 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.staircase import analyse_added
 from rules.pieces import Voxel
+from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
