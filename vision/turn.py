@@ -27,7 +27,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import Voxel
+from rules.pieces import BOARD_STUDS, Voxel
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
@@ -216,7 +216,9 @@ def _faint_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
     (:func:`hot_cells` on those pixels): the most a staircase hidden behind the palace
     shows."""
     floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
-    return hot_cells(evidence, top, [ev.weight > floor for ev in evidence])
+    found = hot_cells(evidence, top, [ev.weight > floor for ev in evidence])
+    return {(x + dx, y + dy, z) for x, y, z in found for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+            if 0 <= x + dx < BOARD_STUDS and 0 <= y + dy < BOARD_STUDS}
 
 
 def _largest_patch(mask: NDArray[np.bool_]) -> int:
