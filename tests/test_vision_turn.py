@@ -245,8 +245,25 @@ def test_a_change_no_staircase_explains_is_uncertain_and_no_change_is_not(
                      pair.before, before_frame=pair.before_frame, locations=[located(pair)])
     assert same.found and not same.added and not same.uncertain
     from vision import decode
-    monkeypatch.setattr(decode.Decoder, "run", lambda self, hot: [])  # the search finds none
+    # Neither the greedy search nor the whole staircases find any.
+    monkeypatch.setattr(decode.Decoder, "run", lambda self, hot: [])
+    monkeypatch.setattr(decode.Decoder, "search_nothing", lambda self, voxels: [])
     hidden = read_turn([pair.after_frame], pair.camera, pair.before,
                        before_frame=pair.before_frame, locations=[located(pair)])
     assert hidden.found and not hidden.added and hidden.uncertain
     assert "no staircase could be read" in hidden.reason
+
+
+def test_a_staircase_the_greedy_search_cannot_start_is_weighed_against_nothing(
+        game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the greedy search reads nothing though the board changed (a staircase behind
+    the palace shows too little for any first move to gain), whole staircases are still
+    weighed against reading nothing: the turn's staircase judges better and is read."""
+    from vision import decode
+
+    pair = game[0]
+    monkeypatch.setattr(decode.Decoder, "run", lambda self, hot: [])  # no move gains
+    reading = read_turn([pair.after_frame], pair.camera, pair.before,
+                        before_frame=pair.before_frame, locations=[located(pair)])
+    assert reading.found
+    assert staircase(tuple(r.piece for r in reading.added)) == staircase(pair.added)

@@ -336,6 +336,19 @@ class Decoder:
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
         return self.added
 
+    def search_nothing(self, voxels: set[Voxel]) -> list[Piece]:
+        """The best whole staircase (:func:`vision.staircases.weigh_staircases`) where it
+        judges better than reading nothing, its arches shown best among those on
+        ``voxels``; nothing otherwise. For a turn the greedy search read as nothing though
+        something changed: a staircase behind the palace shows only its top, too little
+        for any voxel to light up or any first move to gain."""
+        self._prepare_shapes([v for v in sorted(voxels) if v not in self._shapes])
+        best: tuple[float, Decoder] = (self.judged([]), self.fork())
+        if STAIRCASE_SEARCH and self.one_staircase:
+            best = weigh_staircases(self, best, LEGAL_BONUS, rulings.CROWN_TOLERANCE)
+        self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
+        return self.added
+
     def _restack_final(self, chosen: Decoder) -> None:
         """Restacks the chosen reading judged whole (:func:`vision.stacks.restack`); its
         entry among the readings becomes the restacked one, so that the readings do not

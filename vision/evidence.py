@@ -64,26 +64,29 @@ def colour_features(region: NDArray[np.float32]) -> NDArray[np.float32]:
     return out
 
 
-def hot_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
-    """Voxels whose centre falls on changed pixels in some view: where new pieces may be."""
+def hot_cells(evidence: Sequence[Evidence], top: int,
+              masks: Sequence[NDArray[np.bool_]] | None = None) -> set[Voxel]:
+    """Voxels whose centre falls on changed pixels in some view: where new pieces may be.
+    ``masks``: other pixels than the changed ones, per view (flat, as the weights)."""
     levels = np.arange(top + HEADROOM)
     xs, ys, ls = np.meshgrid(np.arange(BOARD_STUDS), np.arange(BOARD_STUDS), levels,
                              indexing="ij")
     pts = np.stack([(xs.ravel() + 0.5) * STUD_MM, (ys.ravel() + 0.5) * STUD_MM,
                     (ls.ravel() + 0.5) * BRICK_MM], axis=1)
     found: set[Voxel] = set()
-    for ev in evidence:
+    for k, ev in enumerate(evidence):
         h, w = ev.view.shape
         px = np.round(ev.view.to_region(project(ev.view.camera, ev.view.pose, pts))).astype(int)
         ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
         hit = np.zeros(len(pts), bool)
-        hit[ok] = ev.hot.reshape(h, w)[px[ok, 1], px[ok, 0]]
+        on = ev.hot if masks is None else masks[k]
+        hit[ok] = on.reshape(h, w)[px[ok, 1], px[ok, 0]]
         picked = [(int(xs.ravel()[i]), int(ys.ravel()[i]), int(ls.ravel()[i]))
                   for i in np.nonzero(hit)[0]]
         ev.view.prepare((x, y, z, 0) for x, y, z in picked)
         for x, y, z in picked:
             # Most of what the voxel would show must have changed, not just its centre.
             idx = ev.view.visible((x, y, z, 0))[0]
-            if len(idx) >= 3 and ev.hot[idx].mean() >= 0.5:
+            if len(idx) >= 3 and on[idx].mean() >= 0.5:
                 found.add((x, y, z))
     return found

@@ -27,6 +27,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
+from rules.pieces import BOARD_STUDS, Voxel
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
@@ -162,8 +163,16 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     pieces = decoder.run(hot)
     pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
     readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
-    if not readings and (len(hot) >= MIN_UNEXPLAINED or (
-            model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS)):
+    changed = not readings and (len(hot) >= MIN_UNEXPLAINED or (
+        model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS))
+    if changed:
+        # Something changed, yet nothing was read: weigh whole staircases against nothing,
+        # hung from the arches on the voxels the faint pixels show.
+        pieces = decoder.search_nothing(hot | _faint_cells(evidence, top))
+        if pieces:
+            pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
+            readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+    if not readings and changed:
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
                            time.perf_counter() - started)
@@ -200,6 +209,16 @@ def _faint_patch(evidence: Sequence[Evidence], levels: int) -> int:
     floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
     return max(_largest_patch((ev.weight.reshape(ev.view.shape) > floor)
                               & board_space(ev.view, levels)) for ev in evidence)
+
+
+def _faint_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
+    """Voxels mostly on pixels the model finds more than :data:`FAINT_LEVEL` likely new
+    (:func:`hot_cells` on those pixels): the most a staircase hidden behind the palace
+    shows."""
+    floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
+    found = hot_cells(evidence, top, [ev.weight > floor for ev in evidence])
+    return {(x + dx, y + dy, z) for x, y, z in found for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+            if 0 <= x + dx < BOARD_STUDS and 0 <= y + dy < BOARD_STUDS}
 
 
 def _largest_patch(mask: NDArray[np.bool_]) -> int:
