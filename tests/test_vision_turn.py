@@ -18,7 +18,7 @@ from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
 from twin.cameras import random_camera
 from vision import TableLook, read_turn
-from vision.reading import TurnReading
+from vision.reading import UNCERTAIN_BELOW, TurnReading
 from vision.turn import collector_paused
 
 
@@ -258,7 +258,8 @@ def test_a_staircase_the_greedy_search_cannot_start_is_weighed_against_nothing(
         game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the greedy search reads nothing though the board changed (a staircase behind
     the palace shows too little for any first move to gain), whole staircases are still
-    weighed against reading nothing: the turn's staircase judges better and is read."""
+    weighed against reading nothing: the turn's staircase judges better and is read, every
+    piece of it put to the players (it rests on too little of the picture to be trusted)."""
     from vision import decode
 
     pair = game[0]
@@ -267,3 +268,5 @@ def test_a_staircase_the_greedy_search_cannot_start_is_weighed_against_nothing(
                         before_frame=pair.before_frame, locations=[located(pair)])
     assert reading.found
     assert staircase(tuple(r.piece for r in reading.added)) == staircase(pair.added)
+    assert reading.uncertain
+    assert all(r.confidence < UNCERTAIN_BELOW for r in reading.added)

@@ -63,6 +63,13 @@ settled board re-exposed (new gain, white balance, noise, JPEG) had no pixel ove
 of the 9 turns read as nothing, 4 had such a patch (16 to 76 pixels), the other 5 none
 over 10. The 34 Cycles turns' frames before, re-exposed the same way, show no patch
 either. Only the space over the plate counts (:func:`board_space`)."""
+FAINT_READING_AT_MOST = 0.25
+"""The most confidence a piece may have that only the search against nothing
+(:meth:`vision.decode.Decoder.search_nothing`) read: the picture showed too little for
+the greedy search to start anywhere, so the staircase rests on a few faint pixels and
+the rules' bonus, and the players are asked about every piece of it. On games 21000
+(first 100 turns and the turns read as nothing) that search read one turn exactly and
+put a wrong arch at 0.94 in another."""
 MAX_HOT_CELLS = 1000
 """More changed voxels than this and the frames do not show one turn but a changed
 scene (the light, the exposure, a moved camera against a stale frame before): the
@@ -171,7 +178,9 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         pieces = decoder.search_nothing(hot | _faint_cells(evidence, top))
         if pieces:
             pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
-            readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+            readings = [replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
+                        for r in rate_pieces(decoder, pieces,
+                                             legal=analyse_added(before, pieces).legal)]
     if not readings and changed:
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
