@@ -210,22 +210,24 @@ def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.fl
                     np.maximum(change - HOT_LEVEL, 0) * LEAF_GAIN, colour_features(after))
 
 
+def _faint(ev: Evidence) -> NDArray[np.bool_]:
+    """The view's pixels (flat) the model finds more than :data:`FAINT_LEVEL` likely new,
+    read from its weights, which are the model's log-odds (:func:`new_piece_weights`)."""
+    return ev.weight > float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
+
+
 def _faint_patch(evidence: Sequence[Evidence], levels: int) -> int:
     """Pixels in the largest patch, over the plate's space up to ``levels`` bricks in any
-    view, that the model finds more than :data:`FAINT_LEVEL` likely new. Read from the
-    views' weights, which are the model's log-odds (:func:`new_piece_weights`), and only
-    for a reading of nothing: the one reading it can change."""
-    floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
-    return max(_largest_patch((ev.weight.reshape(ev.view.shape) > floor)
+    view, that the model finds more than :data:`FAINT_LEVEL` likely new (:func:`_faint`);
+    only for a reading of nothing: the one reading it can change."""
+    return max(_largest_patch(_faint(ev).reshape(ev.view.shape)
                               & board_space(ev.view, levels)) for ev in evidence)
 
 
 def _faint_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
-    """Voxels mostly on pixels the model finds more than :data:`FAINT_LEVEL` likely new
-    (:func:`hot_cells` on those pixels): the most a staircase hidden behind the palace
-    shows."""
-    floor = float(new_piece_weights(np.array([FAINT_LEVEL], np.float32))[0])
-    found = hot_cells(evidence, top, [ev.weight > floor for ev in evidence])
+    """Voxels mostly on the faint pixels (:func:`_faint`, :func:`hot_cells` on them) and
+    their neighbours on the board: the most a staircase hidden behind the palace shows."""
+    found = hot_cells(evidence, top, [_faint(ev) for ev in evidence])
     return {(x + dx, y + dy, z) for x, y, z in found for dx in (-1, 0, 1) for dy in (-1, 0, 1)
             if 0 <= x + dx < BOARD_STUDS and 0 <= y + dy < BOARD_STUDS}
 
