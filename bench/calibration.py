@@ -4,6 +4,7 @@
     python3 -m bench.calibration --quick      # 40 + the first 12 Cycles frames
     python3 -m bench.calibration --classic    # the classic twin (map 1 on every board)
     python3 -m bench.calibration --seed 5000 --frames 100 --cycles 0   # a dev set
+    python3 -m bench.calibration --seed 5000 --frames 100 --cycles 0 --misses  # and its misses
 
 Every twin frame gets a new random ground map (``rules.random_map``), a palace from a
 bot game on it (or the set-up), the twin's wide look and a webcam framing the board
@@ -61,6 +62,8 @@ class Column:
     ms: list[float] = field(default_factory=list)
     grid_px: list[float] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
+    missed: dict[str, list[str]] = field(default_factory=dict)
+    """The frames not found, by the reason's first words (what ``--misses`` lists)."""
     wrong_names: list[str] = field(default_factory=list)
 
     def add(self, camera: Camera, truth: Pose, result: BoardLocation, ms: float,
@@ -70,6 +73,7 @@ class Column:
         if not result.found or result.pose is None:
             key = result.reason.split("(")[0].strip()
             self.reasons[key] = self.reasons.get(key, 0) + 1
+            self.missed.setdefault(key, []).append(name)
             return
         self.found += 1
         errors = turn_errors(camera, truth, result)
@@ -199,7 +203,9 @@ def run_cycles(limit: int | None) -> tuple[list[Column], Speed]:
     return columns, speed
 
 
-def report(title: str, columns: list[Column], speed: Speed) -> None:
+def report(title: str, columns: list[Column], speed: Speed, misses: bool = False) -> None:
+    """The table; with ``misses``, every reason a frame was not found for and the frames,
+    so that a class of misses can be traced frame by frame."""
     frames = columns[0].frames
     print(f"\n== {title}: {frames} frames")
     if not frames:
@@ -225,8 +231,11 @@ def report(title: str, columns: list[Column], speed: Speed) -> None:
               f"{speed.tracked_found} of {len(speed.tracked_ms)} found, "
               f"{len(speed.tracked_wrong)} wrong {' '.join(speed.tracked_wrong)}")
     for name, column in zip(COLUMNS, columns, strict=True):
-        for reason, count in sorted(column.reasons.items(), key=lambda kv: -kv[1])[:4]:
+        ranked = sorted(column.reasons.items(), key=lambda kv: -kv[1])
+        for reason, count in ranked if misses else ranked[:4]:
             print(f"  {name}: not found x{count}: {reason}")
+            if misses:
+                print(f"    {' '.join(column.missed[reason])}")
         if column.wrong_names:
             print(f"  {name}: wrong: {' '.join(column.wrong_names)}")
 
@@ -241,15 +250,17 @@ def main() -> None:
                         " dev set apart from the bench's own frames")
     parser.add_argument("--classic", action="store_true",
                         help="the classic twin: map 1 on every board, the old look and framing")
+    parser.add_argument("--misses", action="store_true",
+                        help="list every reason a frame was not found for, with the frames")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     n = args.frames if args.frames is not None else (40 if args.quick else 600)
     look = "classic twin, map 1" if args.classic else "wide twin, a random map per frame"
     if args.seed != FIRST_SEED:
         look += f", seeds from {args.seed}"
-    report(look, *run_twin(n, wide=not args.classic, first_seed=args.seed))
+    report(look, *run_twin(n, wide=not args.classic, first_seed=args.seed), args.misses)
     limit = args.cycles if args.cycles is not None else (12 if args.quick else None)
-    report("Cycles validation frames (tests/data/cycles)", *run_cycles(limit))
+    report("Cycles validation frames (tests/data/cycles)", *run_cycles(limit), args.misses)
 
 
 if __name__ == "__main__":
