@@ -210,7 +210,8 @@ def read_cells(views: list[ViewRead]) -> NDArray[np.str_]:
 
 def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
                   top: FloatArray | None = None
-                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32]]:
+                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32],
+                             NDArray[np.int32] | None]:
     """The white starting area's cells, and a group per other cell (rows L, a, b on the
     0..100 scale): k-means groups of inks, or, where the cells make one group, that
     group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
@@ -219,21 +220,26 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
     each cell (:func:`calibration.map_inks.settled`), which also gives each cell's doubt
     between its group and the next (0 where the groups are not settled). Given the stud
     tops' colour as well (``top``, same scale), two settled groups hiding a third ink
-    become three (:func:`calibration.map_inks.third_ink`)."""
+    become three (:func:`calibration.map_inks.third_ink`); where that was a toss-up, the
+    two groups come back as well (the last value, else None), for the cells the two
+    readings name differently to be left unknown."""
     white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
     groups = np.zeros(len(lab), np.int32)
     doubt = np.zeros(len(lab), np.float32)
     inked = lab[~white]
     found = group(inked)
     found = found if found.any() else _split_one_ink(inked)
+    rival = None
     if cells is None:
         groups[~white] = found
     else:
         groups[~white], doubt[~white] = settled(inked, found, cells[~white])
         three = third_ink(inked, groups[~white], cells[~white], top)
         if three is not None:
-            groups[~white], doubt[~white] = three
-    return white, groups, doubt
+            if three[2]:
+                rival = groups.copy()
+            groups[~white], doubt[~white] = three[0], three[1]
+    return white, groups, doubt, rival
 
 
 WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
@@ -261,9 +267,15 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     lab = signed_lab(colours[seen])
     lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
     top = None if top is None else signed_lab(top)
-    white, groups, doubt = colour_groups(lab, np.flatnonzero(seen), top)
+    white, groups, doubt, rival = colour_groups(lab, np.flatnonzero(seen), top)
     names = np.full(len(lab), START, dtype="<U1")
     names[~white] = name_groups(lab[~white], groups[~white], top)
+    if rival is not None:
+        # Two groups or three was a toss-up: what the two readings name differently is
+        # not known.
+        inked = names[~white]
+        inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
+        names[~white] = inked
     names[_unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
     if (names == START).sum() > WHITE_AT_MOST:
