@@ -75,17 +75,6 @@ views showing both put light green from 0.09 (log) darker, on a glossy card whos
 sheen lifts the dark ink most, to far lighter. A naming with a group named dark green
 lighter than one named light green by more than this (log lightness) is not
 considered."""
-BLOCKED_PAIR_LIGHTNESS = False
-"""Whether a pair with a group named blocked weighs the two groups' lightness ratio. The
-wide twin prints every blocked area in one grey, so its fitted pairs hold the lightness
-of an ink over the blocked grey tightly (gold over blocked: 0.37 log, spread 0.12, 70
-samples), and a dark green lifted by a glossy card to that ratio was named blocked
-against a naming that fitted its hue far better (development map 51031's glossy set-up
-view, 65 studs). The real maps' blocked print is not known, nor how light against
-the inks: the tight ratio is the twin's, not the print's. With the ratio
-left out (as a grey group's hue is) the pairs weigh hue, colourfulness and redness
-alone: 51000-51039, studs read wrong 896 to 828 (three views changed, none worse),
-blocked studs read as dark green as before (171)."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -229,30 +218,20 @@ class Gaussian(BaseModel):
     def _precision(self) -> tuple[FloatArray, float]:
         return _inverse(np.array(self.covariance))
 
-    def log_likelihood(self, x: FloatArray, hue: bool = True, lightness: bool = True
-                       ) -> float:
-        """Log density at ``x``; without ``hue`` the first quantity (a hue difference),
-        without ``lightness`` the third (a log lightness ratio) is left out, the density
-        taken over the others alone."""
-        if hue and lightness:
+    def log_likelihood(self, x: FloatArray, hue: bool = True) -> float:
+        """Log density at ``x``; without ``hue`` the first quantity (a hue difference) is
+        left out, the density taken over the others alone."""
+        if hue:
             precision, log_det = self._precision
             d = np.asarray(x) - np.array(self.mean)
         else:
-            keep = [i for i in range(len(self.mean))
-                    if (hue or i != 0) and (lightness or i != 2)]
-            precision, log_det = self._marginal(tuple(keep))
-            d = np.asarray(x)[keep] - np.array(self.mean)[keep]
+            precision, log_det = self._hueless
+            d = np.asarray(x)[1:] - np.array(self.mean[1:])
         return float(-0.5 * d @ precision @ d - 0.5 * log_det)
 
     @cached_property
-    def _marginals(self) -> dict[tuple[int, ...], tuple[FloatArray, float]]:
-        return {}
-
-    def _marginal(self, keep: tuple[int, ...]) -> tuple[FloatArray, float]:
-        """The inverse and log determinant of the covariance over the ``keep`` quantities."""
-        if keep not in self._marginals:
-            self._marginals[keep] = _inverse(np.array(self.covariance)[np.ix_(keep, keep)])
-        return self._marginals[keep]
+    def _hueless(self) -> tuple[FloatArray, float]:
+        return _inverse(np.array(self.covariance)[1:, 1:])
 
     @classmethod
     def fit(cls, samples: FloatArray, floor: float = 1e-3) -> Gaussian:
@@ -288,10 +267,8 @@ class InkModel(BaseModel):
             total += sum(self.inks[n].log_likelihood(f, bool(h))
                          for f, n, h in zip(measures.groups, names, hued, strict=True))
         for (i, j), features in measures.pairs.items():
-            inks = names[i] + names[j]
-            pair = self.pairs.get(inks)
-            total += (pair.log_likelihood(features, bool(hued[i] and hued[j]),
-                                          BLOCKED_PAIR_LIGHTNESS or "X" not in inks)
+            pair = self.pairs.get(names[i] + names[j])
+            total += (pair.log_likelihood(features, bool(hued[i] and hued[j]))
                       if pair is not None else UNSEEN_PAIR)
             if names[i] == names[j]:
                 total += self.same_ink

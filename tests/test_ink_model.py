@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
-import calibration.ink_model as ink_model
 from calibration.ink_model import INK_MODEL, InkModel
 from calibration.map_read import signed_lab
 from training.inks import GroupSample, fit
@@ -120,18 +118,3 @@ def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
     assert not keeps_ink_order(centres, ("D", "G", "L"))
     assert keeps_ink_order(centres, ("L", "G", "L"))
     assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
-
-
-@pytest.mark.parametrize("weighed", [True, False])
-def test_a_lifted_dark_green_is_not_blocked_by_its_lightness_against_gold(
-        monkeypatch, weighed: bool) -> None:
-    """A glossy card lifts a dark green group (14 % of the inked cells) to the lightness
-    the twin's one blocked grey always shows against gold; its hue, against the stud
-    tops, is dark green's (development map 51031's glossy set-up view, the groups'
-    medians). Weighing that lightness ratio named it blocked; the pairs without it name
-    it dark green."""
-    monkeypatch.setattr(ink_model, "BLOCKED_PAIR_LIGHTNESS", weighed)
-    top = np.array((19.2, -20.0, 12.0))
-    centres = np.array([(43.7, -19.0, 16.0), (44.7, -2.0, 17.0), (32.4, -8.0, 5.5)])
-    names = INK_MODEL.most_likely(centres, top, np.array([0.18, 0.68, 0.14]))
-    assert names == ("L", "G", "X" if weighed else "D")
