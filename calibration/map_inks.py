@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INK_MODEL, near_black
+from calibration.ink_model import INK_MODEL, NAMING_MARGIN, near_black
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -192,6 +192,17 @@ there, 4,900 fewer on 50550-50799). A price of 12 did more on those maps but los
 studs on the independent renderer's frames; 8 and under did less."""
 
 
+THIRD_INK_TOSS_UP = True
+"""Whether three groups taken by a naming within ``NAMING_MARGIN`` (log) of the
+``THIRD_INK_PRICE`` bound are a toss-up against the two groups: the cells the two
+readings name differently are then left unknown (:func:`calibration.map_read.name_cells`),
+as :meth:`calibration.ink_model.InkModel.contested` leaves a group two namings within
+the margin name otherwise. The price is a threshold on scores that differ by a fraction
+of a log unit either side of it; development map 51006's palace view (two inks, its
+light green cut in two by hue and the lighter half named gold 0.4 inside the price)
+read 461 studs of light green as gold."""
+
+
 HUE_SPLIT = True
 """Whether each of two groups cut in two by hue (:func:`_hue_halves`) is tried as three
 inks as well (:func:`third_ink`). Studs read wrong, one view each: fitting maps
@@ -259,14 +270,16 @@ def _hue_halves(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.in
 
 
 def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
-              top: FloatArray | None) -> tuple[NDArray[np.int32], NDArray[np.float32]] | None:
+              top: FloatArray | None
+              ) -> tuple[NDArray[np.int32], NDArray[np.float32], bool] | None:
     """Three settled groups (and each cell's doubt) where ``labels`` holds two and a third
     ink hides in one of them (``THIRD_INK_PRICE``), else None; ``top`` as for
     :func:`name_groups`. Without a stud top the pairs alone cannot weigh it.
 
     The three groups tried are the three-group k-means and, with ``HUE_SPLIT``, each of
     the two groups cut in two by hue (:func:`_hue_halves`); the best named of those that
-    pass is taken."""
+    pass is taken. The flag says whether taking them was a toss-up
+    (``THIRD_INK_TOSS_UP``): their naming scored within ``NAMING_MARGIN`` of the price."""
     top = reference_top(top)
     if top is None or len(labels) == 0 or labels.max() != 1:
         return None
@@ -294,7 +307,10 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
             continue
         if best is None or score > best[0]:
             best = (score, three, doubt)
-    return None if best is None else (best[1], best[2])
+    if best is None:
+        return None
+    toss_up = THIRD_INK_TOSS_UP and best[0] < two_score - THIRD_INK_PRICE + NAMING_MARGIN
+    return best[1], best[2], toss_up
 
 
 def _centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]

@@ -203,6 +203,26 @@ def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
         assert (got[truth == ink] == ink).mean() > 0.99
 
 
+@pytest.mark.parametrize("paler", [map_read.GREY_PALER, 0.0])
+def test_a_grey_lighter_than_dark_green_in_its_group_is_unknown(monkeypatch,
+                                                                paler: float) -> None:
+    """A small blocked area joins dark green's group: a mid grey only a little paler
+    (0.85 of its colourfulness) than the dark green and 0.2 (log) lighter, too close to
+    it for the two-sided bound an ink's own cells keep. Grey is lighter than dark green
+    and greyer, so such a cell is left unknown; the dark green's own cells, lit a little
+    unevenly, are still read."""
+    monkeypatch.setattr(map_read, "GREY_PALER", paler)
+    rng = np.random.default_rng(4)
+    names = np.array(["D"] * 300 + ["X"] * 8 + ["L"] * 300)
+    lightness = np.where(names == "D", rng.normal(30.0, 1.0, len(names)), 30.0 * np.exp(0.2))
+    lightness[names == "L"] = rng.normal(45.0, 1.0, 300)
+    chroma = np.where(names == "X", 17.0, rng.normal(20.0, 0.8, len(names)))
+    named = np.where(names == "X", "D", names)  # the grey taken into dark green's group
+    out = map_read._unlike_their_ink(lightness, chroma, named)
+    assert out[names == "X"].all() == bool(paler)
+    assert not out[names == "D"].any() and not out[names == "L"].any()
+
+
 def test_a_cell_between_two_inks_at_their_border_is_unknown() -> None:
     """Along the border of light green and gold, a few cells whose samples fell half on
     each ink show a colour between the two: as near the gold round them as the green,

@@ -61,7 +61,7 @@ def view_samples(name: str, read: ViewRead, truth: NDArray[np.str_],
         return []  # no reference the reader would measure its groups against
     usable = read.shown & seen & (truth != UNKNOWN_GROUND)
     lab = signed_lab(read.colours[read.shown])
-    white, groups, _ = colour_groups(lab, np.flatnonzero(read.shown))
+    white, groups, _, _ = colour_groups(lab, np.flatnonzero(read.shown))
     inked = ~white
     cell_truth = np.where(usable, truth, UNKNOWN_GROUND)[read.shown][inked]
     groups = groups[inked]
