@@ -34,6 +34,7 @@ from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import region
 from vision.explain import explained
 from vision.parse import LEAST, parse
+from vision.pick import picked
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import View
 from vision.surface import SURFACE_MODEL
@@ -90,7 +91,7 @@ PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREE
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
                 locations: Sequence[BoardLocation | None] | None = None,
-                model: bool = False) -> TurnReading:
+                model: bool = False, pick: bool = True) -> TurnReading:
     """The whole palace ``frames`` show (views of one camera, the board possibly turned or
     moved between them), read as the pieces added to the corner bricks. The reading is
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
@@ -122,6 +123,11 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     carving = carve(views)
     base = corners_only(ground).pieces
     pieces = explained(views, parse(carving, ground, base, top_colours(views)))
+    if pick:
+        palace = Palace(ground, base)
+        pieces = picked(views, carving, palace,
+                        [palace.place(p) for p in sorted(pieces, key=lambda p: p.z)])
+        pieces = [p.moved(id="") for p in pieces]
     readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)

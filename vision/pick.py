@@ -1,0 +1,477 @@
+"""The parse's pieces picked again by what the pictures would show: a local search.
+
+The carving is saturated (every voxel no view sees through is kept), so the greedy parse
+(:mod:`vision.parse`) takes false pieces that the carving scores as high as true ones:
+an arch a stud or a quarter turn off bridging two true arches' ends, a brick over a
+true piece. What tells them apart is what each view would show. So the reading is
+rendered in every view with occlusion (each pixel shows the nearest piece's face,
+painted far to near), and weighed by how well that picture agrees with the frames:
+
+- its silhouette: every pixel it covers earns the change there less
+  :data:`vision.carve.PAY_LEVEL` (the measure :mod:`vision.explain` uses), so covering
+  unchanged board costs and leaving changed pixels bare forgoes their pay;
+- its colours: every piece is one plastic, so the pixels where a piece's face is seen
+  (and the frame shows a change there, off the plants and the edges) should share one
+  colour; each piece pays :data:`COLOUR_WEIGHT` per unit of its seen pixels' squared
+  spread about their mean in a shading-free colour space. A false arch over two true
+  arches' ends shows both their colours.
+
+The search tries, for each piece nothing rests on, every carving candidate that shares a
+voxel with it (the same kind shifted a stud, an arch quarter-turned, a brick for an arch
+and back) and taking it away, keeps the best change that the rules let stand
+(:class:`rules.palace.Palace`) and that gains more than :data:`MOVE_PRICE`, and goes
+round again while anything changes. A move is weighed in the pixels it can touch alone
+(the boxes of the pieces it takes and puts), each piece's colour sums kept per piece, so
+each move costs a few small paintings rather than whole pictures.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.palace import Palace
+from rules.pieces import Kind, Piece
+from vision.carve import PAY_LEVEL, Carving, ViewData
+from vision.parse import candidates
+from vision.silhouettes import Box, piece_voxels
+
+COLOUR_WEIGHT = 1.0
+"""What a unit of squared colour spread (:func:`colour_features`) costs against a pixel's
+change beyond :data:`PAY_LEVEL`."""
+MOVE_PRICE = 2.0
+"""Least gain (summed over views) for a change to be kept: the search should not wander
+over ties."""
+EDGE_SHARE = 0.25
+"""Share of each view's changed pixels, the strongest edges, whose colour says nothing
+(a pixel on an outline mixes two pieces' colours, or a piece's and the board's)."""
+TIME_LIMIT_S = 2.0
+"""Seconds the search may run in all (it stops after the pass that passes this)."""
+ROUNDS = 3
+PIECE_COST = 60.0
+ADD_COST = 0.0
+CHAIN_DEPTH = 2
+LAZY = 1
+ARCH_FIRST = 1
+POOL_PASS = 1
+POOL_LEAST = -0.5
+"""Most passes over the pieces."""
+
+Rect = tuple[int, int, int, int]
+
+
+def colour_features(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per pixel, a colour with the shading taken out: the logs of red and blue over
+    green (a face's light scales all three alike), and a third of the log brightness
+    (the building colours tan and dark tan differ mostly in brightness)."""
+    bgr = np.log(image.astype(np.float32) + 8.0)
+    out = np.empty_like(bgr)
+    out[..., 0] = bgr[..., 2] - bgr[..., 1]
+    out[..., 1] = bgr[..., 0] - bgr[..., 1]
+    out[..., 2] = bgr.mean(axis=2) / 3.0
+    return out
+
+
+Scene = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], list[NDArray[np.int32]]]
+"""Boxes to paint: their pixel rectangles (n, 4), distances, owners' slots and outlines."""
+
+
+@dataclass
+class _Sheet:
+    """One view as the search weighs it: per pixel the silhouette's pay, whether its
+    colour counts, its colour, and the reading's label (which piece each pixel shows)."""
+
+    vd: ViewData
+    pay: NDArray[np.float32]
+    colour_ok: NDArray[np.bool_]
+    feat: NDArray[np.float32]
+    label: NDArray[np.int32]
+    scene: Scene | None
+    boxes: dict[Box, tuple[NDArray[np.int32], float, Rect] | None]
+
+    def shapes(self, boxes: Sequence[Box]) -> list[tuple[NDArray[np.int32], float, Rect] | None]:
+        """Each box's outline (quarter pixels), distance and pixel rectangle, cached."""
+        todo = [b for b in dict.fromkeys(boxes) if b not in self.boxes]
+        if todo:
+            view = self.vd.view
+            hulls = view._hulls(todo)
+            dists = view.distances(todo)
+            h, w = view.shape
+            for b, hull, d in zip(todo, hulls, dists, strict=True):
+                if hull is None:
+                    self.boxes[b] = None
+                    continue
+                x, y, bw, bh = cv2.boundingRect(hull)
+                rect = (max(x >> 2, 0), max(y >> 2, 0), min(((x + bw) >> 2) + 2, w),
+                        min(((y + bh) >> 2) + 2, h))
+                self.boxes[b] = (hull, d, rect)
+        return [self.boxes[b] for b in boxes]
+
+
+def _sheet(vd: ViewData) -> _Sheet:
+    change = vd.change
+    mute = (vd.green > 0) | ~vd.plate
+    pay = np.where(mute, 0.0, change - PAY_LEVEL).astype(np.float32)
+    gray = vd.image.mean(axis=2)
+    edge = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    changed = (change > PAY_LEVEL) & ~mute
+    cut = np.quantile(edge[changed], 1 - EDGE_SHARE) if changed.any() else np.inf
+    return _Sheet(vd, pay, changed & (edge < cut), colour_features(vd.image),
+                  np.full(vd.view.shape, -1, np.int32), None, {})
+
+
+def _scene(sheet: _Sheet, pieces: dict[int, Piece]) -> Scene:
+    """Every box of ``pieces`` that shows in the sheet's region, as arrays."""
+    rects: list[Rect] = []
+    dists: list[float] = []
+    slots: list[int] = []
+    hulls: list[NDArray[np.int32]] = []
+    for slot, piece in pieces.items():
+        for shape in sheet.shapes(piece_voxels(piece)):
+            if shape is not None:
+                hulls.append(shape[0])
+                dists.append(shape[1])
+                rects.append(shape[2])
+                slots.append(slot)
+    return (np.array(rects, np.int64).reshape(-1, 4), np.array(dists, np.float64),
+            np.array(slots, np.int64), hulls)
+
+
+def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
+           out_slots: Sequence[int] = (), extra: Scene | None = None) -> NDArray[np.int32]:
+    """The label picture (slot per pixel, -1 none) over ``rect`` (the whole region when
+    None) of ``scene`` less the slots ``out_slots``, with ``extra``, painted far to
+    near."""
+    h, w = sheet.vd.view.shape
+    x0, y0, x1, y1 = rect if rect is not None else (0, 0, w, h)
+    out = np.full((y1 - y0, x1 - x0), -1, np.int32)
+    shift = np.array([[x0 * 4, y0 * 4]], np.int32)
+    items: list[tuple[float, int, NDArray[np.int32]]] = []
+    for rects, dists, slots, hulls in (scene, extra) if extra is not None else (scene,):
+        if not len(rects):
+            continue
+        hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1)
+               & (rects[:, 3] > y0))
+        if len(out_slots):
+            hit &= ~np.isin(slots, out_slots)
+        for k in np.flatnonzero(hit).tolist():
+            items.append((float(dists[k]), int(slots[k]), hulls[k]))
+    items.sort(key=lambda t: -t[0])
+    for _, slot, hull in items:
+        cv2.fillConvexPoly(out, hull - shift, slot, shift=2)
+    return out
+
+
+def _stats(sheet: _Sheet, label: NDArray[np.int32], rect: Rect, size: int
+           ) -> tuple[float, NDArray[np.float64]]:
+    """Over ``rect`` of ``label``: the silhouette's pay, and per slot the colour sums
+    (count, three sums, sum of squares)."""
+    x0, y0, x1, y1 = rect
+    lab = label.ravel()
+    pay = sheet.pay[y0:y1, x0:x1].ravel()
+    covered = lab >= 0
+    total = float(pay[covered].sum())
+    ok = covered & sheet.colour_ok[y0:y1, x0:x1].ravel()
+    sums = np.zeros((size, 5))
+    if ok.any():
+        who = lab[ok]
+        f = sheet.feat[y0:y1, x0:x1].reshape(-1, 3)[ok].astype(np.float64)
+        sums[:, 0] = np.bincount(who, minlength=size)
+        for k in range(3):
+            sums[:, 1 + k] = np.bincount(who, f[:, k], minlength=size)
+        sums[:, 4] = np.bincount(who, (f * f).sum(axis=1), minlength=size)
+    return total, sums
+
+
+def _spread(s: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Squared spread about the mean from colour sums (rows: count, sums, squares)."""
+    n = np.maximum(s[..., 0], 1.0)
+    return np.maximum(s[..., 4] - (s[..., 1:4] ** 2).sum(axis=-1) / n, 0.0)
+
+
+class Search:
+    """The reading, its pictures and its colour sums, changed one move at a time."""
+
+    def __init__(self, views: Sequence[ViewData], palace: Palace, movable: Sequence[Piece],
+                 carving: Carving) -> None:
+        self.sheets = [_sheet(vd) for vd in views]
+        self.palace = palace
+        self.carving = carving
+        self.slots: dict[int, Piece] = dict(enumerate(palace.pieces))
+        self.movable = {p.id for p in movable}
+        self.next = len(self.slots)
+        self.size = 4 * self.next + 64
+        self.colour = np.zeros((self.size, 5))
+        self.pay = 0.0
+        for sheet in self.sheets:
+            h, w = sheet.vd.view.shape
+            sheet.scene = _scene(sheet, self.slots)
+            sheet.label = _paint(sheet, sheet.scene)
+            pay, sums = _stats(sheet, sheet.label, (0, 0, w, h), self.size)
+            self.pay += pay
+            self.colour += sums
+
+    def _grow(self) -> None:
+        if self.next + 2 >= self.size:
+            self.colour = np.vstack([self.colour, np.zeros((self.size, 5))])
+            self.size *= 2
+
+    def gain(self, out: Sequence[int], put: Sequence[Piece], commit: bool = False) -> float:
+        """What taking the slots ``out`` away and putting ``put`` gains: the silhouettes'
+        pay and less colour spread, over every view; made so when ``commit``."""
+        self._grow()
+        new = list(range(self.next, self.next + len(put)))
+        added = dict(zip(new, put, strict=True))
+        moved = [self.slots[s] for s in out] + list(put)
+        delta_pay = 0.0
+        delta = np.zeros((self.size, 5))
+        paints = []
+        for sheet in self.sheets:
+            rect = _union([sh[2] for p in moved for sh in sheet.shapes(piece_voxels(p))
+                           if sh is not None])
+            if rect is None:
+                paints.append(None)
+                continue
+            x0, y0, x1, y1 = rect
+            old = sheet.label[y0:y1, x0:x1]
+            new_label = _paint(sheet, sheet.scene, rect, out, _scene(sheet, added))
+            p_old, s_old = _stats(sheet, old, rect, self.size)
+            p_new, s_new = _stats(sheet, new_label, rect, self.size)
+            delta_pay += p_new - p_old
+            delta += s_new - s_old
+            paints.append((rect, new_label))
+        touched = np.flatnonzero(np.abs(delta).sum(axis=1) > 0)
+        before = _spread(self.colour[touched]).sum()
+        later = _spread(self.colour[touched] + delta[touched]).sum()
+        total = delta_pay - COLOUR_WEIGHT * (later - before) - PIECE_COST * (len(put) - len(out))
+        if len(put) > len(out):
+            total -= abs(ADD_COST)
+        if commit:
+            for sheet, got in zip(self.sheets, paints, strict=True):
+                if got is not None:
+                    (x0, y0, x1, y1), lab = got
+                    sheet.label[y0:y1, x0:x1] = lab
+            self.colour += delta
+            self.pay += delta_pay
+            for s in out:
+                self.palace.remove(self.slots.pop(s).id)
+            for s, p in zip(new, put, strict=True):
+                placed = self.palace.place(p)
+                self.slots[s] = placed
+                self.movable.add(placed.id)
+            self.next += len(put)
+            for sheet in self.sheets:
+                sheet.scene = _scene(sheet, self.slots)
+        return float(total)
+
+    def stands(self, out: Sequence[int], put: Sequence[Piece]) -> bool:
+        """Whether the palace stands with ``out`` taken away and ``put`` put."""
+        trial = self.palace.copy()
+        for s in out:
+            piece = self.slots[s]
+            if trial.resting_on(piece):
+                return False
+            trial.remove(piece.id)
+        return trial.stands(list(put))
+
+    def pieces(self) -> list[Piece]:
+        return [p for p in self.slots.values() if p.id in self.movable]
+
+
+def _union(rects: Sequence[Rect]) -> Rect | None:
+    if not rects:
+        return None
+    a = np.array(rects)
+    return (int(a[:, 0].min()), int(a[:, 1].min()), int(a[:, 2].max()), int(a[:, 3].max()))
+
+
+def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
+           pieces: Sequence[Piece], time_limit: float | None = None) -> list[Piece]:
+    """``pieces`` (standing in ``palace`` beside its corner bricks) after the local
+    search: each building piece nothing rests on swapped for a carving candidate sharing
+    a voxel with it, or taken away, where the rendered views then agree better with the
+    frames; then candidates that fit are added where they pay."""
+    if not views or not pieces:
+        return list(pieces)
+    started = time.perf_counter()
+    time_limit = TIME_LIMIT_S if time_limit is None else time_limit
+    search = Search(views, palace, pieces, carving)
+    near: dict[tuple[int, int, int], list[Piece]] = {}
+    pool = [c for level in range(carving.full.shape[2]) for c in candidates(level, carving)
+            if c[1].kind is not Kind.COLUMN]
+    for _, cand in pool:
+        for v in cand.voxels():
+            near.setdefault(v, []).append(cand)
+    knobs: dict[tuple[int, int, int], list[Piece]] = {}
+    for _, cand in sorted(pool, key=lambda c: (-(c[1].kind is Kind.ARCH) * ARCH_FIRST, -c[0])):
+        for x, y in cand.knobs():
+            knobs.setdefault((x, y, cand.top), []).append(cand)
+    for _ in range(ROUNDS):
+        changed = False
+        if LAZY:
+            changed |= _lazy(search, pool, knobs, started, time_limit)
+        elif POOL_PASS:
+            for gain0, cand in sorted(pool, key=lambda c: -c[0]):
+                if gain0 < POOL_LEAST:
+                    break
+                if time.perf_counter() - started > time_limit:
+                    return search.pieces()
+                changed |= _try_candidate(search, cand, knobs)
+        for slot in list(search.slots):
+            if time.perf_counter() - started > time_limit:
+                return search.pieces()
+            piece = search.slots.get(slot)
+            if (piece is None or piece.id not in search.movable
+                    or piece.kind in (Kind.DECORATION, Kind.CORNER)
+                    or search.palace.resting_on(piece)):
+                continue
+            changed |= _improve(search, slot, piece, near)
+        if not changed:
+            break
+    return search.pieces()
+
+
+def _try_candidate(search: Search, cand: Piece,
+                   knobs: dict[tuple[int, int, int], list[Piece]], probe: bool = False) -> bool:
+    """Puts ``cand`` in, the free pieces in its way taken away and the carving's
+    candidates put under its legs where nothing holds them (:func:`_held`), if that
+    gains more than :data:`MOVE_PRICE`."""
+    at = {v: s for s, p in search.slots.items() for v in p.voxels()}
+    out = set()
+    for w in cand.voxels():
+        other = at.get(w)
+        if other is not None:
+            out.add(other)
+    ck = (cand.kind, cand.x, cand.y, cand.z, cand.axis)
+    for s in out:
+        p = search.slots[s]
+        if (p.id not in search.movable or p.kind is Kind.DECORATION
+                or (p.kind, p.x, p.y, p.z, p.axis) == ck):
+            return False
+    if ADD_COST < 0 and not out:
+        return False
+    trial = search.palace.copy()
+    for s in out:
+        piece = search.slots[s]
+        if trial.resting_on(piece):
+            return False
+        trial.remove(piece.id)
+    under = _held(trial, cand, knobs, int(CHAIN_DEPTH))
+    if under is None or not trial.fits(cand):
+        return False
+    put = [*under, cand]
+    if probe:
+        return (sorted(out), put)  # type: ignore[return-value]
+    if search.gain(sorted(out), put) > MOVE_PRICE:
+        search.gain(sorted(out), put, commit=True)
+        return True
+    return False
+
+
+def _lazy(search: Search, pool: Sequence[tuple[float, Piece]],
+          knobs: dict[tuple[int, int, int], list[Piece]], started: float,
+          time_limit: float) -> bool:
+    """Best move first over the carving's candidates: each candidate's move weighed once,
+    then the best weighed again until it stays best (a move gains less once others are
+    made, seldom more), made, and so on while the best gains more than
+    :data:`MOVE_PRICE`."""
+    import heapq
+    have = {(p.kind, p.x, p.y, p.z, p.axis) for p in search.slots.values()}
+    heap: list[tuple[float, int, Piece]] = []
+    for k, (g0, cand) in enumerate(pool):
+        if g0 < POOL_LEAST or (cand.kind, cand.x, cand.y, cand.z, cand.axis) in have:
+            continue
+        move = _try_candidate(search, cand, knobs, probe=True)
+        if not move:
+            continue
+        g = search.gain(*move)  # type: ignore[misc]
+        if g > MOVE_PRICE:
+            heap.append((-g, k, cand))
+    heapq.heapify(heap)
+    changed = False
+    while heap:
+        if time.perf_counter() - started > time_limit:
+            break
+        _, k, cand = heapq.heappop(heap)
+        move = _try_candidate(search, cand, knobs, probe=True)
+        if not move:
+            continue
+        g = search.gain(*move)  # type: ignore[misc]
+        if g <= MOVE_PRICE:
+            continue
+        if heap and g < -heap[0][0]:
+            heapq.heappush(heap, (-g, k, cand))
+            continue
+        search.gain(*move, commit=True)  # type: ignore[misc]
+        changed = True
+    return changed
+
+
+def _held(trial: Palace, piece: Piece, knobs: dict[tuple[int, int, int], list[Piece]],
+          depth: int) -> list[Piece] | None:
+    """Pieces, bottom first, that hold up ``piece``'s legs where no knob does: for each
+    such leg the surest carving candidate with a knob there that fits in empty space
+    (itself held up so, at most ``depth`` deep), placed in ``trial``; None if a leg
+    cannot be held."""
+    put: list[Piece] = []
+    for x, y in piece.legs():
+        if piece.z == 0 or trial.knob_owner(x, y, piece.z) is not None:
+            continue
+        if depth <= 0:
+            return None
+        for sup in knobs.get((x, y, piece.z), ()):
+            if any(trial.occupant(*v) is not None for v in sup.voxels()):
+                continue
+            sub = trial.copy()
+            below = _held(sub, sup, knobs, depth - 1)
+            if below is None or not sub.fits(sup):
+                continue
+            for q in (*below, sup):
+                trial.place(q)
+            put.extend([*below, sup])
+            break
+        else:
+            return None
+    return put
+
+
+def _improve(search: Search, slot: int, piece: Piece,
+             near: dict[tuple[int, int, int], list[Piece]]) -> bool:
+    """Makes the best move of ``piece`` (taken away, or swapped for a candidate sharing a
+    voxel, the free pieces in that candidate's way taken away too) if it gains more
+    than :data:`MOVE_PRICE`."""
+    at = {v: s for s, p in search.slots.items() for v in p.voxels()}
+    key = (piece.kind, piece.x, piece.y, piece.z, piece.axis)
+    seen = {key}
+    moves: list[tuple[list[int], list[Piece]]] = [([slot], [])]
+    for v in piece.voxels():
+        for cand in near.get(v, ()):
+            ck = (cand.kind, cand.x, cand.y, cand.z, cand.axis)
+            if ck in seen:
+                continue
+            seen.add(ck)
+            out = {slot}
+            for w in cand.voxels():
+                other = at.get(w)
+                if other is not None:
+                    out.add(other)
+            if any(search.slots[s].id not in search.movable
+                   or search.slots[s].kind is Kind.DECORATION for s in out):
+                continue
+            moves.append((sorted(out), [cand]))
+    best, best_gain = None, MOVE_PRICE
+    for out, put in moves:
+        if not search.stands(out, put):
+            continue
+        g = search.gain(out, put)
+        if g > best_gain:
+            best, best_gain = (out, put), g
+    if best is None:
+        return False
+    search.gain(*best, commit=True)
+    return True
