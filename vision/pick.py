@@ -57,6 +57,7 @@ PIECE_COST = 60.0
 ADD_COST = 0.0
 CHAIN_DEPTH = 2
 LAZY = 1
+TOWER = 1
 ARCH_FIRST = 1
 POOL_PASS = 1
 POOL_LEAST = -0.5
@@ -258,7 +259,7 @@ class Search:
                     sheet.label[y0:y1, x0:x1] = lab
             self.colour += delta
             self.pay += delta_pay
-            for s in out:
+            for s in sorted(out, key=lambda s: -self.slots[s].z):
                 self.palace.remove(self.slots.pop(s).id)
             for s, p in zip(new, put, strict=True):
                 placed = self.palace.place(p)
@@ -328,7 +329,7 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
             piece = search.slots.get(slot)
             if (piece is None or piece.id not in search.movable
                     or piece.kind in (Kind.DECORATION, Kind.CORNER)
-                    or search.palace.resting_on(piece)):
+                    or (not TOWER and search.palace.resting_on(piece))):
                 continue
             changed |= _improve(search, slot, piece, near)
         if not changed:
@@ -464,10 +465,15 @@ def _improve(search: Search, slot: int, piece: Piece,
                    or search.slots[s].kind is Kind.DECORATION for s in out):
                 continue
             moves.append((sorted(out), [cand]))
+    if TOWER and search.palace.resting_on(piece):
+        moves = moves[1:]
     best, best_gain = None, MOVE_PRICE
-    for out, put in moves:
-        if not search.stands(out, put):
+    for out0, put0 in moves:
+        move = _rebuilt(search, out0, put0) if TOWER else (
+            (out0, put0) if search.stands(out0, put0) else None)
+        if move is None:
             continue
+        out, put = move
         g = search.gain(out, put)
         if g > best_gain:
             best, best_gain = (out, put), g
@@ -475,3 +481,36 @@ def _improve(search: Search, slot: int, piece: Piece,
         return False
     search.gain(*best, commit=True)
     return True
+
+
+def _rebuilt(search: Search, out: Sequence[int], put: Sequence[Piece]
+             ) -> tuple[list[int], list[Piece]] | None:
+    """The move taking ``out`` away and putting ``put``, with every piece resting on
+    what goes (and on those, and so on) taken off and put back where it still stands;
+    None when ``put`` cannot stand or a decoration would not be put back (a plant's
+    pixels are not weighed, so dropping it would gain its price for nothing)."""
+    slot_of = {p.id: s for s, p in search.slots.items()}
+    gone = set(out)
+    todo = [search.slots[s] for s in out]
+    while todo:
+        for above in search.palace.resting_on(todo.pop()):
+            s = slot_of[above.id]
+            if s not in gone:
+                gone.add(s)
+                todo.append(above)
+    trial = search.palace.copy()
+    for s in sorted(gone, key=lambda s: -search.slots[s].z):
+        trial.remove(search.slots[s].id)
+    for p in put:
+        if not trial.fits(p):
+            return None
+        trial.place(p)
+    back: list[Piece] = []
+    for s in sorted(gone - set(out), key=lambda s: search.slots[s].z):
+        p = search.slots[s].moved(id="")
+        if trial.fits(p):
+            trial.place(p)
+            back.append(p)
+        elif p.kind is Kind.DECORATION or search.slots[s].id not in search.movable:
+            return None
+    return sorted(gone), [*put, *back]
