@@ -63,6 +63,7 @@ TIME_PER_VIEW_S = 0.6
 development palace needs about 0.9 s a view on the shared machine for all its passes,
 the others a fifth of a second or less)."""
 ROUNDS = 3
+PAIRS = 3
 """Most passes over the pieces."""
 
 Rect = tuple[int, int, int, int]
@@ -163,7 +164,9 @@ def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
         hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1)
                & (rects[:, 3] > y0))
         if len(out_slots):
-            hit &= ~np.isin(slots, out_slots)
+            gone = np.zeros(int(max(slots.max(), max(out_slots))) + 1, bool)
+            gone[list(out_slots)] = True
+            hit &= ~gone[slots]
         for k in np.flatnonzero(hit).tolist():
             items.append((float(dists[k]), int(slots[k]), hulls[k]))
     items.sort(key=lambda t: -t[0])
@@ -172,24 +175,17 @@ def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
     return out
 
 
-def _stats(sheet: _Sheet, lab: NDArray[np.int32], rect: Rect,
-           where: NDArray[np.bool_] | None, size: int) -> tuple[float, NDArray[np.float64]]:
-    """Over the pixels ``where`` of ``rect`` (all when None), labelled ``lab`` (flat, one
-    per such pixel): the silhouette's pay, and per slot the colour sums (count, three
-    sums, sum of squares)."""
-    x0, y0, x1, y1 = rect
-
-    def take(a: NDArray[np.generic]) -> NDArray[np.generic]:
-        part = a[y0:y1, x0:x1]
-        return part.reshape(-1, *a.shape[2:]) if where is None else part[where]
-
+def _stats(sheet: _Sheet, lab: NDArray[np.int32], idx: NDArray[np.intp], size: int
+           ) -> tuple[float, NDArray[np.float64]]:
+    """Over the region's pixels ``idx`` (flat), labelled ``lab``: the silhouette's pay,
+    and per slot the colour sums (count, three sums, sum of squares)."""
     covered = lab >= 0
-    total = float(take(sheet.pay)[covered].sum())
-    ok = covered & take(sheet.colour_ok)
+    total = float(sheet.pay.ravel()[idx[covered]].sum())
+    ok = covered & sheet.colour_ok.ravel()[idx]
     sums = np.zeros((size, 5))
     if ok.any():
         who = lab[ok]
-        f = take(sheet.feat)[ok].astype(np.float64)
+        f = sheet.feat.reshape(-1, 3)[idx[ok]].astype(np.float64)
         sums[:, 0] = np.bincount(who, minlength=size)
         for k in range(3):
             sums[:, 1 + k] = np.bincount(who, f[:, k], minlength=size)
@@ -221,7 +217,7 @@ class Search:
             h, w = sheet.vd.view.shape
             sheet.scene = _scene(sheet, self.slots)
             sheet.label = _paint(sheet, sheet.scene)
-            pay, sums = _stats(sheet, sheet.label.ravel(), (0, 0, w, h), None, self.size)
+            pay, sums = _stats(sheet, sheet.label.ravel(), np.arange(h * w), self.size)
             self.pay += pay
             self.colour += sums
 
@@ -252,8 +248,10 @@ class Search:
             new_label = _paint(sheet, sheet.scene, rect, out, _scene(sheet, added))
             differ = old != new_label
             if differ.any():
+                ys, xs = np.nonzero(differ)
+                idx = (ys + y0) * sheet.label.shape[1] + (xs + x0)
                 for lab, sign in ((old[differ], -1.0), (new_label[differ], 1.0)):
-                    pay, sums = _stats(sheet, lab, rect, differ, self.size)
+                    pay, sums = _stats(sheet, lab, idx, self.size)
                     delta_pay += sign * pay
                     delta += sign * sums
             paints.append((rect, new_label))
@@ -358,14 +356,36 @@ def _improve(search: Search, slot: int, piece: Piece,
     if search.palace.resting_on(piece):
         moves = moves[1:]
     best, best_gain = None, MOVE_PRICE
+    tried: list[tuple[float, list[int], list[Piece]]] = []
     for out0, put0 in moves:
         move = _rebuilt(search, out0, put0)
         if move is None:
             continue
         out, put = move
         g = search.gain(out, put)
+        tried.append((g, out0, put0))
         if g > best_gain:
             best, best_gain = (out, put), g
+    if PAIRS:
+        tried.sort(key=lambda t: -t[0])
+        for _, out0, put0 in tried[:int(PAIRS)]:
+            if not put0:
+                continue
+            freed = {v for s in out0 for v in search.slots[s].voxels()} - set(put0[0].voxels())
+            kept = {v for s, p in search.slots.items() if s not in out0 for v in p.voxels()}
+            seconds: dict[tuple[object, ...], Piece] = {}
+            for v in freed:
+                for cand in near.get(v, ()):
+                    cv = cand.voxels()
+                    if not any(w in kept or w in put0[0].voxels() for w in cv):
+                        seconds[(cand.kind, cand.x, cand.y, cand.z, cand.axis)] = cand
+            for cand in seconds.values():
+                move = _rebuilt(search, out0, [*put0, cand])
+                if move is None:
+                    continue
+                g = search.gain(*move)
+                if g > best_gain:
+                    best, best_gain = move, g
     if best is None:
         return False
     search.gain(*best, commit=True)
