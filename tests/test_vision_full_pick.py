@@ -68,7 +68,7 @@ def test_the_bridge_shows_two_colours_and_a_true_arch_one(scene) -> None:
     for piece in (BRIDGE, B):
         palace = corners_only(load_map("1"))
         placed = palace.place(piece.moved(color=""))
-        search = Search(views, palace, [placed], carve(views))
+        search = Search(views, palace, [placed])
         spread[piece] = search.spread()[placed.id]
     assert spread[BRIDGE] > 2 * spread[B]
 
@@ -81,7 +81,7 @@ def test_the_colours_weigh_against_the_bridge(scene, monkeypatch) -> None:
         monkeypatch.setattr(pick, "COLOUR_WEIGHT", weight)
         palace = corners_only(load_map("1"))
         placed = palace.place(BRIDGE)
-        search = Search(views, palace, [placed], carve(views))
+        search = Search(views, palace, [placed])
         slot = next(s for s, p in search.slots.items() if p.id == placed.id)
         gains.append(search.gain([slot], [B]))
     assert gains[1] > gains[0] + 50

@@ -6,8 +6,9 @@ map region and place within its stud cell, the view's median colour there), and 
 differs from it is a piece. The views are fused in the board frame by space carving
 (:mod:`vision.carve`): a voxel is filled only where every view that sees it shows a
 change there. The carving is parsed bottom up into pieces the rules let stand
-(:mod:`vision.parse`), and pieces whose pixels the others already explain are left out
-(:mod:`vision.explain`): the carving fills space that no view sees into.
+(:mod:`vision.parse`), pieces whose pixels the others already explain are left out
+(:mod:`vision.explain`): the carving fills space that no view sees into; and the rest
+is picked again by what each view would show of it (:mod:`vision.pick`).
 
 Stages, each callable alone: :func:`locate_views` (pose per view, the quarter turn
 resolved from the map's colours), then the stages' own modules, and :func:`read_palace`.
@@ -97,7 +98,8 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
     ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
     above what each view shows; off by default, since its heights are not yet sharp
-    enough to read more pieces right (docs/vision.md, full mode)."""
+    enough to read more pieces right (docs/vision.md, full mode). ``pick`` runs the
+    local search over the parse's pieces (:func:`vision.pick.picked`)."""
     started = time.perf_counter()
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
