@@ -44,21 +44,23 @@ from vision.carve import PAY_LEVEL, Carving, ViewData
 from vision.parse import candidates
 from vision.silhouettes import Box, piece_voxels
 
-COLOUR_WEIGHT = 1.0
+COLOUR_WEIGHT = 0.5
 """What a unit of squared colour spread (:func:`colour_features`) costs against a pixel's
-change beyond :data:`PAY_LEVEL`. On the ten development palaces (moving only pieces
-nothing rests on) 0 / 0.5 / 1 / 1.5 / 3 read F1 0.542 / 0.549 / 0.561 / 0.554 / 0.533."""
+change beyond :data:`PAY_LEVEL`. Chosen with :data:`PIECE_COST` on the ten development
+palaces and three more of 120 pieces (docs/vision.md, full mode: F1 0.566 and 0.337;
+1 and 60 read 0.609 and 0.258)."""
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
 over ties."""
 EDGE_SHARE = 0.25
 """Share of each view's changed pixels, the strongest edges, whose colour says nothing
 (a pixel on an outline mixes two pieces' colours, or a piece's and the board's)."""
-PIECE_COST = 60.0
-"""What each piece costs, against its pixels' pay: the price :mod:`vision.explain` asks
-of a piece (:data:`vision.explain.PIECE_PRICE`), so a move that adds a piece must pay
-for it and one that takes a piece away gains it. On the ten development palaces 30 /
-60 / 100 read F1 0.569 / 0.583 / 0.569."""
+PIECE_COST = 20.0
+"""What each piece costs, against its pixels' pay, so that a move that adds a piece
+must pay for it and one that takes a piece away gains it: a third of the price
+:mod:`vision.explain` asks (:data:`vision.explain.PIECE_PRICE`), since the search's
+removals also gain the colour spread a piece brings, and at the explained step's price
+the large palaces lost more true pieces than false (docs/vision.md, full mode)."""
 TIME_PER_VIEW_S = 0.75
 """Seconds the search may run, a view: it stops where it is once over (the 120-piece
 development palace needs about 0.6 s a view of one core for all its passes, the others
