@@ -1,5 +1,5 @@
-"""Full mode's local search (vision.pick): pieces the greedy parse got wrong, picked again by
-what the four views would show."""
+"""Full mode's local search (vision.pick, weighed by vision.agreement): pieces the greedy
+parse got wrong, picked again by what the four views would show."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from calibration.board_model import turned_pose
 from rules import Axis, Kind, Palace, Piece, load_map
 from twin import RenderOptions, render
 from twin.cameras import random_camera
-from vision import pick
+from vision import agreement
+from vision.agreement import Search
 from vision.carve import ViewData, balanced, carve, view_data
 from vision.full import corners_only
-from vision.pick import Search, picked
+from vision.pick import picked
 
 A = Piece(Kind.ARCH, 10, 12, 0, axis=Axis.X, color="tan")
 B = Piece(Kind.ARCH, 14, 12, 0, axis=Axis.X, color="reddish_brown")
@@ -77,8 +78,8 @@ def test_the_colours_weigh_against_the_bridge(scene, monkeypatch) -> None:
     """Swapping the bridge for a true arch gains more with the colours weighed."""
     _, views = scene
     gains = []
-    for weight in (0.0, pick.COLOUR_WEIGHT):
-        monkeypatch.setattr(pick, "COLOUR_WEIGHT", weight)
+    for weight in (0.0, agreement.COLOUR_WEIGHT):
+        monkeypatch.setattr(agreement, "COLOUR_WEIGHT", weight)
         palace = corners_only(load_map("1"))
         placed = palace.place(BRIDGE)
         search = Search(views, palace, [placed])
