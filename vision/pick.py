@@ -32,9 +32,10 @@ MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
 over ties."""
 TIME_PER_VIEW_S = 0.75
-"""Seconds the search may run, a view: it stops where it is once over (the 120-piece
-development palace needs about 0.6 s a view of one core for all its passes, the others
-0.4 s or less)."""
+"""Seconds (wall clock) the search may run, a view: it stops where it is once over. To
+run to its end it needs about 1.2 s a view of one core on the 120-piece development
+palace, 0.5 s or less on the others, so the largest palaces are read by a cut search
+(the full-mode budget is about 1 s a view in all)."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
