@@ -6,8 +6,9 @@ map region and place within its stud cell, the view's median colour there), and 
 differs from it is a piece. The views are fused in the board frame by space carving
 (:mod:`vision.carve`): a voxel is filled only where every view that sees it shows a
 change there. The carving is parsed bottom up into pieces the rules let stand
-(:mod:`vision.parse`), and pieces whose pixels the others already explain are left out
-(:mod:`vision.explain`): the carving fills space that no view sees into.
+(:mod:`vision.parse`), pieces whose pixels the others already explain are left out
+(:mod:`vision.explain`): the carving fills space that no view sees into; and the rest
+is picked again by what each view would show of it (:mod:`vision.pick`).
 
 Stages, each callable alone: :func:`locate_views` (pose per view, the quarter turn
 resolved from the map's colours), then the stages' own modules, and :func:`read_palace`.
@@ -34,6 +35,7 @@ from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import region
 from vision.explain import explained
 from vision.parse import LEAST, parse
+from vision.pick import picked
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
 from vision.silhouettes import View
 from vision.surface import SURFACE_MODEL
@@ -90,13 +92,14 @@ PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREE
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
                 locations: Sequence[BoardLocation | None] | None = None,
-                model: bool = False) -> TurnReading:
+                model: bool = False, pick: bool = True) -> TurnReading:
     """The whole palace ``frames`` show (views of one camera, the board possibly turned or
     moved between them), read as the pieces added to the corner bricks. The reading is
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
     ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
     above what each view shows; off by default, since its heights are not yet sharp
-    enough to read more pieces right (docs/vision.md, full mode)."""
+    enough to read more pieces right (docs/vision.md, full mode). ``pick`` runs the
+    local search over the parse's pieces (:func:`vision.pick.picked`)."""
     started = time.perf_counter()
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
@@ -122,6 +125,11 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     carving = carve(views)
     base = corners_only(ground).pieces
     pieces = explained(views, parse(carving, ground, base, top_colours(views)))
+    if pick:
+        palace = Palace(ground, base)
+        pieces = picked(views, carving, palace,
+                        [palace.place(p) for p in sorted(pieces, key=lambda p: p.z)])
+        pieces = [p.moved(id="") for p in pieces]
     readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)

@@ -70,7 +70,7 @@ def nearest_colour(bgr: NDArray[np.floating]) -> str:
     return min(COLOR_RGB, key=lambda name: dist(COLOR_RGB[name]))
 
 
-def _candidates(level: int, carving: Carving) -> list[tuple[float, Piece]]:
+def candidates(level: int, carving: Carving) -> list[tuple[float, Piece]]:
     """Every piece that could stand with its bottom at ``level`` and has all its voxels at
     or above :data:`LEAST`, with its score (the voxels' scores less :data:`PAID`); an
     arch's middle cells are scored by their roofs, since their openings are empty."""
@@ -111,7 +111,7 @@ def parse(carving: Carving, ground: GroundMap, base: Sequence[Piece],
     by bricks down the stack where the carving allows, since the piece above says the
     stack is there."""
     levels = carving.full.shape[2]
-    ranked = sorted((c for level in range(levels) for c in _candidates(level, carving)),
+    ranked = sorted((c for level in range(levels) for c in candidates(level, carving)),
                     key=lambda c: -c[0])
     taken: set[tuple[int, int, int]] = set()
     chosen: list[Piece] = []

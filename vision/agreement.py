@@ -1,0 +1,278 @@
+"""How well a reading agrees with the frames: the reading rendered with occlusion in each
+view and weighed, changed one move at a time (the measure :mod:`vision.pick` searches by).
+
+Each pixel shows the nearest piece's face (the pieces' boxes painted far to near), and
+the picture is weighed by
+
+- its silhouette: every pixel it covers earns the change there less
+  :data:`vision.carve.PAY_LEVEL` (the measure :mod:`vision.explain` uses), so covering
+  unchanged board costs and leaving changed pixels bare forgoes their pay;
+- its colours: every piece is one plastic, so the pixels where a piece's face is seen
+  (and the frame shows a change there, off the plants and the edges) should share one
+  colour; each piece pays :data:`COLOUR_WEIGHT` per unit of its seen pixels' squared
+  spread about their mean in a shading-free colour space. A false arch over two true
+  arches' ends shows both their colours;
+- and :data:`PIECE_COST` a piece.
+
+A move is weighed on the pixels it changes alone (within the boxes of the pieces it
+takes and puts), each piece's colour sums kept per piece, so each move costs a few small
+paintings rather than whole pictures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules.palace import Palace
+from rules.pieces import Piece
+from vision.carve import PAY_LEVEL, ViewData
+from vision.silhouettes import Box, piece_voxels
+
+COLOUR_WEIGHT = 0.5
+"""What a unit of squared colour spread (:func:`colour_features`) costs against a pixel's
+change beyond :data:`PAY_LEVEL`. Chosen with :data:`PIECE_COST` on the ten development
+palaces and three more of 120 pieces (docs/vision.md, full mode: F1 0.566 and 0.337;
+1 and 60 read 0.609 and 0.258)."""
+EDGE_SHARE = 0.25
+"""Share of each view's changed pixels, the strongest edges, whose colour says nothing
+(a pixel on an outline mixes two pieces' colours, or a piece's and the board's)."""
+PIECE_COST = 20.0
+"""What each piece costs, against its pixels' pay, so that a move that adds a piece
+must pay for it and one that takes a piece away gains it: a third of the price
+:mod:`vision.explain` asks (:data:`vision.explain.PIECE_PRICE`), since the search's
+removals also gain the colour spread a piece brings, and at the explained step's price
+the large palaces lost more true pieces than false (docs/vision.md, full mode)."""
+
+Rect = tuple[int, int, int, int]
+
+
+def colour_features(image: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Per pixel, a colour with the shading taken out: the logs of red and blue over
+    green (a face's light scales all three alike), and a third of the log brightness
+    (the building colours tan and dark tan differ mostly in brightness)."""
+    bgr = np.log(image.astype(np.float32) + 8.0)
+    out = np.empty_like(bgr)
+    out[..., 0] = bgr[..., 2] - bgr[..., 1]
+    out[..., 1] = bgr[..., 0] - bgr[..., 1]
+    out[..., 2] = bgr.mean(axis=2) / 3.0
+    return out
+
+
+Scene = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], list[NDArray[np.int32]]]
+"""Boxes to paint: their pixel rectangles (n, 4), distances, owners' slots and outlines."""
+
+
+@dataclass
+class _Sheet:
+    """One view as the search weighs it: per pixel the silhouette's pay, whether its
+    colour counts, its colour, and the reading's label (which piece each pixel shows)."""
+
+    vd: ViewData
+    pay: NDArray[np.float32]
+    colour_ok: NDArray[np.bool_]
+    feat: NDArray[np.float32]
+    label: NDArray[np.int32]
+    scene: Scene | None
+    boxes: dict[Box, tuple[NDArray[np.int32], float, Rect] | None]
+
+    def shapes(self, boxes: Sequence[Box]) -> list[tuple[NDArray[np.int32], float, Rect] | None]:
+        """Each box's outline (quarter pixels), distance and pixel rectangle, cached."""
+        todo = [b for b in dict.fromkeys(boxes) if b not in self.boxes]
+        if todo:
+            view = self.vd.view
+            hulls = view._hulls(todo)
+            dists = view.distances(todo)
+            h, w = view.shape
+            for b, hull, d in zip(todo, hulls, dists, strict=True):
+                if hull is None:
+                    self.boxes[b] = None
+                    continue
+                x, y, bw, bh = cv2.boundingRect(hull)
+                rect = (max(x >> 2, 0), max(y >> 2, 0), min(((x + bw) >> 2) + 2, w),
+                        min(((y + bh) >> 2) + 2, h))
+                self.boxes[b] = (hull, d, rect)
+        return [self.boxes[b] for b in boxes]
+
+
+def _sheet(vd: ViewData) -> _Sheet:
+    """One view made ready: the pay per pixel (nothing on plant-green pixels or off the
+    plate, as :mod:`vision.explain` weighs them), and which pixels' colours count."""
+    change = vd.change
+    mute = (vd.green > 0) | ~vd.plate
+    pay = np.where(mute, 0.0, change - PAY_LEVEL).astype(np.float32)
+    gray = vd.image.mean(axis=2)
+    edge = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+    changed = (change > PAY_LEVEL) & ~mute
+    cut = np.quantile(edge[changed], 1 - EDGE_SHARE) if changed.any() else np.inf
+    return _Sheet(vd, pay, changed & (edge < cut), colour_features(vd.image),
+                  np.full(vd.view.shape, -1, np.int32), None, {})
+
+
+def _scene(sheet: _Sheet, pieces: dict[int, Piece]) -> Scene:
+    """Every box of ``pieces`` that shows in the sheet's region, as arrays."""
+    rects: list[Rect] = []
+    dists: list[float] = []
+    slots: list[int] = []
+    hulls: list[NDArray[np.int32]] = []
+    for slot, piece in pieces.items():
+        for shape in sheet.shapes(piece_voxels(piece)):
+            if shape is not None:
+                hulls.append(shape[0])
+                dists.append(shape[1])
+                rects.append(shape[2])
+                slots.append(slot)
+    return (np.array(rects, np.int64).reshape(-1, 4), np.array(dists, np.float64),
+            np.array(slots, np.int64), hulls)
+
+
+def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
+           out_slots: Sequence[int] = (), extra: Scene | None = None) -> NDArray[np.int32]:
+    """The label picture (slot per pixel, -1 none) over ``rect`` (the whole region when
+    None) of ``scene`` less the slots ``out_slots``, with ``extra``, painted far to
+    near."""
+    h, w = sheet.vd.view.shape
+    x0, y0, x1, y1 = rect if rect is not None else (0, 0, w, h)
+    out = np.full((y1 - y0, x1 - x0), -1, np.int32)
+    shift = np.array([[x0 * 4, y0 * 4]], np.int32)
+    items: list[tuple[float, int, NDArray[np.int32]]] = []
+    for rects, dists, slots, hulls in (scene, extra) if extra is not None else (scene,):
+        if not len(rects):
+            continue
+        hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1)
+               & (rects[:, 3] > y0))
+        if len(out_slots):
+            gone = np.zeros(int(max(slots.max(), max(out_slots))) + 1, bool)
+            gone[list(out_slots)] = True
+            hit &= ~gone[slots]
+        items.extend(zip(dists[hit].tolist(), slots[hit].tolist(),
+                         [hulls[k] for k in np.flatnonzero(hit).tolist()], strict=True))
+    items.sort(key=lambda t: -t[0])
+    for _, slot, hull in items:
+        cv2.fillConvexPoly(out, hull - shift, slot, shift=2)
+    return out
+
+
+def _stats(sheet: _Sheet, lab: NDArray[np.int32], idx: NDArray[np.intp]
+           ) -> tuple[float, NDArray[np.int64], NDArray[np.float64]]:
+    """Over the region's pixels ``idx`` (flat), labelled ``lab``: the silhouette's pay,
+    the slots seen and their colour sums (count, three sums, sum of squares)."""
+    covered = lab >= 0
+    total = float(sheet.pay.ravel()[idx[covered]].sum())
+    ok = covered & sheet.colour_ok.ravel()[idx]
+    if not ok.any():
+        return total, np.zeros(0, np.int64), np.zeros((0, 5))
+    seen, who = np.unique(lab[ok], return_inverse=True)
+    f = sheet.feat.reshape(-1, 3)[idx[ok]].astype(np.float64)
+    sums = np.empty((len(seen), 5))
+    sums[:, 0] = np.bincount(who, minlength=len(seen))
+    for k in range(3):
+        sums[:, 1 + k] = np.bincount(who, f[:, k], minlength=len(seen))
+    sums[:, 4] = np.bincount(who, (f * f).sum(axis=1), minlength=len(seen))
+    return total, seen.astype(np.int64), sums
+
+
+def _spread(s: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Squared spread about the mean from colour sums (rows: count, sums, squares)."""
+    n = np.maximum(s[..., 0], 1.0)
+    return np.maximum(s[..., 4] - (s[..., 1:4] ** 2).sum(axis=-1) / n, 0.0)
+
+
+class Search:
+    """The reading, its pictures and its colour sums, changed one move at a time."""
+
+    def __init__(self, views: Sequence[ViewData], palace: Palace, movable: Sequence[Piece]
+                 ) -> None:
+        self.sheets = [_sheet(vd) for vd in views]
+        self.palace = palace
+        self.slots: dict[int, Piece] = dict(enumerate(palace.pieces))
+        self.movable = {p.id for p in movable}
+        self.next = len(self.slots)
+        self.size = 4 * self.next + 64
+        self.colour = np.zeros((self.size, 5))
+        self.pay = 0.0
+        for sheet in self.sheets:
+            h, w = sheet.vd.view.shape
+            sheet.scene = _scene(sheet, self.slots)
+            sheet.label = _paint(sheet, sheet.scene)
+            pay, seen, sums = _stats(sheet, sheet.label.ravel(), np.arange(h * w))
+            self.pay += pay
+            self.colour[seen] += sums
+
+    def _grow(self, count: int) -> None:
+        """Room in the colour sums for ``count`` more slots."""
+        while self.next + count >= self.size:
+            self.colour = np.vstack([self.colour, np.zeros((self.size, 5))])
+            self.size *= 2
+
+    def gain(self, out: Sequence[int], put: Sequence[Piece], commit: bool = False) -> float:
+        """What taking the slots ``out`` away and putting ``put`` gains: the silhouettes'
+        pay and less colour spread, over every view; made so when ``commit``."""
+        self._grow(len(put))
+        new = list(range(self.next, self.next + len(put)))
+        added = dict(zip(new, put, strict=True))
+        moved = [self.slots[s] for s in out] + list(put)
+        delta_pay = 0.0
+        delta = np.zeros((self.size, 5))
+        paints = []
+        for sheet in self.sheets:
+            rect = _union([sh[2] for p in moved for sh in sheet.shapes(piece_voxels(p))
+                           if sh is not None])
+            if rect is None:
+                paints.append(None)
+                continue
+            x0, y0, x1, y1 = rect
+            old = sheet.label[y0:y1, x0:x1]
+            new_label = _paint(sheet, sheet.scene, rect, out, _scene(sheet, added))
+            differ = old != new_label
+            if differ.any():
+                ys, xs = np.nonzero(differ)
+                idx = (ys + y0) * sheet.label.shape[1] + (xs + x0)
+                for lab, sign in ((old[differ], -1.0), (new_label[differ], 1.0)):
+                    pay, seen, sums = _stats(sheet, lab, idx)
+                    delta_pay += sign * pay
+                    delta[seen] += sign * sums
+            paints.append((rect, new_label))
+        touched = np.flatnonzero(np.abs(delta).sum(axis=1) > 0)
+        before = _spread(self.colour[touched]).sum()
+        later = _spread(self.colour[touched] + delta[touched]).sum()
+        total = delta_pay - COLOUR_WEIGHT * (later - before) - PIECE_COST * (len(put) - len(out))
+        if commit:
+            for sheet, got in zip(self.sheets, paints, strict=True):
+                if got is not None:
+                    (x0, y0, x1, y1), lab = got
+                    sheet.label[y0:y1, x0:x1] = lab
+            self.colour += delta
+            self.pay += delta_pay
+            for s in sorted(out, key=lambda s: -self.slots[s].z):
+                self.palace.remove(self.slots.pop(s).id)
+            for s, p in zip(new, put, strict=True):
+                placed = self.palace.place(p)
+                self.slots[s] = placed
+                self.movable.add(placed.id)
+            self.next += len(put)
+            for sheet in self.sheets:
+                sheet.scene = _scene(sheet, self.slots)
+        return float(total)
+
+    def spread(self) -> dict[str, float]:
+        """Each piece's colour spread (:func:`colour_features`) a pixel where it is seen,
+        by id: what the search weighs, shown for the tests."""
+        return {p.id: float(_spread(self.colour[s]) / max(self.colour[s, 0], 1.0))
+                for s, p in self.slots.items()}
+
+    def pieces(self) -> list[Piece]:
+        """The reading as it now stands, the corner bricks left out."""
+        return [p for p in self.slots.values() if p.id in self.movable]
+
+
+def _union(rects: Sequence[Rect]) -> Rect | None:
+    """The rectangle around ``rects``, None for none."""
+    if not rects:
+        return None
+    a = np.array(rects)
+    return (int(a[:, 0].min()), int(a[:, 1].min()), int(a[:, 2].max()), int(a[:, 3].max()))

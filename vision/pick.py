@@ -1,0 +1,185 @@
+"""The parse's pieces picked again by what the pictures would show: a local search.
+
+The carving is saturated (every voxel no view sees through is kept), so the greedy parse
+(:mod:`vision.parse`) takes false pieces that the carving scores as high as true ones:
+an arch a stud or a quarter turn off bridging two true arches' ends, a brick over a
+true piece. What tells them apart is what each view would show, weighed by
+:class:`vision.agreement.Search` (the reading rendered with occlusion: silhouette pay,
+colour spread a piece, a price a piece).
+
+The search tries, for each building piece, every carving candidate
+(:func:`vision.parse.candidates`, columns left out) that shares a voxel with it (the
+same kind shifted a stud, an arch quarter-turned, a brick for an arch and back), the
+pieces in the candidate's way taken away with it and what rests on them taken off and
+put back where it still stands; for the best :data:`PAIRS` of those, a second candidate
+in the space left; and taking the piece away where nothing rests on it. It keeps the
+best change that the rules let stand (:class:`rules.palace.Palace`) and that gains more
+than :data:`MOVE_PRICE`, and goes round again near what changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from rules.palace import Palace
+from rules.pieces import Kind, Piece
+from vision.agreement import Search
+from vision.carve import Carving, ViewData
+from vision.parse import candidates
+
+MOVE_PRICE = 2.0
+"""Least gain (summed over views) for a change to be kept: the search should not wander
+over ties."""
+TIME_PER_VIEW_S = 0.75
+"""Seconds (wall clock) the search may run, a view: it stops where it is once over. To
+run to its end it needs about 1.2 s a view of one core on the 120-piece development
+palace, 0.5 s or less on the others, so the largest palaces are read by a cut search
+(the full-mode budget is about 1 s a view in all)."""
+ROUNDS = 3
+"""Most passes over the pieces."""
+REACH = 4
+"""Studs around a round's changes within which the next round tries the pieces again
+(a piece's own moves reach four studs: an arch's length)."""
+PAIRS = 3
+"""The best moves of a piece (by gain) whose freed space is offered a second candidate:
+a false arch over two true arches' ends gives way to both of them, two bricks to the
+arch over them and back. On the ten development palaces F1 0.583 without, 0.588 with
+the best one, 0.609 with three (eight read the same as three), at the first settings
+(docs/vision.md, full mode)."""
+
+
+def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
+           pieces: Sequence[Piece], time_limit: float | None = None) -> list[Piece]:
+    """``pieces`` (standing in ``palace`` beside its corner bricks) after the local
+    search: each building piece swapped for a carving candidate sharing a voxel with it
+    (what rests on it taken off and put back where it still stands), or taken away if
+    nothing rests on it, wherever the rendered views then agree better with the frames;
+    ``time_limit`` seconds at most (:data:`TIME_PER_VIEW_S` a view when None)."""
+    if not views or not pieces:
+        return list(pieces)
+    started = time.perf_counter()
+    time_limit = TIME_PER_VIEW_S * len(views) if time_limit is None else time_limit
+    search = Search(views, palace, pieces)
+    near: dict[tuple[int, int, int], list[Piece]] = {}
+    pool = [c for level in range(carving.full.shape[2]) for c in candidates(level, carving)
+            if c[1].kind is not Kind.COLUMN]
+    for _, cand in pool:
+        for v in cand.voxels():
+            near.setdefault(v, []).append(cand)
+    near_change: set[tuple[int, int]] | None = None
+    for _ in range(ROUNDS):
+        moved: list[Piece] = []
+        for slot in list(search.slots):
+            if time.perf_counter() - started > time_limit:
+                return search.pieces()
+            piece = search.slots.get(slot)
+            if (piece is None or piece.id not in search.movable
+                    or piece.kind in (Kind.DECORATION, Kind.CORNER)
+                    or (near_change is not None
+                        and not near_change.intersection(piece.footprint()))):
+                continue
+            moved.extend(_improve(search, slot, piece, near))
+        if not moved:
+            break
+        near_change = {(x + dx, y + dy) for p in moved for x, y in p.footprint()
+                       for dx in range(-REACH, REACH + 1) for dy in range(-REACH, REACH + 1)}
+    return search.pieces()
+
+
+def _improve(search: Search, slot: int, piece: Piece,
+             near: dict[tuple[int, int, int], list[Piece]]) -> list[Piece]:
+    """Makes the best move of ``piece`` (taken away, or swapped for a candidate sharing a
+    voxel, the free pieces in that candidate's way taken away too) if it gains more
+    than :data:`MOVE_PRICE`; returns the pieces it took away and put (none if no move
+    gains so much)."""
+    at = {v: s for s, p in search.slots.items() for v in p.voxels()}
+    key = (piece.kind, piece.x, piece.y, piece.z, piece.axis)
+    seen = {key}
+    moves: list[tuple[list[int], list[Piece]]] = [([slot], [])]
+    for v in piece.voxels():
+        for cand in near.get(v, ()):
+            ck = (cand.kind, cand.x, cand.y, cand.z, cand.axis)
+            if ck in seen:
+                continue
+            seen.add(ck)
+            out = {slot}
+            for w in cand.voxels():
+                other = at.get(w)
+                if other is not None:
+                    out.add(other)
+            if any(search.slots[s].id not in search.movable
+                   or search.slots[s].kind is Kind.DECORATION for s in out):
+                continue
+            moves.append((sorted(out), [cand]))
+    if search.palace.resting_on(piece):
+        moves = moves[1:]
+    best, best_gain = None, MOVE_PRICE
+    tried: list[tuple[float, list[int], list[Piece]]] = []
+    for out0, put0 in moves:
+        move = _rebuilt(search, out0, put0)
+        if move is None:
+            continue
+        out, put = move
+        g = search.gain(out, put)
+        tried.append((g, out0, put0))
+        if g > best_gain:
+            best, best_gain = (out, put), g
+    if PAIRS:
+        tried.sort(key=lambda t: -t[0])
+        for _, out0, put0 in tried[:int(PAIRS)]:
+            if not put0:
+                continue
+            freed = {v for s in out0 for v in search.slots[s].voxels()} - set(put0[0].voxels())
+            kept = {v for s, p in search.slots.items() if s not in out0 for v in p.voxels()}
+            seconds: dict[tuple[object, ...], Piece] = {}
+            for v in freed:
+                for cand in near.get(v, ()):
+                    cv = cand.voxels()
+                    if not any(w in kept or w in put0[0].voxels() for w in cv):
+                        seconds[(cand.kind, cand.x, cand.y, cand.z, cand.axis)] = cand
+            for cand in seconds.values():
+                move = _rebuilt(search, out0, [*put0, cand])
+                if move is None:
+                    continue
+                g = search.gain(*move)
+                if g > best_gain:
+                    best, best_gain = move, g
+    if best is None:
+        return []
+    gone = [search.slots[s] for s in best[0]]
+    search.gain(*best, commit=True)
+    return [*gone, *best[1]]
+
+
+def _rebuilt(search: Search, out: Sequence[int], put: Sequence[Piece]
+             ) -> tuple[list[int], list[Piece]] | None:
+    """The move taking ``out`` away and putting ``put``, with every piece resting on
+    what goes (and on those, and so on) taken off and put back where it still stands;
+    None when ``put`` cannot stand or a decoration would not be put back (a plant's
+    pixels are not weighed, so dropping it would gain its price for nothing)."""
+    slot_of = {p.id: s for s, p in search.slots.items()}
+    gone = set(out)
+    todo = [search.slots[s] for s in out]
+    while todo:
+        for above in search.palace.resting_on(todo.pop()):
+            s = slot_of[above.id]
+            if s not in gone:
+                gone.add(s)
+                todo.append(above)
+    trial = search.palace.copy()
+    for s in sorted(gone, key=lambda s: -search.slots[s].z):
+        trial.remove(search.slots[s].id)
+    for p in put:
+        if not trial.fits(p):
+            return None
+        trial.place(p)
+    back: list[Piece] = []
+    for s in sorted(gone - set(out), key=lambda s: search.slots[s].z):
+        p = search.slots[s].moved(id="")
+        if trial.fits(p):
+            trial.place(p)
+            back.append(p)
+        elif p.kind is Kind.DECORATION or search.slots[s].id not in search.movable:
+            return None
+    return sorted(gone), [*put, *back]
