@@ -207,25 +207,21 @@ class Decoder:
         # An open knob's way has no pieces: the one empty way serves every leg. A way is
         # made anew only when it has gone stale: one that has not keeps its very numbers,
         # and with them what the close bounds kept of it (:class:`vision.rounds.CloseBounds`).
-        # The columns of the ways made below (all of a new leg's, a stale way's) have
-        # their seams looked at together first: a way asks its pieces' prices.
         kept = self._kept_ways
-        scorer.look_ahead([c for key in keys.values()
-                           for w, cands in zip(kept.get(key) or [None] * len(self._ways[key]),
-                                               self._ways[key], strict=True)
-                           if w is None or w.stale for c in cands])
-        out: dict[Voxel, list[Way]] = {}
-        for leg, key in keys.items():
-            found = self._kept_ways.get(key)
-            if found is None:
-                found = self._kept_ways[key] = [Way(scorer, cands) if cands else NO_WAY
-                                                for cands in self._ways[key]]
-            elif any(w.stale for w in found):
-                found = self._kept_ways[key] = [
-                    Way(scorer, cands) if w.stale else w
-                    for w, cands in zip(found, self._ways[key], strict=True)]
-            out[leg] = found
-        return out
+        fresh = {key: [w is None or w.stale
+                       for w in kept.get(key) or [None] * len(self._ways[key])]
+                 for key in dict.fromkeys(keys.values())}
+        # The columns of the ways to be made have their seams looked at together first:
+        # a way asks its pieces' prices.
+        scorer.look_ahead([c for key, made in fresh.items()
+                           for new, cands in zip(made, self._ways[key], strict=True)
+                           if new for c in cands])
+        for key, made in fresh.items():
+            if key not in kept or any(made):
+                old = kept.get(key) or [NO_WAY] * len(made)
+                kept[key] = [(Way(scorer, cands) if cands else NO_WAY) if new else w
+                             for new, w, cands in zip(made, old, self._ways[key], strict=True)]
+        return {leg: kept[key] for leg, key in keys.items()}
 
     def _decoration_spot(self, piece: Piece, ids: set[str]) -> bool:
         """A decoration goes on an end knob of an arch of this turn, once per turn."""
