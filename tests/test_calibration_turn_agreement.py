@@ -139,3 +139,58 @@ def test_only_a_trusted_map_settles_the_turn(monkeypatch) -> None:
         monkeypatch.setattr(turn_agreement, "map_trusted", lambda e, g, t=trusted: t)
         assert turn_agreement.turn_settled(evidence, load_map("1"), 12) is trusted
     assert not turn_agreement.turn_settled(evidence, None, 12)
+
+
+SOFT_STUDS_SEED = 3531
+"""A dev board (8 px a stud) whose stud test passes 356 of the 968 cells the card shows,
+16 of them covered: the map agrees 0.49 on those, 0.75 on every cell in the picture
+(unrelated layouts 0.24), under the same turn."""
+
+
+def test_the_whole_card_settles_a_turn_the_shown_studs_leave_open() -> None:
+    drawn = twin_frame(SOFT_STUDS_SEED)
+    frame = drawn.frame
+    result = locate_board(frame.image, frame.camera, drawn.ground)
+    assert result.found, result.reason
+    assert result.turn_resolved
+    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
+    for i in range(2):
+        wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
+        assert not (wrong.found and wrong.turn_resolved)
+
+
+def _whole(monkeypatch, agreement: float, null: float, turn: int = 0,
+           in_order: bool = True) -> bool:
+    """``whole_card_turn`` where every cell's evidence has ``agreement`` under ``turn``
+    (the shown cells favour turn 0), the unrelated layouts ``null``."""
+    import numpy as np
+
+    from calibration import turn_agreement
+    from calibration.camera import Pose
+    from calibration.turn import TurnEvidence
+    from rules.maps import load_map
+
+    pose = Pose(np.zeros(3), np.zeros(3))
+    whole = TurnEvidence(pose, margin=10.0, score=5.0, agreement=agreement, null=1.0,
+                         mapped=True, turn=turn, colours=np.zeros((4, 3)))
+    monkeypatch.setattr(turn_agreement, "weigh_turn", lambda *a, **k: whole)
+    monkeypatch.setattr(TurnEvidence, "with_null", lambda self: self.__class__(
+        self.pose, self.margin, self.score, self.agreement, null, True, self.turn, self.colours))
+    monkeypatch.setattr(turn_agreement, "inks_in_order", lambda colours, labels: in_order)
+    monkeypatch.setattr(turn_agreement, "turn_settled", lambda e, g, b: True)
+    masked = TurnEvidence(pose, mapped=True, turn=0)
+    image = np.zeros((2, 2, 3), np.uint8)
+    return turn_agreement.whole_card_turn(image, None, pose, load_map("1"), masked,
+                                          16) is not None
+
+
+def test_the_whole_card_settles_only_over_every_condition(monkeypatch) -> None:
+    from calibration.turn_agreement import WHOLE_CARD_AGREEMENT, WHOLE_CARD_OVER_NULL
+
+    a = WHOLE_CARD_AGREEMENT + 0.05
+    low = a - WHOLE_CARD_OVER_NULL - 0.01
+    assert _whole(monkeypatch, a, low)
+    assert not _whole(monkeypatch, a, low + 0.02)  # unrelated layouts too near
+    assert not _whole(monkeypatch, WHOLE_CARD_AGREEMENT - 0.01, 0.0)
+    assert not _whole(monkeypatch, a, low, turn=1)  # not the shown cells' turn
+    assert not _whole(monkeypatch, a, low, in_order=False)
