@@ -44,7 +44,7 @@ from calibration.stud_tops import (
     tops_problem,
 )
 from calibration.turn import canonical_turn, map_explains, weigh_turn
-from calibration.turn_agreement import map_trusted, turn_settled, whole_card_turn
+from calibration.turn_agreement import map_trusted, turn_settled
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -306,13 +306,6 @@ def _judged(
     # under each turn can still settle it (turn_settled asks the trust again, cheaply,
     # so that the rule is written once).
     resolved = trusted and turn_settled(turn, ground, grid.blocks)
-    if not reason and not resolved:
-        # Where the stud test no longer tells shown cells from covered ones (a small or
-        # soft board), every cell of the card may settle the turn the shown ones favour.
-        whole = whole_card_turn(image, camera, grid.pose, ground, turn, grid.blocks)
-        if whole is not None and ground is not None and map_peaks_here(
-                image, camera, grid.pose, ground, whole.turn, None):
-            turn, resolved = whole, True
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.

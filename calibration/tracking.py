@@ -44,7 +44,7 @@ from calibration.turn import (
     weigh_turn,
     winning_turn,
 )
-from calibration.turn_agreement import turn_settled, whole_card_turn
+from calibration.turn_agreement import turn_settled
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -211,9 +211,6 @@ class BoardTracker:
             margin, score = turn.margin, turn.score
             if turn_settled(turn, self.ground, grid.blocks):
                 pose, resolved = turn.pose, True
-            elif (whole := whole_card_turn(image, camera, grid.pose, self.ground, turn,
-                                           grid.blocks)) is not None:
-                pose, margin, score, resolved = whole.pose, whole.margin, whole.score, True
         if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:
             return None  # a thin lattice needs the whole fit's checks
         if implausible_view(camera, pose):

@@ -16,9 +16,7 @@ hundred cells, lets the best of 64 unrelated layouts reach an agreement of 0.4 t
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
-from calibration.camera import Camera, Pose
 from calibration.evidence import TRUSTED_GRID_BLOCKS, map_problem
 from calibration.ink_model import keeps_ink_order, signed_lab
 from calibration.turn import (
@@ -28,7 +26,6 @@ from calibration.turn import (
     agreements,
     map_explains,
     map_labels,
-    weigh_turn,
 )
 from rules.maps import GroundMap
 
@@ -120,45 +117,3 @@ def map_trusted(evidence: TurnEvidence, ground: GroundMap | None) -> bool:
     if ground is None or not evidence.mapped:
         return False
     return map_explains(evidence.agreement, evidence.null) or own_turns_vouch(evidence, ground)
-
-
-WHOLE_CARD_AGREEMENT = 0.7
-"""The agreement a map must reach over every cell of the card in the picture (covered or
-not) before those cells may settle a turn the cells with a stud showing left open."""
-WHOLE_CARD_OVER_NULL = 0.4
-"""By how much that agreement must beat the unrelated layouts' best on the same cells.
-At the found poses of 270 development boards (seeds 3000 to 3149 and 3500 to 3649)
-against 100 random wrong maps each (26,998): no wrong map whose whole card named the
-masked cells' turn, kept the inks' order and settled by the usual rule reached both
-this and :data:`WHOLE_CARD_AGREEMENT` (the nearest: 0.71 and 0.20 over, 0.62 and 0.38
-over); the right maps it settles had 0.72 and 0.75, 0.44 and 0.51 over."""
-
-
-def whole_card_turn(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap | None,
-    masked: TurnEvidence, blocks: int,
-) -> TurnEvidence | None:
-    """The whole card's evidence where it settles the turn that the cells with a stud
-    showing (``masked``, from :func:`calibration.turn.weigh_turn` with the lattice's
-    studs) favour but leave open; None where it does not.
-
-    On a small or soft board the stud test (:func:`calibration.turn.hide_covered`) no
-    longer tells a shown stud from a covered one: a fifth to a half of the cells pass it,
-    about as many covered as not, and the map's agreement on them falls to 0.3 to 0.5
-    where on the cells the card really shows it is 0.6 to 0.9. Every cell in the picture
-    then explains the card better, palace and all, but only a map that explains it far
-    better than unrelated layouts (:data:`WHOLE_CARD_AGREEMENT`,
-    :data:`WHOLE_CARD_OVER_NULL`), under the same turn as the masked cells, keeping the
-    inks' order and settling by the usual rule (:func:`turn_settled`) is taken.
-    """
-    if ground is None or not masked.mapped:
-        return None
-    whole = weigh_turn(image, camera, pose, ground, None, null=False)
-    if whole.turn != masked.turn or whole.agreement < WHOLE_CARD_AGREEMENT:
-        return None
-    whole = whole.with_null()
-    if whole.agreement < whole.null + WHOLE_CARD_OVER_NULL or whole.colours is None:
-        return None
-    if not inks_in_order(whole.colours, map_labels(ground)[UNTURN[whole.turn]]):
-        return None
-    return whole if turn_settled(whole, ground, blocks) else None
