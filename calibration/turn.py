@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.board_model import quarter_turn, turned_pose, view_rotation
 from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.stud_tops import plate_top_colours, plate_tops_show
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
 from rules.random_map import random_map
@@ -242,7 +243,9 @@ def resolve_turn_scored(
     return best_turn(pose, colours, map_labels(ground))
 
 
-def hide_covered(colours: FloatArray, studs: FloatArray) -> FloatArray:
+def hide_covered(
+    colours: FloatArray, studs: FloatArray, tops: FloatArray | None = None
+) -> FloatArray:
     """The cells' colours with those whose stud does not show set to NaN.
 
     An arm, a hand, a card or a piece of the palace on a cell hides its stud and shows
@@ -250,9 +253,18 @@ def hide_covered(colours: FloatArray, studs: FloatArray) -> FloatArray:
     with two thirds of the board covered they still blur it: a wrong turn has won by
     2.8 times that way, where the same cells without the covered ones give the right
     turn by 27. When too few studs show (a soft, blurred frame) every cell is kept.
+    With ``tops`` (:func:`calibration.stud_tops.plate_top_colours`) a cell shows where its
+    stud top has the plate's colour (:func:`calibration.stud_tops.plate_tops_show`), the
+    cells the rims pass giving that colour: on a small or soft board the rims pass a
+    fifth to two thirds of the cells, covered ones about as often as shown ones (on 14
+    dev boards the map agreed 0.14 to 0.60 on them, 0.49 to 0.93 on the cells shown).
     """
+    if len(studs) != len(colours):
+        return colours
     shown = studs >= VISIBLE_STUD
-    if len(studs) != len(colours) or shown.sum() < MIN_SHOWN_CELLS:
+    if tops is not None:
+        shown = plate_tops_show(tops, shown if shown.sum() >= MIN_SHOWN_CELLS else None)
+    elif shown.sum() < MIN_SHOWN_CELLS:
         return colours
     out = colours.copy()
     out[~shown] = np.nan
@@ -382,7 +394,7 @@ def weigh_turn(
         return TurnEvidence(canonical_turn(camera, pose))
     colours = cell_colours(image, camera, pose)
     if studs is not None:
-        colours = hide_covered(colours, studs)
+        colours = hide_covered(colours, studs, plate_top_colours(image, camera, pose))
     labels = map_labels(ground)
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[UNTURN[turn]][None])[0])
