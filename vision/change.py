@@ -56,11 +56,22 @@ def match_photometry(before: NDArray[np.float32], after: NDArray[np.float32]
             bb, aa = b[keep], a[keep]
             if len(bb) < 50 or float(bb.std()) < 1e-3:
                 break
-            gain, offset = np.polyfit(bb, aa, 1)
+            gain, offset = _line_fit(bb, aa)
             resid = np.abs(gain * b + offset - a)
             keep = resid < 2.5 * max(float(np.median(resid)), 0.5)
         out[..., c] = before[..., c] * gain + offset
     return out
+
+
+def _line_fit(x: NDArray[np.float32], y: NDArray[np.float32]) -> tuple[float, float]:
+    """The least-squares line ``y = gain * x + offset``, in closed form: what
+    ``np.polyfit(x, y, 1)`` gives (to rounding), in a tenth of its time, which on a
+    whole view's pixels is most of the change's cost."""
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    mx, my = float(x64.mean()), float(y64.mean())
+    dx = x64 - mx
+    gain = float(dx @ (y64 - my)) / float(dx @ dx)
+    return gain, my - gain * mx
 
 
 def colour_difference(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
