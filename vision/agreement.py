@@ -69,16 +69,17 @@ Scene = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], list[ND
 
 @dataclass
 class _Sheet:
-    """One view as the search weighs it: per pixel the silhouette's pay, whether its
-    colour counts, its colour, and the reading's label (which piece each pixel shows)."""
+    """One view as the search weighs it: per pixel the silhouette's pay and colour sums
+    (``table``), and the reading's label (which piece each pixel shows)."""
 
     vd: ViewData
-    pay: NDArray[np.float32]
-    colour_ok: NDArray[np.bool_]
-    feat: NDArray[np.float32]
     label: NDArray[np.int32]
     scene: Scene | None
     boxes: dict[Box, tuple[NDArray[np.int32], float, Rect] | None]
+    table: NDArray[np.float64]
+    """Per pixel (flat): the pay, then the colour sums it adds to the piece it shows
+    (1, its three colour features, their squares' sum; all 0 where its colour does
+    not count), made once so that a move's sums are a few weighted counts."""
 
     def shapes(self, boxes: Sequence[Box]) -> list[tuple[NDArray[np.int32], float, Rect] | None]:
         """Each box's outline (quarter pixels), distance and pixel rectangle, cached."""
@@ -109,8 +110,14 @@ def _sheet(vd: ViewData) -> _Sheet:
     edge = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     changed = (change > PAY_LEVEL) & ~mute
     cut = np.quantile(edge[changed], 1 - EDGE_SHARE) if changed.any() else np.inf
-    return _Sheet(vd, pay, changed & (edge < cut), colour_features(vd.image),
-                  np.full(vd.view.shape, -1, np.int32), None, {})
+    f = colour_features(vd.image).reshape(-1, 3).astype(np.float64)
+    table = np.zeros((len(f), 6))
+    table[:, 0] = pay.ravel()
+    ok = (changed & (edge < cut)).ravel()
+    table[ok, 1] = 1.0
+    table[ok, 2:5] = f[ok]
+    table[ok, 5] = (f[ok] * f[ok]).sum(axis=1)
+    return _Sheet(vd, np.full(vd.view.shape, -1, np.int32), None, {}, table)
 
 
 def _scene(sheet: _Sheet, pieces: dict[int, Piece]) -> Scene:
@@ -139,41 +146,39 @@ def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
     x0, y0, x1, y1 = rect if rect is not None else (0, 0, w, h)
     out = np.full((y1 - y0, x1 - x0), -1, np.int32)
     shift = np.array([[x0 * 4, y0 * 4]], np.int32)
-    items: list[tuple[float, int, NDArray[np.int32]]] = []
-    for rects, dists, slots, hulls in (scene, extra) if extra is not None else (scene,):
-        if not len(rects):
-            continue
-        hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1)
-               & (rects[:, 3] > y0))
-        if len(out_slots):
-            gone = np.zeros(int(max(slots.max(), max(out_slots))) + 1, bool)
-            gone[list(out_slots)] = True
-            hit &= ~gone[slots]
-        items.extend(zip(dists[hit].tolist(), slots[hit].tolist(),
-                         [hulls[k] for k in np.flatnonzero(hit).tolist()], strict=True))
-    items.sort(key=lambda t: -t[0])
-    for _, slot, hull in items:
-        cv2.fillConvexPoly(out, hull - shift, slot, shift=2)
+    parts = (scene, extra) if extra is not None else (scene,)
+    rects = np.concatenate([part[0] for part in parts])
+    if not len(rects):
+        return out
+    dists = np.concatenate([part[1] for part in parts])
+    slots = np.concatenate([part[2] for part in parts])
+    hulls = [hull for part in parts for hull in part[3]]
+    hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1) & (rects[:, 3] > y0))
+    if len(out_slots) and len(scene[0]):
+        gone = np.zeros(int(max(scene[2].max(), max(out_slots))) + 1, bool)
+        gone[list(out_slots)] = True
+        hit[:len(scene[0])] &= ~gone[scene[2]]
+    keep = np.flatnonzero(hit)
+    # Far to near; among equal distances in the order given (a stable sort).
+    order = keep[np.argsort(-dists[keep], kind="stable")]
+    for slot, k in zip(slots[order].tolist(), order.tolist(), strict=True):
+        cv2.fillConvexPoly(out, hulls[k] - shift, slot, shift=2)
     return out
 
 
-def _stats(sheet: _Sheet, lab: NDArray[np.int32], idx: NDArray[np.intp]
-           ) -> tuple[float, NDArray[np.int64], NDArray[np.float64]]:
-    """Over the region's pixels ``idx`` (flat), labelled ``lab``: the silhouette's pay,
-    the slots seen and their colour sums (count, three sums, sum of squares)."""
+def _stats(sheet: _Sheet, lab: NDArray[np.int32], idx: NDArray[np.intp],
+           sign: NDArray[np.float64] | float, size: int) -> tuple[float, NDArray[np.float64]]:
+    """Over the region's pixels ``idx`` (flat), labelled ``lab`` and counted ``sign``
+    (+1 or -1 each): the silhouette's pay and every slot's colour sums (count, three
+    sums, sum of squares; ``size`` rows), at once for all slots."""
     covered = lab >= 0
-    total = float(sheet.pay.ravel()[idx[covered]].sum())
-    ok = covered & sheet.colour_ok.ravel()[idx]
-    if not ok.any():
-        return total, np.zeros(0, np.int64), np.zeros((0, 5))
-    seen, who = np.unique(lab[ok], return_inverse=True)
-    f = sheet.feat.reshape(-1, 3)[idx[ok]].astype(np.float64)
-    sums = np.empty((len(seen), 5))
-    sums[:, 0] = np.bincount(who, minlength=len(seen))
-    for k in range(3):
-        sums[:, 1 + k] = np.bincount(who, f[:, k], minlength=len(seen))
-    sums[:, 4] = np.bincount(who, (f * f).sum(axis=1), minlength=len(seen))
-    return total, seen.astype(np.int64), sums
+    rows = sheet.table[idx[covered]]
+    who = lab[covered]
+    w = np.broadcast_to(np.asarray(sign, np.float64), lab.shape)[covered]
+    sums = np.empty((size, 5))
+    for k in range(5):
+        sums[:, k] = np.bincount(who, w * rows[:, 1 + k], minlength=size)
+    return float((rows[:, 0] * w).sum()), sums
 
 
 def _spread(s: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -199,9 +204,9 @@ class Search:
             h, w = sheet.vd.view.shape
             sheet.scene = _scene(sheet, self.slots)
             sheet.label = _paint(sheet, sheet.scene)
-            pay, seen, sums = _stats(sheet, sheet.label.ravel(), np.arange(h * w))
+            pay, sums = _stats(sheet, sheet.label.ravel(), np.arange(h * w), 1.0, self.size)
             self.pay += pay
-            self.colour[seen] += sums
+            self.colour += sums
 
     def _grow(self, count: int) -> None:
         """Room in the colour sums for ``count`` more slots."""
@@ -232,10 +237,12 @@ class Search:
             if differ.any():
                 ys, xs = np.nonzero(differ)
                 idx = (ys + y0) * sheet.label.shape[1] + (xs + x0)
-                for lab, sign in ((old[differ], -1.0), (new_label[differ], 1.0)):
-                    pay, seen, sums = _stats(sheet, lab, idx)
-                    delta_pay += sign * pay
-                    delta[seen] += sign * sums
+                n = len(idx)
+                sign = np.concatenate([np.full(n, -1.0), np.ones(n)])
+                pay, sums = _stats(sheet, np.concatenate([old[differ], new_label[differ]]),
+                                   np.concatenate([idx, idx]), sign, self.size)
+                delta_pay += pay
+                delta += sums
             paints.append((rect, new_label))
         touched = np.flatnonzero(np.abs(delta).sum(axis=1) > 0)
         before = _spread(self.colour[touched]).sum()
