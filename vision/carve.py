@@ -17,9 +17,10 @@ Everything is arrays: all voxels' points are projected at once per view.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,6 +62,10 @@ class ViewData:
     surface: NDArray[np.float32] | None = None
     """Height (levels) of the piece surface each pixel shows, NaN where none
     (:mod:`vision.surface`); None without the model."""
+    projected: dict[int, tuple[NDArray[np.intp], NDArray[np.bool_]]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """:func:`voxel_pixels` by levels, kept: the carving and the top colours both need
+    every voxel's points in the view."""
 
 
 GREEN_MARGIN = 4.0
@@ -114,8 +119,10 @@ def split_plants(image: NDArray[np.float32], change: NDArray[np.float32]
             np.where(greener, change, 0.0).astype(np.float32))
 
 
+@functools.cache
 def voxel_points(levels: int = LEVELS) -> NDArray[np.float64]:
-    """Every voxel's scoring points in board mm, shaped (32, 32, levels, points, 3)."""
+    """Every voxel's scoring points in board mm, shaped (32, 32, levels, points, 3); made
+    once a level count (read-only)."""
     o = np.array(OFFSETS)
     dx, dy, dz = (a.ravel() for a in np.meshgrid(o, o, o, indexing="ij"))
     x = np.arange(BOARD_STUDS, dtype=np.float64)[:, None, None, None]
@@ -126,7 +133,18 @@ def voxel_points(levels: int = LEVELS) -> NDArray[np.float64]:
     out[..., 0] = np.broadcast_to((x + dx) * STUD_MM, shape)
     out[..., 1] = np.broadcast_to((y + dy) * STUD_MM, shape)
     out[..., 2] = np.broadcast_to((z + dz) * BRICK_MM, shape)
+    out.flags.writeable = False
     return out
+
+
+def voxel_pixels(vd: ViewData, levels: int = LEVELS
+                 ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
+    """:func:`region_pixels` of every voxel's points (:func:`voxel_points`, flattened) in
+    the view, projected once per view and kept on it."""
+    if levels not in vd.projected:
+        vd.projected[levels] = region_pixels(vd.view.camera, vd.view.pose, vd.view,
+                                             voxel_points(levels).reshape(-1, 3))
+    return vd.projected[levels]
 
 
 def region_pixels(camera: Camera, pose: Pose, view: View, points: NDArray[np.float64]
@@ -176,12 +194,11 @@ def carve(views: Sequence[ViewData], levels: int = LEVELS) -> Carving:
     pts = voxel_points(levels)
     up = pts[..., 2].ravel() / BRICK_MM
     shape = pts.shape[:4]
-    flat_pts = pts.reshape(-1, 3)
     upper = np.array([k % len(OFFSETS) == ROOF_OFFSET for k in range(shape[3])])
     full = np.full(shape[:3], np.inf, np.float32)
     roof = np.full(shape[:3], np.inf, np.float32)
     green = np.full(shape[:3], np.inf, np.float32)
-    where = [region_pixels(vd.view.camera, vd.view.pose, vd.view, flat_pts) for vd in views]
+    where = [voxel_pixels(vd, levels) for vd in views]
     above = np.zeros(len(up), np.int32)
     for vd, (flat, ok) in zip(views, where, strict=True):
         if vd.surface is not None:
@@ -209,11 +226,12 @@ def top_colours(views: Sequence[ViewData], levels: int = LEVELS) -> NDArray[np.f
     pixels its upper points fall on. A decoration is a piece's top, which every view
     sees, so this plain median names it without any visibility reasoning."""
     pts = voxel_points(levels)
-    upper = pts[..., [k for k in range(pts.shape[3]) if k % len(OFFSETS) == ROOF_OFFSET], :]
-    shape = upper.shape[:4]
+    upper = [k for k in range(pts.shape[3]) if k % len(OFFSETS) == ROOF_OFFSET]
+    shape = (*pts.shape[:3], len(upper))
     got = []
     for vd in views:
-        flat, ok = region_pixels(vd.view.camera, vd.view.pose, vd.view, upper.reshape(-1, 3))
+        flat, ok = (a.reshape(pts.shape[:4])[..., upper].ravel()
+                    for a in voxel_pixels(vd, levels))
         px = vd.image.reshape(-1, 3)[flat]
         px[~ok] = np.nan
         got.append(px.reshape(*shape, 3))
