@@ -34,9 +34,10 @@ over ties."""
 TIME_PER_VIEW_S = 0.75
 """Seconds of this thread's CPU time the search may run, a view: it stops where it is
 once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet one, as
-the board's location does). To run to its end it needs about 1.2 s a view of one core
-on the 120-piece development palace, 0.5 s or less on the others, so the largest
-palaces are read by a cut search (the full-mode budget is about 1 s a view in all)."""
+the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
+one core on the 120-piece development palace, 0.6 s or less on the others, so the
+largest palaces are read by a cut search (the full-mode budget is about 1 s a view in
+all; docs/vision.md, full mode's speed)."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
