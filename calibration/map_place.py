@@ -14,7 +14,8 @@ perfect fit. Each place is scored as the turn is (:func:`calibration.turn.fisher
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -53,15 +54,17 @@ class MapPlace:
     score: float
     rival: float = 0.0
     """The best score (any turn) at the move it was asked to compare with."""
-    agreement: float = 1.0
-    null: float = 0.0
-    """Share of cells the map explains at its place, and the best share of unrelated
-    layouts anywhere in the same search (both only worked out when the map would move
-    the board away from ``rival``'s place)."""
+    weigh: Callable[[], bool] | None = field(default=None, repr=False, compare=False)
+    """Works out :meth:`explains` where the map would move the board away from
+    ``rival``'s place (None: it keeps the board there, which needs no weighing)."""
 
     def explains(self) -> bool:
-        """Whether the place fits far better than unrelated layouts would fit anywhere."""
-        return map_explains(self.agreement, self.null)
+        """Whether the place fits far better than unrelated layouts would fit anywhere.
+
+        Worked out when asked: a caller asks only of a place that outscores the sides'
+        place clearly, and the unrelated layouts slid over the whole search cost most
+        of a placement's time (60 to 120 ms on development frames)."""
+        return True if self.weigh is None else self.weigh()
 
     def apply(self, pose: Pose) -> Pose:
         """The pose moved and turned to where the map puts the board."""
@@ -156,10 +159,35 @@ def place_by_map(
     # The map would move the board by whole studs: only a fit far better than any
     # unrelated layout finds anywhere in the same search may do that (a wrong map has
     # slid boards four studs with a margin of 1.5 over the sides' place).
+    own = labels[UNTURN[int(k)]][None]
+    return replace(place, weigh=lambda: _explains(colours, fine[j], own, coarse))
+
+
+def _explains(
+    colours: FloatArray,
+    move: tuple[int, int],
+    labels: NDArray[np.int32],
+    moves: list[tuple[int, int]],
+) -> bool:
+    """:func:`~calibration.turn.map_explains` of the map's agreement at ``move`` against
+    the best agreement of unrelated layouts at any of ``moves``.
+
+    The agreement first, then the unrelated layouts a move at a time, stopping at the
+    first that leaves the map too little over them (the best of them only grows): the
+    same answer as the best of them all, which a place the map fails to explain need not
+    wait for."""
+    agreement = float(agreements(_window(colours, move), labels)[0])
+    if not map_explains(agreement, -np.inf):
+        return False
     nulls = null_labelings(NULL_PLACE_MAPS)
-    null = max(float(agreements(_window(colours, m), nulls).max()) for m in coarse)
-    agreement = float(agreements(_window(colours, fine[j]), labels[UNTURN[int(k)]][None])[0])
-    return MapPlace(place.dx, place.dy, place.turn, place.score, against, agreement, null)
+    best = (float(agreements(_window(colours, m), nulls).max()) for m in moves)
+    null = next(best)  # then each next one kept if greater, as max() over them all
+    while map_explains(agreement, null):
+        following = next(best, None)
+        if following is None:
+            return True
+        null = max(null, following)
+    return False
 
 
 NULL_PLACE_MAPS = 8
