@@ -105,11 +105,12 @@ def main() -> None:
         if min(turn_errors(frame.camera, frame.pose, result)) > WRONG_PX:
             continue
         tally["found"] += 1
-        right = result.turn_resolved and turn_errors(frame.camera, frame.pose, result)[0] <= WRONG_PX
+        errors = turn_errors(frame.camera, frame.pose, result)
+        right = result.turn_resolved and errors[0] <= WRONG_PX
         tally["right map: turn right"] += right
         (image, camera, pose, _, studs, blocks), _ = calls[-1]
         rng = np.random.default_rng(seed)
-        wrong = [random_map(np.random.default_rng(500_000 + seed * 1000 + j), name="random")
+        wrong = [random_map(np.random.default_rng(500_000 + seed * 1000 + j), name=f"random {j}")
                  for j in range(args.random)]
         wrong += [m for m in hard_maps(ground, rng, args.recolours) if m.ground != ground.ground]
         for given in wrong:

@@ -120,7 +120,10 @@ def map_trusted(evidence: TurnEvidence, ground: GroundMap | None) -> bool:
     than unrelated layouts, or its own turns vouch for it."""
     if ground is None or not evidence.mapped:
         return False
-    return map_explains(evidence.agreement, evidence.null) or own_turns_vouch(evidence, ground)
+    if not (map_explains(evidence.agreement, evidence.null) or own_turns_vouch(evidence, ground)):
+        return False
+    return evidence.colours is None or inks_in_order(
+        evidence.colours, map_labels(ground)[UNTURN][evidence.turn])
 
 
 OFF_A_STUD = "the ground map fits the card better a stud away from where the sides put it"
