@@ -4,8 +4,8 @@
 
 Each twin frame (``bench.calibration.twin_frame``) is located once with its own map; at
 the found pose the turn is then weighed again with many wrong maps through the very
-function the first detection asks (:func:`calibration.turn_agreement.judge_turn`) and
-through the tracker's unresolved fast path (``weigh_turn`` and ``turn_settled``). Wrong
+function the first detection and the tracker's unresolved fast path ask
+(:func:`calibration.turn_agreement.judge_turn`). Wrong
 maps: unrelated random layouts, and the right map made wrong as a user might pass it
 (shifted by one or two studs, mirrored, its inks swapped, some regions recoloured). A
 *claim* is a wrong map that settles the turn; it is right by luck when the turn it picks
@@ -26,8 +26,7 @@ import calibration.fit as fit
 from bench.calibration import WRONG_PX, turn_errors, twin_frame
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
-from calibration.turn import weigh_turn
-from calibration.turn_agreement import judge_turn, turn_settled
+from calibration.turn_agreement import judge_turn
 from rules.maps import GroundMap
 from rules.random_map import random_map
 
@@ -125,13 +124,6 @@ def main() -> None:
                 tally[f"{kind} locate claims ({'right' if ok else 'wrong'})"] += 1
                 claims.append(f"locate {seed} {given.name} right={ok} agr={evidence.agreement:.2f}"
                               f" null={evidence.null:.2f} margin={evidence.margin:.2f}")
-            tracked = weigh_turn(image, camera, pose, given, studs)
-            if turn_settled(tracked, given, blocks):
-                ok = _turn_right(frame.camera, frame.pose, tracked.pose, camera)
-                tally[f"{kind} tracker claims ({'right' if ok else 'wrong'})"] += 1
-                claims.append(f"tracker {seed} {given.name} right={ok} agr={tracked.agreement:.2f}"
-                              f" null={tracked.null:.2f} margin={tracked.margin:.2f}"
-                              f" refused={bool(problem)}")
         print(seed, dict(tally), flush=True)
     for line in claims:
         print(line)

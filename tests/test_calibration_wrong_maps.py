@@ -40,3 +40,19 @@ def test_map_with_its_inks_out_of_order_does_not_settle_the_turn(
     drawn = twin_frame(3002)
     _, right, _ = judge_turn(image, camera, pose, drawn.ground, studs, blocks)
     assert right
+
+
+def test_tracker_asks_the_pose_check_before_a_map_settles_the_turn() -> None:
+    """Dev frame 3005, found without a map, then followed with unrelated layout 67: the
+    layout is trusted at the found pose and its turns settle, but it fits the card better
+    a stud away, which the first detection refuses; the tracker's fast path once settled
+    the turn on it (a quarter turn off) because it did not ask."""
+    from calibration.tracking import BoardTracker
+
+    drawn = twin_frame(3005)
+    image, camera = drawn.frame.image, drawn.frame.camera
+    first = locate_board(image, camera, None)
+    assert first.found and not first.turn_resolved
+    wrong = random_map(np.random.default_rng(500_000 + 3005 * 1000 + 67))
+    again = BoardTracker(camera, wrong, first).update(image)
+    assert not (again.found and again.turn_resolved)
