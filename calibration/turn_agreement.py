@@ -120,8 +120,8 @@ def map_trusted(evidence: TurnEvidence, ground: GroundMap | None) -> bool:
     than unrelated layouts, or its own turns vouch for it, and its regions' colours keep
     the inks' order (:func:`inks_in_order`). A wrong map that falls along the card's own
     pattern names its inks at random: on 150 dev frames the order halved the random
-    layouts that settled a turn and refused most maps with their inks swapped, and no
-    right map lost its turn (docs/real-tables.md, "Wrong maps through the whole
+    layouts that settled a wrong turn (10 to 5 of 13,800) and refused most maps with their
+    inks swapped, and no right map lost its turn (docs/real-tables.md, "Wrong maps through the whole
     detection")."""
     if ground is None or not evidence.mapped:
         return False
