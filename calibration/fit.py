@@ -33,7 +33,6 @@ from calibration.evidence import (
 )
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
-from calibration.map_place import map_peaks_here
 from calibration.rim_agrees import rim_problem
 from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
@@ -43,8 +42,8 @@ from calibration.stud_tops import (
     top_colours,
     tops_problem,
 )
-from calibration.turn import canonical_turn, map_explains, weigh_turn
-from calibration.turn_agreement import map_trusted, turn_settled
+from calibration.turn import canonical_turn
+from calibration.turn_agreement import judge_turn
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5
@@ -289,23 +288,10 @@ def _judged(
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
         reason = rim_problem(gray, camera, grid.pose)
-    # Only a map that explains the card far better than unrelated layouts, or that its
-    # own turns vouch for (map_trusted), says which way round (a wrong map's own turns
-    # can differ by 15 times); the unrelated layouts cost the most, so they are asked
-    # only once the pose stands.
-    turn = weigh_turn(image, camera, grid.pose, ground, grid.studs, null=False)
-    trusted = False
-    if not reason and turn.mapped and map_explains(turn.agreement, 0.0):
-        turn = turn.with_null()
-        trusted = map_trusted(turn, ground)
-    if not reason and trusted and ground is not None and not map_peaks_here(
-        image, camera, grid.pose, ground, turn.turn, grid.studs
-    ):
-        reason = "the ground map fits the card better a stud away from where the sides put it"
-    # A map whose regions look alike turned keeps its scores' margin short; its agreement
-    # under each turn can still settle it (turn_settled asks the trust again, cheaply,
-    # so that the rule is written once).
-    resolved = trusted and turn_settled(turn, ground, grid.blocks)
+    turn, resolved, problem = judge_turn(
+        image, camera, grid.pose, ground, grid.studs, grid.blocks, standing=not reason
+    )
+    reason = reason or problem
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.

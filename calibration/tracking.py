@@ -41,10 +41,9 @@ from calibration.turn import (
     hide_covered,
     map_labels,
     turn_scores,
-    weigh_turn,
     winning_turn,
 )
-from calibration.turn_agreement import turn_settled
+from calibration.turn_agreement import judge_turn
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6
@@ -208,10 +207,16 @@ class BoardTracker:
         and a given map is asked again (it may show more of itself now)."""
         pose, margin, score, resolved = grid.pose, 0.0, 0.0, False
         if self.ground is not None:
-            turn = weigh_turn(image, camera, grid.pose, self.ground, grid.studs)
+            # The first detection's own rule, the pose's check included: a map trusted
+            # here that fits the card better a stud away says the pose is off (and a
+            # wrong map has settled a turn on such a pose), so the whole fit decides.
+            turn, resolved, problem = judge_turn(
+                image, camera, grid.pose, self.ground, grid.studs, grid.blocks)
+            if problem:
+                return None
             margin, score = turn.margin, turn.score
-            if turn_settled(turn, self.ground, grid.blocks):
-                pose, resolved = turn.pose, True
+            if resolved:
+                pose = turn.pose
         if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:
             return None  # a thin lattice needs the whole fit's checks
         if implausible_view(camera, pose):
