@@ -18,14 +18,19 @@ import argparse
 import itertools
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
+import cv2
 import numpy as np
-from scipy import ndimage
+from numpy.typing import NDArray
 
 import calibration.fit as fit
 from bench.calibration import WRONG_PX, turn_errors, twin_frame
+from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
+from calibration.turn import TurnEvidence
 from calibration.turn_agreement import judge_turn
 from rules.maps import GroundMap
 from rules.random_map import random_map
@@ -33,32 +38,36 @@ from rules.random_map import random_map
 INKS = "LDG"
 
 
-def _grid(ground: GroundMap) -> np.ndarray:
+def _grid(ground: GroundMap) -> NDArray[np.str_]:
+    """The map's characters as an array, so it can be rolled, mirrored and masked."""
     return np.array([list(row) for row in ground.ground])
 
 
-def _map(grid: np.ndarray, name: str) -> GroundMap:
+def _map(grid: NDArray[np.str_], name: str) -> GroundMap:
+    """The array back as a map (named for the report)."""
     return GroundMap(name=name, ground=tuple("".join(row) for row in grid))
 
 
-def hard_maps(ground: GroundMap, rng: np.random.Generator, recolours: int) -> Iterator[GroundMap]:
-    """The right map made wrong: shifted, mirrored, inks swapped, regions recoloured."""
+def hard_maps(ground: GroundMap, rng: np.random.Generator, recolours: int
+              ) -> Iterator[tuple[str, GroundMap]]:
+    """The right map made wrong as a user might pass it, each with its kind: shifted,
+    mirrored or transposed, its inks swapped, some regions recoloured."""
     grid = _grid(ground)
     for step in (-2, -1, 1, 2):
         for axis in (0, 1):
-            yield _map(np.roll(grid, step, axis=axis), f"shift{'yx'[axis]}{step:+d}")
-    yield _map(grid[:, ::-1], "mirror")
-    yield _map(grid.T, "transpose")
+            yield "shift", _map(np.roll(grid, step, axis=axis), f"shift{'yx'[axis]}{step:+d}")
+    yield "mirror", _map(grid[:, ::-1], "mirror")
+    yield "transpose", _map(grid.T, "transpose")
     for perm in itertools.permutations(INKS):
         if "".join(perm) != INKS:
             swapped = grid.copy()
             for old, new in zip(INKS, perm, strict=True):
                 swapped[grid == old] = new
-            yield _map(swapped, "inks " + "".join(perm))
+            yield "inks", _map(swapped, "inks " + "".join(perm))
     regions = []
     for ink in INKS:
-        labels, count = ndimage.label(grid == ink)
-        regions += [(ink, labels == i) for i in range(1, count + 1)]
+        count, labels = cv2.connectedComponents((grid == ink).astype(np.uint8), connectivity=4)
+        regions += [(ink, labels == i) for i in range(1, count)]
     if not regions:
         return
     for j in range(recolours):
@@ -68,10 +77,50 @@ def hard_maps(ground: GroundMap, rng: np.random.Generator, recolours: int) -> It
             ink, cells = regions[p]
             out[cells] = rng.choice([c for c in INKS if c != ink])
         if not (out == grid).all():
-            yield _map(out, "recolour")
+            yield "recolour", _map(out, "recolour")
 
 
-def _turn_right(frame_camera, truth, evidence_pose, camera) -> bool:  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class TurnInputs:
+    """What the first detection weighed the turn on (:func:`judge_turn`'s arguments but
+    the map), so that other maps can be weighed at the very same pose."""
+
+    image: NDArray[np.uint8]
+    camera: Camera
+    pose: Pose
+    studs: FloatArray | None
+    blocks: int
+
+    def judge(self, ground: GroundMap) -> tuple[TurnEvidence, bool, str]:
+        """The turn weighed with ``ground`` at this pose, as the first detection would."""
+        return judge_turn(self.image, self.camera, self.pose, ground, self.studs, self.blocks)
+
+
+def located_with_inputs(image: NDArray[np.uint8], camera: Camera, ground: GroundMap
+                        ) -> tuple[BoardLocation, TurnInputs | None]:
+    """``locate_board`` with ``ground``, and what it last weighed the turn on (None if it
+    never did): ``fit.judge_turn`` is watched for the call and put back after."""
+    calls: list[tuple[Any, ...]] = []
+    real = fit.judge_turn
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    fit.judge_turn = watched
+    try:
+        result = locate_board(image, camera, ground)
+    finally:
+        fit.judge_turn = real
+    if not calls:
+        return result, None
+    image_, camera_, pose, _, studs, blocks = calls[-1]
+    return result, TurnInputs(image_, camera_, pose, studs, blocks)
+
+
+def _turn_right(frame_camera: Camera, truth: Pose, evidence_pose: Pose, camera: Camera
+                ) -> bool:
+    """Whether a pose settled by a wrong map still has the board's own turn."""
     located = BoardLocation(True, pose=evidence_pose, camera=camera)
     return turn_errors(frame_camera, truth, located)[0] <= WRONG_PX
 
@@ -83,44 +132,33 @@ def main() -> None:
     parser.add_argument("--random", type=int, default=40, help="random wrong maps a frame")
     parser.add_argument("--recolours", type=int, default=6)
     args = parser.parse_args()
-    calls: list[tuple] = []
-    real = fit.judge_turn
-
-    def spy(*a, **k):  # type: ignore[no-untyped-def]
-        calls.append((a, k))
-        return real(*a, **k)
-
-    fit.judge_turn = spy  # type: ignore[assignment]
     tally: Counter[str] = Counter()
     claims: list[str] = []
     for seed in range(args.seed, args.seed + args.frames):
         drawn = twin_frame(seed)
         frame, ground = drawn.frame, drawn.ground
-        calls.clear()
-        result = locate_board(frame.image, frame.camera, ground)
+        result, inputs = located_with_inputs(frame.image, frame.camera, ground)
         tally["frames"] += 1
-        if not result.found or not calls:
+        if not result.found or inputs is None:
             continue
-        if min(turn_errors(frame.camera, frame.pose, result)) > WRONG_PX:
+        errors = turn_errors(frame.camera, frame.pose, result)
+        if min(errors) > WRONG_PX:
             continue
         tally["found"] += 1
-        errors = turn_errors(frame.camera, frame.pose, result)
-        right = result.turn_resolved and errors[0] <= WRONG_PX
-        tally["right map: turn right"] += right
-        (image, camera, pose, _, studs, blocks), _ = calls[-1]
+        tally["right map: turn right"] += bool(result.turn_resolved and errors[0] <= WRONG_PX)
         rng = np.random.default_rng(seed)
-        wrong = [random_map(np.random.default_rng(500_000 + seed * 1000 + j), name=f"random {j}")
+        wrong = [("random", random_map(np.random.default_rng(500_000 + seed * 1000 + j),
+                                       name=f"random {j}"))
                  for j in range(args.random)]
-        wrong += [m for m in hard_maps(ground, rng, args.recolours) if m.ground != ground.ground]
-        for given in wrong:
-            kind = given.name.split()[0].rstrip("+-0123456789").replace("shiftx", "shift").replace(
-                "shifty", "shift")
+        wrong += [(kind, m) for kind, m in hard_maps(ground, rng, args.recolours)
+                  if m.ground != ground.ground]
+        for kind, given in wrong:
             tally[f"{kind} maps"] += 1
-            evidence, resolved, problem = judge_turn(image, camera, pose, given, studs, blocks)
+            evidence, resolved, problem = inputs.judge(given)
             if problem:
                 tally[f"{kind} refused"] += 1
             if resolved:
-                ok = _turn_right(frame.camera, frame.pose, evidence.pose, camera)
+                ok = _turn_right(frame.camera, frame.pose, evidence.pose, inputs.camera)
                 tally[f"{kind} locate claims ({'right' if ok else 'wrong'})"] += 1
                 claims.append(f"locate {seed} {given.name} right={ok} agr={evidence.agreement:.2f}"
                               f" null={evidence.null:.2f} margin={evidence.margin:.2f}")

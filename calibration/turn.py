@@ -252,12 +252,16 @@ def hide_covered(
     colours no map region has. Capped residuals keep them from outvoting the map, but
     with two thirds of the board covered they still blur it: a wrong turn has won by
     2.8 times that way, where the same cells without the covered ones give the right
-    turn by 27. When too few studs show (a soft, blurred frame) every cell is kept.
-    With ``tops`` (:func:`calibration.stud_tops.plate_top_colours`) a cell shows where its
-    stud top has the plate's colour (:func:`calibration.stud_tops.plate_tops_show`), the
-    cells the rims pass giving that colour: on a small or soft board the rims pass a
+    turn by 27. Without ``tops``, when too few studs show (a soft, blurred frame) every
+    cell is kept. With ``tops`` (:func:`calibration.stud_tops.plate_top_colours`) a cell
+    shows where its stud top has the plate's colour
+    (:func:`calibration.stud_tops.plate_tops_show`), the cells the rims pass giving that
+    colour: on a small or soft board the rims pass a
     fifth to two thirds of the cells, covered ones about as often as shown ones (on 14
     dev boards the map agreed 0.14 to 0.60 on them, 0.49 to 0.93 on the cells shown).
+    There no fallback keeps every cell: where few tops show the plate's colour the map
+    has little to go on, its margin stays short and the turn is left open, which is
+    what a board that covered should get.
     """
     if len(studs) != len(colours):
         return colours

@@ -3,42 +3,34 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-import calibration.fit as fit
 from bench.calibration import twin_frame
+from bench.wrong_maps import TurnInputs, located_with_inputs
 from calibration.pose import locate_board
 from calibration.turn import map_explains
-from calibration.turn_agreement import judge_turn
 from rules.random_map import random_map
 
 
-def _found_pose(monkeypatch: pytest.MonkeyPatch, seed: int) -> tuple:
+def _found_pose(seed: int) -> TurnInputs:
     """What the first detection weighed the turn on for the dev frame ``seed``."""
-    calls: list[tuple] = []
-    real = fit.judge_turn
-    monkeypatch.setattr(fit, "judge_turn", lambda *a, **k: calls.append(a) or real(*a, **k))
     drawn = twin_frame(seed)
-    result = locate_board(drawn.frame.image, drawn.frame.camera, drawn.ground)
-    assert result.found and result.turn_resolved
-    image, camera, pose, _, studs, blocks = calls[-1]
-    return image, camera, pose, studs, blocks
+    result, inputs = located_with_inputs(drawn.frame.image, drawn.frame.camera, drawn.ground)
+    assert result.found and result.turn_resolved and inputs is not None
+    return inputs
 
 
-def test_map_with_its_inks_out_of_order_does_not_settle_the_turn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_map_with_its_inks_out_of_order_does_not_settle_the_turn() -> None:
     """Dev frame 3002 with unrelated layout 26 (one of 100 drawn for it): the layout
     explains the card far better than the unrelated layouts do (agreement 0.55) and once
     settled it a quarter turn off; its regions' colours break the inks' order (a wrong
     map names its inks at random), which no right map's did on the dev frames."""
-    image, camera, pose, studs, blocks = _found_pose(monkeypatch, 3002)
+    found = _found_pose(3002)
     wrong = random_map(np.random.default_rng(500_000 + 3002 * 1000 + 26))
-    evidence, resolved, problem = judge_turn(image, camera, pose, wrong, studs, blocks)
+    evidence, resolved, problem = found.judge(wrong)
     assert map_explains(evidence.agreement, evidence.null)  # the old trust held
     assert not resolved and not problem
     drawn = twin_frame(3002)
-    _, right, _ = judge_turn(image, camera, pose, drawn.ground, studs, blocks)
+    _, right, _ = found.judge(drawn.ground)
     assert right
 
 
