@@ -10,6 +10,7 @@ import pytest
 
 from calibration.board_model import turned_pose
 from rules import Axis, Kind, Palace, Piece, load_map
+from rules.pieces import place_key
 from twin import RenderOptions, render
 from twin.cameras import random_camera
 from vision import agreement
@@ -45,22 +46,18 @@ def scene() -> tuple[Palace, list[ViewData]]:
     return palace, balanced(views)
 
 
-def _key(p: Piece) -> tuple[object, ...]:
-    return (p.kind, p.x, p.y, p.z, p.axis)
-
-
 def _pick(views: list[ViewData], reading: Sequence[Piece]) -> set[tuple[object, ...]]:
     """The search's reading from ``reading`` with D and C read right."""
     palace = corners_only(load_map("1"))
     placed = [palace.place(p.moved(color="")) for p in (D, C, *reading)]
-    return {_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
+    return {place_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
 
 
 def test_an_arch_bridging_two_arches_ends_gives_way_to_both(scene) -> None:
     """The bridge leaves A's and B's outer halves bare; one move puts a true arch in its
     place and the other in the space it leaves."""
     _, views = scene
-    assert _pick(views, [BRIDGE]) == {_key(A), _key(B), _key(D), _key(C)}
+    assert _pick(views, [BRIDGE]) == {place_key(A), place_key(B), place_key(D), place_key(C)}
 
 
 def test_the_bridge_shows_two_colours_and_a_true_arch_one(scene) -> None:
@@ -94,10 +91,10 @@ def test_a_piece_resting_on_a_misread_arch_is_put_back_on_the_right_one(scene) -
     _, views = scene
     palace = corners_only(load_map("1"))
     placed = [palace.place(p.moved(color="")) for p in (A, B, TURNED, C)]
-    got = {_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
-    assert got == {_key(A), _key(B), _key(D), _key(C)}
+    got = {place_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
+    assert got == {place_key(A), place_key(B), place_key(D), place_key(C)}
 
 
 def test_the_true_palace_is_left_as_it_is(scene) -> None:
     _, views = scene
-    assert _pick(views, [A, B]) == {_key(A), _key(B), _key(D), _key(C)}
+    assert _pick(views, [A, B]) == {place_key(A), place_key(B), place_key(D), place_key(C)}

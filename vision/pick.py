@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 
 from rules.palace import Palace
-from rules.pieces import Kind, Piece
+from rules.pieces import Kind, Piece, place_key
 from vision.agreement import Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
@@ -96,12 +96,11 @@ def _improve(search: Search, slot: int, piece: Piece,
     than :data:`MOVE_PRICE`; returns the pieces it took away and put (none if no move
     gains so much)."""
     at = {v: s for s, p in search.slots.items() for v in p.voxels()}
-    key = (piece.kind, piece.x, piece.y, piece.z, piece.axis)
-    seen = {key}
+    seen = {place_key(piece)}
     moves: list[tuple[list[int], list[Piece]]] = [([slot], [])]
     for v in piece.voxels():
         for cand in near.get(v, ()):
-            ck = (cand.kind, cand.x, cand.y, cand.z, cand.axis)
+            ck = place_key(cand)
             if ck in seen:
                 continue
             seen.add(ck)
@@ -129,7 +128,7 @@ def _improve(search: Search, slot: int, piece: Piece,
             best, best_gain = (out, put), g
     if PAIRS:
         tried.sort(key=lambda t: -t[0])
-        for _, out0, put0 in tried[:int(PAIRS)]:
+        for _, out0, put0 in tried[:PAIRS]:
             if not put0:
                 continue
             freed = {v for s in out0 for v in search.slots[s].voxels()} - set(put0[0].voxels())
@@ -139,7 +138,7 @@ def _improve(search: Search, slot: int, piece: Piece,
                 for cand in near.get(v, ()):
                     cv = cand.voxels()
                     if not any(w in kept or w in put0[0].voxels() for w in cv):
-                        seconds[(cand.kind, cand.x, cand.y, cand.z, cand.axis)] = cand
+                        seconds[place_key(cand)] = cand
             for cand in seconds.values():
                 move = _rebuilt(search, out0, [*put0, cand])
                 if move is None:
