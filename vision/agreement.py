@@ -34,7 +34,7 @@ from vision.carve import PAY_LEVEL, ViewData
 from vision.silhouettes import Box, piece_voxels
 
 COLOUR_WEIGHT = 0.5
-"""What a unit of squared colour spread (:func:`colour_features`) costs against a pixel's
+"""What a unit of squared colour spread (:func:`shading_free_colours`) costs against a pixel's
 change beyond :data:`PAY_LEVEL`. Chosen with :data:`PIECE_COST` on the ten development
 palaces and three more of 120 pieces (docs/vision.md, full mode: F1 0.566 and 0.337;
 1 and 60 read 0.609 and 0.258)."""
@@ -51,10 +51,13 @@ the large palaces lost more true pieces than false (docs/vision.md, full mode)."
 Rect = tuple[int, int, int, int]
 
 
-def colour_features(image: NDArray[np.float32]) -> NDArray[np.float32]:
+def shading_free_colours(image: NDArray[np.float32]) -> NDArray[np.float32]:
     """Per pixel, a colour with the shading taken out: the logs of red and blue over
     green (a face's light scales all three alike), and a third of the log brightness
-    (the building colours tan and dark tan differ mostly in brightness)."""
+    (the building colours tan and dark tan differ mostly in brightness). Not turn mode's
+    :func:`vision.evidence.colour_features`, which keeps the shading: there a pixel is
+    compared with the same pixel before, here a piece's faces under different light
+    with each other."""
     bgr = np.log(image.astype(np.float32) + 8.0)
     out = np.empty_like(bgr)
     out[..., 0] = bgr[..., 2] - bgr[..., 1]
@@ -86,7 +89,7 @@ class _Sheet:
         todo = [b for b in dict.fromkeys(boxes) if b not in self.boxes]
         if todo:
             view = self.vd.view
-            hulls = view._hulls(todo)
+            hulls = view.hulls(todo)
             dists = view.distances(todo)
             h, w = view.shape
             for b, hull, d in zip(todo, hulls, dists, strict=True):
@@ -110,7 +113,7 @@ def _sheet(vd: ViewData) -> _Sheet:
     edge = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
     changed = (change > PAY_LEVEL) & ~mute
     cut = np.quantile(edge[changed], 1 - EDGE_SHARE) if changed.any() else np.inf
-    f = colour_features(vd.image).reshape(-1, 3).astype(np.float64)
+    f = shading_free_colours(vd.image).reshape(-1, 3).astype(np.float64)
     table = np.zeros((len(f), 6))
     table[:, 0] = pay.ravel()
     ok = (changed & (edge < cut)).ravel()
@@ -267,7 +270,7 @@ class Search:
         return float(total)
 
     def spread(self) -> dict[str, float]:
-        """Each piece's colour spread (:func:`colour_features`) a pixel where it is seen,
+        """Each piece's colour spread (:func:`shading_free_colours`) a pixel where it is seen,
         by id: what the search weighs, shown for the tests."""
         return {p.id: float(_spread(self.colour[s]) / max(self.colour[s, 0], 1.0))
                 for s, p in self.slots.items()}

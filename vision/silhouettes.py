@@ -175,7 +175,7 @@ class View:
         d -= self.eye
         return np.sqrt((d[:, None, :] @ d[:, :, None]).ravel()).tolist()
 
-    def _hulls(self, voxels: Sequence[Box]) -> list[NDArray[np.int32] | None]:
+    def hulls(self, voxels: Sequence[Box]) -> list[NDArray[np.int32] | None]:
         """Each voxel's outline in the region (quarter pixels), None when it is not in it."""
         if not len(voxels):
             return []
@@ -212,7 +212,7 @@ class View:
         voxels = [v for p in pieces for v in piece_voxels(p)]
         far = dict(zip(voxels, self.distances(voxels), strict=True))
         order = sorted(voxels, key=far.__getitem__, reverse=True)
-        for voxel, hull in zip(order, self._hulls(order), strict=True):
+        for voxel, hull in zip(order, self.hulls(order), strict=True):
             if hull is not None:
                 cv2.fillConvexPoly(self.old_depth, hull, far[voxel], shift=2)
         self._cache.clear()
@@ -231,7 +231,7 @@ class View:
         todo = [v for v in dict.fromkeys(voxels) if v not in self._cache]
         if not todo:
             return
-        hulls, dists = self._hulls(todo), self.distances(todo)
+        hulls, dists = self.hulls(todo), self.distances(todo)
         filled = iter(fill_many([h for h in hulls if h is not None],
                                 [d for h, d in zip(hulls, dists, strict=True) if h is not None],
                                 self.old_depth))
@@ -415,7 +415,7 @@ class View:
     def piece_area(self, piece: Piece) -> int:
         """Pixels the piece's silhouette covers with nothing in front (its whole size)."""
         voxels = piece_voxels(piece)
-        hulls = self._hulls(voxels)
+        hulls = self.hulls(voxels)
         mask = np.zeros(self.shape, np.uint8)
         for hull in hulls:
             if hull is not None:
