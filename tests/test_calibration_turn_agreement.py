@@ -61,13 +61,10 @@ def test_the_turn_stands_out_only_over_both_thresholds(monkeypatch) -> None:
 
 
 
-NEAR_NULL_SEED = 3015
-"""A dev board whose card is nearly all dark green: the right map agrees 0.55 under its
-winning turn and at most 0.09 under the others, but unrelated layouts reach 0.48."""
-
-
-def test_a_map_its_own_turns_vouch_for_settles_the_turn() -> None:
-    drawn = twin_frame(NEAR_NULL_SEED)
+def _settled_by_its_map_alone(seed: int) -> None:
+    """The dev frame ``seed`` located with its own map: found, the turn settled and
+    right; two wrong maps settle no turn there."""
+    drawn = twin_frame(seed)
     frame = drawn.frame
     result = locate_board(frame.image, frame.camera, drawn.ground)
     assert result.found, result.reason
@@ -76,6 +73,15 @@ def test_a_map_its_own_turns_vouch_for_settles_the_turn() -> None:
     for i in range(2):
         wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
         assert not (wrong.found and wrong.turn_resolved)
+
+
+NEAR_NULL_SEED = 3015
+"""A dev board whose card is nearly all dark green: the right map agrees 0.55 under its
+winning turn and at most 0.09 under the others, but unrelated layouts reach 0.48."""
+
+
+def test_a_map_its_own_turns_vouch_for_settles_the_turn() -> None:
+    _settled_by_its_map_alone(NEAR_NULL_SEED)
 
 
 def _vouch(monkeypatch, agreement: float, null: float, kappas: list[float],
@@ -148,15 +154,7 @@ stud tops have the plate's colour), under the same turn."""
 
 
 def test_cells_whose_stud_tops_show_the_plate_settle_the_turn() -> None:
-    drawn = twin_frame(SOFT_STUDS_SEED)
-    frame = drawn.frame
-    result = locate_board(frame.image, frame.camera, drawn.ground)
-    assert result.found, result.reason
-    assert result.turn_resolved
-    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
-    for i in range(2):
-        wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
-        assert not (wrong.found and wrong.turn_resolved)
+    _settled_by_its_map_alone(SOFT_STUDS_SEED)
 
 
 def test_the_plate_tops_tell_covered_cells_where_the_rims_do_not() -> None:
