@@ -180,14 +180,12 @@ def _explains(
     if not map_explains(agreement, -np.inf):
         return False
     nulls = null_labelings(NULL_PLACE_MAPS)
-    best = (float(agreements(_window(colours, m), nulls).max()) for m in moves)
-    null = next(best)  # then each next one kept if greater, as max() over them all
-    while map_explains(agreement, null):
-        following = next(best, None)
-        if following is None:
-            return True
-        null = max(null, following)
-    return False
+    null = -np.inf
+    for m in moves:
+        null = max(null, float(agreements(_window(colours, m), nulls).max()))
+        if not map_explains(agreement, null):
+            return False
+    return True
 
 
 NULL_PLACE_MAPS = 8

@@ -35,11 +35,10 @@ from calibration.fit import finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.lattice_view import lattice_window
 from calibration.pose import locate_board
-from calibration.stud_tops import plate_top_colours, tops_problem
+from calibration.stud_tops import tops_problem
 from calibration.turn import (
-    cell_colours,
-    hide_covered,
     map_labels,
+    shown_cell_colours,
     turn_scores,
     winning_turn,
 )
@@ -172,10 +171,7 @@ class BoardTracker:
             return self._track_unresolved(image, camera, grid, gray, window)
         # The board keeps its turn unless a player turned it, and then the map's score
         # for the old turn collapses.
-        colours = cell_colours(image, camera, grid.pose)
-        if grid.studs is not None:
-            colours = hide_covered(colours, grid.studs,
-                                   plate_top_colours(image, camera, grid.pose))
+        colours = shown_cell_colours(image, camera, grid.pose, grid.studs)
         # All four turns at once cost little more than the last one alone.
         scores = turn_scores(colours, map_labels(self.ground))
         score = float(scores[0]) if self.last.map_score > 0 else 0.0

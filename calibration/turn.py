@@ -224,23 +224,17 @@ def _labels(rows: tuple[str, ...]) -> NDArray[np.int32]:
     return labels
 
 
-def resolve_turn_scored(
-    image: NDArray[np.uint8],
-    camera: Camera,
-    pose: Pose,
-    ground: GroundMap,
-    studs: FloatArray | None = None,
-) -> tuple[Pose, float, float]:
-    """The quarter turn of ``pose`` the ground map agrees with, by what margin, and its score.
-
-    With ``studs`` (per cell, how clearly its stud shows; see
-    :func:`calibration.stud_cell.stud_scores`) only the cells where the board itself shows
-    are scored.
-    """
+def shown_cell_colours(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, studs: FloatArray | None
+) -> FloatArray:
+    """Each cell's card colour under ``pose`` (:func:`cell_colours`), NaN where a stud
+    shows the cell covered (:func:`hide_covered`, the stud tops asked too); all cells
+    without ``studs``. What the map's turn is scored on, at the first detection and
+    while tracking alike."""
     colours = cell_colours(image, camera, pose)
-    if studs is not None:
-        colours = hide_covered(colours, studs)
-    return best_turn(pose, colours, map_labels(ground))
+    if studs is None:
+        return colours
+    return hide_covered(colours, studs, plate_top_colours(image, camera, pose))
 
 
 def hide_covered(
@@ -256,9 +250,9 @@ def hide_covered(
     cell is kept. With ``tops`` (:func:`calibration.stud_tops.plate_top_colours`) a cell
     shows where its stud top has the plate's colour
     (:func:`calibration.stud_tops.plate_tops_show`), the cells the rims pass giving that
-    colour: on a small or soft board the rims pass a
-    fifth to two thirds of the cells, covered ones about as often as shown ones (on 14
-    dev boards the map agreed 0.14 to 0.60 on them, 0.49 to 0.93 on the cells shown).
+    colour: on a small or soft board the rims pass a fifth to two thirds of the cells,
+    covered ones about as often as shown ones (on 14 dev boards the map agreed 0.14 to
+    0.60 on them, 0.49 to 0.93 on the cells shown).
     There no fallback keeps every cell: where few tops show the plate's colour the map
     has little to go on, its margin stays short and the turn is left open, which is
     what a board that covered should get.
@@ -273,14 +267,6 @@ def hide_covered(
     out = colours.copy()
     out[~shown] = np.nan
     return out
-
-
-def best_turn(
-    pose: Pose, colours: FloatArray, labels: NDArray[np.int32]
-) -> tuple[Pose, float, float]:
-    """As :func:`resolve_turn_scored`, from colours already sampled under ``pose``."""
-    turn, margin, best = winning_turn(turn_scores(colours, labels))
-    return turned_pose(pose, turn), margin, best
 
 
 def winning_turn(scores: FloatArray) -> tuple[int, float, float]:
@@ -396,9 +382,7 @@ def weigh_turn(
     ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`)."""
     if ground is None:
         return TurnEvidence(canonical_turn(camera, pose))
-    colours = cell_colours(image, camera, pose)
-    if studs is not None:
-        colours = hide_covered(colours, studs, plate_top_colours(image, camera, pose))
+    colours = shown_cell_colours(image, camera, pose, studs)
     labels = map_labels(ground)
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[UNTURN[turn]][None])[0])
