@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from rules.palace import Palace
 from rules.pieces import Piece
-from vision.carve import PAY_LEVEL, ViewData
+from vision.carve import PAY_LEVEL, ViewData, pixel_pay, unweighed
 from vision.silhouettes import Box, piece_voxels
 
 COLOUR_WEIGHT = 0.5
@@ -104,14 +104,12 @@ class _Sheet:
 
 
 def _sheet(vd: ViewData) -> _Sheet:
-    """One view made ready: the pay per pixel (nothing on plant-green pixels or off the
-    plate, as :mod:`vision.explain` weighs them), and which pixels' colours count."""
-    change = vd.change
-    mute = (vd.green > 0) | ~vd.plate
-    pay = np.where(mute, 0.0, change - PAY_LEVEL).astype(np.float32)
+    """One view made ready: the pay per pixel (:func:`vision.carve.pixel_pay`, as
+    :mod:`vision.explain` weighs them), and which pixels' colours count."""
+    pay = pixel_pay(vd).astype(np.float32)
     gray = vd.image.mean(axis=2)
     edge = np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
-    changed = (change > PAY_LEVEL) & ~mute
+    changed = (vd.change > PAY_LEVEL) & ~unweighed(vd)
     cut = np.quantile(edge[changed], 1 - EDGE_SHARE) if changed.any() else np.inf
     f = shading_free_colours(vd.image).reshape(-1, 3).astype(np.float64)
     table = np.zeros((len(f), 6))

@@ -244,3 +244,17 @@ def top_colours(views: Sequence[ViewData], levels: int = LEVELS) -> NDArray[np.f
 
 PAY_LEVEL = 0.5
 """Change a pixel must show to pay for a piece covering it alone."""
+
+
+def unweighed(vd: ViewData) -> NDArray[np.bool_]:
+    """The view's pixels whose change says nothing of the pieces' silhouettes: plant-green
+    ones (a plant's leaves hang over whatever stands there) and those off the plate (the
+    table's look is not known)."""
+    return (vd.green > 0) | ~vd.plate
+
+
+def pixel_pay(vd: ViewData) -> NDArray[np.float32]:
+    """Per pixel of the view's region, what a silhouette covering it earns: its change
+    beyond :data:`PAY_LEVEL` (a cost below it), nothing where :func:`unweighed`. The
+    measure :mod:`vision.explain` and :mod:`vision.agreement` weigh pieces by."""
+    return np.where(unweighed(vd), 0.0, vd.change - PAY_LEVEL)

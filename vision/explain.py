@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece
-from vision.carve import PAY_LEVEL, ViewData
+from vision.carve import ViewData, pixel_pay
 
 PIECE_PRICE = 60.0
 """What a piece must explain on its own (changed pixels' change beyond
@@ -35,8 +35,7 @@ def explained(views: Sequence[ViewData], pieces: Sequence[Piece]) -> list[Piece]
     pixels: list[list[NDArray[np.intp]]] = [
         [vd.view.piece_pixels(p) for vd in views] for p in pieces]
     counts = [np.zeros(vd.view.shape[0] * vd.view.shape[1], np.int32) for vd in views]
-    weights = [np.where((vd.green.ravel() > 0) | ~vd.plate.ravel(), 0.0,
-                        vd.change.ravel() - PAY_LEVEL) for vd in views]
+    weights = [pixel_pay(vd).ravel() for vd in views]
     for per in pixels:
         for v, px in enumerate(per):
             counts[v][px] += 1
