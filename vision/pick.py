@@ -131,13 +131,13 @@ def _improve(search: Search, slot: int, piece: Piece,
         for _, out0, put0 in tried[:PAIRS]:
             if not put0:
                 continue
-            freed = {v for s in out0 for v in search.slots[s].voxels()} - set(put0[0].voxels())
+            first = set(put0[0].voxels())
+            freed = {v for s in out0 for v in search.slots[s].voxels()} - first
             kept = {v for s, p in search.slots.items() if s not in out0 for v in p.voxels()}
             seconds: dict[tuple[object, ...], Piece] = {}
             for v in freed:
                 for cand in near.get(v, ()):
-                    cv = cand.voxels()
-                    if not any(w in kept or w in put0[0].voxels() for w in cv):
+                    if not any(w in kept or w in first for w in cand.voxels()):
                         seconds[place_key(cand)] = cand
             for cand in seconds.values():
                 move = _rebuilt(search, out0, [*put0, cand])
