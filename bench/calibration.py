@@ -61,9 +61,9 @@ class Column:
     turn_wrong: int = 0
     ms: list[float] = field(default_factory=list)
     grid_px: list[float] = field(default_factory=list)
-    reasons: dict[str, int] = field(default_factory=dict)
     missed: dict[str, list[str]] = field(default_factory=dict)
-    """The frames not found, by the reason's first words (what ``--misses`` lists)."""
+    """The frames not found, by the reason's first words (counted in the table, listed
+    with ``--misses``)."""
     wrong_names: list[str] = field(default_factory=list)
 
     def add(self, camera: Camera, truth: Pose, result: BoardLocation, ms: float,
@@ -72,7 +72,6 @@ class Column:
         self.ms.append(ms)
         if not result.found or result.pose is None:
             key = result.reason.split("(")[0].strip()
-            self.reasons[key] = self.reasons.get(key, 0) + 1
             self.missed.setdefault(key, []).append(name)
             return
         self.found += 1
@@ -231,11 +230,11 @@ def report(title: str, columns: list[Column], speed: Speed, misses: bool = False
               f"{speed.tracked_found} of {len(speed.tracked_ms)} found, "
               f"{len(speed.tracked_wrong)} wrong {' '.join(speed.tracked_wrong)}")
     for name, column in zip(COLUMNS, columns, strict=True):
-        ranked = sorted(column.reasons.items(), key=lambda kv: -kv[1])
-        for reason, count in ranked if misses else ranked[:4]:
-            print(f"  {name}: not found x{count}: {reason}")
+        ranked = sorted(column.missed.items(), key=lambda kv: -len(kv[1]))
+        for reason, frames in ranked if misses else ranked[:4]:
+            print(f"  {name}: not found x{len(frames)}: {reason}")
             if misses:
-                print(f"    {' '.join(column.missed[reason])}")
+                print(f"    {' '.join(frames)}")
         if column.wrong_names:
             print(f"  {name}: wrong: {' '.join(column.wrong_names)}")
 
