@@ -10,7 +10,6 @@ from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
-from calibration.pose import locate_board
 from calibration.side_pairs import (
     PAIR_RATIO,
     PAIR_REACH,
@@ -19,7 +18,13 @@ from calibration.side_pairs import (
     side_pairs,
 )
 from calibration.side_profiles import side_profiles
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, lattice_from_truth
+from tests.test_calibration_soft import (
+    WRONG_PX,
+    found_right,
+    grid_error,
+    lattice_from_truth,
+    not_located_wrong,
+)
 from twin import Frame
 
 ONE_SIDE_OFF_SEED = 20104
@@ -136,12 +141,6 @@ def pair_margins_moved(seed: int, dx: int, dy: int) -> tuple[Frame, np.ndarray, 
     profiles = side_profiles(frame.image, frame.camera, off, PAIR_REACH, halved=False)
     margins = axis_margins(joint_steps(profiles), PAIR_REACH)
     return frame, margins, side_pairs(frame.image, frame.camera, off).pinned
-
-
-def not_located_wrong(frame: Frame) -> None:
-    """The board located with no map is refused or found within :data:`WRONG_PX`."""
-    result = locate_board(frame.image, frame.camera, None)
-    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
 
 
 def test_one_side_pins_no_axis_whose_pair_steps_harder_a_stud_over() -> None:

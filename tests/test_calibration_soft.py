@@ -40,6 +40,14 @@ def found_right(frame: Frame) -> BoardLocation:
     return result
 
 
+def not_located_wrong(frame: Frame) -> BoardLocation:
+    """The board located with no map, asserted refused or found within :data:`WRONG_PX`:
+    what every "this wrong pose is no longer taken" test asks."""
+    result = locate_board(frame.image, frame.camera, None)
+    assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
+    return result
+
+
 def lattice_from_truth(seed: int) -> tuple[Frame, np.ndarray, GridFit]:
     """A dev frame, its grey picture and the stud lattice refined from the true pose:
     where every test of what the sides and corner bricks make of a fit starts."""
