@@ -29,8 +29,11 @@ TURNED = Piece(Kind.ARCH, 17, 18, 0, axis=Axis.X)
 """An arch a quarter turn off D, sharing D's leg that C stands on."""
 
 
+Scene = tuple[Palace, list[ViewData]]
+
+
 @pytest.fixture(scope="module")
-def scene() -> tuple[Palace, list[ViewData]]:
+def scene() -> Scene:
     ground = load_map("1")
     palace = corners_only(ground)
     for p in (A, B, D, C):
@@ -53,16 +56,16 @@ def _pick(views: list[ViewData], reading: Sequence[Piece]) -> set[tuple[object, 
     return {place_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
 
 
-def test_an_arch_bridging_two_arches_ends_gives_way_to_both(scene) -> None:
+def test_an_arch_bridging_two_arches_ends_gives_way_to_both(scene: Scene) -> None:
     """The bridge leaves A's and B's outer halves bare; one move puts a true arch in its
     place and the other in the space it leaves."""
     _, views = scene
     assert _pick(views, [BRIDGE]) == {place_key(A), place_key(B), place_key(D), place_key(C)}
 
 
-def test_the_bridge_shows_two_colours_and_a_true_arch_one(scene) -> None:
+def test_the_bridge_shows_two_colours_and_a_true_arch_one(scene: Scene) -> None:
     _, views = scene
-    spread = {}
+    spread: dict[Piece, float] = {}
     for piece in (BRIDGE, B):
         palace = corners_only(load_map("1"))
         placed = palace.place(piece.moved(color=""))
@@ -71,7 +74,8 @@ def test_the_bridge_shows_two_colours_and_a_true_arch_one(scene) -> None:
     assert spread[BRIDGE] > 2 * spread[B]
 
 
-def test_the_colours_weigh_against_the_bridge(scene, monkeypatch) -> None:
+def test_the_colours_weigh_against_the_bridge(scene: Scene,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """Swapping the bridge for a true arch gains more with the colours weighed."""
     _, views = scene
     gains = []
@@ -85,7 +89,7 @@ def test_the_colours_weigh_against_the_bridge(scene, monkeypatch) -> None:
     assert gains[1] > gains[0] + 20
 
 
-def test_a_piece_resting_on_a_misread_arch_is_put_back_on_the_right_one(scene) -> None:
+def test_a_piece_resting_on_a_misread_arch_is_put_back_on_the_right_one(scene: Scene) -> None:
     """The arch a quarter turn off shares the leg that the brick stands on: swapping it
     for the true arch takes the brick off and puts it back on the same knob."""
     _, views = scene
@@ -95,6 +99,6 @@ def test_a_piece_resting_on_a_misread_arch_is_put_back_on_the_right_one(scene) -
     assert got == {place_key(A), place_key(B), place_key(D), place_key(C)}
 
 
-def test_the_true_palace_is_left_as_it_is(scene) -> None:
+def test_the_true_palace_is_left_as_it_is(scene: Scene) -> None:
     _, views = scene
     assert _pick(views, [A, B]) == {place_key(A), place_key(B), place_key(D), place_key(C)}
