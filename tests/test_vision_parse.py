@@ -35,3 +35,18 @@ def test_a_leg_is_held_up_by_one_hidden_brick_but_not_by_a_tall_hidden_stack() -
     high = [(x, 20, PROP_DEPTH + 1) for x in range(10, 14)]
     stack = [(x, 20, z) for x in (10, 13) for z in range(PROP_DEPTH + 1)]
     assert parse(_carving(high, stack), ground, base) == []
+
+
+def test_a_leg_is_held_up_by_a_hidden_stack_of_two_bricks() -> None:
+    """An arch the carving is sure of two levels up, over space it merely kept, stands on
+    two hidden bricks a leg: the upper pieces of a palace stand on stacks its
+    neighbours hide (on the development palaces one brick a leg read fewer of them)."""
+    ground = load_map("1")
+    base = corners_only(ground).pieces
+    arch = [(x, 10, 2) for x in range(10, 14)]
+    stack = [(x, 10, z) for x in (10, 13) for z in (0, 1)]
+    read = parse(_carving(arch, stack), ground, base)
+    assert {(p.kind, p.x, p.z) for p in read} == {
+        (Kind.BRICK, 10, 0), (Kind.BRICK, 10, 1), (Kind.BRICK, 13, 0), (Kind.BRICK, 13, 1),
+        (Kind.ARCH, 10, 2)}
+

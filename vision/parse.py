@@ -44,12 +44,16 @@ one): an arch must not bridge a gap, nor a stack stand where a view sees the boa
 ARCH_BONUS = 0.6
 """Added to an arch's score: arches outnumber bricks in every game, and four bricks in a
 line with one colour are rarer than one arch."""
-PROP_DEPTH = 1
-"""Most bricks put back under one leg (:func:`_props`). The carving keeps the space under
-a piece that stands where nothing does, so a deep stack mostly props up a phantom: on
-eight development palaces 110 of 131 bricks put back were wrong. One brick holds the
-leg whose brick its neighbours hide; a piece needing more is not read (F1 on ten
-development palaces 0.529 unbounded, 0.540 at 2, 0.543 at 1, 0.522 at 0)."""
+PROP_DEPTH = 2
+"""Most bricks put back under one leg (:func:`_props`). The carving keeps the space
+under a piece that stands where nothing does, so a deep stack mostly props up a
+phantom: on eight development palaces 110 of 131 bricks put back were wrong. Before the
+search (:mod:`vision.pick`) existed one brick read best (F1 on ten development palaces
+0.529 unbounded, 0.540 at 2, 0.543 at 1, 0.522 at 0); with it, two: the upper pieces
+stand on stacks their neighbours hide, and the search weighs what the stack holds up
+(ten development palaces and three of 120 pieces, F1 0.562 and 0.343 at 1, 0.589 and
+0.353 at 2, 0.597 and 0.338 at 3, 0.574 and 0.344 unbounded; docs/vision.md, full
+mode)."""
 COLUMN_BONUS = -0.2
 """Columns are rare (16 in the box against 80 bricks): three bricks are preferred unless
 the carving is sure."""
