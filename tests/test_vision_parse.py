@@ -50,3 +50,13 @@ def test_a_leg_is_held_up_by_a_hidden_stack_of_two_bricks() -> None:
         (Kind.BRICK, 10, 0), (Kind.BRICK, 10, 1), (Kind.BRICK, 13, 0), (Kind.BRICK, 13, 1),
         (Kind.ARCH, 10, 2)}
 
+
+
+def test_a_brick_over_a_hidden_stack_of_two_is_not_read() -> None:
+    """Two hidden bricks hold up an arch's leg, not a brick's: a brick the carving is sure
+    of two levels up, over space it merely kept, is the phantom layer over a palace (a
+    staircase's upper steps are arches)."""
+    ground = load_map("1")
+    base = corners_only(ground).pieces
+    read = parse(_carving([(20, 10, 2)], [(20, 10, 0), (20, 10, 1)]), ground, base)
+    assert read == []

@@ -45,15 +45,21 @@ ARCH_BONUS = 0.6
 """Added to an arch's score: arches outnumber bricks in every game, and four bricks in a
 line with one colour are rarer than one arch."""
 PROP_DEPTH = 2
-"""Most bricks put back under one leg (:func:`_props`). The carving keeps the space
-under a piece that stands where nothing does, so a deep stack mostly props up a
-phantom: on eight development palaces 110 of 131 bricks put back were wrong. Before the
-search (:mod:`vision.pick`) existed one brick read best (F1 on ten development palaces
-0.529 unbounded, 0.540 at 2, 0.543 at 1, 0.522 at 0); with it, two: the upper pieces
-stand on stacks their neighbours hide, and the search weighs what the stack holds up
-(ten development palaces and three of 120 pieces, F1 0.562 and 0.343 at 1, 0.589 and
-0.353 at 2, 0.597 and 0.338 at 3, 0.574 and 0.344 unbounded; docs/vision.md, full
-mode)."""
+"""Most bricks put back under one leg of an arch (:func:`_props`; other pieces
+:data:`PROP_DEPTH_OTHERS`). The carving keeps the space under a piece that stands where
+nothing does, so a deep stack mostly props up a phantom: on eight development palaces
+110 of 131 bricks put back were wrong. Before the search (:mod:`vision.pick`) existed
+one brick read best (F1 on ten development palaces 0.529 unbounded, 0.540 at 2, 0.543
+at 1, 0.522 at 0); with it, two: the upper pieces stand on stacks their neighbours
+hide, and the search weighs what the stack holds up (ten development palaces and three
+of 120 pieces, every piece alike: F1 0.562 and 0.343 at 1, 0.589 and 0.353 at 2, 0.597
+and 0.338 at 3, 0.574 and 0.344 unbounded; docs/vision.md, full mode)."""
+PROP_DEPTH_OTHERS = 1
+"""Most bricks put back under a brick's or a column's leg: a stack of bricks on a hidden
+stack is mostly the phantom layer over the palace (the staircases' upper steps are
+arches). With two for these too, ten development palaces and three of 120 pieces read
+F1 0.587 and 0.352 (217 and 110 right of 364 and 284 read); with one, 0.597 and 0.359
+(213 and 106 of 338 and 250)."""
 COLUMN_BONUS = -0.2
 """Columns are rare (16 in the box against 80 bricks): three bricks are preferred unless
 the carving is sure."""
@@ -169,8 +175,10 @@ def _leaves_dropped(pieces: list[Piece], colours: NDArray[np.float32]) -> list[P
 
 def _props(piece: Piece, palace: Palace, score: NDArray[np.float32]) -> list[Piece] | None:
     """Bricks that would hold up ``piece``'s unsupported legs, each stack down to a knob
-    or the ground, at most :data:`PROP_DEPTH` tall, every voxel of them carved at least
+    or the ground, at most :data:`PROP_DEPTH` tall under an arch and
+    :data:`PROP_DEPTH_OTHERS` under anything else, every voxel of them carved at least
     :data:`LEAST`; None if there are none such."""
+    depth = PROP_DEPTH if piece.kind is Kind.ARCH else PROP_DEPTH_OTHERS
     out: list[Piece] = []
     for x, y in piece.legs():
         if piece.z == 0 or palace.knob_owner(x, y, piece.z) is not None:
@@ -178,7 +186,7 @@ def _props(piece: Piece, palace: Palace, score: NDArray[np.float32]) -> list[Pie
         level = piece.z - 1
         stack = []
         while level >= 0 and palace.occupant(x, y, level) is None:
-            if score[x, y, level] < LEAST or len(stack) >= PROP_DEPTH:
+            if score[x, y, level] < LEAST or len(stack) >= depth:
                 return None
             stack.append(Piece(Kind.BRICK, x, y, level))
             level -= 1
