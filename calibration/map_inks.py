@@ -121,6 +121,24 @@ def _near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: Fl
     return near_w[rows, cols], near_t[rows, cols]
 
 
+def _local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
+                  cells: NDArray[np.intp]) -> NDArray[np.float32]:
+    """At each cell, the mean colour (grouping features ``x``) of the group's ``members``
+    round it (``LOCAL_SIGMA``), the cell itself left out; the group's median over the
+    whole board where it has under ``LOCAL_SUPPORT`` of its cells' weight there (infinite
+    for an empty group)."""
+    reach = int(3 * LOCAL_SIGMA)
+    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
+    kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
+    own = members.astype(np.float32)
+    near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
+    near_w = near_w - own
+    near_x = near_x - x * own[:, None]
+    whole = np.median(x[members], axis=0) if members.any() else np.full(3, np.inf)
+    return np.where((near_w >= LOCAL_SUPPORT)[:, None],
+                    near_x / np.maximum(near_w, 1e-6)[:, None], whole).astype(np.float32)
+
+
 LOCAL_SIGMA = 2.5
 """Studs: how far round a cell its neighbours' colours count when it is matched to the
 groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
@@ -152,22 +170,11 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     if k < 2:
         return labels, np.zeros(len(labels), np.float32)
     x = _features(lab)
-    reach = int(3 * LOCAL_SIGMA)
-    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
-    kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
     out = labels.copy()
     for _ in range(GROUP_SETTLE_ROUNDS):
         far = np.empty((k, len(x)), np.float32)
         for g in range(k):
-            own = (out == g).astype(np.float32)
-            near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
-            # The cell's own part taken out again (its weight under the kernel is 1).
-            near_w = near_w - own
-            near_x = near_x - x * own[:, None]
-            whole = np.median(x[own > 0], axis=0) if own.any() else np.full(3, np.inf)
-            local = np.where((near_w >= LOCAL_SUPPORT)[:, None],
-                             near_x / np.maximum(near_w, 1e-6)[:, None], whole)
-            far[g] = np.linalg.norm(x - local, axis=1)
+            far[g] = np.linalg.norm(x - _local_colour(x, out == g, cells), axis=1)
         moved = far.argmin(axis=0).astype(np.int32)
         if np.array_equal(moved, out):
             break
@@ -399,4 +406,34 @@ def unlike_their_ink(lightness: FloatArray, chroma: FloatArray,
         if ink == "D":
             out |= cells & (chroma < GREY_PALER * np.median(chroma[cells])) & (
                 light > LIGHTNESS_OFF)
+    return out
+
+
+STRAY_FROM_GROUP = 5.0
+"""A cell whose colour lies this many times farther from its group's colour round it
+than the group's cells typically lie is not read (:func:`strays`)."""
+STRAY_AT_LEAST = 3.0
+"""...and at least this far (grouping units): a group of nearly alike cells would
+otherwise shed its cells for noise."""
+
+
+def strays(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
+           ) -> NDArray[np.bool_]:
+    """Cells far from their group's colour round them, far beyond its own cells' spread.
+
+    A small blocked area, an occluder's edge or a shadow's rim makes too few cells for a
+    group of its own, so they join the group nearest in colour; being nearest is not
+    being near. The group's colour round each cell is the one the groups are settled
+    against (:func:`settled`), so light falling off across the board does not count."""
+    x = _features(lab)
+    out = np.zeros(len(lab), bool)
+    if len(labels) == 0:
+        return out
+    for g in range(int(labels.max()) + 1):
+        members = labels == g
+        if members.sum() < 2:
+            continue
+        far = np.linalg.norm(x[members] - _local_colour(x, members, cells)[members], axis=1)
+        typical = float(np.median(far))
+        out[members] = far > max(STRAY_FROM_GROUP * typical, STRAY_AT_LEAST)
     return out

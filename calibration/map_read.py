@@ -30,7 +30,7 @@ from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
 from calibration.ink_model import signed_lab
-from calibration.map_inks import group, name_groups, settled, third_ink, unlike_their_ink
+from calibration.map_inks import group, name_groups, settled, strays, third_ink, unlike_their_ink
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -242,6 +242,9 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
     return white, groups, doubt, rival
 
 
+STRAYS = True
+"""Whether cells far from their group's colour round them are left unknown
+(:func:`calibration.map_inks.strays`)."""
 WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
 """The starting area is the starting staircase's footprint (7 studs): more white cells
 than twice that are not the starting area but an ink washed out (a glossy card's dark
@@ -277,6 +280,10 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
+    if STRAYS:
+        inked = names[~white]
+        inked[strays(lab[~white], groups[~white], np.flatnonzero(seen)[~white])] = UNKNOWN_GROUND
+        names[~white] = inked
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
     if (names == START).sum() > WHITE_AT_MOST:
         names[names == START] = UNKNOWN_GROUND
