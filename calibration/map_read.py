@@ -55,17 +55,6 @@ the wrong way. It only adds to the check that a stud top unlike the plate's
 (``MAX_STUD_TOP_DE``) belongs to a piece: on a plate whose tops are lighter than about
 56 L* a quarter darker is already that unlike, so the shade is told from a piece only on
 darker plates and in darker light."""
-CARD_BLUR = 3
-"""Pixels: each card sample is the mean of a square this wide round its point, not one
-pixel. A webcam's pixel noise moves a stud's four samples apart and its colour towards
-the next ink's where a glossy card or a dim frame brings two inks a few units together;
-the groups' centres and so their naming move with it. The samples lie over 1.8 mm from
-the stud's edge, a pixel and more on any board small enough to be read at all. On the
-development maps 51000-51039 studs read wrong fell from 809 to 739 (studs read 89,112
-to 88,767), on 52000-52019 from 1,626 to 1,289 (51,742 to 51,851): most of it views
-whose naming turned right (51031's glossy set-up view 65 to 0, 52009's glossy palace
-view 330 to 0), one turned wrong (51004's glossy palace view 31 to 98); matt cards
-read 261 to 250 and 614 to 607 wrong."""
 MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
@@ -126,8 +115,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
     pose = location.pose
     cam = location.camera or camera
     shown = stud_cells(gray_float(image), cam, pose, 0).reshape(-1)
-    card = cv2.blur(image, (CARD_BLUR, CARD_BLUR)) if CARD_BLUR > 1 else image
-    samples = lab_samples(card, cam, pose, MAP_POINTS).reshape(-1, len(CARD_OFFSETS_MM), 3)
+    samples = lab_samples(image, cam, pose, MAP_POINTS).reshape(-1, len(CARD_OFFSETS_MM), 3)
     # The middle of the four samples around each stud: one of them on a leaf, a shadow
     # or the next region does not move it.
     colours = np.median(samples, axis=1)
