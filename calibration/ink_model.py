@@ -46,13 +46,6 @@ BLACK_CHROMA = 15.0
 lightness is dark green printed near black: too dark for its hue or colourfulness to mean
 anything (a blocked area is printed a mid grey, 0.58 to 0.79 of the lightest ink on the
 wide twin's maps), so it is named dark green and left out of the model's sums."""
-BLACK_IS_THE_DARK = True
-"""Whether, beside a near-black group (named dark green and left out of the sums), a
-group named dark green as well pays the price of two groups named alike: left out of
-the sums, the near-black group would otherwise leave the others named as if no dark
-green were printed, and a light green against bright stud tops was then named dark
-green (development map 51018's palace view: 359 studs, the dark green at 14.9 chroma,
-0.1 under ``BLACK_CHROMA``; at 15.2 the pair named both right)."""
 HUELESS = 12.0
 """Under this colourfulness (Lab chroma) a group's hue is noise: its hue differences are
 left out of the sums (a grey, a dark green printed near black)."""
@@ -299,35 +292,31 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~black)
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
-        dark = bool(black.any()) and BLACK_IS_THE_DARK
         best, score = self._best(centres[rest], top, chroma[rest], large[rest],
-                                 np.zeros(len(rest), bool), dark)
+                                 np.zeros(len(rest), bool))
         if score < ABSURD_SCORE and stray.any():
-            best, score = self._best(centres[rest], top, chroma[rest], large[rest], stray, dark)
+            best, score = self._best(centres[rest], top, chroma[rest], large[rest], stray)
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
         return tuple(out), score
 
     def _best(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-              large: NDArray[np.bool_], stray: NDArray[np.bool_], dark: bool = False
+              large: NDArray[np.bool_], stray: NDArray[np.bool_]
               ) -> tuple[tuple[str, ...], float]:
         """The best naming allowed by the physical bounds and its score, the ``stray``
-        groups free to stay unnamed at ``STRAY_PRICE`` each (scored without them);
-        ``dark``: a near-black group left out is the dark green already."""
+        groups free to stay unnamed at ``STRAY_PRICE`` each (scored without them)."""
         best: tuple[str, ...] = ()
         best_score = -np.inf
-        for names, score in self._allowed(centres, top, chroma, large, stray, dark):
+        for names, score in self._allowed(centres, top, chroma, large, stray):
             if score > best_score:
                 best, best_score = names, score
         return best, best_score
 
     def _allowed(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-                 large: NDArray[np.bool_], stray: NDArray[np.bool_], dark: bool = False
+                 large: NDArray[np.bool_], stray: NDArray[np.bool_]
                  ) -> Iterator[tuple[tuple[str, ...], float]]:
-        """Every naming the physical bounds allow, with its score (see :meth:`_best`):
-        with ``dark``, each group named dark green pays the price of two groups named
-        alike, the near-black group left out of the sums being one of them."""
+        """Every naming the physical bounds allow, with its score (see :meth:`_best`)."""
         choices = [INKS + UNNAMED if s else INKS for s in stray]
         measures: dict[tuple[int, ...], _Measures] = {}
         for names in itertools.product(*choices):
@@ -339,8 +328,7 @@ class InkModel(BaseModel):
             if named not in measures:
                 measures[named] = _Measures.of(centres[list(named)], top)
             yield names, (self._score(measures[named], inks)
-                          + STRAY_PRICE * (len(names) - len(named))
-                          + (self.same_ink * inks.count("D") if dark else 0.0))
+                          + STRAY_PRICE * (len(names) - len(named)))
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
@@ -358,12 +346,10 @@ class InkModel(BaseModel):
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         large = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) > BLOCKED_SHARE)
-        black = near_black(centres)
-        rest = np.flatnonzero(~black)
+        rest = np.flatnonzero(~near_black(centres))
         chosen = np.array([names[g] for g in rest])
         for other, other_score in self._allowed(centres[rest], top, chroma[rest], large[rest],
-                                                np.zeros(len(rest), bool),
-                                                bool(black.any()) and BLACK_IS_THE_DARK):
+                                                np.zeros(len(rest), bool)):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-import pytest
 
-import calibration.ink_model as ink_model
 from calibration.ink_model import INK_MODEL, InkModel
 from calibration.map_read import signed_lab
 from training.inks import GroupSample, fit
@@ -120,22 +118,3 @@ def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
     assert not keeps_ink_order(centres, ("D", "G", "L"))
     assert keeps_ink_order(centres, ("L", "G", "L"))
     assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
-
-
-@pytest.mark.parametrize("dark", [True, False])
-def test_beside_a_near_black_group_another_is_dark_green_only_at_a_price(monkeypatch,
-                                                                          dark: bool) -> None:
-    """Development map 51018's palace view: a dark green printed near black (14.9
-    chroma, just under the near-black bound) beside light green, against bright stud
-    tops. The near-black group is named dark green outside the sums; scored alone
-    against the tops, the light green was named dark green as well. Two groups named
-    dark green are one ink cut in two and pay that price; the light green is then light
-    green, as when the dark green lies just over the bound and the pair is scored."""
-    monkeypatch.setattr(ink_model, "BLACK_IS_THE_DARK", dark)
-    top = np.array((58.8, -51.0, 43.0))
-    light = (34.9, -21.0, 29.0)
-    for dark_green in ((10.8, -11.0, 10.0), (11.0, -11.0, 10.5)):  # under / over the bound
-        centres = np.array([light, dark_green])
-        names = INK_MODEL.most_likely(centres, top, np.array([0.44, 0.56]))
-        black = bool(ink_model.near_black(centres)[1])
-        assert names == (("D", "D") if black and not dark else ("L", "D"))
