@@ -121,6 +121,24 @@ def _near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: Fl
     return near_w[rows, cols], near_t[rows, cols]
 
 
+def _local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
+                  cells: NDArray[np.intp]) -> NDArray[np.float32]:
+    """At each cell, the mean colour (grouping features ``x``) of the group's ``members``
+    round it (``LOCAL_SIGMA``), the cell itself left out; the group's median over the
+    whole board where it has under ``LOCAL_SUPPORT`` of its cells' weight there (infinite
+    for an empty group)."""
+    reach = int(3 * LOCAL_SIGMA)
+    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
+    kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
+    own = members.astype(np.float32)
+    near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
+    near_w = near_w - own
+    near_x = near_x - x * own[:, None]
+    whole = np.median(x[members], axis=0) if members.any() else np.full(3, np.inf)
+    return np.where((near_w >= LOCAL_SUPPORT)[:, None],
+                    near_x / np.maximum(near_w, 1e-6)[:, None], whole).astype(np.float32)
+
+
 LOCAL_SIGMA = 2.5
 """Studs: how far round a cell its neighbours' colours count when it is matched to the
 groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
@@ -152,22 +170,11 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     if k < 2:
         return labels, np.zeros(len(labels), np.float32)
     x = _features(lab)
-    reach = int(3 * LOCAL_SIGMA)
-    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
-    kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
     out = labels.copy()
     for _ in range(GROUP_SETTLE_ROUNDS):
         far = np.empty((k, len(x)), np.float32)
         for g in range(k):
-            own = (out == g).astype(np.float32)
-            near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
-            # The cell's own part taken out again (its weight under the kernel is 1).
-            near_w = near_w - own
-            near_x = near_x - x * own[:, None]
-            whole = np.median(x[own > 0], axis=0) if own.any() else np.full(3, np.inf)
-            local = np.where((near_w >= LOCAL_SUPPORT)[:, None],
-                             near_x / np.maximum(near_w, 1e-6)[:, None], whole)
-            far[g] = np.linalg.norm(x - local, axis=1)
+            far[g] = np.linalg.norm(x - _local_colour(x, out == g, cells), axis=1)
         moved = far.argmin(axis=0).astype(np.int32)
         if np.array_equal(moved, out):
             break
@@ -359,44 +366,31 @@ def lone_ink(centre: FloatArray) -> str:
     return "G" if centre[1] >= LONE_GOLD_A and hue <= LONE_GOLD_HUE else "L"
 
 
-PALER_THAN_INK = 0.75
-LIGHTNESS_OFF = 0.16
-"""A cell named an ink with under ``PALER_THAN_INK`` times the median colourfulness of
-that ink's cells, and lightness more than ``LIGHTNESS_OFF`` (log) away from theirs, is
-not read. On the wide twin's development maps an ink's own cells lie at 0.8 to 1.24
-times its median chroma and 0.8 to 1.23 times its lightness; blocked cells taken into
-an ink's group at 0.36 to 1.07 and 0.61 to 2.8."""
+STRAY_FROM_GROUP = 5.0
+"""A cell whose colour lies this many times farther from its group's colour round it
+than the group's cells typically lie is not read (:func:`strays`)."""
+STRAY_AT_LEAST = 3.0
+"""...and at least this far (grouping units): a group of nearly alike cells would
+otherwise shed its cells for noise."""
 
 
-GREY_PALER = 0.9
-"""A cell named dark green with under this share of its cells' median colourfulness and
-more than ``LIGHTNESS_OFF`` (log) lighter than them is not read either: a blocked area
-is a mid grey, lighter and greyer than dark green on the wide twin and on the
-independent renderer's frames alike (its hue is no cue: warm on the one, bluish on the
-other), and a small one joins dark green's group, often only a little paler than the
-two-sided ``PALER_THAN_INK`` asks. Development maps 51000-51039 (160 views): blocked
-studs read as dark green 211 to 166, all studs read wrong 941 to 891, for 266 studs
-of 89,017 read (0.9 and 0.1 log: 147 and 872 for 544; 0.8 and 0.1: 183 and 912 for
-222)."""
+def strays(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
+           ) -> NDArray[np.bool_]:
+    """Cells far from their group's colour round them, far beyond its own cells' spread.
 
-
-def unlike_their_ink(lightness: FloatArray, chroma: FloatArray,
-                     names: NDArray[np.str_]) -> NDArray[np.bool_]:
-    """Cells named an ink yet much paler than its other cells and of another lightness.
-
-    Such a cell is something else taken into the nearest ink's group: a blocked area
-    too small to make a group of its own, the grey of a shadow or an occluder's edge.
-    Which it is cannot be told from its colour, so it is left unknown; read as the ink
-    it would mislead the rules."""
-    out = np.zeros(len(names), bool)
-    for ink in "LDG":
-        cells = names == ink
-        if cells.sum() < 20:
+    A small blocked area, an occluder's edge or a shadow's rim makes too few cells for a
+    group of its own, so they join the group nearest in colour; being nearest is not
+    being near. The group's colour round each cell is the one the groups are settled
+    against (:func:`settled`), so light falling off across the board does not count."""
+    x = _features(lab)
+    out = np.zeros(len(lab), bool)
+    if len(labels) == 0:
+        return out
+    for g in range(int(labels.max()) + 1):
+        members = labels == g
+        if members.sum() < 2:
             continue
-        light = np.log(np.maximum(lightness, 1.0) / np.median(lightness[cells]))
-        paler = chroma < PALER_THAN_INK * np.median(chroma[cells])
-        out |= cells & paler & (np.abs(light) > LIGHTNESS_OFF)
-        if ink == "D":
-            out |= cells & (chroma < GREY_PALER * np.median(chroma[cells])) & (
-                light > LIGHTNESS_OFF)
+        far = np.linalg.norm(x[members] - _local_colour(x, members, cells)[members], axis=1)
+        typical = float(np.median(far))
+        out[members] = far > max(STRAY_FROM_GROUP * typical, STRAY_AT_LEAST)
     return out

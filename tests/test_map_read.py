@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-import calibration.map_inks as map_inks
+import calibration.ink_cells as ink_cells
 import calibration.map_read as map_read
 from calibration.camera import Pose
 from calibration.map_read import (
@@ -204,7 +204,7 @@ def test_a_cell_much_paler_than_its_ink_is_unknown() -> None:
         assert (got[truth == ink] == ink).mean() > 0.99
 
 
-@pytest.mark.parametrize("paler", [map_inks.GREY_PALER, 0.0])
+@pytest.mark.parametrize("paler", [ink_cells.GREY_PALER, 0.0])
 def test_a_grey_lighter_than_dark_green_in_its_group_is_unknown(monkeypatch,
                                                                 paler: float) -> None:
     """A small blocked area joins dark green's group: a mid grey only a little paler
@@ -212,14 +212,14 @@ def test_a_grey_lighter_than_dark_green_in_its_group_is_unknown(monkeypatch,
     it for the two-sided bound an ink's own cells keep. Grey is lighter than dark green
     and greyer, so such a cell is left unknown; the dark green's own cells, lit a little
     unevenly, are still read."""
-    monkeypatch.setattr(map_inks, "GREY_PALER", paler)
+    monkeypatch.setattr(ink_cells, "GREY_PALER", paler)
     rng = np.random.default_rng(4)
     names = np.array(["D"] * 300 + ["X"] * 8 + ["L"] * 300)
     lightness = np.where(names == "D", rng.normal(30.0, 1.0, len(names)), 30.0 * np.exp(0.2))
     lightness[names == "L"] = rng.normal(45.0, 1.0, 300)
     chroma = np.where(names == "X", 17.0, rng.normal(20.0, 0.8, len(names)))
     named = np.where(names == "X", "D", names)  # the grey taken into dark green's group
-    out = map_inks.unlike_their_ink(lightness, chroma, named)
+    out = ink_cells.unlike_their_ink(lightness, chroma, named)
     assert out[names == "X"].all() == bool(paler)
     assert not out[names == "D"].any() and not out[names == "L"].any()
 

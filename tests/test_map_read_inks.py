@@ -240,3 +240,26 @@ def test_a_third_ink_taken_by_a_hair_leaves_what_the_readings_part_on_unknown(
     dark = truth == "D"
     assert (names[truth == "G"] == "G").mean() > 0.95
     assert (names[dark] == (UNKNOWN_GROUND if toss_up else "D")).mean() > 0.9
+
+
+@pytest.mark.parametrize("strays", [True, False])
+def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch,
+                                                                      strays: bool) -> None:
+    """Three blocked studs are too few for a group of their own and join the dark
+    green's, the nearest in colour; printed near black, the dark green is about as
+    colourful as the grey and far darker (development map 51028's set-up view), so no
+    paleness bound takes the grey out. It lies far from its group's colour round it,
+    many times the dark green's own cells' spread: it is left unknown, and the inks'
+    own cells are still read."""
+    monkeypatch.setattr(map_read, "STRAYS", strays)
+    inks = {"D": (12.0, -7.0, 5.0), "L": (35.0, -22.0, 25.0), "G": (45.0, 2.0, 30.0),
+            "X": (24.0, 6.0, 7.0)}
+    truth = np.array([["D"] * 12 + ["L"] * 10 + ["G"] * 10] * 32)
+    truth[20:22, 4] = "X"
+    truth[20, 5] = "X"
+    truth = truth.reshape(-1)
+    lab = np.random.default_rng(8).normal(0.0, 1.0, (1024, 3)) + [inks[t] for t in truth]
+    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(np.array((20.0, -18.0, 10.0))))
+    assert (names[truth == "X"] == (UNKNOWN_GROUND if strays else "D")).all()
+    for ink in "DLG":
+        assert (names[truth == ink] == ink).mean() > 0.99
