@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import vision.carve as carving_module
+from rules import load_map
 from training.__main__ import main as recipe
-from training.full_pairs import full_region_pairs
+from training.full_pairs import WIDE_EVERY, full_region_pairs, game_ground
 from twin.cameras import random_camera
 from vision.carve import OFFSETS, ViewData, carve
 from vision.silhouettes import View
@@ -64,7 +65,7 @@ def test_a_model_without_a_height_map_cannot_give_surfaces() -> None:
 
 
 def test_the_training_pairs_mark_every_piece_and_the_model_reads_their_heights() -> None:
-    """A held-out game's pairs (the model trained on games 3000-3189): every piece's
+    """A held-out game's pairs (the model trained on games 3000-3949): every piece's
     pixels carry their surface's height, and the committed model's heights follow it."""
     pairs = list(full_region_pairs(1, seed=4000))
     assert len(pairs) == 4
@@ -86,6 +87,20 @@ def test_the_training_pairs_mark_every_piece_and_the_model_reads_their_heights()
     assert w.max() > 1.0
     assert np.corrcoef(g, w)[0, 1] > 0.5
     assert np.median(np.abs(g - w)) < 1.0
+
+
+def test_one_game_in_four_draws_a_random_map_and_the_others_keep_their_draws() -> None:
+    """The wide games' random maps come from their own generator: every game's draws
+    after the map (camera, renders) are what they were before wide games existed."""
+    stand_ins = {load_map(str(i)).ground for i in range(1, 5)}
+    for game in range(2 * WIDE_EVERY):
+        rng = np.random.default_rng([4000 + game, 7])
+        ground, wide = game_ground(game, 4000, rng)
+        plain = np.random.default_rng([4000 + game, 7])
+        plain.integers(1, 5)
+        assert rng.integers(1 << 30) == plain.integers(1 << 30)
+        assert wide == (game % WIDE_EVERY == WIDE_EVERY - 1)
+        assert (ground.ground not in stand_ins) == wide
 
 
 def test_the_full_recipe_refuses_the_benchs_and_the_development_games(tmp_path, capsys

@@ -9,7 +9,9 @@ the mask (the corner bricks too: the learned board does not hold them), and the 
 label is the surface's height in brick levels, from the render's depth
 (:func:`training.pairs.surface_height`). Palaces come from seeded bot games at every
 size from a few pieces to a full palace, on the maps the bench draws from, each seen
-from four views a quarter turn apart under one random camera, as the bench sees them.
+from four views a quarter turn apart under one random camera, as the bench sees them;
+one game in four instead draws a random ground map and the twin's wide look, so that the
+model meets inks, stud tops and light beyond the stand-ins'.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from calibration.board_model import turned_pose
-from rules import Palace, load_map
+from rules import GroundMap, Palace, load_map
 from rules.bot import simulate_game
+from rules.random_map import random_map
 from training.dataset import RegionPair, as_uint8, region_labels, save
 from training.pairs import surface_height
 from twin import RenderOptions, random_camera, render
@@ -33,21 +36,35 @@ from vision.views import board_box, working_scale
 
 SIZES = (10, 20, 30, 40, 60, 80, 100, 120)
 """Pieces in the palaces drawn, one size per game in turn."""
+WIDE_EVERY = 4
+"""Every fourth game: a random map under the wide look (its own generator, so the other
+games draw what they drew before)."""
 FIRST_SEED = 3000
 """Full-mode training games start here: the bench reads games 1000-1009 and settings
 are chosen on 2001-2010."""
+
+
+def game_ground(game: int, seed: int, rng: np.random.Generator) -> tuple[GroundMap, bool]:
+    """The ground map of game number ``game`` of a set, and whether it is seen in the wide
+    look. The stand-in is drawn from ``rng`` in every game, so that a wide game's random
+    map leaves the rest of the game's draws as they were."""
+    stand_in = load_map(str(int(rng.integers(1, 5))))
+    if game % WIDE_EVERY != WIDE_EVERY - 1:
+        return stand_in, False
+    return random_map(np.random.default_rng([seed + game, 11])), True
 
 
 def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair]:
     """Four region pairs (one per view) from each of ``games`` seeded palaces."""
     for game in range(games):
         rng = np.random.default_rng([seed + game, 7])
-        ground = load_map(str(int(rng.integers(1, 5))))
+        ground, wide = game_ground(game, seed, rng)
         record = simulate_game(4, seed=seed + game, map_name=ground)
         size = SIZES[game % len(SIZES)]
         scene = next((s for s in record.scenes if len(s.pieces) >= size), record.scenes[-1])
         camera, pose = random_camera(rng, elevation_deg=(30.0, 70.0))
-        options = RenderOptions(room_light=game % 3 == 1, deep_shadows=game % 3 == 2)
+        options = RenderOptions(room_light=game % 3 == 1, deep_shadows=game % 3 == 2,
+                                wide=wide)
         for k in range(4):
             turned = turned_pose(pose, k)
             frame = render(Palace(ground, scene.pieces), camera, turned, options,
