@@ -72,6 +72,11 @@ MIN_BLURRED_GRID_BLOCKS = 11
 clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`.
 With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten blocks
 leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
+THIN_WITNESSED_BLOCKS = 7
+"""The fewest blocks of a sharp lattice that the plate's rim, all four sides and three
+corner bricks may vouch for together (:func:`rim_may_vouch_for_thin_lattice`)."""
+THIN_WITNESSED_CORNERS = 3
+"""Corner bricks a thin lattice vouched for by the rim must show."""
 MIN_BOARD_IN_VIEW = 0.6
 MIN_ELEVATION_DEG = 12.0
 
@@ -314,14 +319,37 @@ def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> b
     return grid.clarity >= BLURRED_SIDES_CLARITY and grid.blocks >= MIN_SOFT_GRID_BLOCKS
 
 
+def rim_may_vouch_for_thin_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
+    """Whether a thin lattice is sharp, tight and boxed in enough by its sides for the
+    plate's rim to be asked to vouch for it (``rim_witness`` of :func:`judge`).
+
+    A sharp lattice seen in 7 to 9 blocks (a hand or a palace over the rest) is right to
+    the stud wherever all four sides step where it puts them (moved a stud, two sides
+    read off), but its plane is pinned loosely: what it leaves open is the tilt, which
+    the plate's rim, fitted at full size all round the board, pins (asked in
+    ``calibration.fit``).
+    """
+    return (
+        THIN_WITNESSED_BLOCKS <= grid.blocks < TRUSTED_GRID_BLOCKS
+        and grid.clarity >= SOFT_LATTICE_CLARITY
+        and _tight_within_four_sides(grid, boundary)
+    )
+
+
 def judge(
     grid: GridFit,
     support: dict[int, float],
     margin: float,
     boundary: BoundaryCheck,
     map_score: float,
+    rim_witness: bool = False,
 ) -> tuple[str, list[int], float]:
-    """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score."""
+    """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score.
+
+    ``rim_witness``: the plate's rim lies all round where a thin lattice puts the board
+    (asked only where :func:`rim_may_vouch_for_thin_lattice`); with three corner bricks
+    it vouches for that lattice.
+    """
     seen = corners_seen(support)
     rim = support.get(PLATE_GROUP, 0.0)
     quality = float(
@@ -363,6 +391,8 @@ def judge(
         # do three over a lattice that fixes the board's size (a hand over the fourth
         # side's corner); one corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
+    if rim_witness and len(seen) >= THIN_WITNESSED_CORNERS:
+        return "", seen, quality
     return thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen)), seen, quality
 
 

@@ -28,12 +28,13 @@ from calibration.evidence import (
     implausible_view,
     judge,
     lattice_problem,
+    rim_may_vouch_for_thin_lattice,
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
 )
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
-from calibration.rim_agrees import rim_problem
+from calibration.rim_agrees import rim_problem, rim_witnesses
 from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
@@ -228,7 +229,12 @@ def _judged(
     # says which way round, and vouches for nothing. (With a right map allowed to vouch
     # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
     # were wrong poses.) So the geometry is judged as if there were no map.
-    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0)
+    # A sharp lattice seen in few blocks, all four sides where it puts the board: the
+    # plate's rim may vouch for its plane (asked only here, about 5 ms).
+    witness = rim_may_vouch_for_thin_lattice(grid, boundary) and rim_witnesses(
+        gray, camera, grid.pose
+    )
+    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0, witness)
     if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
         # hundred pixels across has been found tilted 5 px off with all four sides and

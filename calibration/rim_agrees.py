@@ -41,14 +41,30 @@ MIN_RIM_INLIERS = 20
 """Rim points the fit must keep to say anything (a board mostly off the picture)."""
 
 
-def rim_problem(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> str:
-    """Why the plate's rim says the pose is off (empty if it agrees, or cannot tell)."""
+def rim_moves(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> NDArray[np.float64] | None:
+    """How far the rim's own fit from ``pose`` moves each stud centre (px), or None where
+    it keeps too few rim points to say anything."""
     rim = refine_pose(gray, camera, pose, RIM_MODEL, radii=RIM_RADII)
     if rim.inliers < MIN_RIM_INLIERS:
-        return ""
+        return None
     studs = stud_centres()
-    moved = np.linalg.norm(project(camera, rim.pose, studs) - project(camera, pose, studs), axis=1)
+    return np.linalg.norm(project(camera, rim.pose, studs) - project(camera, pose, studs), axis=1)
+
+
+def rim_problem(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> str:
+    """Why the plate's rim says the pose is off (empty if it agrees, or cannot tell)."""
+    moved = rim_moves(gray, camera, pose)
+    if moved is None:
+        return ""
     move = float(np.median(moved))
     if move > MAX_RIM_MOVE_PX:
         return f"the plate's rim puts the board {move:.1f} px from where the stud grid does"
     return ""
+
+
+def rim_witnesses(gray: NDArray[np.float32], camera: Camera, pose: Pose) -> bool:
+    """Whether the plate's rim, fitted at full size from ``pose``, moves no stud centre
+    more than :data:`MAX_RIM_MOVE_PX`: the rim lies all round where the pose puts it, so
+    a plane the lattice pins only loosely is not tilted (a thin lattice, few blocks)."""
+    moved = rim_moves(gray, camera, pose)
+    return moved is not None and float(moved.max()) <= MAX_RIM_MOVE_PX
