@@ -56,7 +56,7 @@ light green at a* -51 to -16 and hue 101 to 150; only the plainly orange side is
 gold."""
 
 
-def _features(lab: FloatArray) -> NDArray[np.float32]:
+def grouping_features(lab: FloatArray) -> NDArray[np.float32]:
     return np.stack([lab[:, 1], lab[:, 2], lab[:, 0] * LIGHTNESS_SCALE], axis=1).astype(
         np.float32)
 
@@ -89,7 +89,7 @@ def _kmeans(x: NDArray[np.float32], k: int) -> tuple[NDArray[np.int32], NDArray[
 def group(lab: FloatArray) -> NDArray[np.int32]:
     """Group labels per cell (rows L, a, b on the 0..100 scale): the most groups up to
     ``MAX_GROUPS`` whose every pair stands apart."""
-    x = _features(lab)
+    x = grouping_features(lab)
     best = np.zeros(len(lab), np.int32)
     min_size = _min_group(len(lab))
     for k in range(2, MAX_GROUPS + 1):
@@ -121,7 +121,17 @@ def _near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: Fl
     return near_w[rows, cols], near_t[rows, cols]
 
 
-def _local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
+LOCAL_SIGMA = 2.5
+"""Studs: how far round a cell its neighbours' colours count when it is matched to the
+groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
+twin's development maps 1.5 and 4 settle fewer cells right."""
+LOCAL_SUPPORT = 1.0
+"""A group needs this much weight of its own cells round a cell (the cell itself left
+out) for their colour to stand for the group there; with less, the group's median over
+the whole board does."""
+
+
+def local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
                   cells: NDArray[np.intp]) -> NDArray[np.float32]:
     """At each cell, the mean colour (grouping features ``x``) of the group's ``members``
     round it (``LOCAL_SIGMA``), the cell itself left out; the group's median over the
@@ -139,14 +149,6 @@ def _local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
                     near_x / np.maximum(near_w, 1e-6)[:, None], whole).astype(np.float32)
 
 
-LOCAL_SIGMA = 2.5
-"""Studs: how far round a cell its neighbours' colours count when it is matched to the
-groups (a Gaussian's sigma). The map's regions are several studs wide; on the wide
-twin's development maps 1.5 and 4 settle fewer cells right."""
-LOCAL_SUPPORT = 1.0
-"""A group needs this much weight of its own cells round a cell (the cell itself left
-out) for their colour to stand for the group there; with less, the group's median over
-the whole board does."""
 GROUP_SETTLE_ROUNDS = 3
 """Rounds of :func:`settled` at most (it stops when a round moves no cell): a cell moved
 in one round changes its neighbours' group colours for the next."""
@@ -169,12 +171,12 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     k = int(labels.max()) + 1 if len(labels) else 0
     if k < 2:
         return labels, np.zeros(len(labels), np.float32)
-    x = _features(lab)
+    x = grouping_features(lab)
     out = labels.copy()
     for _ in range(GROUP_SETTLE_ROUNDS):
         far = np.empty((k, len(x)), np.float32)
         for g in range(k):
-            far[g] = np.linalg.norm(x - _local_colour(x, out == g, cells), axis=1)
+            far[g] = np.linalg.norm(x - local_colour(x, out == g, cells), axis=1)
         moved = far.argmin(axis=0).astype(np.int32)
         if np.array_equal(moved, out):
             break
@@ -293,7 +295,7 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
     min_size = _min_group(len(lab))
     two_centres, two_shares = _centres_and_shares(lab, labels)
     _, two_score = INK_MODEL.naming(two_centres, top, two_shares)
-    tries = [_kmeans(_features(lab), 3)[0]]
+    tries = [_kmeans(grouping_features(lab), 3)[0]]
     if HUE_SPLIT:
         tries += [halves for g in (0, 1)
                   if (halves := _hue_halves(lab, labels, cells, g, min_size)) is not None]
@@ -364,33 +366,3 @@ def lone_ink(centre: FloatArray) -> str:
     otherwise, which a map shows more often."""
     hue = float(np.degrees(np.arctan2(centre[2], centre[1])))
     return "G" if centre[1] >= LONE_GOLD_A and hue <= LONE_GOLD_HUE else "L"
-
-
-STRAY_FROM_GROUP = 5.0
-"""A cell whose colour lies this many times farther from its group's colour round it
-than the group's cells typically lie is not read (:func:`strays`)."""
-STRAY_AT_LEAST = 3.0
-"""...and at least this far (grouping units): a group of nearly alike cells would
-otherwise shed its cells for noise."""
-
-
-def strays(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
-           ) -> NDArray[np.bool_]:
-    """Cells far from their group's colour round them, far beyond its own cells' spread.
-
-    A small blocked area, an occluder's edge or a shadow's rim makes too few cells for a
-    group of its own, so they join the group nearest in colour; being nearest is not
-    being near. The group's colour round each cell is the one the groups are settled
-    against (:func:`settled`), so light falling off across the board does not count."""
-    x = _features(lab)
-    out = np.zeros(len(lab), bool)
-    if len(labels) == 0:
-        return out
-    for g in range(int(labels.max()) + 1):
-        members = labels == g
-        if members.sum() < 2:
-            continue
-        far = np.linalg.norm(x[members] - _local_colour(x, members, cells)[members], axis=1)
-        typical = float(np.median(far))
-        out[members] = far > max(STRAY_FROM_GROUP * typical, STRAY_AT_LEAST)
-    return out

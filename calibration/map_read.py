@@ -30,9 +30,9 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import gray_float
-from calibration.ink_cells import unlike_their_ink
+from calibration.ink_cells import strays, unlike_their_ink
 from calibration.ink_model import signed_lab
-from calibration.map_inks import group, name_groups, settled, strays, third_ink
+from calibration.map_inks import group, name_groups, settled, third_ink
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
@@ -244,12 +244,6 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
     return white, groups, doubt, rival
 
 
-STRAYS = True
-"""Whether cells far from their group's colour round them are left unknown
-(:func:`calibration.map_inks.strays`). Development maps 51000-51039: blocked studs read
-as dark green 171 to 101, all studs read wrong 896 to 809, for 224 of 89,336 read; held
-out (52000-52019) 1,673 to 1,626 for 156 of 51,656; on the bench a little better on
-every set (the Cycles frames 1,262 to 1,245 wrong for 312 fewer read)."""
 WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
 """The starting area is the starting staircase's footprint (7 studs): more white cells
 than twice that are not the starting area but an ink washed out (a glossy card's dark
@@ -285,10 +279,9 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
-    if STRAYS:
-        inked = names[~white]
-        inked[strays(lab[~white], groups[~white], np.flatnonzero(seen)[~white])] = UNKNOWN_GROUND
-        names[~white] = inked
+    inked = names[~white]
+    inked[strays(lab[~white], groups[~white], np.flatnonzero(seen)[~white])] = UNKNOWN_GROUND
+    names[~white] = inked
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
     if (names == START).sum() > WHITE_AT_MOST:
         names[names == START] = UNKNOWN_GROUND

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import calibration.ink_cells as ink_cells
 import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
 import calibration.map_read as map_read
@@ -251,7 +252,7 @@ def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch
     paleness bound takes the grey out. It lies far from its group's colour round it,
     many times the dark green's own cells' spread: it is left unknown, and the inks'
     own cells are still read."""
-    monkeypatch.setattr(map_read, "STRAYS", strays)
+    monkeypatch.setattr(ink_cells, "STRAYS", strays)
     inks = {"D": (12.0, -7.0, 5.0), "L": (35.0, -22.0, 25.0), "G": (45.0, 2.0, 30.0),
             "X": (24.0, 6.0, 7.0)}
     truth = np.array([["D"] * 12 + ["L"] * 10 + ["G"] * 10] * 32)

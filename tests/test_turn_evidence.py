@@ -27,7 +27,8 @@ def view() -> View:
     return out
 
 
-def test_an_old_piece_s_soft_edge_does_not_deny_a_new_piece_shown_beside_it(view) -> None:
+def test_an_old_piece_s_soft_edge_does_not_deny_a_new_piece_shown_beside_it(view: View
+                                                                            ) -> None:
     h, w = view.shape
     edge = w // 2
     weight = np.full((h, w), BARE, np.float32)
@@ -40,7 +41,7 @@ def test_an_old_piece_s_soft_edge_does_not_deny_a_new_piece_shown_beside_it(view
     assert (spared[10:30, edge - 1] == BARE).all()
 
 
-def test_an_old_edge_with_nothing_new_beside_it_still_denies(view) -> None:
+def test_an_old_edge_with_nothing_new_beside_it_still_denies(view: View) -> None:
     h, w = view.shape
     edge = w // 2
     weight = np.full((h, w), BARE, np.float32)
@@ -48,8 +49,8 @@ def test_an_old_edge_with_nothing_new_beside_it_still_denies(view) -> None:
     spared = _spare_old_edges(view, weight.ravel()).reshape(h, w)
     far_rows = slice(30 + NEW_WITHIN_PX + 1, 60)
     assert (spared[far_rows, edge: edge + OLD_EDGE_PX] == BARE).all()
-    # Nor does a new pixel spare an edge farther than it reaches.
+    # Nor does a new pixel spare an edge farther than it reaches (one pixel farther).
     weight = np.full((h, w), BARE, np.float32)
-    weight[10:30, edge + OLD_EDGE_PX + NEW_WITHIN_PX + 1:] = NEW
+    weight[10:30, edge + OLD_EDGE_PX + NEW_WITHIN_PX:] = NEW
     spared = _spare_old_edges(view, weight.ravel()).reshape(h, w)
     assert (spared[10:30, edge: edge + OLD_EDGE_PX] == BARE).all()

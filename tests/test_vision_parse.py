@@ -51,7 +51,6 @@ def test_a_leg_is_held_up_by_a_hidden_stack_of_two_bricks() -> None:
         (Kind.ARCH, 10, 2)}
 
 
-
 def test_a_brick_over_a_hidden_stack_of_two_is_not_read() -> None:
     """Two hidden bricks hold up an arch's leg, not a brick's: a brick the carving is sure
     of two levels up, over space it merely kept, is the phantom layer over a palace (a

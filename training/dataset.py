@@ -15,6 +15,7 @@ blur and a coloured light over the whole table, in both frames alike.
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -150,9 +151,14 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
 
 
 def save(pair: RegionPair, path: Path) -> None:
+    """Written under a temporary name and then renamed, so that a maker stopped midway
+    (the GPU recipe stops its parts by time) never leaves a half-written pair."""
     extra = {} if pair.height is None else {"height": pair.height.astype(np.float16)}
-    np.savez_compressed(path, before=pair.before, after=pair.after,
-                        mask=np.rint(pair.mask * 255).astype(np.uint8), **extra)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:
+        np.savez_compressed(f, before=pair.before, after=pair.after,
+                            mask=np.rint(pair.mask * 255).astype(np.uint8), **extra)
+    os.replace(part, path)
 
 
 def load(path: Path) -> RegionPair:

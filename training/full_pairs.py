@@ -40,8 +40,8 @@ WIDE_EVERY = 4
 """Every fourth game: a random map under the wide look (its own generator, so the other
 games draw what they drew before)."""
 FIRST_SEED = 3000
-"""Full-mode training games start here: the bench reads games 1000-1009 and settings
-are chosen on 2001-2010."""
+"""Full-mode training games start here: the bench reads games 1000-1009, settings are
+chosen on 2001-2010 and 2016-2018, and 2011-2015 are held out."""
 
 
 def game_ground(game: int, seed: int, rng: np.random.Generator) -> tuple[GroundMap, bool]:

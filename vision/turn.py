@@ -203,10 +203,11 @@ def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.fl
     """What each pixel of one view says about new pieces, in the decoder's units.
 
     With the model, a pixel's weight is the log-odds of its probability of showing a new
-    piece. Without it, the classical change (0..1) less a cost: a covered pixel that did
-    not change costs three times what a changed one earns over the board, where any new
-    piece changes the picture, and far less over the old palace, where a new brick in
-    front of an old one of its colour changes nothing.
+    piece, except an old piece's soft edge beside faintly new pixels, raised to 0
+    (:func:`_spare_old_edges`). Without it, the classical change (0..1) less a cost: a
+    covered pixel that did not change costs three times what a changed one earns over
+    the board, where any new piece changes the picture, and far less over the old
+    palace, where a new brick in front of an old one of its colour changes nothing.
     """
     if model:
         change = new_piece_evidence(after, before).ravel()
@@ -248,7 +249,9 @@ def _faint_weight() -> float:
 
 def _faint(ev: Evidence) -> NDArray[np.bool_]:
     """The view's pixels (flat) the model finds more than :data:`FAINT_LEVEL` likely new,
-    read from its weights, which are the model's log-odds (:func:`new_piece_weights`)."""
+    read from its weights, which are the model's log-odds (:func:`new_piece_weights`; the
+    old edges :func:`_spare_old_edges` raised to 0 count as faint too, harmlessly: they are
+    spared only within reach of faintly new pixels)."""
     return ev.weight > _faint_weight()
 
 
