@@ -27,6 +27,7 @@ from rules.pieces import Kind, Piece, place_key
 from vision.agreement import Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
+from vision.towers import rebuilt_towers
 
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
@@ -43,6 +44,9 @@ ROUNDS = 3
 REACH = 4
 """Studs around a round's changes within which the next round tries the pieces again
 (a piece's own moves reach four studs: an arch's length)."""
+TOWER_TIME_PER_VIEW_S = 0.25
+"""Seconds of thread CPU time a view for the towers read whole after the rounds
+(:mod:`vision.towers`)."""
 PAIRS = 3
 """The best moves of a piece (by gain) whose freed space is offered a second candidate:
 a false arch over two true arches' ends gives way to both of them, two bricks to the
@@ -74,7 +78,7 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
         moved: list[Piece] = []
         for slot in list(search.slots):
             if time.thread_time() - started > time_limit:
-                return search.pieces()
+                break
             piece = search.slots.get(slot)
             if (piece is None or piece.id not in search.movable
                     or piece.kind in (Kind.DECORATION, Kind.CORNER)
@@ -82,10 +86,13 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
                         and not near_change.intersection(piece.footprint()))):
                 continue
             moved.extend(_improve(search, slot, piece, near))
-        if not moved:
+        if not moved or time.thread_time() - started > time_limit:
             break
         near_change = {(x + dx, y + dy) for p in moved for x, y in p.footprint()
                        for dx in range(-REACH, REACH + 1) for dy in range(-REACH, REACH + 1)}
+    if TOWER_TIME_PER_VIEW_S > 0:
+        rebuilt_towers(search, near, carving.full, time.thread_time(),
+                       TOWER_TIME_PER_VIEW_S * len(views))
     return search.pieces()
 
 
