@@ -32,7 +32,7 @@ from vision.towers import rebuilt_towers
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
 over ties."""
-TIME_PER_VIEW_S = 0.75
+TIME_PER_VIEW_S = 0.5
 """Seconds of this thread's CPU time the search may run, a view: it stops where it is
 once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet one, as
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
