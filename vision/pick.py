@@ -38,7 +38,11 @@ once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet 
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
 one core on the 120-piece development palace, 0.6 s or less on the others, so the
 largest palaces are read by a cut search (the full-mode budget is about 1 s a view in
-all; docs/vision.md, full mode's speed)."""
+all; docs/vision.md, full mode's speed). With the towers' pass after it
+(:data:`TOWER_TIME_PER_VIEW_S`) the two share the 0.75 s the search had alone: on the
+thirteen development palaces 0.75 here and 0.25 for the towers read 344 right of 639
+read, 0.5 and 0.25 342 of 646 (the same within a run's noise), 0.6 and 0.15 333 of 638,
+0.75 and 0.1 330 of 622."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
@@ -46,7 +50,9 @@ REACH = 4
 (a piece's own moves reach four studs: an arch's length)."""
 TOWER_TIME_PER_VIEW_S = 0.25
 """Seconds of thread CPU time a view for the towers read whole after the rounds
-(:mod:`vision.towers`)."""
+(:mod:`vision.towers`): enough for the development palaces of up to 60 pieces (0.1 s a
+view or less), not for every tower of the 120-piece ones, whose tallest are tried first
+(docs/vision.md, full mode's towers)."""
 PAIRS = 3
 """The best moves of a piece (by gain) whose freed space is offered a second candidate:
 a false arch over two true arches' ends gives way to both of them, two bricks to the
