@@ -8,7 +8,8 @@ differs from it is a piece. The views are fused in the board frame by space carv
 change there. The carving is parsed bottom up into pieces the rules let stand
 (:mod:`vision.parse`), pieces whose pixels the others already explain are left out
 (:mod:`vision.explain`): the carving fills space that no view sees into; and the rest
-is picked again by what each view would show of it (:mod:`vision.pick`).
+is picked again by what each view would show of it (:mod:`vision.pick`; each tower of
+arches offered again whole, :mod:`vision.towers`).
 
 Stages, each callable alone: :func:`locate_views` (pose per view, the quarter turn
 resolved from the map's colours), then the stages' own modules, and :func:`read_palace`.

@@ -27,22 +27,32 @@ from rules.pieces import Kind, Piece, place_key
 from vision.agreement import Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
+from vision.towers import rebuilt_towers
 
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
 over ties."""
-TIME_PER_VIEW_S = 0.75
+TIME_PER_VIEW_S = 0.5
 """Seconds of this thread's CPU time the search may run, a view: it stops where it is
 once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet one, as
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
 one core on the 120-piece development palace, 0.6 s or less on the others, so the
 largest palaces are read by a cut search (the full-mode budget is about 1 s a view in
-all; docs/vision.md, full mode's speed)."""
+all; docs/vision.md, full mode's speed). With the towers' pass after it
+(:data:`TOWER_TIME_PER_VIEW_S`) the two share the 0.75 s the search had alone: on the
+thirteen development palaces 0.75 here and 0.25 for the towers read 344 right of 639
+read, 0.5 and 0.25 342 of 646 (the same within a run's noise), 0.6 and 0.15 333 of 638,
+0.75 and 0.1 330 of 622."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
 """Studs around a round's changes within which the next round tries the pieces again
 (a piece's own moves reach four studs: an arch's length)."""
+TOWER_TIME_PER_VIEW_S = 0.25
+"""Seconds of thread CPU time a view for the towers read whole after the rounds
+(:mod:`vision.towers`): enough for the development palaces of up to 60 pieces (0.1 s a
+view or less), not for every tower of the 120-piece ones, whose tallest are tried first
+(docs/vision.md, full mode's towers)."""
 PAIRS = 3
 """The best moves of a piece (by gain) whose freed space is offered a second candidate:
 a false arch over two true arches' ends gives way to both of them, two bricks to the
@@ -74,7 +84,7 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
         moved: list[Piece] = []
         for slot in list(search.slots):
             if time.thread_time() - started > time_limit:
-                return search.pieces()
+                break
             piece = search.slots.get(slot)
             if (piece is None or piece.id not in search.movable
                     or piece.kind in (Kind.DECORATION, Kind.CORNER)
@@ -82,10 +92,13 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
                         and not near_change.intersection(piece.footprint()))):
                 continue
             moved.extend(_improve(search, slot, piece, near))
-        if not moved:
+        if not moved or time.thread_time() - started > time_limit:
             break
         near_change = {(x + dx, y + dy) for p in moved for x, y in p.footprint()
                        for dx in range(-REACH, REACH + 1) for dy in range(-REACH, REACH + 1)}
+    if TOWER_TIME_PER_VIEW_S > 0:
+        rebuilt_towers(search, near, carving.full, time.thread_time(),
+                       TOWER_TIME_PER_VIEW_S * len(views))
     return search.pieces()
 
 

@@ -1,0 +1,77 @@
+"""Full mode's towers read whole (vision.towers): a cell's stack of arches, their axes
+alternating, that the piece-by-piece search cannot grow, rebuilt as one unit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from calibration.board_model import turned_pose
+from rules import Axis, Kind, Palace, Piece, load_map
+from rules.pieces import place_key
+from twin import RenderOptions, render
+from twin.cameras import random_camera
+from vision import pick
+from vision.carve import ViewData, balanced, carve, view_data
+from vision.full import corners_only
+from vision.pick import picked
+
+BASE = Piece(Kind.ARCH, 10, 12, 0, axis=Axis.X, color="tan")
+UNDER_SECOND = Piece(Kind.BRICK, 13, 15, 0, color="dark_tan")
+SECOND = Piece(Kind.ARCH, 13, 12, 1, axis=Axis.Y, color="reddish_brown")
+UNDER_THIRD = (Piece(Kind.BRICK, 16, 12, 0, color="dark_orange"),
+               Piece(Kind.BRICK, 16, 12, 1, color="dark_orange"))
+THIRD = Piece(Kind.ARCH, 13, 12, 2, axis=Axis.X, color="tan")
+"""A tower on (13, 12): three arches, each one's end knob the next one's leg, their axes
+alternating; the other legs on bricks."""
+TOWER = (BASE, UNDER_SECOND, SECOND, *UNDER_THIRD, THIRD)
+
+Scene = tuple[Palace, list[ViewData]]
+
+
+@pytest.fixture(scope="module")
+def scene() -> Scene:
+    ground = load_map("1")
+    palace = corners_only(ground)
+    for p in TOWER:
+        palace.place(p)
+    cam, pose = random_camera(np.random.default_rng(11), elevation_deg=(45.0, 55.0))
+    views = []
+    for k in range(4):
+        p = turned_pose(pose, k)
+        frame = render(palace, cam, p, RenderOptions(clutter=False), seed=k).image
+        vd = view_data(frame, cam, p, ground)
+        assert vd is not None
+        views.append(vd)
+    return palace, balanced(views)
+
+
+def _pick(views: list[ViewData], reading: Sequence[Piece]) -> set[tuple[object, ...]]:
+    palace = corners_only(load_map("1"))
+    placed = [palace.place(p.moved(color="")) for p in reading]
+    return {place_key(p) for p in picked(views, carve(views), palace, placed, time_limit=60.0)}
+
+
+def test_the_tower_above_a_read_arch_is_read_whole(scene: Scene) -> None:
+    """Only the lowest arch and the bricks read: the tower's two upper arches are put back
+    together (no swap of a read piece reaches them)."""
+    _, views = scene
+    got = _pick(views, [BASE, UNDER_SECOND, *UNDER_THIRD])
+    assert {place_key(SECOND), place_key(THIRD)} <= got
+
+
+def test_without_towers_the_upper_arches_stay_out(scene: Scene,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same reading with the towers' pass off: the local search only swaps and takes
+    away, so the upper arches are not read (what the test above needs the towers for)."""
+    _, views = scene
+    monkeypatch.setattr(pick, "TOWER_TIME_PER_VIEW_S", 0.0)
+    got = _pick(views, [BASE, UNDER_SECOND, *UNDER_THIRD])
+    assert place_key(THIRD) not in got
+
+
+def test_the_true_tower_is_left_as_it_is(scene: Scene) -> None:
+    _, views = scene
+    assert _pick(views, TOWER) == {place_key(p) for p in TOWER}
