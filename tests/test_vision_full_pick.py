@@ -5,17 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pytest
 
-from calibration.board_model import turned_pose
-from rules import Axis, Kind, Palace, Piece, load_map
+from rules import Axis, Kind, Piece, load_map
 from rules.pieces import place_key
-from twin import RenderOptions, render
-from twin.cameras import random_camera
+from tests.full_views import Scene, four_views
 from vision import agreement
 from vision.agreement import Search
-from vision.carve import ViewData, balanced, carve, view_data
+from vision.carve import ViewData, carve
 from vision.full import corners_only
 from vision.pick import picked
 
@@ -29,24 +26,9 @@ TURNED = Piece(Kind.ARCH, 17, 18, 0, axis=Axis.X)
 """An arch a quarter turn off D, sharing D's leg that C stands on."""
 
 
-Scene = tuple[Palace, list[ViewData]]
-
-
 @pytest.fixture(scope="module")
 def scene() -> Scene:
-    ground = load_map("1")
-    palace = corners_only(ground)
-    for p in (A, B, D, C):
-        palace.place(p)
-    cam, pose = random_camera(np.random.default_rng(7), elevation_deg=(45.0, 55.0))
-    poses = [turned_pose(pose, k) for k in range(4)]
-    views = []
-    for k, p in enumerate(poses):
-        frame = render(palace, cam, p, RenderOptions(clutter=False), seed=k).image
-        vd = view_data(frame, cam, p, ground)
-        assert vd is not None
-        views.append(vd)
-    return palace, balanced(views)
+    return four_views((A, B, D, C), camera_seed=7)
 
 
 def _pick(views: list[ViewData], reading: Sequence[Piece]) -> set[tuple[object, ...]]:

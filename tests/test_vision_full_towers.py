@@ -5,16 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pytest
 
-from calibration.board_model import turned_pose
-from rules import Axis, Kind, Palace, Piece, load_map
+from rules import Axis, Kind, Piece, load_map
 from rules.pieces import place_key
-from twin import RenderOptions, render
-from twin.cameras import random_camera
+from tests.full_views import Scene, four_views
 from vision import pick
-from vision.carve import ViewData, balanced, carve, view_data
+from vision.carve import ViewData, carve
 from vision.full import corners_only
 from vision.pick import picked
 
@@ -28,24 +25,9 @@ THIRD = Piece(Kind.ARCH, 13, 12, 2, axis=Axis.X, color="tan")
 alternating; the other legs on bricks."""
 TOWER = (BASE, UNDER_SECOND, SECOND, *UNDER_THIRD, THIRD)
 
-Scene = tuple[Palace, list[ViewData]]
-
-
 @pytest.fixture(scope="module")
 def scene() -> Scene:
-    ground = load_map("1")
-    palace = corners_only(ground)
-    for p in TOWER:
-        palace.place(p)
-    cam, pose = random_camera(np.random.default_rng(11), elevation_deg=(45.0, 55.0))
-    views = []
-    for k in range(4):
-        p = turned_pose(pose, k)
-        frame = render(palace, cam, p, RenderOptions(clutter=False), seed=k).image
-        vd = view_data(frame, cam, p, ground)
-        assert vd is not None
-        views.append(vd)
-    return palace, balanced(views)
+    return four_views(TOWER, camera_seed=11)
 
 
 def _pick(views: list[ViewData], reading: Sequence[Piece]) -> set[tuple[object, ...]]:
