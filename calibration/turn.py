@@ -376,13 +376,8 @@ def canonical_turn(camera: Camera, pose: Pose) -> Pose:
 
 
 def weigh_turn(
-    image: NDArray[np.uint8],
-    camera: Camera,
-    pose: Pose,
-    ground: GroundMap | None,
-    studs: FloatArray | None = None,
-    null: bool = True,
-    evened: bool = False,
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap | None,
+    studs: FloatArray | None = None, null: bool = True, evened: bool = False,
 ) -> TurnEvidence:
     """The map's evidence about the turn of ``pose`` (none without a map); without
     ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`);
