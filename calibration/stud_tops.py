@@ -237,3 +237,31 @@ def plate_tops_show(tops: FloatArray, reference: NDArray[np.bool_] | None) -> ND
     distance = np.sqrt(((tops - centre) ** 2).sum(axis=1))  # NaN outside the picture
     limit = PLATE_TOP_SPREAD * float(np.median(distance[chosen]))
     return seen & (np.nan_to_num(distance, nan=np.inf) <= limit)
+
+
+EVEN_FLOOR = 1.0
+"""The least stud-top lightness (weighted as in :func:`plate_top_colours`) a cell's card is
+evened by: a top that dark is a hole in the picture, not a shadow."""
+
+
+def even_light(colours: FloatArray, tops: FloatArray) -> FloatArray:
+    """The cells' card colours (Lab, from :func:`calibration.turn.cell_colours`) with the
+    light's fall across the board taken out of their lightness: each scaled by how much
+    darker its own stud top is than the plate's tops' median (``tops`` from
+    :func:`plate_top_colours`; NaN where a top is not seen).
+
+    Every stud top is the same plastic, so its lightness is the light falling on that
+    cell; the card around it gets the same light. Light and dark green differ mostly in
+    lightness, so a lamp to one side or a shadow across half the board makes lit dark
+    green look like shaded light green, and the map's agreement drops under 0.5 at the
+    right turn (docs/real-tables.md, "The turn under uneven light")."""
+    lightness = tops[:, 0]
+    seen = np.isfinite(lightness) & np.isfinite(colours).all(axis=1)
+    out = colours.copy()
+    if seen.sum() < 3:
+        return out
+    reference = float(np.median(lightness[seen]))
+    with np.errstate(invalid="ignore"):
+        out[:, 0] = colours[:, 0] * reference / np.maximum(lightness, EVEN_FLOOR)
+    out[~np.isfinite(lightness)] = np.nan
+    return out

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.board_model import quarter_turn, turned_pose, view_rotation
 from calibration.camera import Camera, FloatArray, Pose, project
-from calibration.stud_tops import plate_top_colours, plate_tops_show
+from calibration.stud_tops import even_light, plate_top_colours, plate_tops_show
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
 from rules.random_map import random_map
@@ -225,16 +225,21 @@ def _labels(rows: tuple[str, ...]) -> NDArray[np.int32]:
 
 
 def shown_cell_colours(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, studs: FloatArray | None
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, studs: FloatArray | None,
+    evened: bool = False,
 ) -> FloatArray:
     """Each cell's card colour under ``pose`` (:func:`cell_colours`), NaN where a stud
     shows the cell covered (:func:`hide_covered`, the stud tops asked too); all cells
     without ``studs``. What the map's turn is scored on, at the first detection and
-    while tracking alike."""
+    while tracking alike. ``evened``: the light's fall across the board taken out by
+    the stud tops (:func:`calibration.stud_tops.even_light`)."""
     colours = cell_colours(image, camera, pose)
-    if studs is None:
+    if studs is None and not evened:
         return colours
-    return hide_covered(colours, studs, plate_top_colours(image, camera, pose))
+    tops = plate_top_colours(image, camera, pose)
+    if studs is not None:
+        colours = hide_covered(colours, studs, tops)
+    return even_light(colours, tops) if evened else colours
 
 
 def hide_covered(
@@ -371,18 +376,15 @@ def canonical_turn(camera: Camera, pose: Pose) -> Pose:
 
 
 def weigh_turn(
-    image: NDArray[np.uint8],
-    camera: Camera,
-    pose: Pose,
-    ground: GroundMap | None,
-    studs: FloatArray | None = None,
-    null: bool = True,
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap | None,
+    studs: FloatArray | None = None, null: bool = True, evened: bool = False,
 ) -> TurnEvidence:
     """The map's evidence about the turn of ``pose`` (none without a map); without
-    ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`)."""
+    ``null`` the unrelated layouts are left out (``null`` 1.0, see :meth:`with_null`);
+    ``evened`` weighs the colours with the light's fall taken out (:func:`shown_cell_colours`)."""
     if ground is None:
         return TurnEvidence(canonical_turn(camera, pose))
-    colours = shown_cell_colours(image, camera, pose, studs)
+    colours = shown_cell_colours(image, camera, pose, studs, evened)
     labels = map_labels(ground)
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[UNTURN[turn]][None])[0])

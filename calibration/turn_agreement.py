@@ -155,11 +155,44 @@ def judge_turn(
     settle it (:func:`turn_settled` asks the trust again, cheaply, so that the rule is
     written once)."""
     turn = weigh_turn(image, camera, pose, ground, studs, null=False)
-    if not standing or ground is None or not turn.mapped or not map_explains(turn.agreement, 0.0):
+    if not standing or ground is None or not turn.mapped:
         return turn, False, ""
-    turn = turn.with_null()
-    if not map_trusted(turn, ground):
-        return turn, False, ""
+    trusted = map_explains(turn.agreement, 0.0) and map_trusted(turn := turn.with_null(), ground)
+    if not (trusted and turn_settled(turn, ground, blocks)):
+        # Uneven light lowers the agreement itself, or keeps a trusted map's margin short;
+        # a map that agrees 0.5 or more yet no better than unrelated layouts is not the
+        # light's doing (a mirrored map has been trusted evened that way).
+        evened = None
+        if trusted or turn.agreement < MIN_AGREEMENT:
+            evened = _evened_turn(image, camera, pose, ground, studs, blocks, turn.turn)
+        if evened is None and not trusted:
+            return turn, False, ""
+        turn = evened or turn
     if not map_peaks_here(image, camera, pose, ground, turn.turn, studs):
         return turn, False, OFF_A_STUD
     return turn, turn_settled(turn, ground, blocks), ""
+
+
+def _evened_turn(
+    image: NDArray[np.uint8],
+    camera: Camera,
+    pose: Pose,
+    ground: GroundMap,
+    studs: FloatArray | None,
+    blocks: int,
+    raw_turn: int,
+) -> TurnEvidence | None:
+    """The map's evidence on the colours with the light's fall taken out by the stud tops
+    (:func:`calibration.stud_tops.even_light`), where it settles the turn the colours as
+    seen already picked by their scores (``raw_turn``), else None.
+
+    Asked only where the colours as seen do not settle the turn: under a lamp to one side
+    or a shadow, lit dark green looks like shaded light green and a right map agrees 0.39
+    to 0.44 at its right turn; evened, 0.54 to 0.79 (docs/real-tables.md, "The turn under
+    uneven light"). Every rule a map must pass is asked again on the evened colours, the
+    unrelated layouts' best among them; the two views must pick the same turn."""
+    evened = weigh_turn(image, camera, pose, ground, studs, null=False, evened=True)
+    if evened.turn != raw_turn or not map_explains(evened.agreement, 0.0):
+        return None
+    evened = evened.with_null()
+    return evened if turn_settled(evened, ground, blocks) else None
