@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.palace import Palace
-from rules.pieces import Piece
+from rules.pieces import Kind, Piece
 from vision.carve import PAY_LEVEL, ViewData, pixel_pay, unweighed
 from vision.silhouettes import Box, piece_voxels
 
@@ -49,6 +49,8 @@ removals also gain the colour spread a piece brings, and at the explained step's
 the large palaces lost more true pieces than false (docs/vision.md, full mode)."""
 
 Rect = tuple[int, int, int, int]
+Near = dict[tuple[int, int, int], list[Piece]]
+"""The carving's candidates by each voxel they fill: what a piece may be swapped for."""
 
 
 def shading_free_colours(image: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -266,6 +268,45 @@ class Search:
             for sheet in self.sheets:
                 sheet.scene = _scene(sheet, self.slots)
         return float(total)
+
+    def rebuilt(self, out: Sequence[int], put: Sequence[Piece]
+                ) -> tuple[list[int], list[Piece]] | None:
+        """The move taking ``out`` away and putting ``put``, with every piece resting on
+        what goes (and on those, and so on) taken off and put back where it still stands;
+        None when ``put`` cannot stand or a decoration would not be put back (a plant's
+        pixels are not weighed, so dropping it would gain its price for nothing)."""
+        slot_of = {p.id: s for s, p in self.slots.items()}
+        gone = set(out)
+        todo = [self.slots[s] for s in out]
+        while todo:
+            for above in self.palace.resting_on(todo.pop()):
+                s = slot_of[above.id]
+                if s not in gone:
+                    gone.add(s)
+                    todo.append(above)
+        trial = self.palace.copy()
+        for s in sorted(gone, key=lambda s: -self.slots[s].z):
+            trial.remove(self.slots[s].id)
+        for p in put:
+            if not trial.fits(p):
+                return None
+            trial.place(p)
+        back: list[Piece] = []
+        for s in sorted(gone - set(out), key=lambda s: self.slots[s].z):
+            p = self.slots[s].moved(id="")
+            if trial.fits(p):
+                trial.place(p)
+                back.append(p)
+            elif p.kind is Kind.DECORATION or self.slots[s].id not in self.movable:
+                return None
+        return sorted(gone), [*put, *back]
+
+    def fixed(self, slot: int) -> bool:
+        """Whether the search may not take ``slot`` away: a piece it was not given (the
+        corner bricks), or a decoration (a plant's pixels are not weighed, so taking one
+        would gain its price for nothing)."""
+        piece = self.slots[slot]
+        return piece.id not in self.movable or piece.kind is Kind.DECORATION
 
     def spread(self) -> dict[str, float]:
         """Each piece's colour spread (:func:`shading_free_colours`) a pixel where it is seen,

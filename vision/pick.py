@@ -14,7 +14,8 @@ pieces in the candidate's way taken away with it and what rests on them taken of
 put back where it still stands; for the best :data:`PAIRS` of those, a second candidate
 in the space left; and taking the piece away where nothing rests on it. It keeps the
 best change that the rules let stand (:class:`rules.palace.Palace`) and that gains more
-than :data:`MOVE_PRICE`, and goes round again near what changed.
+than :data:`MOVE_PRICE`, and goes round again near what changed. Then the towers are
+offered again whole (:mod:`vision.towers`), with a time of their own.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 
 from rules.palace import Palace
 from rules.pieces import Kind, Piece, place_key
-from vision.agreement import Search
+from vision.agreement import Near, Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
 from vision.towers import rebuilt_towers
@@ -67,13 +68,15 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
     search: each building piece swapped for a carving candidate sharing a voxel with it
     (what rests on it taken off and put back where it still stands), or taken away if
     nothing rests on it, wherever the rendered views then agree better with the frames;
-    ``time_limit`` seconds at most (:data:`TIME_PER_VIEW_S` a view when None)."""
+    ``time_limit`` seconds of thread CPU time at most (:data:`TIME_PER_VIEW_S` a view
+    when None), and then the towers read whole (:mod:`vision.towers`) for
+    :data:`TOWER_TIME_PER_VIEW_S` a view more."""
     if not views or not pieces:
         return list(pieces)
     started = time.thread_time()
     time_limit = TIME_PER_VIEW_S * len(views) if time_limit is None else time_limit
     search = Search(views, palace, pieces)
-    near: dict[tuple[int, int, int], list[Piece]] = {}
+    near: Near = {}
     pool = [c for level in range(carving.full.shape[2]) for c in candidates(level, carving)
             if c[1].kind is not Kind.COLUMN]
     for _, cand in pool:
@@ -102,8 +105,7 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
     return search.pieces()
 
 
-def _improve(search: Search, slot: int, piece: Piece,
-             near: dict[tuple[int, int, int], list[Piece]]) -> list[Piece]:
+def _improve(search: Search, slot: int, piece: Piece, near: Near) -> list[Piece]:
     """Makes the best move of ``piece`` (taken away, or swapped for a candidate sharing a
     voxel, the free pieces in that candidate's way taken away too) if it gains more
     than :data:`MOVE_PRICE`; returns the pieces it took away and put (none if no move
@@ -122,8 +124,7 @@ def _improve(search: Search, slot: int, piece: Piece,
                 other = at.get(w)
                 if other is not None:
                     out.add(other)
-            if any(search.slots[s].id not in search.movable
-                   or search.slots[s].kind is Kind.DECORATION for s in out):
+            if any(search.fixed(s) for s in out):
                 continue
             moves.append((sorted(out), [cand]))
     if search.palace.resting_on(piece):
@@ -131,7 +132,7 @@ def _improve(search: Search, slot: int, piece: Piece,
     best, best_gain = None, MOVE_PRICE
     tried: list[tuple[float, list[int], list[Piece]]] = []
     for out0, put0 in moves:
-        move = _rebuilt(search, out0, put0)
+        move = search.rebuilt(out0, put0)
         if move is None:
             continue
         out, put = move
@@ -153,7 +154,7 @@ def _improve(search: Search, slot: int, piece: Piece,
                     if not any(w in kept or w in first for w in cand.voxels()):
                         seconds[place_key(cand)] = cand
             for cand in seconds.values():
-                move = _rebuilt(search, out0, [*put0, cand])
+                move = search.rebuilt(out0, [*put0, cand])
                 if move is None:
                     continue
                 g = search.gain(*move)
@@ -164,36 +165,3 @@ def _improve(search: Search, slot: int, piece: Piece,
     gone = [search.slots[s] for s in best[0]]
     search.gain(*best, commit=True)
     return [*gone, *best[1]]
-
-
-def _rebuilt(search: Search, out: Sequence[int], put: Sequence[Piece]
-             ) -> tuple[list[int], list[Piece]] | None:
-    """The move taking ``out`` away and putting ``put``, with every piece resting on
-    what goes (and on those, and so on) taken off and put back where it still stands;
-    None when ``put`` cannot stand or a decoration would not be put back (a plant's
-    pixels are not weighed, so dropping it would gain its price for nothing)."""
-    slot_of = {p.id: s for s, p in search.slots.items()}
-    gone = set(out)
-    todo = [search.slots[s] for s in out]
-    while todo:
-        for above in search.palace.resting_on(todo.pop()):
-            s = slot_of[above.id]
-            if s not in gone:
-                gone.add(s)
-                todo.append(above)
-    trial = search.palace.copy()
-    for s in sorted(gone, key=lambda s: -search.slots[s].z):
-        trial.remove(search.slots[s].id)
-    for p in put:
-        if not trial.fits(p):
-            return None
-        trial.place(p)
-    back: list[Piece] = []
-    for s in sorted(gone - set(out), key=lambda s: search.slots[s].z):
-        p = search.slots[s].moved(id="")
-        if trial.fits(p):
-            trial.place(p)
-            back.append(p)
-        elif p.kind is Kind.DECORATION or search.slots[s].id not in search.movable:
-            return None
-    return sorted(gone), [*put, *back]

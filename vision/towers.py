@@ -8,7 +8,7 @@ arch a stud or a quarter turn off, which the saturated carving scores as high as
 true one) keeps every level above it out, since no single swap there stands or pays.
 So each tower is offered again as a whole: from a level of it up, the reading's pieces
 on that cell are taken away and the stack is rebuilt level by level from the carving's
-candidates with a leg on the cell (a brick, an arch either way round), each level's
+arch candidates with a leg on the cell (either axis, either way round), each level's
 piece the one whose whole rebuilt tower the pictures weigh best
 (:class:`vision.agreement.Search`), an arch's other leg held up by the bricks the carving
 allows (:data:`vision.parse.PROP_DEPTH`); its height is where the next level no longer
@@ -18,16 +18,16 @@ pays. The best rebuilt tower is kept where it gains more than the reading's.
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, place_key
-from vision.agreement import Search
+from vision.agreement import Near, Search
 from vision.parse import LEAST, PROP_DEPTH
 
 Cell = tuple[int, int]
-Near = dict[tuple[int, int, int], list[Piece]]
 
 TOWER_PRICE = 2.0
 """Least gain (summed over views) for a rebuilt tower to be kept, as a move's
@@ -74,14 +74,11 @@ def _best_tower(search: Search, near: Near, score: NDArray[np.float32], cell: Ce
     """The best stack on ``cell`` from level ``z0`` up, built level by level (each
     level's candidate the one whose rebuilt tower gains most; the tower ends where no
     candidate adds to the gain), as (gain, slots taken away, pieces put)."""
-    from vision.pick import _rebuilt
-
     x, y = cell
     slot_at = {v: s for s, p in search.slots.items() for v in p.voxels()}
     old = sorted({s for (vx, vy, vz), s in slot_at.items()
                   if (vx, vy) == cell and vz >= z0})
-    if any(search.slots[s].id not in search.movable
-           or search.slots[s].kind is Kind.DECORATION for s in old):
+    if any(search.fixed(s) for s in old):
         return None
     put: list[Piece] = []
     out: set[int] = set(old)
@@ -90,10 +87,10 @@ def _best_tower(search: Search, near: Near, score: NDArray[np.float32], cell: Ce
     level = z0
     while (x, y, level) in near:
         choice = None
+        placed = {v for p in put for v in p.voxels()}
         for cand in near[(x, y, level)]:
             if cand.z != level or cand.kind is not Kind.ARCH or cell not in cand.legs():
                 continue
-            placed = {v for p in put for v in p.voxels()}
             trial_put = [*put, *_props(cand, slot_at, out, placed, score), cand]
             trial_out = set(out)
             for p in trial_put:
@@ -101,10 +98,9 @@ def _best_tower(search: Search, near: Near, score: NDArray[np.float32], cell: Ce
                     s = slot_at.get(w)
                     if s is not None:
                         trial_out.add(s)
-            if any(search.slots[s].id not in search.movable
-                   or search.slots[s].kind is Kind.DECORATION for s in trial_out - set(old)):
+            if any(search.fixed(s) for s in trial_out - set(old)):
                 continue
-            move = _rebuilt(search, sorted(trial_out), trial_put)
+            move = search.rebuilt(sorted(trial_out), trial_put)
             if move is None:
                 continue
             g = search.gain(*move)
@@ -123,7 +119,7 @@ def _best_tower(search: Search, near: Near, score: NDArray[np.float32], cell: Ce
 
 def _same(search: Search, out: list[int], put: list[Piece]) -> bool:
     """Whether the rebuild puts back exactly what it takes away."""
-    return sorted(place_key(search.slots[s]) for s in out) == sorted(  # type: ignore[type-var]
+    return Counter(place_key(search.slots[s]) for s in out) == Counter(
         place_key(p) for p in put)
 
 
