@@ -44,6 +44,13 @@ def stud_centres(z: float = STUD_HEIGHT_MM) -> FloatArray:
     return studs
 
 
+def stud_shifts(camera: Camera, a: Pose, b: Pose) -> FloatArray:
+    """How far (px) each stud centre lies in the picture under pose ``b`` from where pose
+    ``a`` puts it: how every check that a pose is right, or moved, measures it."""
+    studs = stud_centres()
+    return np.linalg.norm(project(camera, b, studs) - project(camera, a, studs), axis=1)
+
+
 def elevation_deg(pose: Pose, points: FloatArray) -> FloatArray:
     """The camera's elevation over each board point (N x 3, mm), in degrees: how steeply
     it looks down there, which decides what a piece's side face and shadow cover."""

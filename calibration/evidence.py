@@ -402,8 +402,10 @@ def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners
     A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few degrees
     can fit them and throw the hidden part of the board studs off. A map that explains
     the card clearly (``map_score``, 0 when no trusted map was given) vouches for it.
-    Without one the sides and corner bricks are not enough: on the wide twin, thin
-    lattices with all four sides and two corner bricks confirmed were still 6 studs off.
+    Without one the sides and corner bricks are not enough (on the wide twin, thin
+    lattices with all four sides and two corner bricks confirmed were still 6 studs off)
+    unless the plate's rim vouches for the plane as well (:func:`judge`'s
+    ``rim_witness``).
     """
     if blocks >= TRUSTED_GRID_BLOCKS or map_score >= WEAK_MAP_SCORE:
         return ""

@@ -7,6 +7,7 @@ pose) ends here, so that every answer rests on the same fit and the same checks.
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,7 +35,7 @@ from calibration.evidence import (
 )
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
-from calibration.rim_agrees import rim_problem, rim_witnesses
+from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
 from calibration.side_pairs import side_pairs
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
@@ -225,15 +226,15 @@ def _judged(
                 grid, boundary = moved, moved_check
                 break
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
+    # The plate's rim fitted at full size (about 5 ms), once, and only if asked below.
+    rim = functools.cache(lambda: rim_moves(gray, camera, grid.pose))
+    # A sharp lattice seen in few blocks, all four sides where it puts the board: the
+    # plate's rim may vouch for its plane.
+    witness = rim_may_vouch_for_thin_lattice(grid, boundary) and rim_witnesses(rim())
     # The pose stands on the plate, the studs and the corner bricks alone: the map only
     # says which way round, and vouches for nothing. (With a right map allowed to vouch
     # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
     # were wrong poses.) So the geometry is judged as if there were no map.
-    # A sharp lattice seen in few blocks, all four sides where it puts the board: the
-    # plate's rim may vouch for its plane (asked only here, about 5 ms).
-    witness = rim_may_vouch_for_thin_lattice(grid, boundary) and rim_witnesses(
-        gray, camera, grid.pose
-    )
     reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0, witness)
     if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
@@ -293,7 +294,7 @@ def _judged(
     if not reason and grid.clarity < STUD_TOPS_CLARITY:
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
-        reason = rim_problem(gray, camera, grid.pose)
+        reason = rim_problem(rim())
     turn, resolved, problem = judge_turn(
         image, camera, grid.pose, ground, grid.studs, grid.blocks, standing=not reason
     )

@@ -11,7 +11,7 @@ from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_f
 from calibration.fit import BLIND_RETRY_CLARITY, MISREAD_OVER_USUAL, finish
 from calibration.grid import SETTLED_PX, GridFit, refine_on_grid
 from calibration.pose import lattice_starts, locate_board
-from calibration.rim_agrees import rim_problem
+from calibration.rim_agrees import rim_moves, rim_problem
 from calibration.stud_cell import template_stack
 from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import (
@@ -103,8 +103,8 @@ def test_a_lattice_pulled_along_the_line_of_sight_is_refused_by_the_rim() -> Non
     frame, gray, usual, _ = fits_from_truth(LINE_OF_SIGHT_SEED)
     assert usual.clarity < STUD_TOPS_CLARITY
     assert grid_error_px(frame.camera, frame.pose, usual.pose) > WRONG_PX
-    assert "rim" in rim_problem(gray, frame.camera, usual.pose)
-    assert rim_problem(gray, frame.camera, frame.pose) == ""
+    assert "rim" in rim_problem(rim_moves(gray, frame.camera, usual.pose))
+    assert rim_problem(rim_moves(gray, frame.camera, frame.pose)) == ""
     result = finish(frame.image, gray, frame.camera, frame.pose, None, False)
     assert not result.found or grid_error(frame.camera, frame.pose, result) < WRONG_PX
 
