@@ -23,6 +23,13 @@ for studs. There the side that did not confirm lies flat, nothing of the board i
 it, so its axis rests on the opposite side alone, and that side steps on an edge inside
 the board (a hand's fingertips, a region of the card): a step the picture keeps making
 beyond it, where a rim has only the table.
+
+And a board 3 to 10 studs off along an axis whose sides did not both confirm it: the
+side moved onto the board lies on the card's regions, unclear, and its opposite, moved
+onto the table, steps on the table's own pattern or stays good in one half; the two
+sides along the shift stay right. Each side alone reads nothing a stud or two over, but
+the pair, read as far as the real place, steps there at both sides together
+(:func:`far_pair_problem`).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT
+from calibration.side_pairs import PAIR_MOVES, PAIR_RATIO, joint_steps
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -66,6 +74,16 @@ CALM_BEYOND = 0.8
 """How large a share of a lone rim's own step any move beyond it may step, in each half:
 right poses on development frames 0.03 to 0.7, a board 6 studs off whose lone "rim" was a
 hand's fingertips 0.92."""
+FAR_PAIR_REACH = BLOCK_REACH + 1
+"""Studs either way to which the pair of an axis with a side that did not confirm the pose
+is read (:func:`far_pair_problem`): a board 5 to 8 studs off that a lattice start or the
+finish's own move took two studs further (a dev board taken 10 studs off from a start 8
+off) still shows its real place within this reach."""
+FAR_PAIR_RATIO = PAIR_RATIO
+"""How many times the pose's own joint step a pair's joint step 3 to
+:data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
+studs off that everything else passed: 2.2 to 3.1; right poses with an unclear side
+(dev frames 3000 to 3149, 20000 to 20149): at most 0.86 (see docs/real-tables.md)."""
 INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
 """Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
@@ -96,7 +114,8 @@ def far_side_problem(
     states = check.states
     if "good" not in states or all(st == "good" for st in states):
         return ""
-    profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
+    wide = side_profiles(image, camera, pose, FAR_PAIR_REACH, halved=False)
+    profiles = wide[:, :, FAR_PAIR_REACH - BLOCK_REACH : FAR_PAIR_REACH + BLOCK_REACH + 1]
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
         rows = profiles[side]
@@ -121,7 +140,41 @@ def far_side_problem(
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
             )
-    return lone_rim_problem(profiles, states, pose_at)
+    return lone_rim_problem(profiles, states, pose_at) or far_pair_problem(wide, states)
+
+
+def far_pair_problem(profiles: NDArray[np.float64], states: tuple[str, ...]) -> str:
+    """Why an axis whose two sides did not both confirm the pose may hide a board 3 to
+    :data:`FAR_PAIR_REACH` studs over (empty if none does).
+
+    ``profiles`` are :func:`side_profiles` rows read :data:`FAR_PAIR_REACH` studs each
+    way. The sides' check reads two studs each way, the far side 3 or 4 studs in and a
+    block in, one side at a time; a board 5 or 6 studs off (dev boards, sharp lattices of
+    15 blocks) passed all of them with the side moved onto the board unclear on the
+    card's regions and its opposite, moved onto the table, stepping on a striped table
+    or good in one half. Moving the board back moves both sides onto the real rims, so
+    the pair's joint step (the weaker side's, as :mod:`calibration.side_pairs` reads it)
+    there is :data:`FAR_PAIR_RATIO` times the pose's own and at least
+    :data:`~calibration.alias.MIN_STEP`: a card's region inside one side does not lift
+    the table side, a striped table outside the other does not lift the board side.
+    """
+    joint = joint_steps(profiles)
+    for axis, sides in ((0, (1, 3)), (1, (2, 0))):
+        if all(states[side] == "good" for side in sides):
+            continue
+        own = float(joint[axis, FAR_PAIR_REACH])
+        moves = [m for m in range(-FAR_PAIR_REACH, FAR_PAIR_REACH + 1) if abs(m) > PAIR_MOVES]
+        far = joint[axis, [FAR_PAIR_REACH + m for m in moves]]
+        if not np.isfinite(own) or not np.isfinite(far).any():
+            continue
+        at = int(np.nanargmax(far))
+        step = float(far[at])
+        if step >= MIN_STEP and step >= FAR_PAIR_RATIO * own:
+            return (
+                f"sides {sides[0]} and {sides[1]} step {step:.0f} together {moves[at]:+d}"
+                f" studs along {'xy'[axis]}, {step / max(own, 1e-3):.1f} times the pose's"
+            )
+    return ""
 
 
 def _flat_half_problem(rows: NDArray[np.float64], opposite: NDArray[np.float64],
