@@ -42,7 +42,7 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT
-from calibration.side_pairs import PAIR_MOVES, PAIR_RATIO, joint_steps
+from calibration.side_pairs import FAR_SIDE_STEP, PAIR_MOVES, PAIR_RATIO, joint_steps
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -82,8 +82,12 @@ off) still shows its real place within this reach."""
 FAR_PAIR_RATIO = PAIR_RATIO
 """How many times the pose's own joint step a pair's joint step 3 to
 :data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
-studs off that everything else passed: 2.2 to 3.1; right poses with an unclear side
-(dev frames 3000 to 3149, 20000 to 20149): at most 0.86 (see docs/real-tables.md)."""
+studs off that everything else passed: 2.2 to 3.1 (see docs/real-tables.md)."""
+FAR_PAIR_STEP = FAR_SIDE_STEP
+"""Lab units: the least joint step of that far place. Right poses whose unclear side is
+faint can have a far pair many times their own and still small: a card's edge 4 studs
+out of a faint side (dev 20010, 11 against 1.1), a region edge 8 studs in (dev 20022, 13
+against 6.6); the wrong poses' real places stepped 18 to 38."""
 INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
 """Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
@@ -155,7 +159,7 @@ def far_pair_problem(profiles: NDArray[np.float64], states: tuple[str, ...]) -> 
     or good in one half. Moving the board back moves both sides onto the real rims, so
     the pair's joint step (the weaker side's, as :mod:`calibration.side_pairs` reads it)
     there is :data:`FAR_PAIR_RATIO` times the pose's own and at least
-    :data:`~calibration.alias.MIN_STEP`: a card's region inside one side does not lift
+    :data:`FAR_PAIR_STEP`: a card's region inside one side does not lift
     the table side, a striped table outside the other does not lift the board side.
     """
     joint = joint_steps(profiles)
@@ -169,7 +173,7 @@ def far_pair_problem(profiles: NDArray[np.float64], states: tuple[str, ...]) -> 
             continue
         at = int(np.nanargmax(far))
         step = float(far[at])
-        if step >= MIN_STEP and step >= FAR_PAIR_RATIO * own:
+        if step >= FAR_PAIR_STEP and step >= FAR_PAIR_RATIO * own:
             return (
                 f"sides {sides[0]} and {sides[1]} step {step:.0f} together {moves[at]:+d}"
                 f" studs along {'xy'[axis]}, {step / max(own, 1e-3):.1f} times the pose's"
