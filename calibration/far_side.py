@@ -24,9 +24,10 @@ it, so its axis rests on the opposite side alone, and that side steps on an edge
 the board (a hand's fingertips, a region of the card): a step the picture keeps making
 beyond it, where a rim has only the table.
 
-And a board 3 to 10 studs off along an axis whose sides did not both confirm it: the
-side moved onto the board lies on the card's regions, unclear, and its opposite, moved
-onto the table, steps on the table's own pattern or stays good in one half; the two
+And a board 3 to 10 studs off along an axis, whatever its sides said: the side moved
+onto the board lies on the card's regions, unclear or stepping on a region's edge, and
+its opposite, moved onto the table, steps on the table's own pattern or on something
+lying there in one half; the two
 sides along the shift stay right. Each side alone reads nothing a stud or two over, but
 the pair, read as far as the real place, steps there at both sides together
 (:func:`far_pair_problem`).
@@ -75,19 +76,19 @@ CALM_BEYOND = 0.8
 right poses on development frames 0.03 to 0.7, a board 6 studs off whose lone "rim" was a
 hand's fingertips 0.92."""
 FAR_PAIR_REACH = BLOCK_REACH + 1
-"""Studs either way to which the pair of an axis with a side that did not confirm the pose
-is read (:func:`far_pair_problem`): a board 5 to 8 studs off that a lattice start or the
-finish's own move took two studs further (a dev board taken 10 studs off from a start 8
-off) still shows its real place within this reach."""
+"""Studs either way to which each axis's pair of sides is read (:func:`far_pair_problem`):
+a board that a lattice start or the finish's own move took two studs further than a
+block (a dev board taken 10 studs off from a start 8 off) still shows its real place."""
 FAR_PAIR_RATIO = PAIR_RATIO
 """How many times the pose's own joint step a pair's joint step 3 to
 :data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
-studs off that everything else passed: 2.2 to 3.1 (see docs/real-tables.md)."""
+studs off that everything else passed: 2.2 to 6.5; right poses at most 0.98 (dev frames
+3000 to 3149 and 20000 to 20149, see docs/real-tables.md)."""
 FAR_PAIR_STEP = FAR_SIDE_STEP
-"""Lab units: the least joint step of that far place. Right poses whose unclear side is
-faint can have a far pair many times their own and still small: a card's edge 4 studs
-out of a faint side (dev 20010, 11 against 1.1), a region edge 8 studs in (dev 20022, 13
-against 6.6); the wrong poses' real places stepped 18 to 38."""
+"""Lab units: the least joint step of that far place. Right poses with a faint side can
+have a far pair many times their own and still small: a card's edge 4 studs out of a
+faint side (dev 20010, 11 against 1.1), a region edge 8 studs in (dev 20022, 13 against
+6.6); the wrong poses' real places stepped 18 to 90."""
 INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
 """Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
@@ -116,9 +117,12 @@ def far_side_problem(
     table of the card's colour) showed no such step there.
     """
     states = check.states
-    if "good" not in states or all(st == "good" for st in states):
+    if "good" not in states:
         return ""
     wide = side_profiles(image, camera, pose, FAR_PAIR_REACH, halved=False)
+    pair = far_pair_problem(wide)
+    if pair or all(st == "good" for st in states):
+        return pair
     profiles = wide[:, :, FAR_PAIR_REACH - BLOCK_REACH : FAR_PAIR_REACH + BLOCK_REACH + 1]
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
@@ -144,28 +148,27 @@ def far_side_problem(
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
             )
-    return lone_rim_problem(profiles, states, pose_at) or far_pair_problem(wide, states)
+    return lone_rim_problem(profiles, states, pose_at)
 
 
-def far_pair_problem(profiles: NDArray[np.float64], states: tuple[str, ...]) -> str:
-    """Why an axis whose two sides did not both confirm the pose may hide a board 3 to
-    :data:`FAR_PAIR_REACH` studs over (empty if none does).
+def far_pair_problem(profiles: NDArray[np.float64]) -> str:
+    """Why an axis may hide a board 3 to :data:`FAR_PAIR_REACH` studs over (empty if none
+    does).
 
     ``profiles`` are :func:`side_profiles` rows read :data:`FAR_PAIR_REACH` studs each
     way. The sides' check reads two studs each way, the far side 3 or 4 studs in and a
-    block in, one side at a time; a board 5 or 6 studs off (dev boards, sharp lattices of
-    15 blocks) passed all of them with the side moved onto the board unclear on the
-    card's regions and its opposite, moved onto the table, stepping on a striped table
-    or good in one half. Moving the board back moves both sides onto the real rims, so
-    the pair's joint step (the weaker side's, as :mod:`calibration.side_pairs` reads it)
-    there is :data:`FAR_PAIR_RATIO` times the pose's own and at least
-    :data:`FAR_PAIR_STEP`: a card's region inside one side does not lift
-    the table side, a striped table outside the other does not lift the board side.
+    block in, one side at a time; boards 3 to 7 studs off (dev boards, sharp lattices of
+    15 blocks) passed all of them with the side moved onto the board unclear, or good,
+    on the card's regions, and its opposite, moved onto the table, stepping on a striped
+    table or good in one half on something lying there. Moving the board back moves both
+    sides onto the real rims, so the pair's joint step (the weaker side's, as
+    :mod:`calibration.side_pairs` reads it) there is :data:`FAR_PAIR_RATIO` times the
+    pose's own and at least :data:`FAR_PAIR_STEP`: a card's region inside one side does
+    not lift the table side, a striped table outside the other does not lift the board
+    side. The profiles are those the far side reads anyway, a stud further.
     """
     joint = joint_steps(profiles)
     for axis, sides in ((0, (1, 3)), (1, (2, 0))):
-        if all(states[side] == "good" for side in sides):
-            continue
         own = float(joint[axis, FAR_PAIR_REACH])
         moves = [m for m in range(-FAR_PAIR_REACH, FAR_PAIR_REACH + 1) if abs(m) > PAIR_MOVES]
         far = joint[axis, [FAR_PAIR_REACH + m for m in moves]]
