@@ -120,9 +120,8 @@ def far_side_problem(
     if "good" not in states:
         return ""
     wide = side_profiles(image, camera, pose, FAR_PAIR_REACH, halved=False)
-    pair = far_pair_problem(wide)
-    if pair or all(st == "good" for st in states):
-        return pair
+    if all(st == "good" for st in states):
+        return far_pair_problem(wide)
     profiles = wide[:, :, FAR_PAIR_REACH - BLOCK_REACH : FAR_PAIR_REACH + BLOCK_REACH + 1]
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
@@ -148,7 +147,7 @@ def far_side_problem(
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
             )
-    return lone_rim_problem(profiles, states, pose_at)
+    return lone_rim_problem(profiles, states, pose_at) or far_pair_problem(wide)
 
 
 def far_pair_problem(profiles: NDArray[np.float64]) -> str:
