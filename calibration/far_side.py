@@ -82,7 +82,7 @@ block (a dev board taken 10 studs off from a start 8 off) still shows its real p
 FAR_PAIR_RATIO = PAIR_RATIO
 """How many times the pose's own joint step a pair's joint step 3 to
 :data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
-studs off that everything else passed: 2.2 to 6.5; right poses at most 0.98 (dev frames
+studs off that everything else passed: 2.2 to 50; right poses at most 0.98 (dev frames
 3000 to 3149 and 20000 to 20149, see docs/real-tables.md)."""
 FAR_PAIR_STEP = FAR_SIDE_STEP
 """Lab units: the least joint step of that far place. Right poses with a faint side can
