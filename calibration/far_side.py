@@ -23,6 +23,14 @@ for studs. There the side that did not confirm lies flat, nothing of the board i
 it, so its axis rests on the opposite side alone, and that side steps on an edge inside
 the board (a hand's fingertips, a region of the card): a step the picture keeps making
 beyond it, where a rim has only the table.
+
+And a board 3 to 10 studs off along an axis, whatever its sides said: the side moved
+onto the board lies on the card's regions, unclear or stepping on a region's edge, and
+its opposite, moved onto the table, steps on the table's own pattern or on something
+lying there in one half; the two
+sides along the shift stay right. Each side alone reads nothing a stud or two over, but
+the pair, read as far as the real place, steps there at both sides together
+(:func:`far_pair_problem`).
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT
+from calibration.side_pairs import FAR_SIDE_STEP, PAIR_MOVES, PAIR_RATIO, joint_steps
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -66,6 +75,20 @@ CALM_BEYOND = 0.8
 """How large a share of a lone rim's own step any move beyond it may step, in each half:
 right poses on development frames 0.03 to 0.7, a board 6 studs off whose lone "rim" was a
 hand's fingertips 0.92."""
+FAR_PAIR_REACH = BLOCK_REACH + 1
+"""Studs either way to which each axis's pair of sides is read (:func:`far_pair_problem`):
+a board that a lattice start or the finish's own move took two studs further than a
+block (a dev board taken 10 studs off from a start 8 off) still shows its real place."""
+FAR_PAIR_RATIO = PAIR_RATIO
+"""How many times the pose's own joint step a pair's joint step 3 to
+:data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
+studs off that everything else passed: 2.2 to 50; right poses at most 0.98 (dev frames
+3000 to 3149 and 20000 to 20149, see docs/real-tables.md)."""
+FAR_PAIR_STEP = FAR_SIDE_STEP
+"""Lab units: the least joint step of that far place. Right poses with a faint side can
+have a far pair many times their own and still small: a card's edge 4 studs out of a
+faint side (dev 20010, 11 against 1.1), a region edge 8 studs in (dev 20022, 13 against
+6.6); the wrong poses' real places stepped 18 to 90."""
 INWARD = {0: (0, BLOCK_STUDS), 1: (-BLOCK_STUDS, 0), 2: (0, -BLOCK_STUDS), 3: (BLOCK_STUDS, 0)}
 """Per side, the board's move (studs along x, y) that brings that side a block inwards."""
 
@@ -94,9 +117,12 @@ def far_side_problem(
     table of the card's colour) showed no such step there.
     """
     states = check.states
-    if "good" not in states or all(st == "good" for st in states):
+    if "good" not in states:
         return ""
-    profiles = side_profiles(image, camera, pose, BLOCK_REACH, halved=False)
+    wide = side_profiles(image, camera, pose, FAR_PAIR_REACH, halved=False)
+    if all(st == "good" for st in states):
+        return far_pair_problem(wide)
+    profiles = wide[:, :, FAR_PAIR_REACH - BLOCK_REACH : FAR_PAIR_REACH + BLOCK_REACH + 1]
     pose_at = BLOCK_REACH
     for side, state in enumerate(states):
         rows = profiles[side]
@@ -121,7 +147,40 @@ def far_side_problem(
                 f"side {side} steps {block:.0f} a lattice block in, like a rim, with both"
                 " corner bricks there"
             )
-    return lone_rim_problem(profiles, states, pose_at)
+    return lone_rim_problem(profiles, states, pose_at) or far_pair_problem(wide)
+
+
+def far_pair_problem(profiles: NDArray[np.float64]) -> str:
+    """Why an axis may hide a board 3 to :data:`FAR_PAIR_REACH` studs over (empty if none
+    does).
+
+    ``profiles`` are :func:`side_profiles` rows read :data:`FAR_PAIR_REACH` studs each
+    way. The sides' check reads two studs each way, the far side 3 or 4 studs in and a
+    block in, one side at a time; boards 3 to 7 studs off (dev boards, sharp lattices of
+    15 blocks) passed all of them with the side moved onto the board unclear, or good,
+    on the card's regions, and its opposite, moved onto the table, stepping on a striped
+    table or good in one half on something lying there. Moving the board back moves both
+    sides onto the real rims, so the pair's joint step (the weaker side's, as
+    :mod:`calibration.side_pairs` reads it) there is :data:`FAR_PAIR_RATIO` times the
+    pose's own and at least :data:`FAR_PAIR_STEP`: a card's region inside one side does
+    not lift the table side, a striped table outside the other does not lift the board
+    side. The profiles are those the far side reads anyway, a stud further.
+    """
+    joint = joint_steps(profiles)
+    for axis, sides in ((0, (1, 3)), (1, (2, 0))):
+        own = float(joint[axis, FAR_PAIR_REACH])
+        moves = [m for m in range(-FAR_PAIR_REACH, FAR_PAIR_REACH + 1) if abs(m) > PAIR_MOVES]
+        far = joint[axis, [FAR_PAIR_REACH + m for m in moves]]
+        if not np.isfinite(own) or not np.isfinite(far).any():
+            continue
+        at = int(np.nanargmax(far))
+        step = float(far[at])
+        if step >= FAR_PAIR_STEP and step >= FAR_PAIR_RATIO * own:
+            return (
+                f"sides {sides[0]} and {sides[1]} step {step:.0f} together {moves[at]:+d}"
+                f" studs along {'xy'[axis]}, {step / max(own, 1e-3):.1f} times the pose's"
+            )
+    return ""
 
 
 def _flat_half_problem(rows: NDArray[np.float64], opposite: NDArray[np.float64],

@@ -1,5 +1,7 @@
 """A board a whole lattice block off: its unconfirmed side shows the real rim a block in.
-A board six studs off on a checked table: its lone rim along that axis is no rim."""
+A board six studs off on a checked table: its lone rim along that axis is no rim.
+A board five studs off on a striped table: its pair of sides steps together at the real
+place, further than the sides' own check reads."""
 
 from __future__ import annotations
 
@@ -12,9 +14,11 @@ from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
 from calibration.far_side import (
     BLOCK_REACH,
+    FAR_PAIR_REACH,
     FLAT_DEPTH,
     FLAT_STEP,
     block_step,
+    far_pair_problem,
     far_side_problem,
     lone_rim_problem,
 )
@@ -47,6 +51,11 @@ HANDS_SEED = 3084
 settled 7 studs over: three sides stepped on the hands' and the sleeve's edges, the
 fourth, off in one half only, was excused; one good side lies flat in one half with a
 rim-like step 4 studs out."""
+STRIPED_TABLE_SEED = 3001
+"""A dev board on a striped table, sharp over 15 blocks: its truth moved 3 to 7 studs
+along y settled 5 studs off, the side moved onto the board unclear on the card's
+regions, the side moved onto the table stepping on its stripes as on a rim, the two
+sides along the shift good, three corner bricks seen."""
 UNCLEAR_SIDE_SEED = 20253
 """A dev board whose right pose has an unclear side (an earlier check on the lattice
 blocks along it refused it): a block in from that side shows no rim."""
@@ -136,3 +145,14 @@ def test_a_side_good_in_one_half_shows_a_rim_further_out() -> None:
     frame, gray, off, sides = _off_lattice(HANDS_SEED, -7, 0, 14)
     assert sides.holds(off.blocks)
     _refused(frame, gray, off, sides, "studs out")
+
+
+def test_a_board_five_studs_off_is_refused_by_its_far_pair() -> None:
+    frame, gray, off, sides = _off_lattice(STRIPED_TABLE_SEED, 0, 5, 12, max_rounds=5)
+    assert sides.passed and "good" in sides.states
+    _refused(frame, gray, off, sides, "together")
+    # At the truth the same board's pair reads no such place (its far side unclear).
+    truth = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    assert truth is not None
+    profiles = side_profiles(frame.image, frame.camera, truth.pose, FAR_PAIR_REACH, halved=False)
+    assert far_pair_problem(profiles) == ""
