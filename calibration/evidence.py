@@ -29,6 +29,16 @@ from calibration.board_model import (
 from calibration.camera import Camera, Pose, project
 from calibration.edges import EdgeModel
 from calibration.grid import GridFit
+from calibration.vouching import (
+    BLURRED_SIDES_CLARITY,
+    MIN_SOFT_GRID_BLOCKS,
+    SOFT_LATTICE_CLARITY,
+    TRUSTED_GRID_BLOCKS,
+    VOUCHED_RMS_PX,
+    sides_vouch_for_blurred_lattice,
+    sides_vouch_for_soft_lattice,
+    vouches_for_soft_lattice,
+)
 
 PLATE_GROUP = 4
 MAX_RMS_PX = 1.0
@@ -40,41 +50,18 @@ WEAK_MAP_SCORE = 1.5
 """A winning turn's score (between over within scatter) under which the map barely shows."""
 WEAK_MAP_MARGIN = 4.0
 MIN_GRID_BLOCKS = 5
-TRUSTED_GRID_BLOCKS = 10
-"""Blocks from which on a lattice fit may use the whole residual allowance."""
 MIN_LATTICE_CLARITY = 4.5
 """Median block clarity of a sharp lattice is 5 to 10; heavy blur brings it under 4.5,
 where the lattice still fits but no longer to the stud."""
-SOFT_LATTICE_CLARITY = 5.0
 STUD_TOPS_CLARITY = 6.0
 """Under this clarity the stud tops' colour must confirm the lattice's place. A lattice
 of 5 to 6 has settled on the gaps between studs with all four sides stepping where it
 put them (the wide twin, 5 px off at 5.3); right poses from 4.3 to 6.5 on 60 dev twin
 frames and the Cycles set all passed the stud tops' check, which misses only on
 sharper boards (a card of one colour under glossy tops)."""
-MIN_SOFT_GRID_BLOCKS = 12
-"""A soft lattice seen in a few blocks only can settle a few pixels off: it needs most
-of the board to vouch for it."""
 BLURRED_LATTICE_CLARITY = 4.0
 """The least clarity a lattice vouched for by the rest of the picture may have."""
 VOUCHED_GRID_BLOCKS = 10
-VOUCHED_RMS_PX = 0.6
-CRISP_MAP_MARGIN = 10.0
-"""A map margin this clear says the card's regions are sharp in the picture: blur
-smears their colours across region boundaries and brings the margin down first."""
-SIDES_VOUCHED_CLARITY = 4.3
-"""The least clarity a soft lattice may have when all four sides vouch for it."""
-BLURRED_SIDES_CLARITY = 3.7
-"""The least clarity a lattice may have when all four sides and every quarter's stud
-tops vouch for it (:func:`sides_vouch_for_blurred_lattice`)."""
-MIN_BLURRED_GRID_BLOCKS = 11
-"""Blocks a lattice vouched for by the sides and every quarter's stud tops needs from a
-clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`.
-With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten blocks
-leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
-THIN_WITNESSED_BLOCKS = 7
-"""The fewest blocks of a sharp lattice that the plate's rim, all four sides and three
-corner bricks may vouch for together (:func:`rim_may_vouch_for_thin_lattice`)."""
 THIN_WITNESSED_CORNERS = 3
 """Corner bricks a thin lattice vouched for by the rim must show."""
 MIN_BOARD_IN_VIEW = 0.6
@@ -228,7 +215,7 @@ def lattice_problem(
 
     First detection and tracking both stand on the lattice, so both must refuse the
     same fits: a loose residual, blurred or soft studs, or too few blocks agreeing.
-    A ``vouched`` lattice (see :func:`vouches_for_soft_lattice`) may be softer, down to
+    A ``vouched`` lattice (see :mod:`calibration.vouching`) may be softer, down to
     a clarity of ``floor`` (lower only where every quarter's stud tops are asked too).
     """
     # Few blocks pin the tilt loosely: a fit on six of them can lean a few degrees
@@ -266,76 +253,6 @@ def lattice_problem(
     )
 
 
-def vouches_for_soft_lattice(boundary: BoundaryCheck, margin: float) -> bool:
-    """Whether the rest of the picture is sharp enough to trust a soft lattice further.
-
-    All four sides stepping where the lattice puts them, and the map's regions crisp:
-    over 200 frames blurred beyond the twin's range (3 to 5 px), no pose passing both
-    was more than 2 px off, while without them a soft lattice was 2 to 9 px off in 11.
-    """
-    return boundary.good == 4 and margin >= CRISP_MAP_MARGIN
-
-
-def sides_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """Whether the board's four sides vouch for a soft lattice over most of the board.
-
-    Small boards under hard light (stud tops darker than the card, holes the card's
-    colour) give the lattice a clarity of 4.3 to 5 at the right pose. The soft lattices
-    that settle off the truth do so by a fraction of a stud, locked on the gaps between
-    studs in part of the board: on the wide twin they were seen in 10 or 11 blocks, or
-    had a side off or unclear, or a clarity under 4.2 (2.4 to 8 px off, over 160 dev
-    frames with every start of the search and perturbed true poses finished). So all
-    four sides must step where the lattice puts them, no side elsewhere, and the
-    lattice must agree tightly over at least 12 of 16 blocks.
-    """
-    return (
-        _tight_within_four_sides(grid, boundary)
-        and grid.blocks >= MIN_SOFT_GRID_BLOCKS
-        and grid.clarity >= SIDES_VOUCHED_CLARITY
-    )
-
-
-def _tight_within_four_sides(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """All four sides step where the lattice puts them, none elsewhere, and the lattice
-    fits its blocks tightly: what both kinds of sides' vouching start from."""
-    return boundary.good == 4 and boundary.bad == 0 and grid.residual_px <= VOUCHED_RMS_PX
-
-
-def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """Whether the four sides may vouch for a lattice softer or thinner than
-    :func:`sides_vouch_for_soft_lattice` allows, *provided* every quarter of the board's
-    stud tops also puts the studs where the lattice does (asked in ``calibration.fit``).
-
-    Small boards under a hard light give right lattices a clarity of 3.7 to 4.3, or 11
-    blocks a little sharper. There the lattice can settle a fraction of a stud
-    off in part of the board with all four sides still stepping where it puts them, and
-    the whole board's stud tops can still sit near their least spread; the quarters,
-    each read on its own, see the part that is off.
-    """
-    if not _tight_within_four_sides(grid, boundary):
-        return False
-    if grid.clarity >= SIDES_VOUCHED_CLARITY:
-        return grid.blocks >= MIN_BLURRED_GRID_BLOCKS
-    return grid.clarity >= BLURRED_SIDES_CLARITY and grid.blocks >= MIN_SOFT_GRID_BLOCKS
-
-
-def rim_may_vouch_for_thin_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """Whether a thin lattice is sharp, tight and boxed in enough by its sides for the
-    plate's rim to be asked to vouch for it (``rim_witness`` of :func:`judge`).
-
-    A sharp lattice seen in 7 to 9 blocks (a hand or a palace over the rest) is right to
-    the stud wherever all four sides step where it puts them (moved a stud, two sides
-    read off), but its plane is pinned loosely: what it leaves open is the tilt, which
-    the plate's rim, fitted at full size all round the board, pins (asked in
-    ``calibration.fit``).
-    """
-    return (
-        THIN_WITNESSED_BLOCKS <= grid.blocks < TRUSTED_GRID_BLOCKS
-        and grid.clarity >= SOFT_LATTICE_CLARITY
-        and _tight_within_four_sides(grid, boundary)
-    )
-
-
 def judge(
     grid: GridFit,
     support: dict[int, float],
@@ -347,8 +264,8 @@ def judge(
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score.
 
     ``rim_witness``: the plate's rim lies all round where a thin lattice puts the board
-    (asked only where :func:`rim_may_vouch_for_thin_lattice`); with three corner bricks
-    it vouches for that lattice.
+    (asked only where :func:`~calibration.vouching.rim_may_vouch_for_thin_lattice`); with
+    three corner bricks it vouches for that lattice.
     """
     seen = corners_seen(support)
     rim = support.get(PLATE_GROUP, 0.0)
@@ -423,8 +340,8 @@ def map_problem(margin: float, score: float, blocks: int = TRUSTED_GRID_BLOCKS) 
     board leaves a few cells whose colours group about as well under any labelling, so
     every turn scores low. There a wrong turn has been seen winning by 2.8 times, while
     a clear map shows the right one winning by tens; a weak map must win by more.
-    A pose resting on a thin lattice (fewer than :data:`TRUSTED_GRID_BLOCKS` blocks)
-    needs a clear map as well.
+    A pose resting on a thin lattice (fewer than
+    :data:`~calibration.vouching.TRUSTED_GRID_BLOCKS` blocks) needs a clear map as well.
     """
     if blocks < TRUSTED_GRID_BLOCKS and score < WEAK_MAP_SCORE:
         # A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few

@@ -18,20 +18,12 @@ from calibration.camera import Camera, Pose
 from calibration.corner_pins import bricks_pin
 from calibration.edges import edge_support
 from calibration.evidence import (
-    BLURRED_SIDES_CLARITY,
     EDGE_MODEL,
-    MIN_SOFT_GRID_BLOCKS,
-    SIDES_VOUCHED_CLARITY,
-    SOFT_LATTICE_CLARITY,
     STUD_TOPS_CLARITY,
-    VOUCHED_RMS_PX,
     BoardLocation,
     implausible_view,
     judge,
     lattice_problem,
-    rim_may_vouch_for_thin_lattice,
-    sides_vouch_for_blurred_lattice,
-    sides_vouch_for_soft_lattice,
 )
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
@@ -46,6 +38,16 @@ from calibration.stud_tops import (
 )
 from calibration.turn import canonical_turn
 from calibration.turn_agreement import judge_turn
+from calibration.vouching import (
+    BLURRED_SIDES_CLARITY,
+    MIN_SOFT_GRID_BLOCKS,
+    SIDES_VOUCHED_CLARITY,
+    SOFT_LATTICE_CLARITY,
+    VOUCHED_RMS_PX,
+    rim_may_vouch_for_thin_lattice,
+    sides_vouch_for_blurred_lattice,
+    sides_vouch_for_soft_lattice,
+)
 from rules.maps import GroundMap
 
 BLIND_RETRY_CLARITY = 6.5

@@ -22,8 +22,6 @@ from calibration.edges import edge_support
 from calibration.evidence import (
     BRICK_MODEL,
     MAX_RMS_PX,
-    SOFT_LATTICE_CLARITY,
-    TRUSTED_GRID_BLOCKS,
     BoardLocation,
     corners_seen,
     gray_float,
@@ -43,6 +41,7 @@ from calibration.turn import (
     winning_turn,
 )
 from calibration.turn_agreement import judge_turn
+from calibration.vouching import SOFT_LATTICE_CLARITY, TRUSTED_GRID_BLOCKS
 from rules.maps import GroundMap
 
 KEEP_TURN_SHARE = 0.6

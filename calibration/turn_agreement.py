@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray, Pose
-from calibration.evidence import TRUSTED_GRID_BLOCKS, map_problem
+from calibration.evidence import map_problem
 from calibration.ink_model import keeps_ink_order, signed_lab
 from calibration.map_place import map_peaks_here
 from calibration.turn import (
@@ -31,6 +31,7 @@ from calibration.turn import (
     map_labels,
     weigh_turn,
 )
+from calibration.vouching import TRUSTED_GRID_BLOCKS
 from rules.maps import GroundMap
 
 STRONG_AGREEMENT = 0.8

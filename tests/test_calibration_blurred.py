@@ -9,17 +9,13 @@ from bench.calibration import twin_frame
 from calibration.alias import check_boundary, judge_sides
 from calibration.board_model import CENTRE, moved_pose
 from calibration.camera import Pose
-from calibration.evidence import (
-    BLURRED_LATTICE_CLARITY,
-    MIN_BLURRED_GRID_BLOCKS,
-    SIDES_VOUCHED_CLARITY,
-    gray_float,
-)
+from calibration.evidence import BLURRED_LATTICE_CLARITY, gray_float
 from calibration.fit import finish
 from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
+from calibration.vouching import MIN_BLURRED_GRID_BLOCKS, SIDES_VOUCHED_CLARITY
 from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import (
     WRONG_PX,

@@ -7,12 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from bench.calibration import twin_frame
-from calibration.evidence import SOFT_LATTICE_CLARITY, STUD_TOPS_CLARITY, gray_float
+from calibration.evidence import STUD_TOPS_CLARITY, gray_float
 from calibration.fit import BLIND_RETRY_CLARITY, MISREAD_OVER_USUAL, finish
 from calibration.grid import SETTLED_PX, GridFit, refine_on_grid
 from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_moves, rim_problem
 from calibration.stud_cell import template_stack
+from calibration.vouching import SOFT_LATTICE_CLARITY
 from tests.test_calibration_pose import grid_error_px
 from tests.test_calibration_soft import (
     WRONG_PX,

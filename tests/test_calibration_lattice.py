@@ -18,20 +18,22 @@ from calibration.board_model import stud_centres
 from calibration.camera import Pose, project
 from calibration.evidence import (
     BLURRED_LATTICE_CLARITY,
-    CRISP_MAP_MARGIN,
     PLATE_GROUP,
-    TRUSTED_GRID_BLOCKS,
     VOUCHED_GRID_BLOCKS,
-    VOUCHED_RMS_PX,
     WEAK_MAP_SCORE,
     gray_float,
     judge,
     lattice_problem,
     map_problem,
-    vouches_for_soft_lattice,
 )
 from calibration.grid import GridFit, align_on_grid, consensus_offsets
 from calibration.turn import MIN_SHOWN_CELLS, VISIBLE_STUD, cell_colours, hide_covered
+from calibration.vouching import (
+    CRISP_MAP_MARGIN,
+    TRUSTED_GRID_BLOCKS,
+    VOUCHED_RMS_PX,
+    vouches_for_soft_lattice,
+)
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM

@@ -7,13 +7,14 @@ import numpy as np
 from bench.calibration import WRONG_PX, turn_errors, twin_frame
 from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
-from calibration.evidence import SOFT_LATTICE_CLARITY, BoardLocation, gray_float
+from calibration.evidence import BoardLocation, gray_float
 from calibration.fit import finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX
 from calibration.lattice_pose import lattice_poses
 from calibration.pose import locate_board
 from calibration.stud_tops import tops_problem
+from calibration.vouching import SOFT_LATTICE_CLARITY
 from twin.frame import Frame
 
 SOFT_SEED = 5021

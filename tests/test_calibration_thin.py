@@ -7,16 +7,16 @@ from bench.calibration import twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import stud_shifts
 from calibration.camera import Camera, Pose
-from calibration.evidence import (
-    SOFT_LATTICE_CLARITY,
-    THIN_WITNESSED_BLOCKS,
-    TRUSTED_GRID_BLOCKS,
-    gray_float,
-    rim_may_vouch_for_thin_lattice,
-)
+from calibration.evidence import gray_float
 from calibration.fit import SETTLE_ROUNDS, finish
 from calibration.grid import refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_witnesses
+from calibration.vouching import (
+    SOFT_LATTICE_CLARITY,
+    THIN_WITNESSED_BLOCKS,
+    TRUSTED_GRID_BLOCKS,
+    rim_may_vouch_for_thin_lattice,
+)
 from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
 
 THIN_SEED = 20064
