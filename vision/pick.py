@@ -15,7 +15,8 @@ put back where it still stands; for the best :data:`PAIRS` of those, a second ca
 in the space left; and taking the piece away where nothing rests on it. It keeps the
 best change that the rules let stand (:class:`rules.palace.Palace`) and that gains more
 than :data:`MOVE_PRICE`, and goes round again near what changed. Then the towers are
-offered again whole (:mod:`vision.towers`), with a time of their own.
+offered again whole (:mod:`vision.towers`), and the props nothing vouches for taken
+away (:mod:`vision.props`), each with a time of its own.
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from rules.pieces import Kind, Piece, place_key
 from vision.agreement import Near, Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
+from vision.props import dropped_props
 from vision.towers import rebuilt_towers
 
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for a change to be kept: the search should not wander
 over ties."""
-TIME_PER_VIEW_S = 0.5
+TIME_PER_VIEW_S = 0.45
 """Seconds of this thread's CPU time the search may run, a view: it stops where it is
 once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet one, as
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
@@ -43,7 +45,8 @@ all; docs/vision.md, full mode's speed). With the towers' pass after it
 (:data:`TOWER_TIME_PER_VIEW_S`) the two share the 0.75 s the search had alone: on the
 thirteen development palaces 0.75 here and 0.25 for the towers read 344 right of 639
 read, 0.5 and 0.25 342 of 646 (the same within a run's noise), 0.6 and 0.15 333 of 638,
-0.75 and 0.1 330 of 622."""
+0.75 and 0.1 330 of 622. The props' pass (:data:`PROPS_TIME_PER_VIEW_S`) took 0.05 more
+from it (0.5 -> 0.45)."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
@@ -54,6 +57,10 @@ TOWER_TIME_PER_VIEW_S = 0.25
 (:mod:`vision.towers`): enough for the development palaces of up to 60 pieces (0.1 s a
 view or less), not for every tower of the 120-piece ones, whose tallest are tried first
 (docs/vision.md, full mode's towers)."""
+PROPS_TIME_PER_VIEW_S = 0.05
+"""Seconds of thread CPU time a view for the props nothing vouches for taken away after
+the towers (:mod:`vision.props`), taken from :data:`TIME_PER_VIEW_S` (0.5 before) so the
+time a view is as before."""
 PAIRS = 3
 """The best moves of a piece (by gain) whose freed space is offered a second candidate:
 a false arch over two true arches' ends gives way to both of them, two bricks to the
@@ -102,6 +109,8 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
     if TOWER_TIME_PER_VIEW_S > 0:
         rebuilt_towers(search, near, carving.full, time.thread_time(),
                        TOWER_TIME_PER_VIEW_S * len(views))
+    if PROPS_TIME_PER_VIEW_S > 0:
+        dropped_props(search, time.thread_time(), PROPS_TIME_PER_VIEW_S * len(views))
     return search.pieces()
 
 
