@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.calibration import WRONG_PX, turn_errors, twin_frame, wrong_map
+from bench.calibration import twin_frame, wrong_map
 from calibration.pose import locate_board
 from calibration.stud_tops import even_light
+from tests.test_calibration_turn_agreement import right_map_settles
 
 UNEVEN_LIGHT_SEED = 20115
 """A dev board lit unevenly: at the found pose its map agrees 0.39 at the right turn on
@@ -15,12 +16,7 @@ the colours as seen (the turn left open), 0.79 once evened by the stud tops."""
 
 
 def test_a_map_under_uneven_light_settles_the_turn() -> None:
-    drawn = twin_frame(UNEVEN_LIGHT_SEED)
-    frame = drawn.frame
-    result = locate_board(frame.image, frame.camera, drawn.ground)
-    assert result.found, result.reason
-    assert result.turn_resolved
-    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
+    right_map_settles(UNEVEN_LIGHT_SEED)
 
 
 def test_a_wrong_map_under_uneven_light_does_not_settle_it() -> None:
