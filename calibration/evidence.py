@@ -105,8 +105,7 @@ class BoardLocation:
     turn_evened: bool = False
     """Whether the map settled the turn on the card's colours evened by the stud tops
     (uneven light, :func:`calibration.turn_agreement.judge_turn`): a tracked frame scores
-    the kept turn on the same view, else its colours as seen score a fraction of
-    ``map_score`` and leave the fast path."""
+    the kept turn on the same view, since it compares that score with ``map_score``."""
 
     @classmethod
     def located(

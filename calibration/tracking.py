@@ -172,7 +172,8 @@ class BoardTracker:
         # The board keeps its turn unless a player turned it, and then the map's score
         # for the old turn collapses. The score is compared with the one that settled the
         # turn, so it is taken on the same view: evened by the stud tops where the light's
-        # fall had to be taken out (as seen, such a card scores a third to a half of it).
+        # fall had to be taken out (as seen, a steeper fall has left the fast path on a
+        # board the evened colours keep; docs/real-tables.md, "The turn under uneven light").
         evened = self.last.turn_evened
         colours = shown_cell_colours(image, camera, grid.pose, grid.studs, evened)
         # All four turns at once cost little more than the last one alone.
