@@ -89,6 +89,10 @@ class BoardLocation:
     """Whether the ground map said which way round the board lies. When it did not (no
     map, a wrong one, too little of it in view) the pose is still the board's, in the
     quarter turn whose row y = 0 faces the camera, and ``rotation`` is that choice."""
+    turn_evened: bool = False
+    """Whether the map settled the turn on the card's colours evened by the stud tops
+    (uneven light, :func:`calibration.turn_agreement.judge_turn`): a tracked frame scores
+    the kept turn on the same view, since it compares that score with ``map_score``."""
 
     @classmethod
     def located(
@@ -103,6 +107,7 @@ class BoardLocation:
         map_score: float,
         method: str = "",
         turn_resolved: bool = True,
+        turn_evened: bool = False,
     ) -> BoardLocation:
         """A found board: the pose with the evidence it passed on, its view rotation worked
         out here so that every stage reports it the same way."""
@@ -120,6 +125,7 @@ class BoardLocation:
             map_score,
             method,
             turn_resolved,
+            turn_evened,
         )
 
     def to_json(self) -> dict[str, object]:

@@ -311,7 +311,7 @@ def _judged(
         )
     return BoardLocation.located(
         camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
-        turn_resolved=resolved,
+        turn_resolved=resolved, turn_evened=resolved and turn.evened,
     )
 
 

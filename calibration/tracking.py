@@ -169,8 +169,12 @@ class BoardTracker:
         if self.ground is None or not self.last.turn_resolved:
             return self._track_unresolved(image, camera, grid, gray, window)
         # The board keeps its turn unless a player turned it, and then the map's score
-        # for the old turn collapses.
-        colours = shown_cell_colours(image, camera, grid.pose, grid.studs)
+        # for the old turn collapses. The score is compared with the one that settled the
+        # turn, so it is taken on the same view: evened by the stud tops where the light's
+        # fall had to be taken out (as seen, a steeper fall has left the fast path on a
+        # board the evened colours keep; docs/real-tables.md, "The turn under uneven light").
+        evened = self.last.turn_evened
+        colours = shown_cell_colours(image, camera, grid.pose, grid.studs, evened)
         # All four turns at once cost little more than the last one alone.
         scores = turn_scores(colours, map_labels(self.ground))
         score = float(scores[0]) if self.last.map_score > 0 else 0.0
@@ -191,7 +195,8 @@ class BoardTracker:
             min(1.0, grid.blocks / 8) * np.clip(1.5 - grid.residual_px / MAX_RMS_PX, 0, 1)
         )
         return BoardLocation.located(
-            camera, pose, grid, seen, quality, self.last.focal_refined, margin, score, "tracked"
+            camera, pose, grid, seen, quality, self.last.focal_refined, margin, score, "tracked",
+            turn_evened=evened,
         )
 
     def _track_unresolved(
@@ -200,7 +205,7 @@ class BoardTracker:
     ) -> BoardLocation | None:
         """The fast path while no map says which way round: the pose keeps its turn,
         and a given map is asked again (it may show more of itself now)."""
-        pose, margin, score, resolved = grid.pose, 0.0, 0.0, False
+        pose, margin, score, resolved, evened = grid.pose, 0.0, 0.0, False, False
         if self.ground is not None:
             # The first detection's own rule, the pose's check included: a map trusted
             # here that fits the card better a stud away says the pose is off (and a
@@ -211,7 +216,7 @@ class BoardTracker:
                 return None
             margin, score = turn.margin, turn.score
             if resolved:
-                pose = turn.pose
+                pose, evened = turn.pose, turn.evened
         if grid.blocks < TRUSTED_GRID_BLOCKS and not resolved:
             return None  # a thin lattice needs the whole fit's checks
         if implausible_view(camera, pose):
@@ -224,7 +229,7 @@ class BoardTracker:
         assert self.last is not None
         return BoardLocation.located(
             camera, pose, grid, seen, quality, self.last.focal_refined, margin, score,
-            "tracked", turn_resolved=resolved,
+            "tracked", turn_resolved=resolved, turn_evened=evened,
         )
 
 

@@ -356,6 +356,10 @@ class TurnEvidence:
     """The winning quarter turn relative to the pose the evidence was weighed under."""
     colours: FloatArray | None = field(default=None, repr=False, compare=False)
     """The cells' colours it was weighed on (for :func:`with_null` later)."""
+    evened: bool = False
+    """Whether those colours were evened by the stud tops (:func:`shown_cell_colours`):
+    the view a tracked frame must score the kept turn on, since its scores are compared
+    with these."""
 
     def with_null(self) -> TurnEvidence:
         """The same evidence with the unrelated layouts' best agreement worked out: the
@@ -389,7 +393,7 @@ def weigh_turn(
     turn, margin, score = winning_turn(turn_scores(colours, labels))
     agreement = float(agreements(colours, labels[UNTURN[turn]][None])[0])
     evidence = TurnEvidence(turned_pose(pose, turn), margin, score, agreement, 1.0, True, turn,
-                            colours)
+                            colours, evened)
     return evidence.with_null() if null else evidence
 
 

@@ -1,13 +1,15 @@
 """The turn weighed on the card's colours with the light's fall taken out by the stud
-tops, where the colours as seen leave a right map's agreement under 0.5."""
+tops, where the colours as seen leave a right map's agreement under 0.5, and a tracked
+frame's kept turn scored on the same view."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bench.calibration import twin_frame, wrong_map
+from bench.calibration import WRONG_PX, turn_errors, twin_frame, wrong_map
 from calibration.pose import locate_board
 from calibration.stud_tops import even_light
+from calibration.tracking import KEEP_TURN_SHARE, BoardTracker
 from tests.test_calibration_turn_agreement import right_map_settles
 
 UNEVEN_LIGHT_SEED = 20115
@@ -42,3 +44,26 @@ def test_evening_takes_out_the_light_the_tops_show() -> None:
     assert dark.max() < lit.min()  # as seen, the two inks' lightness overlaps
     assert (colours[:, 0][ink == 60.0]).max() > (colours[:, 0][ink == 120.0]).min()
     assert np.allclose(evened[seen, 1:], colours[seen, 1:])
+
+
+MARGIN_SEED = 3244
+"""A dev board whose turn the first detection settled on the evened colours (its margin
+as seen short of 3, evened 3.1)."""
+
+
+def test_a_tracked_frame_keeps_the_turn_on_the_view_that_settled_it() -> None:
+    """The board still, the lamp's fall across the picture steeper than when the turn was
+    settled: on the colours as seen the kept turn scores under 0.6 of the evened score the
+    first detection kept, and the fast path was left; evened, the frame stays on it."""
+    drawn = twin_frame(MARGIN_SEED)
+    frame = drawn.frame
+    first = locate_board(frame.image, frame.camera, drawn.ground)
+    assert first.found and first.turn_resolved and first.turn_evened
+    width = frame.image.shape[1]
+    fall = np.linspace(0.3, 1.21, width)[None, :, None]  # darker towards the left
+    dimmer = np.clip(frame.image * fall, 0, 255).astype(np.uint8)
+    tracker = BoardTracker(frame.camera, drawn.ground, first)
+    kept = tracker._track(dimmer)
+    assert kept is not None and kept.turn_resolved and kept.turn_evened
+    assert turn_errors(frame.camera, frame.pose, kept)[0] < WRONG_PX
+    assert kept.map_score >= KEEP_TURN_SHARE * first.map_score
