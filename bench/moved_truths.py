@@ -42,14 +42,26 @@ def probe(seed: int, studs: range) -> list[dict[str, object]]:
     return taken
 
 
+def _stud_range(text: str) -> tuple[int, int]:
+    """``A-B`` (studs, 1 <= A <= B <= 16), for ``--studs``."""
+    try:
+        low, high = (int(v) for v in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a range such as 5-6") from None
+    if not 1 <= low <= high <= 16:
+        raise argparse.ArgumentTypeError(f"{text!r}: studs 1 to 16, the first no larger")
+    return low, high
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", type=int)
     parser.add_argument("count", type=int)
-    parser.add_argument("--studs", default="1-8", help="range of studs, e.g. 5-6")
+    parser.add_argument("--studs", default="1-8", type=_stud_range,
+                        help="range of studs, e.g. 5-6")
     parser.add_argument("--out", default="", help="JSON lines file (default stdout)")
     args = parser.parse_args()
-    low, high = (int(v) for v in args.studs.split("-"))
+    low, high = args.studs
     out = open(args.out, "a") if args.out else sys.stdout  # noqa: SIM115
     wrong = 0
     start = time.process_time()

@@ -141,6 +141,7 @@ class BoardLocation:
             "quality": round(self.quality, 3),
             "method": self.method,
             "turn_resolved": self.turn_resolved,
+            "turn_evened": self.turn_evened,
             "map_margin": round(self.map_margin, 3),
         }
         if self.focal_refined and self.camera is not None:

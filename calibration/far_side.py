@@ -98,7 +98,9 @@ def far_side_problem(
     check: BoundaryCheck,
 ) -> str:
     """Why a side that did not confirm the pose may hide a board 3 or 4 studs, or a
-    lattice block, over (empty if none does).
+    lattice block, over, or why an axis's pair of sides may hide one 3 to
+    :data:`FAR_PAIR_REACH` studs over (:func:`far_pair_problem`, asked of every axis,
+    also where all four sides confirmed the pose; empty if none does).
 
     The sides are judged a stud or two either way, so a board three studs off passes
     them where one side lies on the table, unclear, and its opposite on the straight

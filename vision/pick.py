@@ -41,12 +41,12 @@ once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet 
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
 one core on the 120-piece development palace, 0.6 s or less on the others, so the
 largest palaces are read by a cut search (the full-mode budget is about 1 s a view in
-all; docs/vision.md, full mode's speed). With the towers' pass after it
-(:data:`TOWER_TIME_PER_VIEW_S`) the two share the 0.75 s the search had alone: on the
+all; docs/vision.md, full mode's speed). With the towers' and the props' passes after
+it (:data:`TOWER_TIME_PER_VIEW_S`, :data:`PROPS_TIME_PER_VIEW_S`) the three share the
+0.75 s the search had alone. Before the props' pass, on the
 thirteen development palaces 0.75 here and 0.25 for the towers read 344 right of 639
 read, 0.5 and 0.25 342 of 646 (the same within a run's noise), 0.6 and 0.15 333 of 638,
-0.75 and 0.1 330 of 622. The props' pass (:data:`PROPS_TIME_PER_VIEW_S`) took 0.05 more
-from it (0.5 -> 0.45)."""
+0.75 and 0.1 330 of 622."""
 ROUNDS = 3
 """Most passes over the pieces."""
 REACH = 4
@@ -76,8 +76,9 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
     (what rests on it taken off and put back where it still stands), or taken away if
     nothing rests on it, wherever the rendered views then agree better with the frames;
     ``time_limit`` seconds of thread CPU time at most (:data:`TIME_PER_VIEW_S` a view
-    when None), and then the towers read whole (:mod:`vision.towers`) for
-    :data:`TOWER_TIME_PER_VIEW_S` a view more."""
+    when None), then the towers read whole (:mod:`vision.towers`) for
+    :data:`TOWER_TIME_PER_VIEW_S` a view more, then the doubted props taken away
+    (:mod:`vision.props`) for :data:`PROPS_TIME_PER_VIEW_S` a view more."""
     if not views or not pieces:
         return list(pieces)
     started = time.thread_time()
