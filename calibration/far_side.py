@@ -43,7 +43,12 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import EDGE_MODEL, MIN_CORNER_SUPPORT
-from calibration.side_pairs import FAR_SIDE_STEP, PAIR_MOVES, PAIR_RATIO, joint_steps
+from calibration.side_pairs import (
+    FAR_SIDE_STEP,
+    PAIR_RATIO,
+    joint_steps,
+    strongest_far_move,
+)
 from calibration.side_profiles import side_profiles
 
 FAR_REACH = 4
@@ -169,17 +174,15 @@ def far_pair_problem(profiles: NDArray[np.float64]) -> str:
     side. The profiles are those the far side reads anyway, a stud further.
     """
     joint = joint_steps(profiles)
+    best, at = strongest_far_move(joint, FAR_PAIR_REACH)
     for axis, sides in ((0, (1, 3)), (1, (2, 0))):
         own = float(joint[axis, FAR_PAIR_REACH])
-        moves = [m for m in range(-FAR_PAIR_REACH, FAR_PAIR_REACH + 1) if abs(m) > PAIR_MOVES]
-        far = joint[axis, [FAR_PAIR_REACH + m for m in moves]]
-        if not np.isfinite(own) or not np.isfinite(far).any():
+        step = float(best[axis])
+        if not np.isfinite(own) or not np.isfinite(step):
             continue
-        at = int(np.nanargmax(far))
-        step = float(far[at])
         if step >= FAR_PAIR_STEP and step >= FAR_PAIR_RATIO * own:
             return (
-                f"sides {sides[0]} and {sides[1]} step {step:.0f} together {moves[at]:+d}"
+                f"sides {sides[0]} and {sides[1]} step {step:.0f} together {int(at[axis]):+d}"
                 f" studs along {'xy'[axis]}, {step / max(own, 1e-3):.1f} times the pose's"
             )
     return ""

@@ -179,6 +179,18 @@ def _pair_prefers_a_move(joint: FloatArray) -> NDArray[np.bool_]:
     return strong.any(axis=1)
 
 
+def strongest_far_move(joint: FloatArray, reach: int
+                       ) -> tuple[NDArray[np.float64], NDArray[np.int_]]:
+    """Per axis, the strongest joint step (:func:`joint_steps`, read ``reach`` studs each
+    way) of the moves beyond the pair's own reach (:data:`PAIR_MOVES`), and that move in
+    studs: where a board a few studs off would show both rims at once. -inf and the
+    first such move where no step there is known."""
+    moves = np.array([m for m in range(-reach, reach + 1) if abs(m) > PAIR_MOVES])
+    far = np.nan_to_num(joint[:, reach + moves], nan=-np.inf)
+    at = np.argmax(far, axis=1)
+    return far[np.arange(len(far)), at], moves[at]
+
+
 def _pinned_further(
     image: NDArray[np.uint8], camera: Camera, pose: Pose,
     by_pair: NDArray[np.bool_], by_side: NDArray[np.bool_],
@@ -194,9 +206,7 @@ def _pinned_further(
     profiles = side_profiles(image, camera, pose, FAR_PAIR_MOVES, halved=False)
     joint = joint_steps(profiles)
     own = joint[:, FAR_PAIR_MOVES]
-    far = np.delete(joint, np.arange(FAR_PAIR_MOVES - PAIR_MOVES,
-                                     FAR_PAIR_MOVES + PAIR_MOVES + 1), axis=1)
-    best = np.max(np.nan_to_num(far, nan=-np.inf), axis=1)
+    best, _ = strongest_far_move(joint, FAR_PAIR_MOVES)
     pair_holds = by_pair & (best < own)
     side_holds = by_side & ~((best >= FAR_SIDE_STEP) & (best >= FAR_SIDE_RATIO * own))
     return bool(np.all(pair_holds | side_holds))
