@@ -48,6 +48,11 @@ must pay for it and one that takes a piece away gains it: a third of the price
 removals also gain the colour spread a piece brings, and at the explained step's price
 the large palaces lost more true pieces than false (docs/vision.md, full mode)."""
 
+MOVE_PRICE = 2.0
+"""Least gain (summed over views) for any change of the reading to be kept, a swap
+(:mod:`vision.pick`) or a tower rebuilt (:mod:`vision.towers`): the search should not
+wander over ties."""
+
 Rect = tuple[int, int, int, int]
 Near = dict[tuple[int, int, int], list[Piece]]
 """The carving's candidates by each voxel they fill: what a piece may be swapped for."""
@@ -202,14 +207,12 @@ class Search:
         self.next = len(self.slots)
         self.size = 4 * self.next + 64
         self.colour = np.zeros((self.size, 5))
-        self.pay = 0.0
         for sheet in self.sheets:
             h, w = sheet.vd.view.shape
             sheet.scene = _scene(sheet, self.slots)
             sheet.label = _paint(sheet, sheet.scene)
-            pay, sums = _stats(sheet, sheet.label.ravel(), np.arange(h * w), 1.0, self.size)
-            self.pay += pay
-            self.colour += sums
+            self.colour += _stats(sheet, sheet.label.ravel(), np.arange(h * w), 1.0,
+                                  self.size)[1]
 
     def _grow(self, count: int) -> None:
         """Room in the colour sums for ``count`` more slots."""
@@ -257,7 +260,6 @@ class Search:
                     (x0, y0, x1, y1), lab = got
                     sheet.label[y0:y1, x0:x1] = lab
             self.colour += delta
-            self.pay += delta_pay
             for s in sorted(out, key=lambda s: -self.slots[s].z):
                 self.palace.remove(self.slots.pop(s).id)
             for s, p in zip(new, put, strict=True):

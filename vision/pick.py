@@ -14,9 +14,9 @@ pieces in the candidate's way taken away with it and what rests on them taken of
 put back where it still stands; for the best :data:`PAIRS` of those, a second candidate
 in the space left; and taking the piece away where nothing rests on it. It keeps the
 best change that the rules let stand (:class:`rules.palace.Palace`) and that gains more
-than :data:`MOVE_PRICE`, and goes round again near what changed. Then the towers are
-offered again whole (:mod:`vision.towers`), and the props nothing vouches for taken
-away (:mod:`vision.props`), each with a time of its own.
+than :data:`~vision.agreement.MOVE_PRICE`, and goes round again near what changed. Then
+the towers are offered again whole (:mod:`vision.towers`), and the props nothing vouches
+for taken away (:mod:`vision.props`), each with a time of its own.
 """
 
 from __future__ import annotations
@@ -26,15 +26,12 @@ from collections.abc import Sequence
 
 from rules.palace import Palace
 from rules.pieces import Kind, Piece, place_key
-from vision.agreement import Near, Search
+from vision.agreement import MOVE_PRICE, Near, Search
 from vision.carve import Carving, ViewData
 from vision.parse import candidates
 from vision.props import dropped_props
 from vision.towers import rebuilt_towers
 
-MOVE_PRICE = 2.0
-"""Least gain (summed over views) for a change to be kept: the search should not wander
-over ties."""
 TIME_PER_VIEW_S = 0.45
 """Seconds of this thread's CPU time the search may run, a view: it stops where it is
 once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet one, as
@@ -97,8 +94,7 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
             if time.thread_time() - started > time_limit:
                 break
             piece = search.slots.get(slot)
-            if (piece is None or piece.id not in search.movable
-                    or piece.kind in (Kind.DECORATION, Kind.CORNER)
+            if (piece is None or search.fixed(slot)
                     or (near_change is not None
                         and not near_change.intersection(piece.footprint()))):
                 continue
@@ -118,8 +114,8 @@ def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,
 def _improve(search: Search, slot: int, piece: Piece, near: Near) -> list[Piece]:
     """Makes the best move of ``piece`` (taken away, or swapped for a candidate sharing a
     voxel, the free pieces in that candidate's way taken away too) if it gains more
-    than :data:`MOVE_PRICE`; returns the pieces it took away and put (none if no move
-    gains so much)."""
+    than :data:`~vision.agreement.MOVE_PRICE`; returns the pieces it took away and put
+    (none if no move gains so much)."""
     at = {v: s for s, p in search.slots.items() for v in p.voxels()}
     seen = {place_key(piece)}
     moves: list[tuple[list[int], list[Piece]]] = [([slot], [])]

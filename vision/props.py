@@ -14,7 +14,7 @@ that earns less than :data:`HIDDEN_PAY` is taken away with every piece that no l
 stands without it (:class:`rules.palace.Palace` decides, through
 :meth:`~vision.agreement.Search.rebuilt`) unless the pictures lose more than
 :data:`DOUBT` by it: the pieces it holds must pay for the assumption, not only for
-themselves (a search move's price, :data:`vision.pick.MOVE_PRICE`, lets them stand
+themselves (a search move's price, :data:`vision.agreement.MOVE_PRICE`, lets them stand
 where they earn their price a piece). Measured in docs/vision.md, full mode's props.
 """
 
@@ -38,12 +38,11 @@ read, (10, 100) 342 of 621, (10, 150) 342 of 614, (10, 250) 336 of 599, (15, 200
 of 598, (20, 300) 333 of 588; without the pass 343 of 645 (docs/vision.md)."""
 
 
-def dropped_props(search: Search, started: float, time_limit: float) -> int:
+def dropped_props(search: Search, started: float, time_limit: float) -> None:
     """Takes away each doubted prop (a brick something rests on, whose seen faces earn
     less than :data:`HIDDEN_PAY`), lowest first, with what then no longer stands, where
     the pictures lose less than :data:`DOUBT`; stops after ``time_limit`` seconds of
-    thread time since ``started``. Returns how many props were taken."""
-    done = 0
+    thread time since ``started``."""
     for slot in sorted(search.slots, key=lambda s: search.slots[s].z):
         if time.thread_time() - started > time_limit:
             break
@@ -58,5 +57,3 @@ def dropped_props(search: Search, started: float, time_limit: float) -> int:
             continue
         if search.gain(*move) > -DOUBT:
             search.gain(*move, commit=True)
-            done += 1
-    return done

@@ -24,15 +24,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Kind, Piece, place_key
-from vision.agreement import Near, Search
+from vision.agreement import MOVE_PRICE, Near, Search
 from vision.parse import LEAST, PROP_DEPTH
 
 Cell = tuple[int, int]
-
-TOWER_PRICE = 2.0
-"""Least gain (summed over views) for a rebuilt tower to be kept, as a move's
-(:data:`vision.pick.MOVE_PRICE`)."""
-
 
 def tower_cells(search: Search) -> list[Cell]:
     """The cells a tower can stand on: every read arch's leg cell and every read brick's
@@ -47,12 +42,11 @@ def tower_cells(search: Search) -> list[Cell]:
 
 
 def rebuilt_towers(search: Search, near: Near, score: NDArray[np.float32], started: float,
-                   time_limit: float) -> int:
+                   time_limit: float) -> None:
     """Offers each tower cell's stack again as a whole (:func:`_best_tower`), from each
     read level on it up, keeping the best rebuild that gains more than
-    :data:`TOWER_PRICE`; stops once ``time_limit`` seconds of thread time have passed
-    since ``started``. Returns how many towers were rebuilt."""
-    done = 0
+    :data:`~vision.agreement.MOVE_PRICE`, as any move of the search; stops once
+    ``time_limit`` seconds of thread time have passed since ``started``."""
     for cell in tower_cells(search):
         if time.thread_time() - started > time_limit:
             break
@@ -63,10 +57,8 @@ def rebuilt_towers(search: Search, near: Near, score: NDArray[np.float32], start
             got = _best_tower(search, near, score, cell, z0)
             if got is not None and (best is None or got[0] > best[0]):
                 best = got
-        if best is not None and best[0] > TOWER_PRICE:
+        if best is not None and best[0] > MOVE_PRICE:
             search.gain(best[1], best[2], commit=True)
-            done += 1
-    return done
 
 
 def _best_tower(search: Search, near: Near, score: NDArray[np.float32], cell: Cell, z0: int
