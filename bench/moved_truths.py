@@ -11,6 +11,7 @@ falls between those ranges is what this probe finds. One JSON line per move take
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -62,16 +63,15 @@ def main() -> None:
     parser.add_argument("--out", default="", help="JSON lines file (default stdout)")
     args = parser.parse_args()
     low, high = args.studs
-    out = open(args.out, "a") if args.out else sys.stdout  # noqa: SIM115
-    wrong = 0
-    start = time.process_time()
-    for seed in range(args.first, args.first + args.count):
-        for row in probe(seed, range(low, high + 1)):
-            wrong += bool(row["wrong"])
-            print(json.dumps(row), file=out, flush=True)
-    print(f"# {args.count} frames from {args.first}, studs {args.studs}: {wrong} wrong,"
-          f" {time.process_time() - start:.0f} s CPU", file=out, flush=True)
-
+    with open(args.out, "a") if args.out else contextlib.nullcontext(sys.stdout) as out:
+        wrong = 0
+        start = time.process_time()
+        for seed in range(args.first, args.first + args.count):
+            for row in probe(seed, range(low, high + 1)):
+                wrong += bool(row["wrong"])
+                print(json.dumps(row), file=out, flush=True)
+        print(f"# {args.count} frames from {args.first}, studs {low}-{high}: {wrong} wrong,"
+              f" {time.process_time() - start:.0f} s CPU", file=out, flush=True)
 
 if __name__ == "__main__":
     main()

@@ -159,19 +159,21 @@ def judge_turn(
     if not standing or ground is None or not turn.mapped:
         return turn, False, ""
     trusted = map_explains(turn.agreement, 0.0) and map_trusted(turn := turn.with_null(), ground)
-    if not (trusted and turn_settled(turn, ground, blocks)):
+    settled = trusted and turn_settled(turn, ground, blocks)
+    if not settled:
         # Uneven light lowers the agreement itself, or keeps a trusted map's margin short;
         # a map that agrees 0.5 or more yet no better than unrelated layouts is not the
         # light's doing (a mirrored map has been trusted evened that way).
         evened = None
         if trusted or turn.agreement < MIN_AGREEMENT:
             evened = _evened_turn(image, camera, pose, ground, studs, blocks, turn.turn)
-        if evened is None and not trusted:
+        if evened is not None:
+            turn, settled = evened, True  # the evened view is kept only where it settles
+        elif not trusted:
             return turn, False, ""
-        turn = evened or turn
     if not map_peaks_here(image, camera, pose, ground, turn.turn, studs):
         return turn, False, OFF_A_STUD
-    return turn, turn_settled(turn, ground, blocks), ""
+    return turn, settled, ""
 
 
 def _evened_turn(
