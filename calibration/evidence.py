@@ -84,7 +84,9 @@ class BoardLocation:
     map_margin: float = 0.0
     map_score: float = 0.0
     method: str = ""
-    """Which stage found it: outline, lattice, corners, rim, focal or tracked."""
+    """Which stage found it: outline, lattice, corners, rim or focal on a first detection;
+    tracked (the tracker's fast path: one lattice round from the last pose) or refit (the
+    whole fit from the last pose, where the fast path refused the frame)."""
     turn_resolved: bool = True
     """Whether the ground map said which way round the board lies. When it did not (no
     map, a wrong one, too little of it in view) the pose is still the board's, in the

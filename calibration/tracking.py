@@ -60,9 +60,11 @@ must stay 7 px inside the window."""
 
 @dataclass
 class TrackStats:
-    """How the tracker answered so far: fast path, full searches, turns noticed."""
+    """How the tracker answered so far: from the last pose (``refitted`` of them by the
+    whole fit rather than the fast path), full searches, turns noticed."""
 
     tracked: int = 0
+    refitted: int = 0
     searched: int = 0
     turns: int = 0
 
@@ -100,6 +102,7 @@ class BoardTracker:
             self.stats.searched += 1
         else:
             self.stats.tracked += 1
+            self.stats.refitted += int(result.method == "refit")
         if result.found and result.pose is not None and previous is not None:
             assert previous.pose is not None
             self.moved = _centre_shift_mm(previous.pose, result.pose) > MAX_TRACK_SHIFT_MM
@@ -134,7 +137,7 @@ class BoardTracker:
             # readily as a bump moves the board, and the map tells the two (a board
             # moved by hand keeps its print); the search's checks decide.
             return None
-        result.method = "tracked"
+        result.method = "refit"
         if not result.turn_resolved:
             # No map vouches for a turn: keep the one the board had, not a new choice.
             result.pose = nearest_turn(result.pose, previous.pose)

@@ -63,7 +63,7 @@ def test_a_tracked_frame_keeps_the_turn_on_the_view_that_settled_it() -> None:
     fall = np.linspace(0.3, 1.21, width)[None, :, None]  # darker towards the left
     dimmer = np.clip(frame.image * fall, 0, 255).astype(np.uint8)
     tracker = BoardTracker(frame.camera, drawn.ground, first)
-    kept = tracker._track(dimmer)
-    assert kept is not None and kept.turn_resolved and kept.turn_evened
+    kept = tracker.update(dimmer, search=False)
+    assert kept.found and kept.method == "tracked" and kept.turn_resolved and kept.turn_evened
     assert turn_errors(frame.camera, frame.pose, kept)[0] < WRONG_PX
     assert kept.map_score >= KEEP_TURN_SHARE * first.map_score
