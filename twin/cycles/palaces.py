@@ -56,9 +56,10 @@ PALACE_SEEDS = 40_000
 PALACE_PIECES = 120
 """The size of palace the twin's full bench reads (``bench.full_palace``)."""
 PALACE_ELEVATION_DEG = (30.0, 70.0)
-PALACE_FILL = (0.6, 0.95)
+PALACE_FILL = (0.7, 0.97)
 """How far towards the picture's edge the board's outermost corner reaches: the whole
-board in view, as a player framing a palace to read it would."""
+board in view, as a player framing a palace to read it would (the twin's full bench
+frames its views the same, ``twin.cameras.random_camera``'s default)."""
 AZIMUTH_JITTER_DEG = 25.0
 
 
