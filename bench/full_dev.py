@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.full_palace import FullTally, Views, palace_keys, palace_views
+from bench.full_palace import FullTally, Views, key_level, palace_keys, palace_views
 from calibration.evidence import BoardLocation
 from vision.full import read_palace
 
@@ -81,13 +81,6 @@ def dev_views(seed: int, pieces: int, cache: Path) -> Views:
     return views
 
 
-def _level(key: tuple[object, ...]) -> int:
-    """The level a piece's place key (:func:`rules.pieces.place_key`) stands at."""
-    level = key[3]
-    assert isinstance(level, int)
-    return level
-
-
 def _short(key: tuple[object, ...]) -> str:
     """A piece's place key (:func:`rules.pieces.place_key`) in a few words."""
     kind, x, y, z, axis, colour, _corner_turn = key
@@ -140,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         tally.truth += len(want)
         missed.update(k[0].value for k in want - got)  # type: ignore[attr-defined]
         extra.update(k[0].value for k in got - want)  # type: ignore[attr-defined]
-        upper_right = sum(1 for k in got & want if _level(k) >= UPPER)
-        upper_truth = sum(1 for k in want if _level(k) >= UPPER)
+        upper_right = sum(1 for k in got & want if key_level(k) >= UPPER)
+        upper_truth = sum(1 for k in want if key_level(k) >= UPPER)
         tally.upper_right += upper_right
         tally.upper_truth += upper_truth
         print(f"{name}: right {len(got & want)} read {len(got)} truth {len(want)}, "

@@ -1,15 +1,18 @@
 """Full mode on the twin: seeded bot-game palaces seen from four views, the board turned a
-quarter between them, read with :func:`vision.full.read_palace` and scored piece by piece.
+quarter between them, read with :func:`vision.full.read_palace` and scored piece by piece;
+and the same on the validation renderer's palaces (``tests/data/cycles_full``).
 
     python3 -m bench.vision --only full [--quick]
+    python3 -m bench.vision --only cycles_full [--quick]
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +25,7 @@ from rules.maps import GroundMap
 from rules.pieces import place_key
 from twin import RenderOptions, render
 from twin.cameras import random_camera
+from twin.cycles.frames import load_palaces
 from vision.full import read_palace
 
 UNREAD = (Kind.CORNER, Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)
@@ -51,13 +55,20 @@ def palace_views(seed: int, pieces: int, views: int = 4,
     rng = np.random.default_rng(seed)
     ground = load_map(str(int(rng.integers(1, 5))))
     game = simulate_game(4, seed=seed, map_name=ground)
-    scene = next((s for s in game.scenes if len(s.pieces) >= pieces), game.scenes[-1])
+    scene = game.scene_with(pieces)
     palace = Palace(ground, scene.pieces)
     camera, pose = random_camera(rng, elevation_deg=(35.0, 65.0))
     poses = [turned_pose(pose, k % 4) for k in range(views)]
     frames = [render(scene, camera, p, options or RenderOptions(), seed=seed * 10 + k).image
               for k, p in enumerate(poses)]
     return Views(palace, ground, camera, poses, frames)
+
+
+def cycles_views(limit: int | None = None) -> Iterator[Views]:
+    """The validation renderer's palaces (``tests/data/cycles_full``, :mod:`twin.cycles.palaces`):
+    four views of one webcam from places round the table. Never tuned on."""
+    for v in load_palaces(limit=limit):
+        yield Views(v.palace, v.ground, v.camera, list(v.poses), list(v.frames))
 
 
 @dataclass
@@ -69,11 +80,42 @@ class FullTally:
     read: int = 0
     truth: int = 0
     exact: int = 0
+    level_right: Counter[int] = field(default_factory=Counter)
+    level_read: Counter[int] = field(default_factory=Counter)
+    level_truth: Counter[int] = field(default_factory=Counter)
+    missed: Counter[str] = field(default_factory=Counter)
+    extra: Counter[str] = field(default_factory=Counter)
 
     def f1(self) -> tuple[float, float, float]:
         p = self.right / max(self.read, 1)
         r = self.right / max(self.truth, 1)
         return p, r, 2 * p * r / max(p + r, 1e-9)
+
+    def add(self, got: set[tuple[object, ...]], want: set[tuple[object, ...]]) -> None:
+        """Counts one palace's reading (``got``) against its truth (``want``), place keys
+        (:func:`palace_keys`): in all, by level, and what was missed or read too many by kind."""
+        self.right += len(got & want)
+        self.read += len(got)
+        self.truth += len(want)
+        self.exact += got == want
+        self.level_right.update(key_level(k) for k in got & want)
+        self.level_read.update(key_level(k) for k in got)
+        self.level_truth.update(key_level(k) for k in want)
+        self.missed.update(_kind(k) for k in want - got)
+        self.extra.update(_kind(k) for k in got - want)
+
+
+def key_level(key: tuple[object, ...]) -> int:
+    """The level a place key (:func:`rules.pieces.place_key`) stands at."""
+    level = key[3]
+    assert isinstance(level, int)
+    return level
+
+
+def _kind(key: tuple[object, ...]) -> str:
+    kind = key[0]
+    assert isinstance(kind, Kind)
+    return kind.value
 
 
 def measure_full(sets: Iterator[Views]) -> tuple[FullTally, list[float]]:
@@ -85,11 +127,7 @@ def measure_full(sets: Iterator[Views]) -> tuple[FullTally, list[float]]:
         tally.palaces += 1
         tally.views += len(s.frames)
         tally.found += reading.found
-        got, want = palace_keys(list(reading.pieces)), palace_keys(list(s.palace.pieces))
-        tally.right += len(got & want)
-        tally.read += len(got)
-        tally.truth += len(want)
-        tally.exact += got == want
+        tally.add(palace_keys(list(reading.pieces)), palace_keys(list(s.palace.pieces)))
     return tally, seconds
 
 
@@ -101,5 +139,11 @@ def show_full(title: str, tally: FullTally, seconds: list[float], reference: flo
     print(f"  board found {tally.found}/{tally.palaces}")
     print(f"  pieces precision {prec:.3f} recall {rec:.3f} F1 {f1:.3f}; "
           f"palaces exactly right {tally.exact}/{tally.palaces}")
+    levels = sorted(tally.level_truth | tally.level_read)
+    print("  by level (right / read / to read): " + ", ".join(
+        f"{z}: {tally.level_right[z]}/{tally.level_read[z]}/{tally.level_truth[z]}"
+        for z in levels))
+    print(f"  missed by kind {dict(tally.missed.most_common())}; "
+          f"read too many by kind {dict(tally.extra.most_common())}")
     print(f"  seconds per view median {med:.2f} s; reference (twin render) {reference:.2f} s;"
           f" ratio {med / reference:.1f}")

@@ -3,7 +3,7 @@
     python3 -m bench.vision               # 200 wide-twin turns, the Cycles turns, and
                                           # 40 turns each outside the training range
     python3 -m bench.vision --quick       # 12 twin turns, 6 per outside set, 4 Cycles
-    python3 -m bench.vision --only twin|cycles|outside|full
+    python3 -m bench.vision --only twin|cycles|outside|full|cycles_full
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
     python3 -m bench.vision --seed 6000   # the twin and outside sets from other games
@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
-from bench.full_palace import BENCH_GAMES, measure_full, palace_views, show_full
+from bench.full_palace import BENCH_GAMES, cycles_views, measure_full, palace_views, show_full
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, Piece, simulate_game
@@ -184,7 +184,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="wide-twin turns")
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
-    parser.add_argument("--only", choices=("twin", "cycles", "outside", "full"), default=None)
+    parser.add_argument("--only", choices=("twin", "cycles", "outside", "full", "cycles_full"),
+                        default=None)
     parser.add_argument("--seed", type=int, default=BENCH_SEED,
                         help="first game of the twin and outside sets (a development set "
                              "on other seeds, e.g. 6000, leaves the bench's own untouched)")
@@ -200,6 +201,10 @@ def main() -> None:
                                       for game in games)
         show_full("full mode, wide twin, 4 views a quarter turn apart", tally, seconds,
                   reference)
+    if args.only in (None, "cycles_full"):
+        tally, seconds = measure_full(cycles_views(limit=1 if args.quick else None))
+        show_full("full mode, Cycles palaces (never tuned on), 4 views round the table",
+                  tally, seconds, reference)
     if args.only in (None, "twin"):
         show("wide twin (1280x720)", measure(twin_turns(turns, seed=args.seed), models, True),
              reference, True)

@@ -43,6 +43,12 @@ class GameRecord:
         """Each turn's report; None where the player passed."""
         return tuple(t.report for t in self.turns)
 
+    def scene_with(self, pieces: int) -> Scene:
+        """The first scene holding at least ``pieces`` pieces (corner bricks and animals
+        counted), else the last: the palace as the game had built it that far. The full
+        mode benches read such palaces, the twin's and the validation renderer's alike."""
+        return next((s for s in self.scenes if len(s.pieces) >= pieces), self.scenes[-1])
+
 
 class Bot:
     """Greedy player; ``frog_chance`` is how often it takes the Frog for a column."""

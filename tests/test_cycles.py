@@ -13,9 +13,9 @@ import pytest
 
 from calibration.camera import project
 from rules.pieces import BOARD_MM
-from twin.cycles.driver import SCRIPT, make_job
+from twin.cycles.driver import make_job
 from twin.cycles.frames import DEFAULT_FOLDER, frame_names, load_frame
-from twin.cycles.jobs import develop
+from twin.cycles.jobs import SCRIPT, develop
 
 PLATE = np.array([[0, 0, 0], [BOARD_MM, 0, 0], [BOARD_MM, BOARD_MM, 0], [0, BOARD_MM, 0.0]])
 

@@ -14,6 +14,12 @@ from the same camera, light, table and clutter:
 
     python3 -m twin.cycles.driver tests/data/cycles_turns --turns 24 --samples 16 --quality 85
 
+With ``--palaces N --views 4`` it renders N whole palaces of a bot game's late scene,
+each from four places round the table, for full mode (:mod:`twin.cycles.palaces`):
+
+    nice -n 10 python3 -m twin.cycles.driver tests/data/cycles_full --palaces 3 --views 4 \\
+        --samples 16 --quality 85
+
 Never train on these frames: they exist to say how the vision does outside the renderer
 it was built on.
 """
@@ -21,9 +27,7 @@ it was built on.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,9 +42,17 @@ from rules.maps import GroundMap
 from rules.pieces import pieces_built
 from rules.random_map import random_map
 from rules.scene import Scene
-from twin.cycles.jobs import develop, develop_settings, draw_camera, drifted, table_jobs
-
-SCRIPT = Path(__file__).with_name("render_scene.py")
+from twin.cycles.jobs import (
+    develop,
+    develop_settings,
+    draw_camera,
+    drifted,
+    dump_json,
+    run_blender,
+    scene_json,
+    table_jobs,
+)
+from twin.cycles.palaces import render_palaces
 
 
 def make_job(seed: int, work: Path, samples: int, width: int = 1280,
@@ -60,32 +72,12 @@ def make_job(seed: int, work: Path, samples: int, width: int = 1280,
     return job, truth
 
 
-def _dump(out: Path, stem: str, name: str, data: Any) -> None:
-    (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
-
-
-def _scene_json(scene: Scene, stem: str) -> dict[str, Any]:
-    return scene.to_json() | {"map": f"{stem}.map.json"}
-
-
 def write_truth(out: Path, stem: str, truth: dict[str, Any]) -> None:
-    _dump(out, stem, "camera", truth["camera"].to_json())
-    _dump(out, stem, "pose", truth["pose"].to_json() | {"develop": truth["develop"],
+    dump_json(out, stem, "camera", truth["camera"].to_json())
+    dump_json(out, stem, "pose", truth["pose"].to_json() | {"develop": truth["develop"],
                                                           "turn": truth["turn"]})
-    _dump(out, stem, "scene", _scene_json(truth["scene"], stem))
-    _dump(out, stem, "map", truth["map"].to_json())
-
-
-def run_blender(blender: str, job: dict[str, Any], work: Path, name: str) -> Path:
-    """Renders ``job`` in a Blender of its own; the 16-bit PNG it wrote."""
-    (work / f"{name}.json").write_text(json.dumps(job))
-    png = work / f"{name}.png"
-    done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
-                           str(work / f"{name}.json"), str(png)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode or not png.exists():
-        raise RuntimeError(f"{name}: blender failed:\n{done.stdout[-3000:]}")
-    return png
+    dump_json(out, stem, "scene", scene_json(truth["scene"], stem))
+    dump_json(out, stem, "map", truth["map"].to_json())
 
 
 def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int) -> float:
@@ -160,13 +152,13 @@ def render_turn(number: int, out: Path, blender: str, samples: int, quality: int
                           settings)
                   for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
                                                  strict=True)]
-    _dump(out, stem, "camera", truth["camera"].to_json())
-    _dump(out, stem, "pose", truth["pose"].to_json() | {
+    dump_json(out, stem, "camera", truth["camera"].to_json())
+    dump_json(out, stem, "pose", truth["pose"].to_json() | {
         "develop": truth["develop"], "turn": truth["turn"], "game_seed": truth["game_seed"],
         "players": truth["players"]})
     for part in ("before", "after"):
-        _dump(out, stem, part, _scene_json(truth[part], stem))
-    _dump(out, stem, "map", truth["map"].to_json())
+        dump_json(out, stem, part, scene_json(truth[part], stem))
+    dump_json(out, stem, "map", truth["map"].to_json())
     for part, img in zip(("before", "after"), images, strict=True):
         cv2.imwrite(str(out / f"{stem}.{part}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return time.time() - start
@@ -178,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=64)
     parser.add_argument("--turns", type=int, default=None,
                         help="render this many turn pairs (before and after) instead of frames")
+    parser.add_argument("--palaces", type=int, default=None,
+                        help="render this many whole palaces, each from --views places "
+                             "round the table (twin.cycles.palaces), instead of frames")
+    parser.add_argument("--views", type=int, default=4)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--quality", type=int, default=88)
@@ -189,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for flag, value, low, high in (("--samples", args.samples, 1, 4096),
                                    ("--quality", args.quality, 1, 100),
-                                   ("--first", args.first, 0, 999)):
+                                   ("--first", args.first, 0, 999),
+                                   ("--views", args.views, 1, 12)):
         if not low <= value <= high:
             print(f"{flag} {value}: must be {low} to {high}", file=sys.stderr)
             return 2
@@ -197,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out}: is a file, not a folder to render into", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.palaces is not None:
+        render_palaces(args.out, args.first, args.palaces, args.views, blender, args.samples,
+                       args.quality)
+        return 0
     if args.turns is not None:
         for number in range(args.first, args.first + args.turns):
             if (args.out / f"{number:03d}.after.jpg").exists():

@@ -24,6 +24,7 @@ from rules.scene import Scene, scene_from_json
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "cycles"
 TURNS_FOLDER = DEFAULT_FOLDER.with_name("cycles_turns")
+PALACES_FOLDER = DEFAULT_FOLDER.with_name("cycles_full")
 
 
 @dataclass(frozen=True)
@@ -141,3 +142,76 @@ def load_turn(folder: Path, name: str) -> ValidationTurn:
 
 def load_turns(folder: Path = TURNS_FOLDER, limit: int | None = None) -> list[ValidationTurn]:
     return [load_turn(folder, n) for n in turn_names(folder)[:limit]]
+
+
+@dataclass(frozen=True)
+class ValidationPalace:
+    """One path-traced palace seen from several places round the table, one webcam."""
+
+    name: str
+    frames: tuple[NDArray[np.uint8], ...]
+    camera: Camera
+    poses: tuple[Pose, ...]
+    scene: Scene
+    ground: GroundMap
+
+    @property
+    def palace(self) -> Palace:
+        return Palace(self.ground, self.scene.pieces)
+
+
+def _views_promised(folder: Path, stem: str) -> int | None:
+    """How many views palace ``stem`` has (its first view's pose says), None if unreadable."""
+    pose = folder / f"{stem}.view0.pose.json"
+    if not pose.exists():
+        return None
+    data = _read_json(folder, stem, "view0.pose")
+    views = data.get("views") if isinstance(data, dict) else None
+    return views if isinstance(views, int) and views > 0 else None
+
+
+def palace_names(folder: Path = PALACES_FOLDER) -> list[str]:
+    """The complete palaces in ``folder`` (every view's picture, camera and pose, the scene
+    and the map), in order."""
+    if not folder.is_dir():
+        return []
+    names = []
+    for picture in sorted(folder.glob("*.view0.jpg")):
+        stem = picture.name.removesuffix(".view0.jpg")
+        views = _views_promised(folder, stem)
+        if views is None or not all((folder / f"{stem}.{part}.json").exists()
+                                    for part in ("scene", "map")):
+            continue
+        if all((folder / f"{stem}.view{k}.jpg").exists()
+               and (folder / f"{stem}.view{k}.camera.json").exists()
+               and (folder / f"{stem}.view{k}.pose.json").exists() for k in range(views)):
+            names.append(stem)
+    return names
+
+
+def load_palace(folder: Path, name: str) -> ValidationPalace:
+    """Palace ``name``'s views and truth; every view must be of the same webcam."""
+    def read(part: str) -> object:
+        return _read_json(folder, name, part)
+
+    views = _views_promised(folder, name)
+    if views is None:
+        raise ValueError(f"{folder / name}.view0.pose.json: no number of views")
+    cameras = [Camera.from_json(read(f"view{k}.camera"), f"{name}.view{k}.camera.json")
+               for k in range(views)]
+    if any(c.to_json() != cameras[0].to_json() for c in cameras[1:]):
+        raise ValueError(f"{folder / name}: the views are not of one webcam")
+    return ValidationPalace(
+        name,
+        tuple(_read_image(folder / f"{name}.view{k}.jpg") for k in range(views)),
+        cameras[0],
+        tuple(Pose.from_json(read(f"view{k}.pose"), f"{name}.view{k}.pose.json")
+              for k in range(views)),
+        scene_from_json(read("scene"), f"{name}.scene.json"),
+        map_from_json(read("map"), f"{name}.map.json"),
+    )
+
+
+def load_palaces(folder: Path = PALACES_FOLDER,
+                 limit: int | None = None) -> list[ValidationPalace]:
+    return [load_palace(folder, n) for n in palace_names(folder)[:limit]]

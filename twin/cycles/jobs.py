@@ -9,7 +9,9 @@ fixed exposure, lens distortion, blur, noise).
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +31,13 @@ from rules.pieces import (
     missing_corners,
     place_key,
 )
+from rules.scene import Scene
 from twin.cycles.card import card_texture
 from twin.mesh import piece_mesh
 
 PLATE_BOTTOM_MM = -1.6
 CARD_Z_MM = 0.25
+SCRIPT = Path(__file__).with_name("render_scene.py")
 MARGIN = 0.05  # extra picture on each side, so that distortion never pulls in black
 
 PIECE_RGB = {
@@ -56,9 +60,9 @@ def _piece_rgb(piece: Piece, rng: np.random.Generator) -> tuple[float, ...]:
     return tuple(float(v) for v in np.clip(rgb, 0, 255))
 
 
-def draw_camera(rng: np.random.Generator, width: int, height: int,
-            elevation_deg: tuple[float, float] = (28.0, 88.0)) -> tuple[Camera, Pose]:
-    """A webcam whose board fills from a third of the picture to past its edges."""
+def draw_intrinsics(rng: np.random.Generator, width: int, height: int) -> Camera:
+    """A webcam's lens: field of view 50 to 80 degrees, an off-centre principal point and,
+    six times in ten, barrel distortion."""
     hfov = math.radians(rng.uniform(50, 80))
     f = width / 2 / math.tan(hfov / 2)
     k = np.array([[f, 0, width / 2 + rng.normal(0, 6)], [0, f, height / 2 + rng.normal(0, 6)],
@@ -66,12 +70,31 @@ def draw_camera(rng: np.random.Generator, width: int, height: int,
     dist = np.zeros(5)
     if rng.random() < 0.6:
         dist[0], dist[1] = rng.uniform(-0.12, 0.0), rng.uniform(0.0, 0.05)
-    camera = Camera(width, height, k, dist)
+    return Camera(width, height, k, dist)
+
+
+def draw_pose(rng: np.random.Generator, camera: Camera,
+              elevation_deg: tuple[float, float] = (28.0, 88.0), azimuth: float | None = None,
+              fill: tuple[float, float] | None = None) -> Pose:
+    """Where ``camera`` stands: the board's outermost corner ``fill`` of the way to the
+    picture's edge (by default from a third of the picture to past its edges), looking
+    from ``azimuth`` (radians; random by default) near the board's middle.
+
+    The draws come in one fixed order whatever is given, so that a seed keeps its frame.
+    """
+    width, height = camera.width, camera.height
+    k = camera.camera_matrix
+    f = float(k[0, 0])
     elevation = math.radians(rng.uniform(*elevation_deg))
-    azimuth = rng.uniform(0, 2 * math.pi)
-    fill = rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3)])
+    drawn_azimuth = rng.uniform(0, 2 * math.pi)
+    azimuth = drawn_azimuth if azimuth is None else azimuth
+    if fill is None:
+        fill = rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3)])
+        framing = float(fill)
+    else:
+        framing = float(rng.uniform(*fill))
     target = np.array([BOARD_MM / 2, BOARD_MM / 2, 0]) + np.r_[rng.normal(0, 10 + 40 * max(
-        0, fill - 1) * 3, 2), 0]
+        0, framing - 1) * 3, 2), 0]
     back = np.array([math.cos(elevation) * math.cos(azimuth),
                      math.cos(elevation) * math.sin(azimuth), math.sin(elevation)])
     corners = np.array([[x, y, 0.0] for x in (0, BOARD_MM) for y in (0, BOARD_MM)])
@@ -87,8 +110,15 @@ def draw_camera(rng: np.random.Generator, width: int, height: int,
         u = (f * cam[:, 0] / cam[:, 2] + k[0, 2] - width / 2) / (width / 2)
         v = (f * cam[:, 1] / cam[:, 2] + k[1, 2] - height / 2) / (height / 2)
         extent = float(np.max(np.maximum(np.abs(u), np.abs(v))))
-        distance *= (extent / fill) ** 0.9
-    return camera, pose
+        distance *= (extent / framing) ** 0.9
+    return pose
+
+
+def draw_camera(rng: np.random.Generator, width: int, height: int,
+            elevation_deg: tuple[float, float] = (28.0, 88.0)) -> tuple[Camera, Pose]:
+    """A webcam whose board fills from a third of the picture to past its edges."""
+    camera = draw_intrinsics(rng, width, height)
+    return camera, draw_pose(rng, camera, elevation_deg)
 
 
 def _pieces_json(pieces: tuple[Piece, ...], rng: np.random.Generator,
@@ -166,6 +196,18 @@ def develop_settings(rng: np.random.Generator, margin: tuple[int, int],
             "seed": seed}
 
 
+def blender_camera(camera: Camera, pose: Pose, margin: tuple[int, int]) -> dict[str, Any]:
+    """The job's camera: ``camera`` at ``pose``, its film ``margin`` pixels larger on each
+    side (the room its distortion is remapped from)."""
+    mw, mh = margin
+    k = camera.camera_matrix
+    # OpenCV counts pixel centres from 0, Blender's film from the picture's edge.
+    return {"width": camera.width + 2 * mw, "height": camera.height + 2 * mh,
+            "fx": float(k[0, 0]), "cx": float(k[0, 2] + mw + 0.5),
+            "cy": float(k[1, 2] + mh + 0.5), "rotation": pose.rotation.tolist(),
+            "tvec_mm": pose.tvec.tolist()}
+
+
 def table_jobs(rng: np.random.Generator, ground: GroundMap, camera: Camera, pose: Pose,
                 work: Path, samples: int, seed: int,
                 piece_sets: list[tuple[Piece, ...]]) -> tuple[list[dict[str, Any]], list[int]]:
@@ -180,14 +222,10 @@ def table_jobs(rng: np.random.Generator, ground: GroundMap, camera: Camera, pose
     width, height = camera.width, camera.height
     margin = MARGIN if np.any(camera.dist_coeffs) else 0.0
     mw, mh = round(width * margin), round(height * margin)
-    k = camera.camera_matrix
     common = {
         "seed": seed, "samples": samples, "threads": 2,
         "exposure_stops": float(rng.uniform(-0.6, 0.6)),
-        # OpenCV counts pixel centres from 0, Blender's film from the picture's edge.
-        "camera": {"width": width + 2 * mw, "height": height + 2 * mh, "fx": float(k[0, 0]),
-                   "cx": float(k[0, 2] + mw + 0.5), "cy": float(k[1, 2] + mh + 0.5),
-                   "rotation": pose.rotation.tolist(), "tvec_mm": pose.tvec.tolist()},
+        "camera": blender_camera(camera, pose, (mw, mh)),
         "plate": {"rgb": [float(v) for v in rng.normal([24, 108, 52], 6)],
                   "roughness": float(rng.uniform(0.25, 0.45)), "size_mm": BOARD_MM,
                   "bottom_mm": PLATE_BOTTOM_MM},
@@ -237,3 +275,25 @@ def drifted(settings: dict[str, Any], rng: np.random.Generator, seed: int) -> di
         "target": settings["target"] * float(rng.uniform(0.96, 1.04)),
         "gain": float(rng.uniform(0.93, 1.07)),
         "noise": settings["noise"] * float(rng.uniform(0.8, 1.25)), "seed": seed}
+
+
+def run_blender(blender: str, job: dict[str, Any], work: Path, name: str) -> Path:
+    """Renders ``job`` in a Blender of its own; the 16-bit PNG it wrote."""
+    (work / f"{name}.json").write_text(json.dumps(job))
+    png = work / f"{name}.png"
+    done = subprocess.run([blender, "-b", "-noaudio", "-P", str(SCRIPT), "--",
+                           str(work / f"{name}.json"), str(png)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode or not png.exists():
+        raise RuntimeError(f"{name}: blender failed:\n{done.stdout[-3000:]}")
+    return png
+
+
+def dump_json(out: Path, stem: str, name: str, data: Any) -> None:
+    """Writes one truth file, ``STEM.NAME.json``."""
+    (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
+
+
+def scene_json(scene: Scene, stem: str) -> dict[str, Any]:
+    """``scene`` as a file beside its map, ``STEM.map.json``."""
+    return scene.to_json() | {"map": f"{stem}.map.json"}
