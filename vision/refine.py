@@ -10,16 +10,15 @@ truth:
   higher arch, further back, covers nearly what the lower one does, and the bricks
   under its legs fill the gap below.
 
-So the chosen reading is edited as a whole: slid one stud each way, each arch lowered
-by one or two levels (with what stands on it, dropping the bricks under its legs), each
+So the chosen reading is edited as a whole: slid one stud each way, each arch lowered by
+one or two levels (with what stands on it, dropping the bricks under its legs), each
 piece that nothing stands on left out (a stray piece that the evidence pays for can
-still cost the reading its legality, which the search never weighs), each run of
-bricks in a line taken as an arch over it, and each decoration moved to its arch's
-other end knob; an edit is kept when the whole reading, judged with the rules' word in it,
-scores better. On the development turns where the read staircase was wrong, the true
-one scored better than the one read in most cases: the search, not the evidence, had
-missed it.
-"""
+still cost the reading its legality, which the search never weighs), each run of bricks
+in a line taken as an arch over it, each two bricks an arch's length apart as the arch
+on them, and each decoration moved to its arch's other end knob; an edit is kept when
+the whole reading, judged with the rules' word in it, scores better. On the development
+turns where the read staircase was wrong, the true one scored better than the one read
+in most cases: the search, not the evidence, had missed it."""
 
 from __future__ import annotations
 
