@@ -35,7 +35,8 @@ def test_an_arch_is_not_lowered_through_what_is_not_a_brick_of_the_turn() -> Non
 
 
 def test_only_pieces_nothing_stands_on_are_left_out() -> None:
-    dropped = [e for e in edits(PROPPED) if len(e) == len(PROPPED) - 1]
+    dropped = [e for e in edits(PROPPED)
+               if len(e) == len(PROPPED) - 1 and keys(e) <= keys(PROPPED)]
     assert [{place_key(p) for p in PROPPED} - keys(e) for e in dropped] == [
         {place_key(PROPPED[-1])}]  # the decoration: the arch and bricks hold something up
 
@@ -51,6 +52,15 @@ def test_a_run_of_bricks_is_tried_as_an_arch_over_it() -> None:
     run = [Piece(Kind.BRICK, 5, 20, 0), Piece(Kind.BRICK, 6, 20, 0), Piece(Kind.BRICK, 7, 20, 0)]
     arches = [e for e in edits(run) if len(e) == 1 and e[0].kind is Kind.ARCH]
     assert {(a[0].x, a[0].y, a[0].axis) for a in arches} == {(5, 20, Axis.X), (4, 20, Axis.X)}
+
+
+def test_two_bricks_an_arch_s_length_apart_are_tried_as_the_arch_on_them() -> None:
+    legs = [Piece(Kind.BRICK, 12, 21, 0), Piece(Kind.BRICK, 15, 21, 0),
+            Piece(Kind.ARCH, 15, 21, 1, axis=Axis.Y)]
+    arches = [e for e in edits(legs) if len(e) == 2
+              and {p.kind for p in e} == {Kind.ARCH}]
+    assert [keys(e) for e in arches] == [keys([Piece(Kind.ARCH, 12, 21, 0, axis=Axis.X),
+                                              legs[2]])]
 
 
 def test_a_decoration_is_tried_on_the_arch_s_other_end() -> None:
