@@ -6,7 +6,7 @@ or the parse is judged by the reading alone. Settings are chosen on those; five 
 says whether the settings hold on the bench's palaces.
 
     python3 -m bench.full_dev [--set dev|large|held ...] [--cache DIR]
-                              [--only 2004_120 ...] [--model] [--heights] [-v]
+                              [--only 2004_120 ...] [--model] [-v]
 
 The renders are kept in ``--cache`` (a minute or two to make the first time).
 """
@@ -108,9 +108,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", action="store_true",
                     help="let the learned surface model empty the space above each view's "
                          "surface (vision.surface)")
-    ap.add_argument("--heights", action="store_true",
-                    help="let the search weigh the surface model's heights as soft evidence "
-                         "(vision.heights)")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="list each palace's missed and extra pieces by kind")
     args = ap.parse_args(argv)
@@ -134,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         located = [BoardLocation(True, pose=p, rotation=0, camera=v.camera) for p in v.poses]
         started = time.perf_counter()
         reading = read_palace(v.frames, v.camera, ground=v.ground, locations=located,
-                              model=args.model, heights=args.heights)
+                              model=args.model)
         seconds = (time.perf_counter() - started) / len(v.frames)
         got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
         tally.palaces += 1

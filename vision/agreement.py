@@ -31,7 +31,6 @@ from numpy.typing import NDArray
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
 from vision.carve import PAY_LEVEL, ViewData, pixel_pay, unweighed
-from vision.heights import HEIGHT_WEIGHT, Heights, piece_extents
 from vision.silhouettes import Box, piece_voxels
 
 COLOUR_WEIGHT = 0.5
@@ -91,9 +90,6 @@ class _Sheet:
     """Per pixel (flat): the pay, then the colour sums it adds to the piece it shows
     (1, its three colour features, their squares' sum; all 0 where its colour does
     not count), made once so that a move's sums are a few weighted counts."""
-    heights: Heights | None = None
-    """The surface model's sure pixels and what each costs (:mod:`vision.heights`); None
-    without the model."""
 
     def shapes(self, boxes: Sequence[Box]) -> list[tuple[NDArray[np.int32], float, Rect] | None]:
         """Each box's outline (quarter pixels), distance and pixel rectangle, cached."""
@@ -217,9 +213,6 @@ class Search:
             sheet.label = _paint(sheet, sheet.scene)
             self.colour += _stats(sheet, sheet.label.ravel(), np.arange(h * w), 1.0,
                                   self.size)[1]
-            if sheet.vd.surface is not None and HEIGHT_WEIGHT > 0:
-                sheet.heights = Heights(sheet.vd.view, sheet.vd.surface, sheet.label,
-                                        lambda s: piece_extents(self.slots[s]))
 
     def _grow(self, count: int) -> None:
         """Room in the colour sums for ``count`` more slots."""
@@ -234,13 +227,9 @@ class Search:
         new = list(range(self.next, self.next + len(put)))
         added = dict(zip(new, put, strict=True))
         moved = [self.slots[s] for s in out] + list(put)
-        delta_pay = delta_height = 0.0
+        delta_pay = 0.0
         delta = np.zeros((self.size, 5))
         paints = []
-        heights = []
-
-        def extents(s: int) -> NDArray[np.float64]:
-            return piece_extents(added[s] if s in added else self.slots[s])
         for sheet in self.sheets:
             rect = _union([sh[2] for p in moved for sh in sheet.shapes(piece_voxels(p))
                            if sh is not None])
@@ -254,10 +243,6 @@ class Search:
             if differ.any():
                 ys, xs = np.nonzero(differ)
                 idx = (ys + y0) * sheet.label.shape[1] + (xs + x0)
-                if sheet.heights is not None:
-                    cost, at, costs = sheet.heights.change(idx, new_label[differ], extents)
-                    delta_height += cost
-                    heights.append((sheet.heights, at, costs))
                 n = len(idx)
                 sign = np.concatenate([np.full(n, -1.0), np.ones(n)])
                 pay, sums = _stats(sheet, np.concatenate([old[differ], new_label[differ]]),
@@ -268,11 +253,8 @@ class Search:
         touched = np.flatnonzero(np.abs(delta).sum(axis=1) > 0)
         before = _spread(self.colour[touched]).sum()
         later = _spread(self.colour[touched] + delta[touched]).sum()
-        total = (delta_pay - COLOUR_WEIGHT * (later - before) - HEIGHT_WEIGHT * delta_height
-                 - PIECE_COST * (len(put) - len(out)))
+        total = delta_pay - COLOUR_WEIGHT * (later - before) - PIECE_COST * (len(put) - len(out))
         if commit:
-            for sheet_heights, at, costs in heights:
-                sheet_heights.commit(at, costs)
             for sheet, got in zip(self.sheets, paints, strict=True):
                 if got is not None:
                     (x0, y0, x1, y1), lab = got

@@ -26,10 +26,10 @@ PHASE_BINS = 8
 about one."""
 
 
-def pixel_rays(view: View) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The camera's centre (board mm) and each region pixel's ray direction in the board
-    frame ((h * w, 3), row-major, not normalised: the camera frame's z is 1), lens
-    distortion undone."""
+def plate_points(view: View, height_mm: float = STUD_HEIGHT_MM / 2
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
+    (h, w, 2)) and whether its ray meets that plane on the plate."""
     h, w = view.shape
     x0, y0 = view.box[:2]
     us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
@@ -38,16 +38,9 @@ def pixel_rays(view: View) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     px = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
     norm = cv2.undistortPoints(px, cam.camera_matrix, cam.dist_coeffs).reshape(-1, 2)
     rays = np.concatenate([norm, np.ones((len(norm), 1))], axis=1)
-    # Camera frame to board frame: R^T d, as rows.
-    return view.pose.camera_center, rays @ view.pose.rotation
-
-
-def plate_points(view: View, height_mm: float = STUD_HEIGHT_MM / 2
-                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
-    (h, w, 2)) and whether its ray meets that plane on the plate."""
-    h, w = view.shape
-    eye, dirs = pixel_rays(view)
+    rot = view.pose.rotation
+    eye = view.pose.camera_center
+    dirs = rays @ rot  # camera frame to board frame: R^T d, as rows
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (height_mm - eye[2]) / dirs[:, 2]
     pts = eye[None, :2] + t[:, None] * dirs[:, :2]

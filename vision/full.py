@@ -93,16 +93,14 @@ PLANTS = frozenset({DecorationColor.LIGHT_GREEN.value, DecorationColor.DARK_GREE
 
 def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: GroundMap,
                 locations: Sequence[BoardLocation | None] | None = None,
-                model: bool = False, heights: bool = False, pick: bool = True
-                ) -> TurnReading:
+                model: bool = False, pick: bool = True) -> TurnReading:
     """The whole palace ``frames`` show (views of one camera, the board possibly turned or
     moved between them), read as the pieces added to the corner bricks. The reading is
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
     ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
     above what each view shows; off by default, since its heights are not yet sharp
-    enough to read more pieces right (docs/vision.md, full mode). ``heights`` lets the
-    search weigh the same model's heights as soft evidence instead (:mod:`vision.heights`).
-    ``pick`` runs the local search over the parse's pieces (:func:`vision.pick.picked`)."""
+    enough to read more pieces right (docs/vision.md, full mode). ``pick`` runs the
+    local search over the parse's pieces (:func:`vision.pick.picked`)."""
     started = time.perf_counter()
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
@@ -117,7 +115,7 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     for frame, loc in usable:
         assert loc.pose is not None
         vd = view_data(frame, loc.camera or camera, loc.pose, ground,
-                       model=SURFACE_MODEL if model or heights else None)
+                       model=SURFACE_MODEL if model else None)
         if vd is not None:
             views.append(vd)
     first = usable[0][1]
@@ -125,9 +123,7 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)
     views = balanced(views)
-    carving = carve(views if model else [replace(vd, surface=None) for vd in views])
-    if not heights:
-        views = [replace(vd, surface=None) for vd in views]
+    carving = carve(views)
     base = corners_only(ground).pieces
     pieces = explained(views, parse(carving, ground, base, top_colours(views)))
     if pick:
