@@ -94,7 +94,7 @@ most part, not seen, and a staircase's top read a level too high on bricks wins 
 more (the level-out reading differs by one level's strip). On six development sets
 (games 21000, 6000, 7000, 9000 deep, and 30 turns each at 640x480 and under a strong
 blur) 58 pieces had such a rival among their six nearest: the wrong ones won by 0 to
-0.51 of their outline, the right ones by 0 to 0.37 (7, 5 of them doubted already) or by
+0.51 of their outline, the right ones by 0 to 0.37 (7, all but one doubted already) or by
 1.21 and more (docs/vision.md)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
