@@ -30,16 +30,12 @@ ILLEGAL_CONFIDENCE = 0.45
 staircases, so a refused reading has most likely misread a piece, and one view does not
 say which (on the development turns 19 of 27 wrong pieces were in refused readings).
 Below :data:`vision.reading.UNCERTAIN_BELOW`, so the players are asked."""
-RIVAL_GAP = 35.0
+RIVAL_GAP = 50.0
 """A piece that another reading the decoder grew leaves out, while scoring within this
-much of the best (a third of a brick in full view; the legal bonus included), is
-doubted in proportion to how close that reading came: the evidence did not decide. At
-50 (as first chosen, on 80 development turns of games 7000 on: 8 more of 131 wrong
-pieces and 16 more of 332 right ones) the runner-up readings 35 to 50 behind doubted 15
-right pieces and no wrong one on four development sets (games 21000, 6000, 7000, 9000
-deep; 320 turns): there the runner-up is another staircase altogether, not the same
-one with a piece told otherwise. The wrong pieces it doubts alone lie 0.8 to 31 behind
-(docs/vision.md)."""
+much of the best (half a brick in full view; the legal bonus included), is doubted in
+proportion to how close that reading came: the evidence did not decide. On the 80
+development turns (games 7000 on) this flags 8 more of 131 wrong pieces (102 to 110)
+and 16 more of 332 right ones."""
 JUDGED_RIVALS = True
 """Whether a legal reading's pieces are weighed against their rivals with the rules'
 word in both (:meth:`vision.decode.Decoder.judged`), as the decoder chose them: a rival
