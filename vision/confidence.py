@@ -80,6 +80,18 @@ flags 15 more of 143 wrong pieces (111 to 126) and 13 more of 1531 right ones (1
 164); the readings are the same. On the bench's 200 twin turns, measured after it was
 chosen, it flags no more wrong piece and 12 more right ones; on the Cycles turns none
 either way."""
+NOTHING_SHARE = 0.8
+"""A piece's margin over the rival that stands for it with nothing (the reading without
+it, or with its level taken out: :mod:`vision.rival_readings`) is also measured against
+this share of its outline: 63 % confidence at 0.8 of the outline, under
+:data:`~vision.reading.UNCERTAIN_BELOW` below 0.55. A piece in full view wins over
+nothing by about its outline's evidence; one that wins by a fraction of it was, for the
+most part, not seen, and a staircase's top read a level too high on bricks wins by no
+more (the level-out reading differs by one level's strip). On six development sets
+(games 21000, 6000, 7000, 9000 deep, and 30 turns each at 640x480 and under a strong
+blur) 58 pieces had such a rival among their six nearest: the wrong ones won by 0 to
+0.51 of their outline, the right ones by 0 to 0.37 (7, all but one doubted already) or by
+1.21 and more (docs/vision.md)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -181,6 +193,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         rivals.sort(key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
+        confidence = min(confidence, _nothing_cap(decoder, shape[i], whole, rivals))
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -196,6 +209,17 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
     return tuple(out)
+
+
+def _nothing_cap(decoder: Decoder, outline: Piece, whole: float,
+                 rivals: Sequence[tuple[float, Piece | None]]) -> float:
+    """The most a piece is trusted against the best rival in which nothing stands for it
+    (1 where none does): its margin over that rival against :data:`NOTHING_SHARE` of
+    ``outline``, a piece in full view's worth, not a share of it."""
+    nothing = next((score for score, alt in rivals if alt is None), None)
+    if nothing is None:
+        return 1.0
+    return _sureness(decoder, whole - nothing, outline, NOTHING_SHARE)
 
 
 def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
@@ -225,12 +249,13 @@ def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: fl
     return cap
 
 
-def _sureness(decoder: Decoder, margin: float, outline: Piece) -> float:
-    """A margin as a confidence, against the size of ``outline`` in the view
-    (:data:`SURE_SHARE`): a margin a piece's outline would win by in full view is worth
-    more on a small piece than on a large one."""
+def _sureness(decoder: Decoder, margin: float, outline: Piece,
+              share: float = SURE_SHARE) -> float:
+    """A margin as a confidence, against ``share`` of the size of ``outline`` in the
+    view (:data:`SURE_SHARE` unless said): a margin a piece's outline would win by in
+    full view is worth more on a small piece than on a large one."""
     size = max(decoder.view_area(outline), 1.0)
-    return 1.0 - math.exp(-max(margin, 0.0) / (SURE_SHARE * size))
+    return 1.0 - math.exp(-max(margin, 0.0) / (share * size))
 
 
 def _start_open(before: Palace, pieces: Sequence[Piece],
