@@ -29,7 +29,7 @@ from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
 from calibration.side_pairs import side_pairs
-from calibration.stud_rows import rows_pin
+from calibration.stud_rows import rows_move, rows_pin
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
@@ -218,7 +218,10 @@ def _judged(
         # the sides' summed steps and then by their pairs' (a palace just inside one
         # side outsteps its rim in the sum, never in a pair).
         summed = best_stud_move(image, camera, grid.pose)
-        for move in dict.fromkeys([summed, *paired_moves]):
+        # And where the rows of stud tops end, over most of the board (a start only).
+        rows = [rows_move(image, camera, grid.pose)] if grid.blocks >= PAIRED_BLOCKS else []
+        rows = [m for m in rows if m != (0, 0)]
+        for move in dict.fromkeys([summed, *paired_moves, *rows]):
             moved = refine_on_grid(
                 gray, camera, moved_pose(grid.pose, *move), top_blind=top_blind
             )

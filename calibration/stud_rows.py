@@ -54,8 +54,10 @@ def _edge_rows() -> list[NDArray[np.int64]]:
 _ROWS = _edge_rows()
 
 
-def row_shares(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
-    """Per side and move of :data:`ROW_MOVES`, the share of the row's stud tops (the side's
+def row_shares(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, moves: tuple[int, ...] = ROW_MOVES
+) -> FloatArray:
+    """Per side and move (studs outwards), the share of the row's stud tops (the side's
     own row moved that many studs outwards) that show the plate's colour; NaN where too
     little of the row is in the picture.
 
@@ -66,7 +68,7 @@ def row_shares(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArr
     rows = [
         studs[_ROWS[side]] + np.append(OUTWARDS[side] * move * STUD_MM, 0.0)
         for side in range(4)
-        for move in ROW_MOVES
+        for move in moves
     ]
     lab = lab_samples(image, camera, pose, np.vstack([studs, *rows]))
     lab[:, 0] *= LIGHTNESS_WEIGHT
@@ -75,12 +77,12 @@ def row_shares(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArr
     plate = plate_tops_show(lab, reference)[len(studs) :]
     seen = np.isfinite(lab[len(studs) :, 0])
     size = len(_ROWS[0])
-    shares = np.full(4 * len(ROW_MOVES), np.nan)
+    shares = np.full(4 * len(moves), np.nan)
     for i in range(len(shares)):
         cells = slice(i * size, (i + 1) * size)
         if seen[cells].sum() >= MIN_ROW_CELLS:
             shares[i] = plate[cells][seen[cells]].mean()
-    return shares.reshape(4, len(ROW_MOVES))
+    return shares.reshape(4, len(moves))
 
 
 def rows_pin(
@@ -98,18 +100,42 @@ def rows_pin(
     striped table or a card beside it then steps outside the rim, not the board.
     """
     shares = np.nan_to_num(row_shares(image, camera, pose), nan=-1.0)
-    inside, own, out1, out2 = (ROW_MOVES.index(m) for m in (-1, 0, 1, 2))
-    edge = (
-        (shares[:, inside] >= EDGE_SHARE)
-        & (shares[:, own] >= EDGE_SHARE)
-        & (shares[:, out1] >= 0.0)
-        & (shares[:, out1] <= OFF_SHARE)
-        & (shares[:, out2] >= 0.0)
-        & (shares[:, out2] <= OFF_SHARE)
-    )
-    goes_on = shares[:, out1] > OFF_SHARE
+    edge = _ends(shares, ROW_MOVES.index(0))
+    goes_on = shares[:, ROW_MOVES.index(1)] > OFF_SHARE
     if any(state == "off" and not edge[side] for side, state in enumerate(states)):
         return False
     return all(
         (edge[a] or edge[b]) and not (goes_on[a] or goes_on[b]) for a, b in ((1, 3), (0, 2))
     )
+
+
+def _ends(shares: FloatArray, at: int) -> NDArray[np.bool_]:
+    """Per side, whether the board ends at the row of index ``at`` of ``shares`` (rows a
+    stud apart, outwards): that row and the one inside it the plate's colour, the two
+    outside it not, all four in the picture (NaN read as -1)."""
+    inner, outer = shares[:, at - 1 : at + 1], shares[:, at + 1 : at + 3]
+    return (inner >= EDGE_SHARE).all(axis=1) & ((outer >= 0.0) & (outer <= OFF_SHARE)).all(
+        axis=1
+    )
+
+
+MOVE_REACH = 2
+"""Studs either way a pose may be moved to where the rows end (:func:`rows_move`)."""
+
+
+def rows_move(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> tuple[int, int]:
+    """The whole-stud move (``dx``, ``dy``, up to :data:`MOVE_REACH` each way) that puts
+    each axis's sides where the rows of stud tops end, 0 along an axis whose sides do
+    not say so or disagree. A start for the checks (:func:`rows_pin` among them), never
+    an answer: where a side past the frame's edge or a striped table draws the sides'
+    own move (:func:`calibration.alias.best_stud_move`) studs off, the rows are not."""
+    moves = tuple(range(-MOVE_REACH - 1, MOVE_REACH + 3))
+    shares = np.nan_to_num(row_shares(image, camera, pose, moves), nan=-1.0)
+    ends = np.array([_ends(shares, moves.index(m)) for m in range(-MOVE_REACH, MOVE_REACH + 1)])
+    out = []
+    for a, b in ((1, 3), (2, 0)):
+        # Side a ending m studs outwards moves the board +m along its axis, side b -m.
+        found = {int(m) - MOVE_REACH for m in np.flatnonzero(ends[:, a])}
+        found |= {MOVE_REACH - int(m) for m in np.flatnonzero(ends[:, b])}
+        out.append(found.pop() if len(found) == 1 else 0)
+    return out[0], out[1]
