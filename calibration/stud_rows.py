@@ -94,19 +94,32 @@ def rows_pin(
     the row inside at least :data:`EDGE_SHARE` the plate's colour, both rows outside at
     most :data:`OFF_SHARE`) and neither side shows the board going on outside it
     (more than :data:`OFF_SHARE` of the row outside it the plate's colour: the board, a
-    table of its colour, or, on a near side seen low, the plate's own side face). Every
-    side whose colour step reads it a stud off (``states``, as
+    table of its colour, or, on a near side seen low, the plate's own side face) or
+    ending a stud inside it (its own row at most :data:`OFF_SHARE`, the row inside at
+    least :data:`EDGE_SHARE`). Every side whose colour step reads it a stud off (``states``, as
     :attr:`calibration.alias.BoundaryCheck.states`) must itself mark the board's end: a
     striped table or a card beside it then steps outside the rim, not the board.
     """
     shares = np.nan_to_num(row_shares(image, camera, pose), nan=-1.0)
     edge = _ends(shares, ROW_MOVES.index(0))
-    goes_on = shares[:, ROW_MOVES.index(1)] > OFF_SHARE
     if any(state == "off" and not edge[side] for side, state in enumerate(states)):
         return False
-    return all(
-        (edge[a] or edge[b]) and not (goes_on[a] or goes_on[b]) for a, b in ((1, 3), (0, 2))
+    return all(pinned_axes(shares))
+
+
+def pinned_axes(shares: FloatArray) -> tuple[bool, bool]:
+    """Per axis (x, y), whether the rows pin it (:func:`rows_pin`, without the sides'
+    states); ``shares`` from :func:`row_shares` at :data:`ROW_MOVES`, NaN read as -1."""
+    edge = _ends(shares, ROW_MOVES.index(0))
+    # A side's row outside showing the plate's colour (the board goes on), or its own row
+    # not showing it while the row inside does (the board ends a stud in): a board a
+    # stud off shows one or the other at one of its axis's sides.
+    own, inside = shares[:, ROW_MOVES.index(0)], shares[:, ROW_MOVES.index(-1)]
+    against = (shares[:, ROW_MOVES.index(1)] > OFF_SHARE) | (
+        (own >= 0.0) & (own <= OFF_SHARE) & (inside >= EDGE_SHARE)
     )
+    x, y = ((edge[a] or edge[b]) and not (against[a] or against[b]) for a, b in ((1, 3), (0, 2)))
+    return bool(x), bool(y)
 
 
 def _ends(shares: FloatArray, at: int) -> NDArray[np.bool_]:
