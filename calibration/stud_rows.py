@@ -13,7 +13,10 @@ colour, or a hand or a card covers the row, the rows say nothing.
 
 Only a lattice that fixes the board's size (:func:`calibration.fit.pins_own_size`) is
 asked, where its sides do not pin it: the rows say where the board ends, not how large
-it is.
+it is. At the truths of 400 dev wide-twin frames the rows pinned both axes of 237 of the
+316 such lattices, and of 9,464 truths moved 1 to 6 or 8 studs along an axis, that axis
+of one (a board 8 studs off whose sides pass it anyway, refused by the far side's read a
+block in; see docs/real-tables.md).
 """
 
 from __future__ import annotations
