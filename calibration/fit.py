@@ -29,6 +29,7 @@ from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
 from calibration.side_pairs import side_pairs
+from calibration.stud_rows import rows_move, rows_pin
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
@@ -207,12 +208,20 @@ def _judged(
         boundary = dataclasses.replace(
             boundary, paired=_axes_pinned(image, camera, grid.pose, boundary)
         )
+    if not boundary.holds(grid.blocks) and pins_own_size(grid):
+        # A side past the frame's edge, a striped table or a card beside a side: where the
+        # sides do not pin the board, the rows of stud tops may (calibration.stud_rows).
+        pinned = rows_pin(image, camera, grid.pose, boundary.states)
+        boundary = dataclasses.replace(boundary, paired=pinned)
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it, by
         # the sides' summed steps and then by their pairs' (a palace just inside one
         # side outsteps its rim in the sum, never in a pair).
         summed = best_stud_move(image, camera, grid.pose)
-        for move in dict.fromkeys([summed, *paired_moves]):
+        # And where the rows of stud tops end, over most of the board (a start only).
+        rows = [rows_move(image, camera, grid.pose)] if grid.blocks >= PAIRED_BLOCKS else []
+        rows = [m for m in rows if m != (0, 0)]
+        for move in dict.fromkeys([summed, *paired_moves, *rows]):
             moved = refine_on_grid(
                 gray, camera, moved_pose(grid.pose, *move), top_blind=top_blind
             )
@@ -223,6 +232,9 @@ def _judged(
             moved_check = check_boundary(image, camera, moved.pose)
             if not moved_check.passed and pins_own_size(moved):
                 pinned = side_pairs(image, camera, moved.pose).pinned
+                moved_check = dataclasses.replace(moved_check, paired=pinned)
+            if not moved_check.holds(moved.blocks) and pins_own_size(moved):
+                pinned = rows_pin(image, camera, moved.pose, moved_check.states)
                 moved_check = dataclasses.replace(moved_check, paired=pinned)
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
