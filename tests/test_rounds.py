@@ -15,7 +15,7 @@ from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
 from vision.rounds import CloseBounds, Ranked, Start, rank_moves
 from vision.scoring import Candidate, Scorer
-from vision.silhouettes import _voxels, piece_voxels
+from vision.voxels import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
 
 

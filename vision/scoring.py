@@ -21,8 +21,9 @@ from rules.pieces import Kind, Piece, Voxel
 from vision.colours import LevelColours, bricks_shown, seams_needed
 from vision.evidence import Evidence
 from vision.seams import SeamLines
-from vision.silhouettes import LEAVES, Box, piece_voxels
+from vision.silhouettes import LEAVES
 from vision.tiles import Tiles
+from vision.voxels import Box, piece_voxels
 
 PIECE_PRICE = 0.06
 """Share of what it would show (in evidence units) a piece must explain to be worth
