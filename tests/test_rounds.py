@@ -14,7 +14,8 @@ from rules.pieces import Axis, Voxel
 from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
 from vision.rounds import CloseBounds, Ranked, Start, rank_moves
-from vision.scoring import Candidate, Scorer
+from vision.scored_piece import Candidate
+from vision.scoring import Scorer
 from vision.voxels import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
 

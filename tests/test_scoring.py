@@ -14,7 +14,8 @@ from twin.cameras import random_camera
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
 from vision.decode import Decoder
 from vision.evidence import Evidence
-from vision.scoring import Scorer, piece_key
+from vision.scored_piece import piece_key
+from vision.scoring import Scorer
 from vision.silhouettes import View
 from vision.views import board_box, working_scale
 

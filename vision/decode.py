@@ -31,7 +31,8 @@ from vision.candidates import (
 from vision.evidence import Evidence
 from vision.refine import refine
 from vision.rounds import CloseBounds, Ranking, Start, rank_moves
-from vision.scoring import Candidate, Masks, PieceKey, Scorer
+from vision.scored_piece import Candidate, PieceKey
+from vision.scoring import Masks, Scorer
 from vision.staircases import weigh_staircases
 from vision.ways import NO_WAY, Way, shape_key
 

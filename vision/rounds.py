@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Voxel
-from vision.scoring import Candidate, Pixels, Scorer
+from vision.scored_piece import Candidate, Pixels
+from vision.scoring import Scorer
 from vision.ways import NO_WAY, Way
 
 Start = tuple[float, Candidate, bool, bool]

@@ -31,7 +31,8 @@ from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
 from vision.refine import refine
 from vision.rulings import off_rim
-from vision.scoring import Candidate, PieceKey, Scorer, array_sum, piece_key
+from vision.scored_piece import Candidate, PieceKey, piece_key
+from vision.scoring import Scorer, array_sum
 from vision.stair_bounds import CloserBound, Signs
 from vision.stair_ways import LegWays, SearchMemo, far_ways, pieces_bound, span_free, start_ways
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from rules.pieces import Piece, Voxel
-from vision.scoring import Candidate, PieceKey, Pixels, Scorer
+from vision.scored_piece import Candidate, PieceKey, Pixels
+from vision.scoring import Scorer
 
 
 def shape_key(piece: Piece) -> PieceKey:
@@ -31,7 +32,7 @@ class Way:
         self.cands = tuple(cands)
         self._stale = [False]
         """Whether a piece's kept answers were forgotten since it was made: a flag its
-        pieces hold (:attr:`vision.scoring.Candidate.ways`) rather than the way itself."""
+        pieces hold (:attr:`vision.scored_piece.Candidate.ways`) rather than the way itself."""
         uppers: list[float] = []
         slack = -np.inf
         prices: list[float] = []
