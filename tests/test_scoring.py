@@ -89,7 +89,8 @@ def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
 
     def ways() -> list[list[tuple[object, ...]]]:
         return [[c.key for c in way.cands]
-                for way in decoder._leg_ways([(10, 13, 2)])[(10, 13, 2)]]
+                for way in decoder.moves.leg_ways(decoder.state, decoder.added,
+                                                  [(10, 13, 2)])[(10, 13, 2)]]
 
     def truth() -> list[list[tuple[object, ...]]]:
         return [[piece_key(p) for p in way]

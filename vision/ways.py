@@ -1,6 +1,6 @@
 """The ways to hold up an arch's leg, as the decoder's move loop uses them.
 
-A move (:meth:`vision.decode.Decoder.moves`) is an arch with a way to hold up each leg,
+A move (:meth:`vision.moves.Moves.ranking`) is an arch with a way to hold up each leg,
 or a piece alone between two empty ways; the ways under one leg are shared by every arch
 standing there, so each keeps what the moves ask of it again and again: its pieces'
 bounds and prices, its worst piece's slack, its free pixels. A way is kept from round to
