@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from palace.session import SessionError, TableSession
+from palace.session import TableSession
+from palace.turn_actions import SessionError
 from rules.pieces import ANIMAL_KINDS, Axis, Kind, Piece
 from twin.table import SimulatedTable, TableFrame
 

@@ -43,7 +43,8 @@ from palace.api_models import (
     StateOut,
 )
 from palace.monopoly_api import monopoly_router
-from palace.session import SessionError, TableSession
+from palace.session import TableSession
+from palace.turn_actions import SessionError
 from rules.settings import RuleSettings
 
 JOIN_COOKIE = "palace_join"

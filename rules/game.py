@@ -32,17 +32,17 @@ from rules.cards import BoardSpec, Card, Delivery, Market, load_boards, load_car
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, Kind, Piece, Voxel
-from rules.report import TurnReport, Violation
+from rules.report import TurnReport
 from rules.scene import Scene
 from rules.settings import RuleSettings
 from rules.staircase import analyse_added, split_turn
 from rules.supply import BOARD_SPACES, Player, Tray
+from rules.turn_pieces import inventory_violations, name_pieces
 
 BONUS_CARDS = 14
 BONUS_BANANAS = 4
 TROPHY_BANANAS = {"monkey": 2, "butterfly": 2, "frog": -3}
 _HELD = {Kind.ARCH: "arches", Kind.BRICK: "bricks", Kind.COLUMN: "columns"}
-_ID_PREFIX = {Kind.ARCH: "a", Kind.BRICK: "b", Kind.COLUMN: "c", Kind.DECORATION: "d"}
 
 
 class GameError(ValueError):
@@ -170,7 +170,8 @@ class Game:
     # -- judging a turn without playing it ---------------------------------------------
     def check_turn(self, added: Sequence[Piece], *, frog: bool = False) -> TurnReport:
         """The report ``play_turn`` would act on, with the game's own checks added
-        (pieces in hand, decorations left, ids); changes nothing."""
+        (pieces in hand, decorations left, ids: :mod:`rules.turn_pieces`); changes
+        nothing."""
         return self._judge(added, frog)[0]
 
     def _judge(self, added: Sequence[Piece], frog: bool) -> tuple[TurnReport, list[Piece]]:
@@ -185,61 +186,13 @@ class Game:
                tuple(self.tray.decorations.values()))
         if self._last_judged is not None and self._last_judged[0] == key:
             return self._last_judged[1], list(self._last_judged[2])
-        named = self._name(added)
+        named, self._pending_counters = name_pieces(added, self.palace, self._counters)
         report = analyse_added(self.palace, named, self.settings, frog_taken=frog)
-        extra = self._inventory_violations(named, frog)
+        extra = inventory_violations(named, frog, player, self.tray, self.palace)
         if extra:
             report = replace(report, legal=False, violations=(*report.violations, *extra))
         self._last_judged = (key, report, tuple(named), self._pending_counters)
         return report, named
-
-    def _name(self, added: Sequence[Piece]) -> list[Piece]:
-        """Gives unnamed pieces readable ids (a7, b3, d2...) not yet used on the board.
-
-        The counters only move when the turn is played, so judging a turn twice names
-        its pieces the same way both times.
-        """
-        counters = Counter(self._counters)
-        taken = {p.id for p in added if p.id}
-        out = []
-        for piece in added:
-            if not piece.id:
-                prefix = _ID_PREFIX.get(piece.kind, piece.kind.value)
-                while True:
-                    counters[prefix] += 1
-                    candidate = f"{prefix}{counters[prefix]}"
-                    if candidate not in self.palace and candidate not in taken:
-                        break
-                piece = piece.moved(id=candidate)
-                taken.add(candidate)
-            out.append(piece)
-        self._pending_counters = counters
-        return out
-
-    def _inventory_violations(self, added: Sequence[Piece], frog: bool) -> list[Violation]:
-        player = self.player
-        out: list[Violation] = []
-        have = {Kind.ARCH: player.arches, Kind.BRICK: player.bricks,
-                Kind.COLUMN: player.columns + (1 if frog else 0)}
-        used = Counter(p.kind for p in added)
-        for kind, count in have.items():
-            if used[kind] > count:
-                ids = tuple(p.id for p in added if p.kind is kind)
-                noun = "arches" if kind is Kind.ARCH else f"{kind.value}s"
-                out.append(Violation("pieces", ids, f"the staircase uses {used[kind]} "
-                                     f"{noun} but {player.name} has only {count}"))
-        decorations = Counter(p.color for p in added if p.kind is Kind.DECORATION)
-        for color, count in decorations.items():
-            if self.tray.decorations.get(color, 0) < count:
-                out.append(Violation("pieces", (), f"the tray has no {color} decoration left"))
-        for piece in added:
-            if piece.kind is Kind.CORNER:
-                out.append(Violation("pieces", (piece.id,), f"{piece.label} is not a building "
-                                     "piece; corner bricks are set up once"))
-            elif piece.id in self.palace and piece.kind not in ANIMAL_KINDS:
-                out.append(Violation("overlap", (piece.id,),
-                                     f"id {piece.id} is already on the board"))
-        return out
 
     # -- playing ----------------------------------------------------------------------
     def play_turn(

@@ -14,8 +14,9 @@ from rules.pieces import Axis, Voxel
 from tests.test_scoring import evidence, pieces
 from vision.decode import Decoder
 from vision.rounds import CloseBounds, Ranked, Start, rank_moves
-from vision.scoring import Candidate, Scorer
-from vision.silhouettes import _voxels, piece_voxels
+from vision.scored_piece import Candidate
+from vision.scoring import Scorer
+from vision.voxels import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
 
 
@@ -128,13 +129,13 @@ def test_ways_kept_between_rounds_hold_what_fresh_ones_do() -> None:
         return Way(decoder.scorer, cands) if cands else NO_WAY
 
     decoder.scorer.sync(decoder.masks)
-    before = decoder._leg_ways(legs)
+    before = decoder.moves.leg_ways(decoder.state, decoder.added, legs)
     # Pixels covered as a round covers them (the pieces read near the legs unchanged, so
     # the legs' ways are the same pieces): stale ways are made anew, the rest kept.
     arch = decoder.scorer.candidate(Piece(Kind.ARCH, 9, 11, 1, axis=Axis.X))
     decoder.masks[0][arch.pixels[0]] = True
     decoder.scorer.sync(decoder.masks)
-    kept = decoder._leg_ways(legs)
+    kept = decoder.moves.leg_ways(decoder.state, decoder.added, legs)
     assert held(kept) == held({leg: [fresh(list(w.cands)) for w in kept[leg]]
                                for leg in legs})
     assert held(kept) != held(before)  # the covered pixels did change some

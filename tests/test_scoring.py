@@ -14,7 +14,8 @@ from twin.cameras import random_camera
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
 from vision.decode import Decoder
 from vision.evidence import Evidence
-from vision.scoring import Scorer, piece_key
+from vision.scored_piece import piece_key
+from vision.scoring import Scorer
 from vision.silhouettes import View
 from vision.views import board_box, working_scale
 
@@ -88,7 +89,8 @@ def test_kept_ways_under_a_leg_are_what_the_palace_now_gives() -> None:
 
     def ways() -> list[list[tuple[object, ...]]]:
         return [[c.key for c in way.cands]
-                for way in decoder._leg_ways([(10, 13, 2)])[(10, 13, 2)]]
+                for way in decoder.moves.leg_ways(decoder.state, decoder.added,
+                                                  [(10, 13, 2)])[(10, 13, 2)]]
 
     def truth() -> list[list[tuple[object, ...]]]:
         return [[piece_key(p) for p in way]

@@ -159,7 +159,7 @@ def test_a_final_arch_no_reading_holds_ends_a_proposal_where_the_picture_shows_i
         deco = next(p for p in added if p.kind is Kind.DECORATION)
         final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
                      and (deco.x, deco.y) in p.knobs())
-        shown = decoder.shown_arches(search.SHOWN_ARCHES)
+        shown = decoder.moves.shown_arches(search.SHOWN_ARCHES)
         assert any(keys([a]) == keys([final]) for a in shown)
         taken = {c for p in [*before.pieces, *added] for c in p.footprint()}
         stray = next(Piece(Kind.BRICK, x, y, 0) for x in range(2, 30) for y in range(2, 30)

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from twin import board as board_layer
-from twin import raster
+from twin import polygons, raster
 from twin.mesh import KIND_BACKGROUND, KIND_BOARD
 
 
@@ -16,7 +16,7 @@ def composite(
     image: np.ndarray,
     zb: raster.ZBuffer,
     board: board_layer.BoardLayer,
-    polys: raster.Prepared,
+    polys: polygons.Prepared,
     lut: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pieces over the table, the board wherever it is nearer; labels to match.

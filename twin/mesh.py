@@ -3,7 +3,7 @@
 Every surface is a planar convex polygon so that the rasteriser can fill it with
 ``cv2.fillConvexPoly`` and interpolate its depth exactly (1/z is affine in screen space
 on a plane). Curved parts are cut into facets; studs are the one exception: their sides
-are drawn as a view-dependent silhouette (see :mod:`twin.raster`) because dozens
+are drawn as a view-dependent silhouette (see :mod:`twin.polygons`) because dozens
 of facets per stud would cost more than the whole rest of a frame.
 
 Level 0 is the board frame's ``z = 0`` plane (the top of the baseplate; the ground map

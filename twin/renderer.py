@@ -18,7 +18,7 @@ from rules.palace import Palace
 from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, missing_corners
 from rules.scene import Scene
 from twin import board as board_layer
-from twin import raster
+from twin import polygons, raster
 from twin.card_print import TEXTURE_PX_PER_MM, card_texture
 from twin.clutter import CLUTTER, TABLE_Z, corner_cover, table_clutter
 from twin.composite import composite
@@ -194,10 +194,10 @@ def render(
 
     lens = lens_for(camera, options.distortion)
     zb = raster.ZBuffer(lens)
-    scene_polys = raster.prepare(geometry, lens, rotation, tvec)
+    scene_polys = polygons.prepare(geometry, lens, rotation, tvec)
     raster.draw(zb, scene_polys)
     n_scene = len(scene_polys.outlines)
-    extra = raster.prepare(Geometry.from_mesh(cover_mesh), lens, rotation, tvec)
+    extra = polygons.prepare(Geometry.from_mesh(cover_mesh), lens, rotation, tvec)
     covered_before = zb.poly >= 0 if extra.outlines else None
     raster.draw(zb, extra, n_scene)
 
@@ -355,8 +355,8 @@ def _palace_geometry(pieces: tuple[Piece, ...], bases: list[Geometry], tints: np
     return Geometry.concat([joined, rim])
 
 
-def _concat_prepared(a: raster.Prepared, b: raster.Prepared) -> raster.Prepared:
-    return raster.Prepared(
+def _concat_prepared(a: polygons.Prepared, b: polygons.Prepared) -> polygons.Prepared:
+    return polygons.Prepared(
         outlines=a.outlines + b.outlines,
         **{
             name: np.concatenate([getattr(a, name), getattr(b, name)])

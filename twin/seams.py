@@ -33,7 +33,7 @@ from rules.pieces import ANIMAL_KINDS, BRICK_MM, STUD_MM, Piece
 from twin.lens import Lens
 from twin.mesh import PART_BODY
 from twin.piece_light import board_points
-from twin.raster import Prepared
+from twin.polygons import Prepared
 
 SIDE_NORMAL_Z = 0.3
 """Faces whose normal rises less than this are sides (a top face at a joint's height is

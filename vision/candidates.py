@@ -41,7 +41,7 @@ def _piece(kind: Kind, x: int, y: int, z: int, axis: Axis = Axis.X, color: str =
 def shapes_at(x: int, y: int, z: int) -> Iterator[Piece]:
     """Every building piece with a voxel at (x, y, z), and a plant decoration there. A
     round decoration is grown as the brick whose outline holds it; the rules' crown and
-    the whole staircases weigh it round (:data:`vision.silhouettes.ROUND`), and the
+    the whole staircases weigh it round (:data:`vision.voxels.ROUND`), and the
     rules tell the two apart later."""
     yield _piece(Kind.BRICK, x, y, z)
     yield _piece(Kind.DECORATION, x, y, z, Axis.X, PLANT)

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Voxel
-from vision.scoring import Candidate, Pixels, Scorer
+from vision.scored_piece import Candidate, Pixels
+from vision.scoring import Scorer
 from vision.ways import NO_WAY, Way
 
 Start = tuple[float, Candidate, bool, bool]
@@ -32,7 +33,7 @@ Ranked = tuple[float, float, Way, Way, Candidate]
 
 class Ranking:
     """A round's moves (:func:`rank_moves`), highest bound first, as arrays: the move
-    loop (:meth:`vision.decode.Decoder._best_moves`) stops at the first bound not above
+    loop (:meth:`vision.moves.Moves.best`) stops at the first bound not above
     its floor and passes over every move but a piece alone whose reach is not above it,
     and the floor changes only when a move is kept, so the moves it would look at are
     found with numpy, a stretch of the ranking at a time, rather than one by one in

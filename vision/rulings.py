@@ -15,7 +15,7 @@ import numpy as np
 
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, staircase_end, supports
-from vision.scoring import PieceKey, Pixels, piece_key
+from vision.scored_piece import PieceKey, Pixels, piece_key
 
 if TYPE_CHECKING:
     from vision.decode import Decoder

@@ -3,11 +3,11 @@
 The decoder (:mod:`vision.decode`) asks the same questions thousands of times a turn:
 what a piece alone would add to the pixels no new piece covers yet, the most it could
 add (its bound), what a move (a few pieces together) would add. A piece's pixels, leaves
-and price are worked out once a turn; its gain alone and its bound are kept until one of
-the pixels they were read from is covered or uncovered: the region is cut in tiles, and
-each tile knows the candidates whose pixels fall in it (:mod:`vision.tiles`). Kept
-answers are the very numbers a fresh computation gives (the same sums over the same
-pixels in the same order), so keeping them changes no reading.
+and price (:mod:`vision.scored_piece`) are worked out once a turn; its gain alone and its
+bound are kept until one of the pixels they were read from is covered or uncovered: the
+region is cut in tiles, and each tile knows the candidates whose pixels fall in it
+(:mod:`vision.tiles`). Kept answers are the very numbers a fresh computation gives (the
+same sums over the same pixels in the same order), so keeping them changes no reading.
 """
 
 from __future__ import annotations
@@ -17,113 +17,21 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from rules.pieces import Kind, Piece, Voxel
-from vision.colours import LevelColours, bricks_shown, seams_needed
+from rules.pieces import Kind, Piece
+from vision.colours import LevelColours, seams_needed
 from vision.evidence import Evidence
+from vision.scored_piece import Candidate, Move, PieceKey, Pixels, piece_key
 from vision.seams import SeamLines
-from vision.silhouettes import LEAVES, Box, piece_voxels
+from vision.silhouettes import LEAVES
 from vision.tiles import Tiles
-
-PIECE_PRICE = 0.06
-"""Share of what it would show (in evidence units) a piece must explain to be worth
-reading."""
-PIECE_FLOOR = 2.0
-"""What every piece costs besides: it keeps hidden stacks out unless a visible piece
-needs them, and breaks the tie between a column and three bricks of the same outline in
-favour of fewer pieces."""
-MIXED_PRICE = 0.15
-"""What each of a column's pixels costs when its levels differ in colour by
-``UNIFORM_WITHIN`` + ``MIXED_RAMP`` (:mod:`vision.colours`) or more: three bricks of the
-box's four colours rarely match, a column is one colour, and the two have the same
-outline."""
+from vision.voxels import Box, piece_voxels
 
 Masks = list[NDArray[np.bool_]]
 _NONE = np.zeros(0, np.intp)
 _NONE.flags.writeable = False
-PieceKey = tuple[object, ...]
 array_sum = np.add.reduce
 """What ``ndarray.sum()`` calls (the same sum, to the bit), without its wrapper: the
 decoder sums pixels' evidence hundreds of thousands of times a turn."""
-Pixels = NDArray[np.intp]
-
-
-def piece_key(piece: Piece) -> PieceKey:
-    """What the score of a piece depends on: not its id, nor a building colour; a gold
-    decoration has no leaves, a plant has."""
-    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.color == "gold")
-
-
-class Candidate:
-    """One piece as the scorer knows it: its pixels and leaves in each view, its price,
-    and its gain alone and bound against the masks as they are."""
-
-    __slots__ = ("_colours", "_price", "_seams", "_voxels", "_weights", "around",
-                 "decoration", "evidence", "free", "fresh", "key", "leaf_sums", "leaves", "piece",
-                 "pixels", "size", "upper", "ways")
-
-    def __init__(self, piece: Piece, key: PieceKey, scorer: Scorer) -> None:
-        # What its price asks, rather than the scorer itself: the scorer keeps its
-        # candidates, and a candidate kept back would make every one a reference cycle,
-        # left for the cycle collector (tens of thousands of objects a turn) instead of
-        # freed as the turn's decoder goes.
-        self._colours = scorer.colours
-        self._seams = scorer.seams
-        self.piece = piece
-        self.key = key
-        self.decoration = piece.kind is Kind.DECORATION
-        self._voxels: frozenset[Voxel] | None = None
-        self.pixels: list[Pixels] = []
-        self.leaves: list[Pixels] = []
-        self.leaf_sums: list[float] = []
-        self.around: list[Pixels | None] = []
-        """Its leaves' pixels that it does not cover itself, per view (None: no leaves)."""
-        self.size = 0
-        """Its pixels, over the views."""
-        self._price: float | None = None
-        self.free: list[Pixels] | None = None
-        """Its pixels no new piece covers yet, per view, while the masks stay as they are."""
-        self._weights: list[NDArray[np.float32]] | None = None
-        """Its free pixels' evidence, per view, as its gain alone read it, kept for its
-        bound (asked next, nearly always) and dropped once that is read."""
-        self.evidence: float | None = None
-        """The evidence of its free pixels (and leaves), its price not taken off, while
-        the masks stay as they are."""
-        self.fresh: float | None = None
-        """Its gain alone (:meth:`Scorer.fresh`), while the masks stay as they are."""
-        self.upper: float | None = None
-        """Its bound (:meth:`Scorer.upper`), while the masks stay as they are."""
-        self.ways: list[list[bool]] = []
-        """The stale flags of the ways to hold up a leg it is in, kept while its answers
-        are (:class:`vision.ways.Way`): they are stale once its answers are forgotten. The
-        flags, not the ways, so that a way and its pieces hold no reference cycle."""
-
-    @property
-    def price(self) -> float:
-        """What it must explain to be worth reading: a share of its pixels and a floor,
-        and for a column a price for levels of different colours, worked out when first
-        asked (the decoder needs no price of a piece whose pixels speak against it)."""
-        if self._price is None:
-            size = self.size
-            price = PIECE_PRICE * size + PIECE_FLOOR
-            if self.piece.kind is Kind.COLUMN:
-                price += MIXED_PRICE * size * bricks_shown(self._colours, self._seams,
-                                                           self.piece)
-            self._price = price
-        return self._price
-
-    @property
-    def voxels(self) -> frozenset[Voxel]:
-        """The cells it fills, worked out when first asked: only the rounds after the
-        first ask it (whether a move joins the pieces read), of a few of the thousands of
-        pieces a turn makes."""
-        if self._voxels is None:
-            self._voxels = frozenset(self.piece.voxels())
-        return self._voxels
-
-
-Move = tuple[Candidate, ...]
-"""Pieces added in one step, in the order they are placed: an arch with what holds its
-legs up, or one piece."""
 
 
 class Scorer:

@@ -3,9 +3,10 @@
 Reconstruction compares what each candidate palace would look like with what the frame
 shows, so it needs, for any piece, the pixels it would cover and whether something
 already on the board stands in front of them. A piece is cut into one-stud, one-brick
-voxels; a voxel's silhouette is the convex hull of its eight projected corners (exact for
-a box, lens distortion included at the corners), and the board's own pieces are painted
-far to near into a depth buffer, which is exact for equal boxes on a grid. Everything is
+voxels, each drawn as a box (:mod:`vision.voxels`); a voxel's silhouette is the convex
+hull of its eight projected corners (exact for a box, lens distortion included at the
+corners), and the board's own pieces are painted far to near into a depth buffer, which
+is exact for equal boxes on a grid. Everything is
 worked out in a region of interest at a reduced scale, because pieces are 15 to 40 px
 wide and the decision needs a few hundred pixels per piece, not thousands.
 """
@@ -14,39 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
-from rules.pieces import BRICK_MM, STUD_MM, Axis, Kind, Piece
+from rules.pieces import BRICK_MM, STUD_MM, Piece
 from vision.raster import CROSS, fill, fill_many, sides_many
+from vision.voxels import (
+    FULL,
+    RING_COS,
+    RING_SIN,
+    ROUND,
+    Box,
+    box_corners,
+    piece_voxels,
+    round_corners,
+)
 
-INSET_MM = 0.1
-"""Voxels are drawn a little inside their cell: neighbours' seams, and a pose a few
-tenths of a pixel off, should not make a voxel claim its neighbour's pixels."""
-ARCH_ROOF_MM = 6.4
-"""An arch's opening rises this high under its middle two cells; only the roof above it
-hides what lies behind."""
-STUD_TOP_MM = 1.7
-STUD_SHARE = 0.6
 LEAF_REACH_MM = 13.0
 LEAF_HEIGHT_MM = 7.5
-
-Box = tuple[int, int, int, int]
-"""One box a piece is drawn with, (x, y, level, shape): shape FULL a whole voxel, ROOF an
-arch's roof over its opening, STUDDED a voxel with the stud on its top (a piece's
-knob)."""
-FULL, ROOF, STUDDED = 0, 1, 3
-ROUND = 5
-"""The box key of a round 1x1 piece: the gold decoration (part 3062b), a cylinder the
-cell's width with a stud on top. Drawn as the cell's box, its four corners (a tenth to
-a quarter of the outline) claim what stands behind it, which no new piece covers: on the
-development turns those corner pixels' evidence averaged 0.14 against 0.63 inside the
-round body, and in some turns fell below zero enough that the rules' decoration was
-refused where the player had put it."""
 LEAVES = 2
 """The cache's key for a plant's leaf pixels (:meth:`View.leaf_pixels`)."""
 SIDES = 4
@@ -54,80 +43,8 @@ SIDES = 4
 MIN_SIDE_PIXELS = 6
 """Fewer inner pixels than this and the side pixels keep their outline."""
 
-
-_RING_ANGLES = np.linspace(0, 2 * np.pi, 13)[:-1]
-_RING_COS, _RING_SIN = np.cos(_RING_ANGLES), np.sin(_RING_ANGLES)
 _NO_PIXELS = np.zeros(0, np.intp)
 _NO_PIXELS.flags.writeable = False
-
-
-def piece_voxels(piece: Piece) -> tuple[Box, ...]:
-    """The boxes a piece is drawn with: its cells, level by level, an arch's middle as roof.
-
-    The pieces the decoder makes by the thousand (1x1 pieces and arches) are written out
-    here, the very boxes the general way gives (:func:`_voxels`, for the rest)."""
-    kind, x, y, z = piece.kind, piece.x, piece.y, piece.z
-    if kind is Kind.BRICK:
-        return ((x, y, z, STUDDED),)
-    if kind is Kind.DECORATION:
-        return ((x, y, z, ROUND if piece.color == "gold" else STUDDED),)
-    if kind is Kind.COLUMN:
-        return ((x, y, z, FULL), (x, y, z + 1, FULL), (x, y, z + 2, STUDDED))
-    if kind is Kind.ARCH:
-        if piece.axis is Axis.X:
-            return ((x, y, z, STUDDED), (x + 1, y, z, ROOF), (x + 2, y, z, ROOF),
-                    (x + 3, y, z, STUDDED))
-        return ((x, y, z, STUDDED), (x, y + 1, z, ROOF), (x, y + 2, z, ROOF),
-                (x, y + 3, z, STUDDED))
-    return _voxels(kind, x, y, z, piece.axis, piece.turn)
-
-
-@lru_cache(maxsize=1 << 16)
-def _voxels(kind: Kind, x: int, y: int, z: int, axis: Axis, turn: int) -> tuple[Box, ...]:
-    piece = Piece(kind, x, y, z, axis=axis, turn=turn)
-    out: list[Box] = []
-    cells = piece.footprint()
-    knobs = set(piece.knobs())
-    for level in range(piece.z, piece.top):
-        for i, (cx, cy) in enumerate(cells):
-            roof = piece.kind is Kind.ARCH and 0 < i < len(cells) - 1
-            stud = level == piece.top - 1 and (cx, cy) in knobs
-            out.append((cx, cy, level, ROOF if roof else STUDDED if stud else FULL))
-    return tuple(out)
-
-
-def _round_corners(voxels: NDArray[np.int64]) -> NDArray[np.float64]:
-    """A ring of twelve points round each round voxel's axis (the leaves' ring's
-    angles) at its bottom and at its stud-raised top (as :func:`_corners` raises a
-    knob), stacked."""
-    centre_x = (voxels[:, 0] + 0.5) * STUD_MM
-    centre_y = (voxels[:, 1] + 0.5) * STUD_MM
-    radius = STUD_MM / 2 - INSET_MM
-    bottom = voxels[:, 2] * BRICK_MM
-    top = (voxels[:, 2] + 1) * BRICK_MM + STUD_TOP_MM * STUD_SHARE
-    out = np.empty((len(voxels), 2, len(_RING_COS), 3))
-    out[..., 0] = centre_x[:, None, None] + radius * _RING_COS
-    out[..., 1] = centre_y[:, None, None] + radius * _RING_SIN
-    out[..., 2] = np.stack([bottom, top], axis=1)[:, :, None]
-    return out.reshape(-1, 3)
-
-
-def _corners(voxels: Sequence[Box]) -> NDArray[np.float64]:
-    """The eight corners of each voxel's box, stacked: a knob's stud adds its height over
-    the stud's own width only, so the box is raised by the share of the cell's area the
-    stud covers."""
-    v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
-    x, y, level, shape = (v[:, k].astype(np.float64) for k in range(4))
-    xs = np.stack([x * STUD_MM + INSET_MM, (x + 1) * STUD_MM - INSET_MM], axis=1)
-    ys = np.stack([y * STUD_MM + INSET_MM, (y + 1) * STUD_MM - INSET_MM], axis=1)
-    zs = np.stack([level * BRICK_MM + np.where(shape == ROOF, ARCH_ROOF_MM, 0.0),
-                   (level + 1) * BRICK_MM + np.where(shape == STUDDED,
-                                                     STUD_TOP_MM * STUD_SHARE, 0.0)], axis=1)
-    out = np.empty((len(v), 2, 2, 2, 3))
-    out[..., 0] = xs[:, :, None, None]
-    out[..., 1] = ys[:, None, :, None]
-    out[..., 2] = zs[:, None, None, :]
-    return out.reshape(-1, 3)
 
 
 @dataclass
@@ -182,10 +99,10 @@ class View:
         v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
         round_ = v[:, 3] == ROUND
         if not round_.any():
-            return self._outlines(_corners(voxels), 8)
+            return self._outlines(box_corners(voxels), 8)
         out: list[NDArray[np.int32] | None] = [None] * len(v)
-        for which, points, n in ((~round_, _corners, 8),
-                                 (round_, _round_corners, 2 * len(_RING_COS))):
+        for which, points, n in ((~round_, box_corners, 8),
+                                 (round_, round_corners, 2 * len(RING_COS))):
             idx = np.flatnonzero(which)
             if len(idx):
                 for k, hull in zip(idx.tolist(), self._outlines(points(v[idx]), n),
@@ -381,8 +298,8 @@ class View:
         cx, cy = (c[:, 0:1] + 0.5) * STUD_MM, (c[:, 1:2] + 0.5) * STUD_MM
         z = c[:, 2:3] * BRICK_MM + LEAF_HEIGHT_MM
         ring = np.empty((len(c), 12, 3))
-        ring[..., 0] = cx + LEAF_REACH_MM * _RING_COS
-        ring[..., 1] = cy + LEAF_REACH_MM * _RING_SIN
+        ring[..., 0] = cx + LEAF_REACH_MM * RING_COS
+        ring[..., 1] = cy + LEAF_REACH_MM * RING_SIN
         ring[..., 2] = z
         return ring.reshape(-1, 3)
 

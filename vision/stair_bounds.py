@@ -21,7 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Piece
-from vision.scoring import Candidate, Scorer
+from vision.scored_piece import Candidate
+from vision.scoring import Scorer
 from vision.stair_ways import LegWays
 
 SLACK = 1e-4

@@ -29,9 +29,11 @@ from rules.moves import DIRECTIONS, arch_from
 from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on
+from vision.moves import Moves
 from vision.refine import refine
 from vision.rulings import off_rim
-from vision.scoring import Candidate, PieceKey, Scorer, array_sum, piece_key
+from vision.scored_piece import Candidate, PieceKey, piece_key
+from vision.scoring import Scorer, array_sum
 from vision.stair_bounds import CloserBound, Signs
 from vision.stair_ways import LegWays, SearchMemo, far_ways, pieces_bound, span_free, start_ways
 
@@ -54,7 +56,7 @@ later); most are never scored, being bounded below the best."""
 
 SHOWN_ARCHES = 10
 """Arches on the changed voxels, those whose own evidence less their price is best,
-taken as final arches besides the read ones (:meth:`Searcher.shown_arches`): where the
+taken as final arches besides the read ones (:meth:`vision.moves.Moves.shown_arches`): where the
 greedy readings put no arch near the true final one (game 21000 turn 59: read three
 levels low and three studs near, the true arch 7th of 391 by its own evidence), no
 proposal hangs from it."""
@@ -156,15 +158,15 @@ class Judge(Protocol):
 
 
 class Searcher(Judge, Protocol):
-    """What weighing proposals needs of the decoder besides a judge: its readings, a
-    fresh decoder on the same evidence, and its one way to change a reading."""
+    """What weighing proposals needs of the decoder besides a judge: its readings, its
+    moves (for the arches shown best), a fresh decoder on the same evidence, and its one
+    way to change a reading."""
 
     readings: list[tuple[float, tuple[Piece, ...]]]
     added: list[Piece]
+    moves: Moves
 
     def fork(self) -> Searcher: ...
-
-    def shown_arches(self, n: int) -> list[Piece]: ...
 
     def take(self, pieces: Sequence[Piece]) -> bool: ...
 
@@ -175,7 +177,7 @@ def weigh_staircases(decoder: S, best: tuple[float, S], bonus: float, tolerance:
     where that judges better (taken, then edited by :func:`vision.refine.refine`); the
     proposals that beat the readings join them, the winner and ``RIVALS`` runners-up."""
     found = best_staircases(decoder, [r for _, r in decoder.readings], best[0], bonus,
-                            tolerance, decoder.shown_arches(SHOWN_ARCHES))
+                            tolerance, decoder.moves.shown_arches(SHOWN_ARCHES))
     trial = decoder.fork()
     if not found or not trial.take(found[0][1]):
         return best

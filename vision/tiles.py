@@ -18,7 +18,8 @@ from typing import Generic, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.silhouettes import LEAVES, Box, View
+from vision.silhouettes import LEAVES, View
+from vision.voxels import Box
 
 TILE_SHIFT = 3
 """Tiles of 8x8 region pixels."""

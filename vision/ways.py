@@ -1,6 +1,6 @@
 """The ways to hold up an arch's leg, as the decoder's move loop uses them.
 
-A move (:meth:`vision.decode.Decoder.moves`) is an arch with a way to hold up each leg,
+A move (:meth:`vision.moves.Moves.ranking`) is an arch with a way to hold up each leg,
 or a piece alone between two empty ways; the ways under one leg are shared by every arch
 standing there, so each keeps what the moves ask of it again and again: its pieces'
 bounds and prices, its worst piece's slack, its free pixels. A way is kept from round to
@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from rules.pieces import Piece, Voxel
-from vision.scoring import Candidate, PieceKey, Pixels, Scorer
+from vision.scored_piece import Candidate, PieceKey, Pixels
+from vision.scoring import Scorer
 
 
 def shape_key(piece: Piece) -> PieceKey:
@@ -31,7 +32,7 @@ class Way:
         self.cands = tuple(cands)
         self._stale = [False]
         """Whether a piece's kept answers were forgotten since it was made: a flag its
-        pieces hold (:attr:`vision.scoring.Candidate.ways`) rather than the way itself."""
+        pieces hold (:attr:`vision.scored_piece.Candidate.ways`) rather than the way itself."""
         uppers: list[float] = []
         slack = -np.inf
         prices: list[float] = []
