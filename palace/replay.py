@@ -13,11 +13,12 @@ from typing import Any
 from palace import views
 from palace.draft import Draft
 from palace.gamelog import GameLog, GameRow, LogError
+from rules.formats import SCENE_FORMAT
 from rules.game import Game
 from rules.maps import GroundMap, load_map, map_from_json
 from rules.palace import Palace
 from rules.pieces import Piece
-from rules.scene import SCENE_FORMAT, scene_from_json
+from rules.scene import scene_from_json
 from rules.settings import RuleSettings
 
 

@@ -12,9 +12,9 @@ import pytest
 from calibration.camera import project
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, missing_corners, place_key
-from twin.cycles.driver import TURN_ADDED, make_turn_jobs, run_blender
+from twin.cycles.driver import TURN_ADDED, make_turn_jobs
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
-from twin.cycles.jobs import develop
+from twin.cycles.jobs import develop, run_blender
 from vision import read_turn
 from vision.views import board_box
 

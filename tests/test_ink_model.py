@@ -5,8 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.ink_model import INK_MODEL, InkModel
-from calibration.map_read import signed_lab
+from calibration.ink_model import INK_MODEL, InkModel, signed_lab
 from training.inks import GroupSample, fit
 
 NOMINAL_BGR = {"L": (74.0, 178.0, 132.0), "D": (52.0, 104.0, 48.0), "G": (96.0, 178.0, 214.0),

@@ -12,6 +12,7 @@ import pytest
 import calibration.ink_cells as ink_cells
 import calibration.map_read as map_read
 from calibration.camera import Pose
+from calibration.ink_model import signed_lab
 from calibration.map_read import (
     ViewRead,
     cell_in,
@@ -21,7 +22,6 @@ from calibration.map_read import (
     name_cells,
     read_cells,
     read_map,
-    signed_lab,
 )
 from calibration.profile import Profile, TablePose
 from palace.cli import main

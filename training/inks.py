@@ -27,9 +27,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INKS, Gaussian, InkModel, group_features, pair_features
+from calibration.ink_model import (
+    INKS,
+    Gaussian,
+    InkModel,
+    group_features,
+    pair_features,
+    signed_lab,
+)
 from calibration.map_inks import reference_top
-from calibration.map_read import ViewRead, cell_in, colour_groups, read_view, signed_lab
+from calibration.map_read import ViewRead, cell_in, colour_groups, read_view
 from rules.maps import UNKNOWN_GROUND
 from twin.map_views import map_views, truth_cells, visible_cells
 

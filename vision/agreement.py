@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
 from vision.carve import PAY_LEVEL, ViewData, pixel_pay, unweighed
-from vision.silhouettes import Box, piece_voxels
+from vision.voxels import Box, piece_voxels
 
 COLOUR_WEIGHT = 0.5
 """What a unit of squared colour spread (:func:`shading_free_colours`) costs against a pixel's

@@ -21,8 +21,9 @@ from calibration.image_file import load_image
 from palace.cli import UsageError
 from palace.commands.score import format_report, resolve_map, sound_palace
 from palace.output_path import output_file
+from rules.formats import SCENE_FORMAT
 from rules.maps import piece_to_json
-from rules.scene import SCENE_FORMAT, load_scene
+from rules.scene import load_scene
 from rules.staircase import analyse_added
 from vision import TurnReading, read_palace, read_turn
 from vision.full import corners_only
