@@ -20,10 +20,9 @@ import pickle
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
-from bench.full_palace import FullTally, Views, key_level, palace_keys, palace_views
+from bench.full_palace import FullTally, Views, palace_keys, palace_views
 from calibration.evidence import BoardLocation
 from vision.full import read_palace
 
@@ -52,12 +51,9 @@ UPPER = 2
 """The level from which pieces count as upper ones (they stand on hidden supports)."""
 
 
-@dataclass
-class _Tally(FullTally):
-    """The bench's tally and the upper pieces' recall."""
-
-    upper_right: int = 0
-    upper_truth: int = 0
+def _upper(by_level: Counter[int]) -> int:
+    """How many of a tally's by-level counts stand at :data:`UPPER` or above."""
+    return sum(n for z, n in by_level.items() if z >= UPPER)
 
 
 class CacheError(Exception):
@@ -112,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(names)})",
               file=sys.stderr)
         return 2
-    tally = _Tally()
-    missed: Counter[str] = Counter()
-    extra: Counter[str] = Counter()
+    tally = FullTally()
     for name in chosen:
         try:
             v = dev_views(*names[name], Path(args.cache))
@@ -127,16 +121,11 @@ def main(argv: list[str] | None = None) -> int:
                               model=args.model)
         seconds = (time.perf_counter() - started) / len(v.frames)
         got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
+        upper_before = _upper(tally.level_right), _upper(tally.level_truth)
         tally.palaces += 1
-        tally.right += len(got & want)
-        tally.read += len(got)
-        tally.truth += len(want)
-        missed.update(k[0].value for k in want - got)  # type: ignore[attr-defined]
-        extra.update(k[0].value for k in got - want)  # type: ignore[attr-defined]
-        upper_right = sum(1 for k in got & want if key_level(k) >= UPPER)
-        upper_truth = sum(1 for k in want if key_level(k) >= UPPER)
-        tally.upper_right += upper_right
-        tally.upper_truth += upper_truth
+        tally.add(got, want)
+        upper_right = _upper(tally.level_right) - upper_before[0]
+        upper_truth = _upper(tally.level_truth) - upper_before[1]
         print(f"{name}: right {len(got & want)} read {len(got)} truth {len(want)}, "
               f"levels {UPPER}+ {upper_right} of {upper_truth}, {seconds:.2f} s a view",
               flush=True)
@@ -146,9 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     p, r, f1 = tally.f1()
     print(f"P {p:.3f} R {r:.3f} F1 {f1:.3f} ({tally.right} right, {tally.read} read, "
           f"{tally.truth} to read)")
-    print(f"levels {UPPER} and up: {tally.upper_right} of {tally.upper_truth} read right")
-    print("missed by kind:", dict(missed.most_common()), "extra by kind:",
-          dict(extra.most_common()))
+    print(f"levels {UPPER} and up: {_upper(tally.level_right)} of "
+          f"{_upper(tally.level_truth)} read right")
+    print("missed by kind:", dict(tally.missed.most_common()), "extra by kind:",
+          dict(tally.extra.most_common()))
     return 0
 
 

@@ -113,6 +113,8 @@ def key_level(key: tuple[object, ...]) -> int:
 
 
 def _kind(key: tuple[object, ...]) -> str:
+    """The kind a place key (:func:`rules.pieces.place_key`) names, as the tally's missed
+    and extra counts are kept by."""
     kind = key[0]
     assert isinstance(kind, Kind)
     return kind.value

@@ -1,8 +1,11 @@
 """Turn mode, stage by stage, on seeded turns the tests never see and on Cycles turns.
 
-    python3 -m bench.vision               # 200 wide-twin turns, the Cycles turns, and
-                                          # 40 turns each outside the training range
-    python3 -m bench.vision --quick       # 12 twin turns, 6 per outside set, 4 Cycles
+    python3 -m bench.vision               # 10 twin palaces of 120 pieces and the 6
+                                          # Cycles palaces (full mode), 200 wide-twin
+                                          # turns, the Cycles turns, and 40 turns each
+                                          # outside the training range
+    python3 -m bench.vision --quick       # 1 twin palace of 30 pieces, 1 Cycles palace,
+                                          # 12 twin turns, 6 per outside set, 4 Cycles
     python3 -m bench.vision --only twin|cycles|outside|full|cycles_full
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames

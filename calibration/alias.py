@@ -60,8 +60,9 @@ class BoundaryCheck:
     """Whether the board's place is pinned along both axes without the per-side rule:
     both pairs of opposite sides step together where the pose puts them, far more than
     with the board moved a stud or two (:mod:`calibration.side_pairs`), or, along an axis
-    with no good side, the corner bricks pin it (:mod:`calibration.corner_pins`). Worked
-    out only for sharp lattices over most of the board, see ``calibration.fit``."""
+    with no good side, the corner bricks pin it (:mod:`calibration.corner_pins`), or the
+    rows of stud tops end where the board ends on both axes (:mod:`calibration.stud_rows`).
+    Worked out only for sharp lattices over most of the board, see ``calibration.fit``."""
 
     @property
     def states(self) -> tuple[str, ...]:
@@ -89,7 +90,8 @@ class BoundaryCheck:
         and its tilt. Then one good side per direction fixes the board's place, and a
         side off in one half only while its opposite side steps firmly is an arm over
         that half: a pose a stud off across it would be off at the opposite side too.
-        Sides that step in pairs (:attr:`paired`) pin the board on both axes as well.
+        Sides that step in pairs, or rows of stud tops ending the board on both axes
+        (:attr:`paired`), pin the board on both axes as well.
         """
         if self.passed or self.outweighs(lattice_blocks) or self.paired:
             return True

@@ -213,6 +213,22 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
     return _lens(model, pts @ pose.rotation_t + pose.tvec)
 
 
+def lab_samples(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, points: FloatArray
+) -> NDArray[np.float32]:
+    """Lab colour at each board point (N x 3), NaN where it falls outside the picture."""
+    px = project(camera, pose, points).astype(np.float32)
+    h, w = image.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
+    # The samples as one image row, not one column: OpenCV works row by row, and a
+    # column of single pixels costs it twenty times as much for the same values.
+    xs, ys = px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1)
+    bgr = cv2.remap(image, xs, ys, cv2.INTER_LINEAR)
+    samples = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
+    samples[~inside] = np.nan
+    return samples
+
+
 def project_poses(camera: Camera, poses: Sequence[Pose], points_board: FloatArray) -> FloatArray:
     """:func:`project` for several poses at once: points K x N x 3, one set per pose;
     pixels K x N x 2.

@@ -30,8 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import corner_bricks, elevation_deg
-from calibration.camera import Camera, FloatArray, Pose
-from calibration.turn import lab_samples
+from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from rules.pieces import BRICK_MM, STUD_MM
 
 BRICK_MOVES = (-2, -1, 1, 2)

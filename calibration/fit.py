@@ -186,33 +186,8 @@ def _judged(
         sharp = check_boundary(image, camera, grid.pose, halved=False)
         if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
-    if not boundary.passed and pins_own_size(grid):
-        # A right pose over a sharp lattice can still have a side whose own step is
-        # outdone by the card's regions just inside it, or drowned by a table of the
-        # card's colour: there both pairs of opposite sides, stepping together, say
-        # where the board lies along each axis (a board a stud off moves both).
-        pairs = side_pairs(image, camera, grid.pose)
-        boundary = dataclasses.replace(boundary, paired=pairs.pinned)
-        paired_moves = [pairs.move] if pairs.move != (0, 0) else []
-    else:
-        paired_moves = []
-    if (
-        not boundary.passed
-        and not boundary.paired
-        and boundary.bad == 0
-        and pins_own_size(grid)
-        and not _one_side_each_way(grid, boundary)
-    ):
-        # A board running past the frame on two opposite sides (or against a table that
-        # hides both) has no side to say where it lies along them: its corner bricks may.
-        boundary = dataclasses.replace(
-            boundary, paired=_axes_pinned(image, camera, grid.pose, boundary)
-        )
-    if not boundary.holds(grid.blocks) and pins_own_size(grid):
-        # A side past the frame's edge, a striped table or a card beside a side: where the
-        # sides do not pin the board, the rows of stud tops may (calibration.stud_rows).
-        pinned = rows_pin(image, camera, grid.pose, boundary.states)
-        boundary = dataclasses.replace(boundary, paired=pinned)
+    boundary, paired_move = _pinned_check(image, camera, grid, boundary, corners=True)
+    paired_moves = [paired_move] if paired_move != (0, 0) else []
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it, by
         # the sides' summed steps and then by their pairs' (a palace just inside one
@@ -230,12 +205,7 @@ def _judged(
             if top_blind:
                 moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
-            if not moved_check.passed and pins_own_size(moved):
-                pinned = side_pairs(image, camera, moved.pose).pinned
-                moved_check = dataclasses.replace(moved_check, paired=pinned)
-            if not moved_check.holds(moved.blocks) and pins_own_size(moved):
-                pinned = rows_pin(image, camera, moved.pose, moved_check.states)
-                moved_check = dataclasses.replace(moved_check, paired=pinned)
+            moved_check, _ = _pinned_check(image, camera, moved, moved_check)
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
                 break
@@ -383,6 +353,32 @@ def _axes_pinned(
     sides_pin = ("good" in (states[1], states[3]), "good" in (states[0], states[2]))
     bricks = bricks_pin(image, camera, pose)
     return all(s or b for s, b in zip(sides_pin, bricks, strict=True))
+
+
+def _pinned_check(
+    image: NDArray[np.uint8], camera: Camera, grid: GridFit, check: BoundaryCheck, *,
+    corners: bool = False,
+) -> tuple[BoundaryCheck, tuple[int, int]]:
+    """``check`` with ``paired`` worked out, and the side pairs' stud move ((0, 0): none).
+
+    A right pose can have a side outdone by the card's regions just inside it, or drowned
+    by a table of the card's colour: both pairs of opposite sides, stepping together, say
+    where the board lies (a board a stud off moves both). With ``corners`` (the first
+    pose; moved ones never asked it), a board past the frame on two opposite sides may be
+    pinned by its corner bricks. Last, where the sides do not pin the board (a side past
+    the frame, a striped table, a card beside one), the rows of stud tops may.
+    """
+    move = (0, 0)
+    if not check.passed and pins_own_size(grid):
+        pairs = side_pairs(image, camera, grid.pose)
+        check, move = dataclasses.replace(check, paired=pairs.pinned), pairs.move
+    if (corners and not check.passed and not check.paired and check.bad == 0
+            and pins_own_size(grid) and not _one_side_each_way(grid, check)):
+        check = dataclasses.replace(check, paired=_axes_pinned(image, camera, grid.pose, check))
+    if not check.holds(grid.blocks) and pins_own_size(grid):
+        check = dataclasses.replace(
+            check, paired=rows_pin(image, camera, grid.pose, check.states))
+    return check, move
 
 
 def in_front(pose: Pose) -> bool:

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import moved_pose, turned_pose
-from calibration.camera import Camera, FloatArray, Pose
+from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.lattice_view import rectify_map
 from calibration.stud_cell import stud_scores
 from calibration.turn import (
@@ -31,7 +31,6 @@ from calibration.turn import (
     agreements,
     card_means,
     card_points,
-    lab_samples,
     map_explains,
     map_labels,
     null_labelings,

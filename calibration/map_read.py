@@ -28,14 +28,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import stud_centres
-from calibration.camera import Camera, FloatArray, Pose
+from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
 from calibration.ink_cells import strays, unlike_their_ink
 from calibration.ink_model import signed_lab
 from calibration.map_inks import group, name_groups, settled, third_ink
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
-from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS, lab_samples
+from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
 from rules.maps import SETUP_PIECES, UNKNOWN_GROUND, GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
 

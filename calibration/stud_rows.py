@@ -26,9 +26,8 @@ from numpy.typing import NDArray
 
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose
-from calibration.stud_tops import LIGHTNESS_WEIGHT, plate_tops_show
-from calibration.turn import lab_samples
-from rules.pieces import STUD_MM
+from calibration.stud_tops import plate_top_colours, plate_tops_show
+from rules.pieces import BOARD_STUDS, STUD_MM
 
 ROW_MOVES = (-1, 0, 1, 2)
 """Studs outwards of each side's own row that are read: the row inside, its own, and the
@@ -45,13 +44,15 @@ MIN_ROW_CELLS = 12
 OUTWARDS = np.array([(0, -1), (1, 0), (0, 1), (-1, 0)], dtype=float)
 """Each side's outward direction in the board's frame (side 0 at y = 0, 1 at x = 256 mm,
 2 at y = 256 mm, 3 at x = 0)."""
+MOVE_REACH = 2
+"""Studs either way a pose may be moved to where the rows end (:func:`rows_move`)."""
 
 
 def _edge_rows() -> list[NDArray[np.int64]]:
     """Each side's own row of stud indices (stud_centres is y major), less its ends."""
-    idx = np.arange(1024).reshape(32, 32)
-    keep = slice(END_CELLS, 32 - END_CELLS)
-    return [idx[0, keep], idx[keep, 31], idx[31, keep], idx[keep, 0]]
+    idx = np.arange(BOARD_STUDS * BOARD_STUDS).reshape(BOARD_STUDS, BOARD_STUDS)
+    keep, last = slice(END_CELLS, BOARD_STUDS - END_CELLS), BOARD_STUDS - 1
+    return [idx[0, keep], idx[keep, last], idx[last, keep], idx[keep, 0]]
 
 
 _ROWS = _edge_rows()
@@ -73,8 +74,7 @@ def row_shares(
         for side in range(4)
         for move in moves
     ]
-    lab = lab_samples(image, camera, pose, np.vstack([studs, *rows]))
-    lab[:, 0] *= LIGHTNESS_WEIGHT
+    lab = plate_top_colours(image, camera, pose, np.vstack([studs, *rows]))
     reference = np.zeros(len(lab), bool)
     reference[: len(studs)] = True
     plate = plate_tops_show(lab, reference)[len(studs) :]
@@ -107,10 +107,10 @@ def rows_pin(
     edge = _ends(shares, ROW_MOVES.index(0))
     if any(state == "off" and not edge[side] for side, state in enumerate(states)):
         return False
-    return all(pinned_axes(shares))
+    return all(_pinned_axes(shares))
 
 
-def pinned_axes(shares: FloatArray) -> tuple[bool, bool]:
+def _pinned_axes(shares: FloatArray) -> tuple[bool, bool]:
     """Per axis (x, y), whether the rows pin it (:func:`rows_pin`, without the sides'
     states); ``shares`` from :func:`row_shares` at :data:`ROW_MOVES`, NaN read as -1."""
     edge = _ends(shares, ROW_MOVES.index(0))
@@ -133,10 +133,6 @@ def _ends(shares: FloatArray, at: int) -> NDArray[np.bool_]:
     return (inner >= EDGE_SHARE).all(axis=1) & ((outer >= 0.0) & (outer <= OFF_SHARE)).all(
         axis=1
     )
-
-
-MOVE_REACH = 2
-"""Studs either way a pose may be moved to where the rows end (:func:`rows_move`)."""
 
 
 def rows_move(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> tuple[int, int]:

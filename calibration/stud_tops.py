@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import stud_centres
-from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.camera import Camera, FloatArray, Pose, lab_samples, project
 
 SHIFTS_MM = np.arange(-4.0, 4.01, 1.0)
 """Moves of the pose along each axis: to half a stud either way, a millimetre apart."""
@@ -203,18 +203,14 @@ keeps settle the turn on 263, against 251 for the stud test alone, and lose none
 those (2.5 loses one and gains one, 3.5 and 4 lose two each)."""
 
 
-def plate_top_colours(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> FloatArray:
+def plate_top_colours(
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, points: FloatArray | None = None
+) -> FloatArray:
     """Each cell's stud-top colour (Lab, lightness weighted as in the spread), NaN where it
-    falls outside the picture."""
-    h, w = image.shape[:2]
-    px = project(camera, pose, stud_centres()).astype(np.float32)
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
-    lab = cv2.cvtColor(
-        cv2.remap(image, px[None, :, 0].copy(), px[None, :, 1].copy(), cv2.INTER_LINEAR),
-        cv2.COLOR_BGR2LAB,
-    ).reshape(-1, 3).astype(np.float32)
+    falls outside the picture; with ``points``, the colour at those board points instead
+    (rows of tops moved off the board, see :mod:`calibration.stud_rows`)."""
+    lab = lab_samples(image, camera, pose, stud_centres() if points is None else points)
     lab[:, 0] *= LIGHTNESS_WEIGHT
-    lab[~inside] = np.nan
     return lab
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import quarter_turn, turned_pose, view_rotation
-from calibration.camera import Camera, FloatArray, Pose, project
+from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.stud_tops import even_light, plate_top_colours, plate_tops_show
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM
@@ -109,22 +108,6 @@ def card_means(samples: NDArray[np.float32]) -> NDArray[np.float32]:
     for k in range(1, per_cell):
         total += grouped[:, k]
     return total / np.float32(per_cell)
-
-
-def lab_samples(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, points: FloatArray
-) -> NDArray[np.float32]:
-    """Lab colour at each board point (N x 3), NaN where it falls outside the picture."""
-    px = project(camera, pose, points).astype(np.float32)
-    h, w = image.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w - 1) & (px[:, 1] >= 0) & (px[:, 1] < h - 1)
-    # The samples as one image row, not one column: OpenCV works row by row, and a
-    # column of single pixels costs it twenty times as much for the same values.
-    xs, ys = px[:, 0].reshape(1, -1), px[:, 1].reshape(1, -1)
-    bgr = cv2.remap(image, xs, ys, cv2.INTER_LINEAR)
-    samples = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float32)
-    samples[~inside] = np.nan
-    return samples
 
 
 def fisher_score(per_cell: FloatArray, labels: NDArray[np.int32]) -> float:

@@ -13,7 +13,7 @@ from calibration.camera import Pose, project
 from calibration.evidence import BoardLocation, gray_float
 from calibration.lattice_view import lattice_window, rectify_map
 from calibration.pose import locate_board
-from calibration.tracking import BoardTracker, _same_turn
+from calibration.tracking import MAX_TRACK_SHIFT_MM, BoardTracker, _same_turn
 from calibration.turn import (
     LIGHTNESS_WEIGHT,
     MAP_POINTS,
@@ -175,6 +175,23 @@ def test_tracking_a_nudged_frame_keeps_the_board(frame):
     assert again.found and tracker.stats.tracked == 1 and not tracker.turned
     studs = np.array([[x, y, 1.7] for x in (4.0, 252.0) for y in (4.0, 252.0)])
     err = project(frame.camera, again.pose, studs) - project(frame.camera, frame.pose, studs)
+    assert np.abs(err).max() < 1.0
+
+
+def test_a_board_moved_past_the_fast_path_is_refitted_from_the_last_pose(frame):
+    # 5 mm along the board's x: more than the fast path vouches for (MAX_TRACK_SHIFT_MM),
+    # well within the whole fit from the last pose; no search is needed.
+    first = locate_board(frame.image, frame.camera, GROUND)
+    assert first.found
+    moved = Pose(frame.pose.rvec,
+                 frame.pose.tvec + frame.pose.rotation @ np.array([MAX_TRACK_SHIFT_MM + 1, 0, 0]))
+    second = twin.render(Palace(GROUND, list(GROUND.setup)), frame.camera, moved, seed=12)
+    tracker = BoardTracker(frame.camera, GROUND, first)
+    result = tracker.update(second.image)
+    assert result.found and result.method == "refit"
+    assert (tracker.stats.tracked, tracker.stats.refitted, tracker.stats.searched) == (1, 1, 0)
+    studs = np.array([[x, y, 1.7] for x in (4.0, 252.0) for y in (4.0, 252.0)])
+    err = project(frame.camera, result.pose, studs) - project(frame.camera, moved, studs)
     assert np.abs(err).max() < 1.0
 
 

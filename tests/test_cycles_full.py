@@ -10,23 +10,22 @@ import numpy as np
 import pytest
 
 from bench.full_palace import FullTally, cycles_views, palace_keys
+from calibration.board_model import CENTRE, PLATE_CORNERS
 from calibration.camera import Camera, Pose, project
-from rules.pieces import BOARD_MM, Kind, Piece
+from rules.pieces import Kind, Piece
 from twin.cycles.frames import PALACES_FOLDER, load_palace, palace_names
 from twin.cycles.palaces import PALACE_ELEVATION_DEG, PALACE_PIECES, make_palace_jobs
-
-CORNERS = np.array([[x, y, 0.0] for x in (0, BOARD_MM) for y in (0, BOARD_MM)])
 
 
 def _elevation_azimuth(pose: Pose) -> tuple[float, float]:
     """Degrees over the board's middle, and round it, of where the camera stands."""
-    eye = -pose.rotation.T @ pose.tvec - np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
+    eye = pose.camera_center - CENTRE
     return (math.degrees(math.atan2(eye[2], math.hypot(eye[0], eye[1]))),
             math.degrees(math.atan2(eye[1], eye[0])))
 
 
 def _whole_board_in_view(camera: Camera, pose: Pose) -> bool:
-    uv = project(camera, pose, CORNERS)
+    uv = project(camera, pose, PLATE_CORNERS)
     return bool(np.all((uv >= 0) & (uv < [camera.width, camera.height])))
 
 
@@ -59,13 +58,23 @@ def test_the_committed_palaces_read_back() -> None:
     palace = load_palace(PALACES_FOLDER, name)
     assert len(palace.frames) == len(palace.poses) == 4
     assert len(palace.scene.pieces) >= PALACE_PIECES
-    assert len(palace.palace.pieces) >= len(palace.scene.pieces)
+    # The loaded palace stands every piece of the scene where the scene puts it.
+    assert palace_keys(list(palace.palace.pieces)) == palace_keys(list(palace.scene.pieces))
     for frame, pose in zip(palace.frames, palace.poses, strict=True):
         assert frame.shape == (palace.camera.height, palace.camera.width, 3)
         assert _whole_board_in_view(palace.camera, pose)
     # The bench reads these as it reads the twin's views.
     views = next(cycles_views(limit=1))
     assert len(views.frames) == 4 and views.camera.to_json() == palace.camera.to_json()
+
+
+def test_a_palace_with_a_corrupt_pose_is_skipped(tmp_path: Path) -> None:
+    for name in ("000.view0.jpg", "000.scene.json", "000.map.json", "000.view0.camera.json"):
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "000.view0.pose.json").write_text('{"views": 1,')
+    assert palace_names(tmp_path) == []
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_palace(tmp_path, "000")
 
 
 def test_the_full_tally_counts_by_level_and_kind() -> None:

@@ -92,3 +92,12 @@ def test_same_seed_same_game_other_seed_other_game():
     a, b = simulate_game(seed=11), simulate_game(seed=11)
     assert a.scenes == b.scenes and a.scores == b.scores
     assert simulate_game(seed=12).scenes != a.scenes
+
+
+def test_scene_with_takes_the_first_scene_big_enough_else_the_last():
+    record = simulate_game(players=3, seed=4)
+    sizes = [len(s.pieces) for s in record.scenes]
+    wanted = sizes[len(sizes) // 2]
+    first = next(i for i, n in enumerate(sizes) if n >= wanted)
+    assert record.scene_with(wanted) == record.scenes[first]
+    assert record.scene_with(max(sizes) + 1) == record.scenes[-1]

@@ -63,6 +63,13 @@ def test_two_bricks_an_arch_s_length_apart_are_tried_as_the_arch_on_them() -> No
                                               legs[2]])]
 
 
+def test_a_full_run_s_arch_is_tried_once() -> None:
+    # Four bricks in a line are a run and two legs an arch's length apart at once.
+    run = [Piece(Kind.BRICK, x, 20, 0) for x in range(5, 9)]
+    arches = [e for e in edits(run) if len(e) == 1 and e[0].kind is Kind.ARCH]
+    assert [(a[0].x, a[0].y, a[0].axis) for a in arches] == [(5, 20, Axis.X)]
+
+
 def test_a_decoration_is_tried_on_the_arch_s_other_end() -> None:
     moved = [e for e in edits([ARCH_ON_OLD, DECO])
              if keys(e) == keys([ARCH_ON_OLD, DECO.moved(y=10)])]

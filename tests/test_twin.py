@@ -259,7 +259,8 @@ def test_depth_is_the_camera_z_of_what_the_pixel_shows(dist):
 def test_the_cards_gloss_lifts_dark_inks_far_more_than_light_ones() -> None:
     """Gloss adds the light's own colour in linear light: a dark green gains far more
     lightness than a light green does, and the card changes far more than the rest."""
-    from calibration.turn import MAP_POINTS, lab_samples
+    from calibration.camera import lab_samples
+    from calibration.turn import MAP_POINTS
     from twin.map_views import map_views
     from twin.mesh import KIND_BOARD, PART_CARD
     from twin.renderer import _sheen

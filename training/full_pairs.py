@@ -61,7 +61,7 @@ def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair
         ground, wide = game_ground(game, seed, rng)
         record = simulate_game(4, seed=seed + game, map_name=ground)
         size = SIZES[game % len(SIZES)]
-        scene = next((s for s in record.scenes if len(s.pieces) >= size), record.scenes[-1])
+        scene = record.scene_with(size)
         camera, pose = random_camera(rng, elevation_deg=(30.0, 70.0))
         options = RenderOptions(room_light=game % 3 == 1, deep_shadows=game % 3 == 2,
                                 wide=wide)

@@ -86,7 +86,18 @@ def _arches_for_runs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """Each run of two or more bricks in a line at one level, taken as an arch over it
     (the pieces in the arch's cells at that level left out): an arch whose opening the
     search could not see reads as bricks along its length."""
-    bricks = {(p.x, p.y, p.z) for p in pieces if p.kind is Kind.BRICK}
+    for arch in _run_arches(_brick_cells(pieces)):
+        yield _as_arch(pieces, arch)
+
+
+def _brick_cells(pieces: Sequence[Piece]) -> set[tuple[int, int, int]]:
+    """Where the bricks stand: (x, y, level) of each."""
+    return {(p.x, p.y, p.z) for p in pieces if p.kind is Kind.BRICK}
+
+
+def _run_arches(bricks: set[tuple[int, int, int]]) -> Iterator[Piece]:
+    """The arches on the plate over each run of 2 to :data:`ARCH_LENGTH` bricks in a line
+    at one level, every way such an arch can cover the run."""
     for axis, (dx, dy) in ((Axis.X, (1, 0)), (Axis.Y, (0, 1))):
         for x, y, z in sorted(bricks):
             if (x - dx, y - dy, z) in bricks:
@@ -98,12 +109,15 @@ def _arches_for_runs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                 continue
             for back in range(ARCH_LENGTH - length + 1):
                 arch = Piece(Kind.ARCH, x - back * dx, y - back * dy, z, axis=axis)
-                if not arch.on_plate():
-                    continue
-                cells = set(arch.footprint())
-                kept = [p for p in pieces
-                        if not (p.z <= z < p.top and cells & set(p.footprint()))]
-                yield [*kept, arch]
+                if arch.on_plate():
+                    yield arch
+
+
+def _as_arch(pieces: Sequence[Piece], arch: Piece) -> list[Piece]:
+    """``pieces`` with ``arch`` in place of whatever stands in its cells at its level."""
+    cells = set(arch.footprint())
+    return [*(p for p in pieces if not (p.z <= arch.z < p.top and cells & set(p.footprint()))),
+            arch]
 
 
 def _arches_on_legs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
@@ -111,17 +125,19 @@ def _arches_on_legs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     whose legs they stand in (the pieces in its cells at that level left out): an arch
     whose opening shows nothing the search could tell, behind older pieces or under the
     steps above, reads as the two bricks its legs are (game 21000 turn 191: a first
-    step on the ground read so, the truth judging 0.2 better)."""
-    bricks = {(p.x, p.y, p.z) for p in pieces if p.kind is Kind.BRICK}
+    step on the ground read so, the truth judging 0.2 better). An arch over a run of
+    bricks (a full run of four among them) is left to :func:`_arches_for_runs`, which
+    tries it first."""
+    bricks = _brick_cells(pieces)
+    over_runs = set(_run_arches(bricks))
     span = ARCH_LENGTH - 1
     for axis, (dx, dy) in ((Axis.X, (1, 0)), (Axis.Y, (0, 1))):
         for x, y, z in sorted(bricks):
             if (x + span * dx, y + span * dy, z) not in bricks:
                 continue
             arch = Piece(Kind.ARCH, x, y, z, axis=axis)
-            cells = set(arch.footprint())
-            yield [*(p for p in pieces if not (p.z <= z < p.top and cells & set(p.footprint()))),
-                   arch]
+            if arch not in over_runs:
+                yield _as_arch(pieces, arch)
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:

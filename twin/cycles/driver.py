@@ -17,7 +17,7 @@ from the same camera, light, table and clutter:
 With ``--palaces N --views 4`` it renders N whole palaces of a bot game's late scene,
 each from four places round the table, for full mode (:mod:`twin.cycles.palaces`):
 
-    nice -n 10 python3 -m twin.cycles.driver tests/data/cycles_full --palaces 3 --views 4 \\
+    nice -n 10 python3 -m twin.cycles.driver tests/data/cycles_full --palaces 6 --views 4 \\
         --samples 16 --quality 85
 
 Never train on these frames: they exist to say how the vision does outside the renderer
@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from rules.bot import GameRecord, simulate_game
+from rules.formats import write_json
 from rules.maps import GroundMap
 from rules.pieces import pieces_built
 from rules.random_map import random_map
@@ -47,7 +48,6 @@ from twin.cycles.jobs import (
     develop_settings,
     draw_camera,
     drifted,
-    dump_json,
     run_blender,
     scene_json,
     table_jobs,
@@ -73,11 +73,11 @@ def make_job(seed: int, work: Path, samples: int, width: int = 1280,
 
 
 def write_truth(out: Path, stem: str, truth: dict[str, Any]) -> None:
-    dump_json(out, stem, "camera", truth["camera"].to_json())
-    dump_json(out, stem, "pose", truth["pose"].to_json() | {"develop": truth["develop"],
-                                                          "turn": truth["turn"]})
-    dump_json(out, stem, "scene", scene_json(truth["scene"], stem))
-    dump_json(out, stem, "map", truth["map"].to_json())
+    write_json(out / f"{stem}.camera.json", truth["camera"].to_json())
+    write_json(out / f"{stem}.pose.json",
+               truth["pose"].to_json() | {"develop": truth["develop"], "turn": truth["turn"]})
+    write_json(out / f"{stem}.scene.json", scene_json(truth["scene"], stem))
+    write_json(out / f"{stem}.map.json", truth["map"].to_json())
 
 
 def render_frame(seed: int, out: Path, blender: str, samples: int, quality: int) -> float:
@@ -152,13 +152,13 @@ def render_turn(number: int, out: Path, blender: str, samples: int, quality: int
                           settings)
                   for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
                                                  strict=True)]
-    dump_json(out, stem, "camera", truth["camera"].to_json())
-    dump_json(out, stem, "pose", truth["pose"].to_json() | {
+    write_json(out / f"{stem}.camera.json", truth["camera"].to_json())
+    write_json(out / f"{stem}.pose.json", truth["pose"].to_json() | {
         "develop": truth["develop"], "turn": truth["turn"], "game_seed": truth["game_seed"],
         "players": truth["players"]})
     for part in ("before", "after"):
-        dump_json(out, stem, part, scene_json(truth[part], stem))
-    dump_json(out, stem, "map", truth["map"].to_json())
+        write_json(out / f"{stem}.{part}.json", scene_json(truth[part], stem))
+    write_json(out / f"{stem}.map.json", truth["map"].to_json())
     for part, img in zip(("before", "after"), images, strict=True):
         cv2.imwrite(str(out / f"{stem}.{part}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return time.time() - start

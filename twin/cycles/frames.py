@@ -157,15 +157,21 @@ class ValidationPalace:
 
     @property
     def palace(self) -> Palace:
+        """The scene stood on its map: what a reading of the views is scored against."""
         return Palace(self.ground, self.scene.pieces)
 
 
 def _views_promised(folder: Path, stem: str) -> int | None:
-    """How many views palace ``stem`` has (its first view's pose says), None if unreadable."""
+    """How many views palace ``stem`` has (its first view's pose says), None if that pose
+    is missing or unreadable: one corrupt file skips its palace rather than stopping every
+    reader of the set (the tests' collection, the bench)."""
     pose = folder / f"{stem}.view0.pose.json"
     if not pose.exists():
         return None
-    data = _read_json(folder, stem, "view0.pose")
+    try:
+        data = _read_json(folder, stem, "view0.pose")
+    except ValueError:
+        return None
     views = data.get("views") if isinstance(data, dict) else None
     return views if isinstance(views, int) and views > 0 else None
 
@@ -196,6 +202,7 @@ def load_palace(folder: Path, name: str) -> ValidationPalace:
 
     views = _views_promised(folder, name)
     if views is None:
+        read("view0.pose")  # a missing or unreadable pose: its own message
         raise ValueError(f"{folder / name}.view0.pose.json: no number of views")
     cameras = [Camera.from_json(read(f"view{k}.camera"), f"{name}.view{k}.camera.json")
                for k in range(views)]
@@ -214,4 +221,7 @@ def load_palace(folder: Path, name: str) -> ValidationPalace:
 
 def load_palaces(folder: Path = PALACES_FOLDER,
                  limit: int | None = None) -> list[ValidationPalace]:
+    """The first ``limit`` complete palaces of ``folder`` (all when None), loaded; a palace
+    with a file missing, or whose first pose is unreadable, is left out
+    (:func:`palace_names`)."""
     return [load_palace(folder, n) for n in palace_names(folder)[:limit]]

@@ -80,7 +80,9 @@ def draw_pose(rng: np.random.Generator, camera: Camera,
     picture's edge (by default from a third of the picture to past its edges), looking
     from ``azimuth`` (radians; random by default) near the board's middle.
 
-    The draws come in one fixed order whatever is given, so that a seed keeps its frame.
+    The azimuth is drawn whether or not one is given, so that a seed keeps its frame
+    whatever ``azimuth`` and ``elevation_deg`` are; a given ``fill`` draws one framing
+    where the default draws three and picks one, so the draws after it differ.
     """
     width, height = camera.width, camera.height
     k = camera.camera_matrix
@@ -89,8 +91,8 @@ def draw_pose(rng: np.random.Generator, camera: Camera,
     drawn_azimuth = rng.uniform(0, 2 * math.pi)
     azimuth = drawn_azimuth if azimuth is None else azimuth
     if fill is None:
-        fill = rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0), rng.uniform(1.0, 1.3)])
-        framing = float(fill)
+        framing = float(rng.choice([rng.uniform(0.35, 0.7), rng.uniform(0.7, 1.0),
+                                    rng.uniform(1.0, 1.3)]))
     else:
         framing = float(rng.uniform(*fill))
     target = np.array([BOARD_MM / 2, BOARD_MM / 2, 0]) + np.r_[rng.normal(0, 10 + 40 * max(
@@ -287,11 +289,6 @@ def run_blender(blender: str, job: dict[str, Any], work: Path, name: str) -> Pat
     if done.returncode or not png.exists():
         raise RuntimeError(f"{name}: blender failed:\n{done.stdout[-3000:]}")
     return png
-
-
-def dump_json(out: Path, stem: str, name: str, data: Any) -> None:
-    """Writes one truth file, ``STEM.NAME.json``."""
-    (out / f"{stem}.{name}.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
 def scene_json(scene: Scene, stem: str) -> dict[str, Any]:

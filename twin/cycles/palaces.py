@@ -12,7 +12,7 @@ one light, on one table with one set of clutter. Each view is its own path-trace
 its own development: the webcam re-exposes as it moves (white balance, exposure and noise
 drift a little from the first view's).
 
-    nice -n 10 python3 -m twin.cycles.driver tests/data/cycles_full --palaces 3 --views 4 \\
+    nice -n 10 python3 -m twin.cycles.driver tests/data/cycles_full --palaces 6 --views 4 \\
         --samples 16 --quality 85
 
 writes ``NNN.view{0..3}.jpg`` with ``NNN.viewK.camera.json`` and ``NNN.viewK.pose.json``
@@ -35,6 +35,7 @@ import numpy as np
 
 from calibration.camera import Camera, Pose
 from rules.bot import simulate_game
+from rules.formats import write_json
 from rules.maps import GroundMap
 from rules.random_map import random_map
 from rules.scene import Scene
@@ -45,7 +46,6 @@ from twin.cycles.jobs import (
     draw_intrinsics,
     draw_pose,
     drifted,
-    dump_json,
     run_blender,
     scene_json,
     table_jobs,
@@ -56,11 +56,17 @@ PALACE_SEEDS = 40_000
 PALACE_PIECES = 120
 """The size of palace the twin's full bench reads (``bench.full_palace``)."""
 PALACE_ELEVATION_DEG = (30.0, 70.0)
+"""Degrees above the table each view's camera is drawn between (each view its own): a
+little wider than the twin's full bench (35 to 65, ``bench.full_palace``), from a player
+seated low to one leaning over the board, as full mode is meant to be used."""
 PALACE_FILL = (0.7, 0.97)
 """How far towards the picture's edge the board's outermost corner reaches: the whole
 board in view, as a player framing a palace to read it would (the twin's full bench
 frames its views the same, ``twin.cameras.random_camera``'s default)."""
 AZIMUTH_JITTER_DEG = 25.0
+"""Degrees either way (drawn evenly) a view strays from its even share of the way round
+the table: players do not stand at exact quarter turns, and with four views the
+neighbours stay at least 40 degrees apart."""
 
 
 def _chosen_palace(rng: np.random.Generator, seed: int,
@@ -117,8 +123,8 @@ def render_palace(number: int, out: Path, blender: str, samples: int, quality: i
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         jobs, truth = make_palace_jobs(number, work, samples, views)
-        dump_json(out, stem, "scene", scene_json(truth["scene"], stem))
-        dump_json(out, stem, "map", truth["map"].to_json())
+        write_json(out / f"{stem}.scene.json", scene_json(truth["scene"], stem))
+        write_json(out / f"{stem}.map.json", truth["map"].to_json())
         for k, (job, pose, settings) in enumerate(zip(jobs, truth["poses"], truth["develop"],
                                                       strict=True)):
             view = f"view{k}"
@@ -127,8 +133,8 @@ def render_palace(number: int, out: Path, blender: str, samples: int, quality: i
                 continue
             image = develop(run_blender(blender, job, work, f"{stem}.{view}"),
                             truth["camera"], settings)
-            dump_json(out, stem, f"{view}.camera", truth["camera"].to_json())
-            dump_json(out, stem, f"{view}.pose", pose.to_json() | {
+            write_json(out / f"{stem}.{view}.camera.json", truth["camera"].to_json())
+            write_json(out / f"{stem}.{view}.pose.json", pose.to_json() | {
                 "develop": settings, "game_seed": truth["game_seed"], "views": views})
             cv2.imwrite(str(picture), image, [cv2.IMWRITE_JPEG_QUALITY, quality])
             print(f"palace {stem} {view}: {time.time() - start:.0f} s", flush=True)
