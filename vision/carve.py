@@ -18,7 +18,6 @@ Everything is arrays: all voxels' points are projected at once per view.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -30,6 +29,7 @@ from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
+from vision.seams import masked_medians
 from vision.silhouettes import View
 from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
 from vision.views import board_box, working_scale
@@ -236,9 +236,9 @@ def top_colours(views: Sequence[ViewData], levels: int = LEVELS) -> NDArray[np.f
         px[~ok] = np.nan
         got.append(px.reshape(*shape, 3))
     allpx = np.concatenate(got, axis=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        med = np.nanmedian(allpx, axis=3)
+    # One sort for every voxel and channel (np.nanmedian's numbers, at a third its cost).
+    rows = np.moveaxis(allpx, 3, -1).reshape(-1, allpx.shape[3])
+    med = masked_medians(rows, ~np.isnan(rows)).reshape(*shape[:3], 3)
     return np.nan_to_num(med).astype(np.float32)
 
 
