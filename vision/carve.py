@@ -150,13 +150,14 @@ def voxel_pixels(vd: ViewData, levels: int = LEVELS
 def region_pixels(camera: Camera, pose: Pose, view: View, points: NDArray[np.float64]
                   ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
     """Flat region indices of ``points`` (N x 3 board mm) in ``view``, and which fall in it."""
-    px = view.to_region(project(camera, pose, points))
+    px = np.round(view.to_region(project(camera, pose, points)))
     h, w = view.shape
-    ok = np.isfinite(px).all(axis=1)
-    ij = np.zeros((len(px), 2), np.intp)
-    ij[ok] = np.round(px[ok]).astype(np.intp)
-    ok &= (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
-    flat = np.where(ok, ij[:, 1] * w + ij[:, 0], 0)
+    x, y = px[:, 0], px[:, 1]
+    # Rounded in place and compared as floats (whole numbers, exact): NaN and infinities
+    # fail every comparison, so no separate finiteness test or integer copy is needed.
+    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    with np.errstate(invalid="ignore"):
+        flat = np.where(ok, y * w + x, 0.0).astype(np.intp)
     return flat, ok
 
 
