@@ -148,7 +148,8 @@ def group_medians(values: NDArray[np.float32], group: NDArray[np.int64]
     values, or the middle one). Hundreds of groups a view: a median call each was most
     of the bare board's cost. Here each column is sorted once, by group and value
     together as one 64-bit key (the group above a float32's bits, flipped to sort as
-    the floats do), and its middle values read off."""
+    the floats do; groups are non-negative and under 2**32), and its middle values read
+    off."""
     out_keys: NDArray[np.int64] = np.zeros(0, np.int64)
     out = np.empty((0, values.shape[1]))
     high = group.astype(np.uint64) << np.uint64(32)
