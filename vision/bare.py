@@ -63,7 +63,7 @@ def learned_bare_board(image: NDArray[np.float32], ground: GroundMap,
     if not len(sel):
         return out
     group = _groups(pts, ground).ravel()[sel]
-    flat = image.reshape(-1, 3)[sel].astype(np.float64)
+    flat = image.reshape(-1, 3)[sel]
     painted = _medians(flat, group)
     small = _small_region(pts, on, ground).ravel()[sel]
     if small.any():
@@ -96,7 +96,7 @@ lies under the set-up staircase, so its own colour cannot be learned from the vi
 the sand's can, under the same light."""
 
 
-def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float64],
+def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float32],
                      group: NDArray[np.int64], painted: NDArray[np.float64],
                      small: NDArray[np.bool_], ground: GroundMap) -> NDArray[np.float64]:
     """The start area's pixels painted as the sand region at the same phase, brightened
@@ -108,14 +108,13 @@ def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float64],
     sand = group // (PHASE_BINS * PHASE_BINS) == chars.index("G")
     if not sand.any():
         return painted
-    by_phase: dict[int, NDArray[np.float64]] = {}
-    for ph in np.unique(phase[sand]).tolist():
-        by_phase[ph] = np.median(flat[sand & (phase == ph)], axis=0)
-    fallback = np.median(flat[sand], axis=0)
+    by_phase = np.tile(np.median(flat[sand].astype(np.float64), axis=0),
+                       (PHASE_BINS * PHASE_BINS, 1))
+    phases, medians = group_medians(flat[sand], phase[sand])
+    by_phase[phases] = medians  # a phase no sand pixel shows keeps the sand's median
     out = painted.copy()
     rows = np.flatnonzero(small)
-    out[rows] = np.array([by_phase.get(int(ph), fallback) for ph in phase[rows].tolist()]) \
-        * SAND_TO_WHITE
+    out[rows] = by_phase[phase[rows]] * SAND_TO_WHITE
     return out
 
 
@@ -133,17 +132,40 @@ def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:
         + phase[..., 0]
 
 
-def _medians(flat: NDArray[np.float64], group: NDArray[np.int64]) -> NDArray[np.float64]:
+def _medians(flat: NDArray[np.float32], group: NDArray[np.int64]) -> NDArray[np.float64]:
     """Each row replaced by the median of its group's rows."""
-    order = np.argsort(group, kind="stable")
-    ranked = group[order]
-    cuts = np.flatnonzero(np.diff(ranked)) + 1
-    starts = np.concatenate([[0], cuts])
-    ends = np.concatenate([cuts, [len(ranked)]])
-    sorted_rows = flat[order]
-    medians = np.empty((len(starts), 3))
-    for k, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-        medians[k] = np.median(sorted_rows[a:b], axis=0)
-    out = np.empty_like(flat)
-    out[order] = np.repeat(medians, ends - starts, axis=0)
-    return out
+    keys, medians = group_medians(flat, group)
+    return medians[np.searchsorted(keys, group)]
+
+
+_SIGN = np.uint32(1 << 31)
+
+
+def group_medians(values: NDArray[np.float32], group: NDArray[np.int64]
+                  ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """The groups (ascending) and each one's median row, column by column: the very
+    numbers ``np.median`` gives for the rows in float64 (the mean of the two middle
+    values, or the middle one). Hundreds of groups a view: a median call each was most
+    of the bare board's cost. Here each column is sorted once, by group and value
+    together as one 64-bit key (the group above a float32's bits, flipped to sort as
+    the floats do; groups are non-negative and under 2**32), and its middle values read
+    off."""
+    out_keys: NDArray[np.int64] = np.zeros(0, np.int64)
+    out = np.empty((0, values.shape[1]))
+    high = group.astype(np.uint64) << np.uint64(32)
+    for c in range(values.shape[1]):
+        bits = np.ascontiguousarray(values[:, c], np.float32).view(np.uint32)
+        key = high | (bits ^ np.where(bits & _SIGN, np.uint32(0xFFFFFFFF), _SIGN))
+        key.sort()
+        if c == 0:
+            ranked = (key >> np.uint64(32)).astype(np.int64)
+            starts = np.flatnonzero(np.concatenate([[True], ranked[1:] != ranked[:-1]]))
+            counts = np.diff(np.concatenate([starts, [len(ranked)]]))
+            out_keys = ranked[starts]
+            lo, hi = starts + (counts - 1) // 2, starts + counts // 2
+            out = np.empty((len(starts), values.shape[1]))
+        low = key.astype(np.uint32)  # the low 32 bits
+        ordered = (low ^ np.where(low & _SIGN, _SIGN, np.uint32(0xFFFFFFFF))).view(np.float32)
+        # + 0.0: numpy's mean turns a median of -0.0 into 0.0, and so does this.
+        out[:, c] = (ordered[lo].astype(np.float64) + ordered[hi]) / 2 + 0.0
+    return out_keys, out

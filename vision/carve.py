@@ -18,7 +18,6 @@ Everything is arrays: all voxels' points are projected at once per view.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -30,6 +29,7 @@ from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.bare import learned_bare_board, plate_points
 from vision.change import change_evidence, region
+from vision.seams import masked_medians
 from vision.silhouettes import View
 from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
 from vision.views import board_box, working_scale
@@ -150,13 +150,14 @@ def voxel_pixels(vd: ViewData, levels: int = LEVELS
 def region_pixels(camera: Camera, pose: Pose, view: View, points: NDArray[np.float64]
                   ) -> tuple[NDArray[np.intp], NDArray[np.bool_]]:
     """Flat region indices of ``points`` (N x 3 board mm) in ``view``, and which fall in it."""
-    px = view.to_region(project(camera, pose, points))
+    px = np.round(view.to_region(project(camera, pose, points)))
     h, w = view.shape
-    ok = np.isfinite(px).all(axis=1)
-    ij = np.zeros((len(px), 2), np.intp)
-    ij[ok] = np.round(px[ok]).astype(np.intp)
-    ok &= (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
-    flat = np.where(ok, ij[:, 1] * w + ij[:, 0], 0)
+    x, y = px[:, 0], px[:, 1]
+    # Rounded in place and compared as floats (whole numbers, exact): NaN and infinities
+    # fail every comparison, so no separate finiteness test or integer copy is needed.
+    ok = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    with np.errstate(invalid="ignore"):
+        flat = np.where(ok, y * w + x, 0.0).astype(np.intp)
     return flat, ok
 
 
@@ -236,9 +237,9 @@ def top_colours(views: Sequence[ViewData], levels: int = LEVELS) -> NDArray[np.f
         px[~ok] = np.nan
         got.append(px.reshape(*shape, 3))
     allpx = np.concatenate(got, axis=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        med = np.nanmedian(allpx, axis=3)
+    # One sort for every voxel and channel (np.nanmedian's numbers, at a third its cost).
+    rows = np.moveaxis(allpx, 3, -1).reshape(-1, allpx.shape[3])
+    med = masked_medians(rows, ~np.isnan(rows)).reshape(*shape[:3], 3)
     return np.nan_to_num(med).astype(np.float32)
 
 

@@ -52,11 +52,13 @@ def match_photometry(before: NDArray[np.float32], after: NDArray[np.float32]
         a = after[..., c].ravel()
         keep = np.ones(b.shape, bool)
         gain, offset = 1.0, 0.0
-        for _ in range(3):
+        for fit in range(3):
             bb, aa = b[keep], a[keep]
             if len(bb) < 50 or float(bb.std()) < 1e-3:
                 break
             gain, offset = _line_fit(bb, aa)
+            if fit == 2:
+                break  # the pixels the last line fits well are not used
             resid = np.abs(gain * b + offset - a)
             keep = resid < 2.5 * max(float(np.median(resid)), 0.5)
         out[..., c] = before[..., c] * gain + offset
