@@ -84,3 +84,30 @@ def test_a_piece_resting_on_a_misread_arch_is_put_back_on_the_right_one(scene: S
 def test_the_true_palace_is_left_as_it_is(scene: Scene) -> None:
     _, views = scene
     assert _pick(views, [A, B]) == {place_key(A), place_key(B), place_key(D), place_key(C)}
+
+
+def test_each_piece_is_drawn_once_a_view_whatever_its_id(scene: Scene) -> None:
+    """The search weighs the same candidates move after move: a piece's boxes are kept
+    by what draws it, so a copy with another id finds them, an arch turned does not."""
+    _, views = scene
+    palace = corners_only(load_map("1"))
+    search = Search(views, palace, [palace.place(BRIDGE)])
+    sheet = search.sheets[0]
+    first = sheet.part(A)
+    assert sheet.part(A.moved(id="other")) is first
+    assert sheet.part(A.moved(axis=Axis.Y)) is not first
+
+
+def test_a_move_weighs_the_same_with_the_drawings_kept_or_not(scene: Scene) -> None:
+    _, views = scene
+    gains = []
+    for warm in (False, True):
+        palace = corners_only(load_map("1"))
+        slot_piece = palace.place(BRIDGE)
+        search = Search(views, palace, [slot_piece])
+        slot = next(s for s, p in search.slots.items() if p.id == slot_piece.id)
+        if warm:
+            search.gain([slot], [B])
+            search.gain([slot], [TURNED])
+        gains.append(search.gain([slot], [A]))
+    assert gains[0] == gains[1]

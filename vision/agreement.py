@@ -86,6 +86,9 @@ class _Sheet:
     label: NDArray[np.int32]
     scene: Scene | None
     boxes: dict[Box, tuple[NDArray[np.int32], float, Rect] | None]
+    parts: dict[tuple[object, ...], tuple[Scene, Rect | None]]
+    """Each piece's boxes as a scene and the rectangle around them, by what draws it
+    (:func:`_drawn`): the search weighs the same candidates again and again."""
     table: NDArray[np.float64]
     """Per pixel (flat): the pay, then the colour sums it adds to the piece it shows
     (1, its three colour features, their squares' sum; all 0 where its colour does
@@ -109,6 +112,25 @@ class _Sheet:
                 self.boxes[b] = (hull, d, rect)
         return [self.boxes[b] for b in boxes]
 
+    def part(self, piece: Piece) -> tuple[Scene, Rect | None]:
+        """The piece's boxes that show, as a scene (:data:`Scene`, owner slots 0), and the
+        rectangle around them (None when none shows), made once a piece."""
+        key = _drawn(piece)
+        got = self.parts.get(key)
+        if got is None:
+            shapes = [sh for sh in self.shapes(piece_voxels(piece)) if sh is not None]
+            scene = (np.array([sh[2] for sh in shapes], np.int64).reshape(-1, 4),
+                     np.array([sh[1] for sh in shapes], np.float64),
+                     np.zeros(len(shapes), np.int64), [sh[0] for sh in shapes])
+            got = (scene, _union([sh[2] for sh in shapes]))
+            self.parts[key] = got
+        return got
+
+
+def _drawn(piece: Piece) -> tuple[object, ...]:
+    """What :func:`vision.voxels.piece_voxels` draws a piece by (its id aside)."""
+    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn, piece.color)
+
 
 def _sheet(vd: ViewData) -> _Sheet:
     """One view made ready: the pay per pixel (:func:`vision.carve.pixel_pay`, as
@@ -125,24 +147,17 @@ def _sheet(vd: ViewData) -> _Sheet:
     table[ok, 1] = 1.0
     table[ok, 2:5] = f[ok]
     table[ok, 5] = (f[ok] * f[ok]).sum(axis=1)
-    return _Sheet(vd, np.full(vd.view.shape, -1, np.int32), None, {}, table)
+    return _Sheet(vd, np.full(vd.view.shape, -1, np.int32), None, {}, {}, table)
 
 
 def _scene(sheet: _Sheet, pieces: dict[int, Piece]) -> Scene:
     """Every box of ``pieces`` that shows in the sheet's region, as arrays."""
-    rects: list[Rect] = []
-    dists: list[float] = []
-    slots: list[int] = []
-    hulls: list[NDArray[np.int32]] = []
-    for slot, piece in pieces.items():
-        for shape in sheet.shapes(piece_voxels(piece)):
-            if shape is not None:
-                hulls.append(shape[0])
-                dists.append(shape[1])
-                rects.append(shape[2])
-                slots.append(slot)
-    return (np.array(rects, np.int64).reshape(-1, 4), np.array(dists, np.float64),
-            np.array(slots, np.int64), hulls)
+    parts = [(slot, sheet.part(piece)[0]) for slot, piece in pieces.items()]
+    if not parts:
+        return (np.zeros((0, 4), np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), [])
+    return (np.concatenate([p[0] for _, p in parts]), np.concatenate([p[1] for _, p in parts]),
+            np.concatenate([np.full(len(p[1]), slot, np.int64) for slot, p in parts]),
+            [hull for _, p in parts for hull in p[3]])
 
 
 def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
@@ -160,7 +175,7 @@ def _paint(sheet: _Sheet, scene: Scene, rect: Rect | None = None,
         return out
     dists = np.concatenate([part[1] for part in parts])
     slots = np.concatenate([part[2] for part in parts])
-    hulls = [hull for part in parts for hull in part[3]]
+    hulls = scene[3] + extra[3] if extra is not None else scene[3]
     hit = ((rects[:, 0] < x1) & (rects[:, 2] > x0) & (rects[:, 1] < y1) & (rects[:, 3] > y0))
     if len(out_slots) and len(scene[0]):
         gone = np.zeros(int(max(scene[2].max(), max(out_slots))) + 1, bool)
@@ -231,8 +246,7 @@ class Search:
         delta = np.zeros((self.size, 5))
         paints = []
         for sheet in self.sheets:
-            rect = _union([sh[2] for p in moved for sh in sheet.shapes(piece_voxels(p))
-                           if sh is not None])
+            rect = _union([r for p in moved if (r := sheet.part(p)[1]) is not None])
             if rect is None:
                 paints.append(None)
                 continue
