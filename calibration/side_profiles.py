@@ -40,40 +40,34 @@ def _band(a: FloatArray, b: FloatArray, offsets: tuple[float, ...], z: float) ->
 SIDES = polygon_edges(PLATE_CORNERS)
 INNER = [_band(a, b, INNER_MM, 0.0) for a, b in SIDES]
 OUTER = [_band(a, b, OUTER_MM, -PLATE_THICKNESS_MM) for a, b in SIDES]
-_SIDE_BANDS = np.stack([INNER, OUTER], axis=1)
-"""Per side, its inner and outer bands' points: side, inner/outer, band point, xyz."""
+_BANDS = np.vstack([*INNER, *OUTER])
 
 
 def side_contrast(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, shifts: FloatArray,
-    sides: NDArray[np.intp],
+    image: NDArray[np.uint8], camera: Camera, pose: Pose, shifts: FloatArray
 ) -> FloatArray:
-    """Per shift of the board (mm, N x 2), each of its sides (``sides``, N x S) and half of
-    the side, the median Lab step (N x S x 2).
+    """Per shift of the board (mm, N x 2), side and half of it, the median Lab step.
 
     The step is between the bands inside and outside the side. Halves, so that a pose
     turned by a stud over the length of a side (right at one end, a stud off at the
     other) shows it. NaN for a half with too little of it in the picture. Moving the
     board by ``d`` under ``pose`` shows point ``p`` where ``pose`` shows ``p + d``, so all
     shifts' samples go through one projection, one remap and one colour conversion.
-    Only the sides asked of each shift are sampled: a shift across a side moves that
-    side and its opposite, and :func:`side_profiles` reads nothing else of it.
     """
     h, w = image.shape[:2]
-    count, per_shift = sides.shape
-    moved = _SIDE_BANDS[sides]  # shift, side, inner/outer, band point, xyz
-    moved[..., :2] += shifts[:, None, None, None]
+    moved = np.repeat(_BANDS[None], len(shifts), axis=0)
+    moved[..., :2] += shifts[:, None]
     pts = project(camera, pose, moved.reshape(-1, 3)).astype(np.float32)
     # One image row, not one column: OpenCV pays per row, twenty times over here.
     xs, ys = pts[:, 0].reshape(1, -1), pts[:, 1].reshape(1, -1)
     lab = cv2.cvtColor(cv2.remap(image, xs, ys, cv2.INTER_LINEAR), cv2.COLOR_BGR2LAB)
-    # shift, side, inner/outer, band offset, position along the side
-    shape = (count, per_shift, 2, len(INNER_MM), len(ALONG))
+    # shift, inner/outer, side, band offset, position along the side
+    shape = (len(shifts), 2, len(SIDES), len(INNER_MM), len(ALONG))
     lab = lab.reshape(*shape, 3).astype(np.float32)
     inside = (xs >= 0) & (xs < w - 1) & (ys >= 0) & (ys < h - 1)
-    ok = inside.reshape(shape).all(axis=(2, 3))  # shift, side, along
-    step = np.linalg.norm(lab[:, :, 0].mean(axis=2) - lab[:, :, 1].mean(axis=2), axis=3)
-    halves = (count, per_shift, 2, len(ALONG) // 2)
+    ok = inside.reshape(shape).all(axis=(1, 3))  # shift, side, along
+    step = np.linalg.norm(lab[:, 0].mean(axis=2) - lab[:, 1].mean(axis=2), axis=3)
+    halves = (len(shifts), len(SIDES), 2, len(ALONG) // 2)
     ok = ok.reshape(halves)
     step = step.reshape(halves)
     seen = ok.sum(axis=3) >= MIN_SAMPLES
@@ -179,13 +173,11 @@ def side_profiles(
     picture, cam = _side_picture(image, camera, pose, reach, halved)
     moves = range(-reach, reach + 1)
     shifts = [(k * STUD_MM, 0.0) for k in moves] + [(0.0, k * STUD_MM) for k in moves]
-    # A move along x crosses sides 1 and 3, one along y sides 0 and 2.
-    sides = np.array([(1, 3)] * len(moves) + [(0, 2)] * len(moves))
-    steps = side_contrast(picture, cam, pose, np.array(shifts), sides)  # shift, side, half
+    steps = side_contrast(picture, cam, pose, np.array(shifts))  # shift, side, half
     across_x, across_y = steps[: len(moves)], steps[len(moves) :]
     out = np.full((len(SIDES), 2, len(moves)), np.nan)
-    out[[1, 3]] = across_x.transpose(1, 2, 0)
-    out[[0, 2]] = across_y.transpose(1, 2, 0)
+    out[[1, 3]] = across_x[:, [1, 3]].transpose(1, 2, 0)
+    out[[0, 2]] = across_y[:, [0, 2]].transpose(1, 2, 0)
     # Moving the pose by +x moves side 1 outwards but side 3 inwards (+y: side 2 out,
     # side 0 in): flip 0 and 3 so every row runs from inwards to outwards.
     out[[0, 3]] = out[[0, 3], :, ::-1]
