@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bench.full_palace import FullTally, Views, palace_keys, palace_views
+from bench.full_palace import FullTally, Views, key_level, palace_keys, palace_views
 from calibration.evidence import BoardLocation
 from vision.full import read_palace
 
@@ -121,11 +121,10 @@ def main(argv: list[str] | None = None) -> int:
                               model=args.model)
         seconds = (time.perf_counter() - started) / len(v.frames)
         got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
-        upper_before = _upper(tally.level_right), _upper(tally.level_truth)
         tally.palaces += 1
         tally.add(got, want)
-        upper_right = _upper(tally.level_right) - upper_before[0]
-        upper_truth = _upper(tally.level_truth) - upper_before[1]
+        upper_right = sum(key_level(k) >= UPPER for k in got & want)
+        upper_truth = sum(key_level(k) >= UPPER for k in want)
         print(f"{name}: right {len(got & want)} read {len(got)} truth {len(want)}, "
               f"levels {UPPER}+ {upper_right} of {upper_truth}, {seconds:.2f} s a view",
               flush=True)
