@@ -313,7 +313,7 @@ class Search:
             if trial.fits(p):
                 trial.place(p)
                 back.append(p)
-            elif p.kind is Kind.DECORATION or self.slots[s].id not in self.movable:
+            elif self.fixed(s):
                 return None
         return sorted(gone), [*put, *back]
 

@@ -29,13 +29,17 @@ from vision.parse import LEAST, PROP_DEPTH
 
 Cell = tuple[int, int]
 
+def _standing(search: Search) -> list[Piece]:
+    """The read pieces a tower is made of: all but decorations (the corner bricks are
+    never the search's own, :meth:`~vision.agreement.Search.pieces`)."""
+    return [p for p in search.pieces() if p.kind is not Kind.DECORATION]
+
+
 def tower_cells(search: Search) -> list[Cell]:
     """The cells a tower can stand on: every read arch's leg cell and every read brick's
     or column's cell, highest stacks first (they hold the most unread levels)."""
     top: dict[Cell, int] = {}
-    for p in search.pieces():
-        if p.kind in (Kind.DECORATION, Kind.CORNER):
-            continue
+    for p in _standing(search):
         for c in p.legs():
             top[c] = max(top.get(c, -1), p.z + p.height - 1)
     return sorted(top, key=lambda c: -top[c])
@@ -50,8 +54,7 @@ def rebuilt_towers(search: Search, near: Near, score: NDArray[np.float32], start
     for cell in tower_cells(search):
         if time.thread_time() - started > time_limit:
             break
-        levels = sorted({p.z for p in search.pieces() if cell in p.legs()
-                         and p.kind not in (Kind.DECORATION, Kind.CORNER)})
+        levels = sorted({p.z for p in _standing(search) if cell in p.legs()})
         best: tuple[float, list[int], list[Piece]] | None = None
         for z0 in levels:
             got = _best_tower(search, near, score, cell, z0)
