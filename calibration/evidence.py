@@ -317,12 +317,12 @@ def judge(
         # do three over a lattice that fixes the board's size (a hand over the fourth
         # side's corner); one corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
-    if rim_witness and len(seen) >= THIN_WITNESSED_CORNERS:
-        return "", seen, quality
-    return thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen)), seen, quality
+    return (thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen), rim_witness),
+            seen, quality)
 
 
-def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int) -> str:
+def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int,
+                         rim_witness: bool = False) -> str:
     """Why a lattice seen in few blocks is not vouched for (empty if it is or is not thin).
 
     A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few degrees
@@ -330,10 +330,12 @@ def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners
     the card clearly (``map_score``, 0 when no trusted map was given) vouches for it.
     Without one the sides and corner bricks are not enough (on the wide twin, thin
     lattices with all four sides and two corner bricks confirmed were still 6 studs off)
-    unless the plate's rim vouches for the plane as well (:func:`judge`'s
-    ``rim_witness``).
+    unless the plate's rim vouches for the plane as well (``rim_witness``, as
+    :func:`judge` is told) and :data:`THIN_WITNESSED_CORNERS` corner bricks show.
     """
     if blocks >= TRUSTED_GRID_BLOCKS or map_score >= WEAK_MAP_SCORE:
+        return ""
+    if rim_witness and corners >= THIN_WITNESSED_CORNERS:
         return ""
     return (
         f"the stud grid shows in only {blocks} blocks and neither the ground map nor the"
