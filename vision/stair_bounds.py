@@ -36,12 +36,9 @@ Signs = list[tuple[NDArray[np.float32], NDArray[np.float32]]]
 
 
 _Beyond = tuple[float, float, float]
-_Top = tuple[list[NDArray[np.bool_]], float, dict[int, _Beyond],
-             dict[int, list[_Beyond | None]], dict[int, list[_Beyond | None]]]
-"""A top's pixels (a mask per view), their evidence's magnitude, each lower piece's
-evidence beyond them (by the piece's id), each leg's ways' (by the tree's id, a place per
-way) and each step's pieces above the way below it, per far leg's way (by the step's
-id)."""
+_Top = tuple[list[Candidate], float, dict[int, _Beyond], dict[tuple[int, int], _Beyond]]
+"""A top's pieces, their magnitude, and each lower piece's and each way's evidence
+beyond them."""
 
 
 class CloserBound:
@@ -74,68 +71,43 @@ class CloserBound:
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
             size = sum(self._magnitude(p, c) for p, c in zip(top, cands, strict=True))
-            # The top's pixels marked once, on a mask of its own per view: its lower
-            # pieces' evidence beyond it is asked for hundreds of pieces.
-            covered = [np.zeros(len(ev.weight), bool) for ev in self.scorer.evidence]
-            for c in cands:
-                for mask, px in zip(covered, c.pixels, strict=True):
-                    mask[px] = True
-            hit = self._tops[id(top)] = (covered, size, {}, {}, {})
+            hit = self._tops[id(top)] = (cands, size, {}, {})
         gain, worst, size = self._way(hit, ways, i)
         return head + gain + worst + SLACK * (hit[1] + size)
 
     def _way(self, top: _Top, ways: LegWays, i: int) -> tuple[float, float, float]:
         """A way's pieces' evidence beyond the top (the sum of their positive evidence
         less their prices, the most negative one's negative, the sum of their magnitudes),
-        kept per way: the ways scored share their lower parts. A step's own pieces (its
-        far leg's way, the step and the brick lifting it) are summed once per far leg's
-        way and added to each way below it: float64 sums in another order than one piece
-        after the other, far inside :data:`SLACK`."""
-        covered, _, pieces, made, steps = top
-        kept = made.get(id(ways))
-        if kept is None:
-            kept = made[id(ways)] = [None] * ways.count
-        hit = kept[i]
+        kept per way: the ways scored share their lower parts."""
+        cands, _, pieces, made = top
+        hit = made.get((id(ways), i))
         if hit is not None:
             return hit
         part, below, far = ways.locate(i)
         if isinstance(part, list):
-            hit = self._sum(covered, pieces, part)
+            gain, worst, size = 0.0, 0.0, 0.0
+            rest: Sequence[Piece] = part
         else:
-            on = steps.get(id(part))
-            if on is None:
-                on = steps[id(part)] = [None] * len(part.fars)
-            own = on[far]
-            if own is None:
-                own = on[far] = self._sum(covered, pieces,
-                                          (*part.fars[far], part.lower, *part.brick))
             gain, worst, size = self._way(top, part.below, below)
-            hit = (gain + own[0], min(worst, own[1]), size + own[2])
-        kept[i] = hit
-        return hit
-
-    def _sum(self, covered: list[NDArray[np.bool_]], pieces: dict[int, _Beyond],
-             rest: Sequence[Piece]) -> _Beyond:
-        """Pieces' evidence beyond the top, summed (:meth:`_way`), each piece's kept."""
-        gain, worst, size = 0.0, 0.0, 0.0
+            rest = (*part.fars[far], part.lower, *part.brick)
         for piece in rest:
             got = pieces.get(id(piece))
             if got is None:
-                got = pieces[id(piece)] = self._beyond(covered, piece)
+                got = pieces[id(piece)] = self._beyond(cands, piece)
             gain += got[0]
             worst = min(worst, got[1])
             size += got[2]
-        return gain, worst, size
+        made[(id(ways), i)] = hit = (gain, worst, size)
+        return hit
 
-    def _beyond(self, top: list[NDArray[np.bool_]], piece: Piece) -> _Beyond:
-        """A lower piece's positive evidence outside the top's pixels (``top``: each
-        view's mask of them) less its price, its negative evidence there, and its
-        evidence's magnitude."""
-        cand = self.scorer.candidate(piece)
+    def _beyond(self, top: list[Candidate], piece: Piece) -> _Beyond:
+        """A lower piece's positive evidence outside the top's pixels less its price, its
+        negative evidence there, and its evidence's magnitude."""
+        scorer = self.scorer
+        cand = scorer.candidate(piece)
         gain, loss = -cand.price, 0.0
         for i, (positive, negative) in enumerate(self.signs):
-            px = cand.pixels[i]
-            px = px[~top[i][px]]
+            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
             gain += float(positive[px].sum())
             loss += float(negative[px].sum())
         return gain, loss, self._magnitude(piece, cand)

@@ -13,7 +13,6 @@ and for a whole branch's ways at a time.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -78,8 +77,6 @@ class LegWays:
         self._made: dict[int, list[Piece]] = {}
         self._span = (0.0, 0.0)
         """The least and the most of the ways' worst pieces' evidence, with the bounds."""
-        self._firsts: list[int] | None = None
-        """Each part's first way's index (:meth:`locate`); every part holds a way."""
 
     def __len__(self) -> int:
         return self.count
@@ -95,24 +92,19 @@ class LegWays:
 
     def locate(self, i: int) -> tuple[list[Piece] | Step, int, int]:
         """Where the ``i``-th way comes from: a whole way (and -1, -1), or a step and the
-        indices of the way below it and of its far leg's way. Each part's first way is
-        listed once (the tree is whole when ways are asked for), and the part found by
-        bisection: the staircase search's closer bound asks for thousands of ways."""
-        if not 0 <= i < self.count:
-            raise IndexError(i)
-        firsts = self._firsts
-        if firsts is None:
-            firsts = self._firsts = []
-            at = 0
-            for part in self.parts:
-                firsts.append(at)
-                at += 1 if isinstance(part, list) else part.below.count * len(part.fars)
-        k = bisect_right(firsts, i) - 1
-        part = self.parts[k]
-        if isinstance(part, list):
-            return part, -1, -1
-        below, far = divmod(i - firsts[k], len(part.fars))
-        return part, below, far
+        indices of the way below it and of its far leg's way."""
+        for part in self.parts:
+            if isinstance(part, list):
+                if i == 0:
+                    return part, -1, -1
+                i -= 1
+                continue
+            n = part.below.count * len(part.fars)
+            if i < n:
+                below, far = divmod(i, len(part.fars))
+                return part, below, far
+            i -= n
+        raise IndexError(i)
 
     def way(self, i: int) -> list[Piece]:
         """The ``i``-th way, made alone (and kept: the ways scored share their lower
