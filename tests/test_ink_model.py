@@ -117,3 +117,31 @@ def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
     assert not keeps_ink_order(centres, ("D", "G", "L"))
     assert keeps_ink_order(centres, ("L", "G", "L"))
     assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
+
+
+def test_two_broad_groups_named_alike_keep_one_hue() -> None:
+    """Light that makes one ink two groups moves its lightness, not its hue: two broad
+    groups 30 degrees apart are not one ink, two 10 degrees apart may be, and a small
+    group (a piece's colour, a border's cells) or a grey one binds nothing."""
+    from calibration.ink_model import alike_keep_hue
+    a = np.array([60.0, -10.0, 40.0])  # hue 104
+    near = np.array([70.0, -17.0, 45.0])  # hue 111
+    far = np.array([60.0, 12.0, 40.0])  # hue 73
+    grey = np.array([60.0, 5.0, 8.0])  # chroma 9
+    both = np.ones(2, bool)
+    assert alike_keep_hue(np.array([a, near]), ("G", "G"), both)
+    assert not alike_keep_hue(np.array([a, far]), ("G", "G"), both)
+    assert alike_keep_hue(np.array([a, far]), ("L", "G"), both)
+    assert alike_keep_hue(np.array([a, far]), ("G", "G"), np.array([True, False]))
+    assert alike_keep_hue(np.array([a, grey]), ("G", "G"), both)
+
+
+def test_a_light_green_drifted_towards_gold_is_not_named_gold_twice() -> None:
+    """Development map 51058's set-up view: a light green drifted towards gold (hue 99)
+    beside a gold drifted the other way (hue 66) and a dark green. Named by the ratios
+    alone, light green and gold were both gold and the dark green light green (631 studs
+    wrong); two broad groups 33 degrees apart are not one ink."""
+    light, dark, gold = [34.3, -4.0, 26.0], [30.6, -17.5, 19.5], [40.4, 15.8, 35.8]
+    centres, top = np.array([light, dark, gold]), np.array([28.2, -27.0, 20.0])
+    shares = np.array([0.476, 0.411, 0.114])
+    assert INK_MODEL.most_likely(centres, top, shares) == ("L", "D", "G")
