@@ -64,6 +64,15 @@ blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel (de
 boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften both
 templates alike; the blind fit so taken must also have settled (residual under
 :data:`~calibration.grid.SETTLED_PX`)."""
+BLIND_SHARP_CLARITY = 7.0
+"""The clarity from which a top-blind refit is judged at its own clarity, by a sharp
+lattice's rules, rather than as a soft lattice (:func:`_as_soft`). Dark tops on boards
+10 to 14 px a stud mislead the usual template into a fit a side or two off, or over too
+few blocks, while the blind one reads them at 7 to 8 over 10 to 14 blocks within half a
+pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
+20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
+px off); among the blind refits of every lattice start and perturbed truth of 200 dev
+frames, none at 6 or more was taken off the truth when judged at its own clarity."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 FURTHER_IN = "the board may lie further in than its sides put it"
@@ -157,7 +166,7 @@ def _judged(
     top_blind: bool = False,
 ) -> BoardLocation:
     """:func:`finish` from a lattice fit; with ``top_blind``, a fit with the top-blind
-    template, judged as a soft lattice whatever its clarity.
+    template, judged as a soft lattice unless it reads :data:`BLIND_SHARP_CLARITY`.
 
     The blind template's peaks are sharper than the usual one's on the same studs: a dev
     board's 4.6 became 5.5, 2.7 px off over 10 blocks with all four sides and the stud
@@ -296,7 +305,10 @@ def _judged(
 
 
 def _as_soft(grid: GridFit) -> GridFit:
-    """The fit with its clarity taken no higher than a soft lattice's."""
+    """The top-blind fit with its clarity taken no higher than a soft lattice's, unless it
+    reads :data:`BLIND_SHARP_CLARITY` or more: then it is judged at its own clarity."""
+    if grid.clarity >= BLIND_SHARP_CLARITY:
+        return grid
     soft = float(np.nextafter(SOFT_LATTICE_CLARITY, 0.0))
     return dataclasses.replace(grid, clarity=min(grid.clarity, soft))
 
