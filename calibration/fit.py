@@ -12,10 +12,9 @@ import functools
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import SIZE_PINNING_BLOCKS, BoundaryCheck, best_stud_move, check_boundary
+from calibration.alias import best_stud_move, check_boundary
 from calibration.board_model import PLATE_CORNERS, moved_pose, turned_pose
 from calibration.camera import Camera, Pose
-from calibration.corner_pins import bricks_pin
 from calibration.edges import edge_support
 from calibration.evidence import (
     EDGE_MODEL,
@@ -28,8 +27,8 @@ from calibration.evidence import (
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
-from calibration.side_pairs import side_pairs
-from calibration.stud_rows import rows_move, rows_pin
+from calibration.side_pinning import PAIRED_BLOCKS, one_side_each_way, pinned_check
+from calibration.stud_rows import rows_move
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
@@ -44,7 +43,6 @@ from calibration.vouching import (
     MIN_SOFT_GRID_BLOCKS,
     SIDES_VOUCHED_CLARITY,
     SOFT_LATTICE_CLARITY,
-    VOUCHED_RMS_PX,
     rim_may_vouch_for_thin_lattice,
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
@@ -66,6 +64,15 @@ blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel (de
 boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften both
 templates alike; the blind fit so taken must also have settled (residual under
 :data:`~calibration.grid.SETTLED_PX`)."""
+BLIND_SHARP_CLARITY = 7.0
+"""The clarity from which a top-blind refit is judged at its own clarity, by a sharp
+lattice's rules, rather than as a soft lattice (:func:`_as_soft`). Dark tops on boards
+10 to 14 px a stud mislead the usual template into a fit a side or two off, or over too
+few blocks, while the blind one reads them at 7 to 8 over 10 to 14 blocks within half a
+pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
+20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
+px off); among the blind refits of every lattice start and perturbed truth of 200 dev
+frames, none at 6 or more was taken off the truth when judged at its own clarity."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 FURTHER_IN = "the board may lie further in than its sides put it"
@@ -159,7 +166,7 @@ def _judged(
     top_blind: bool = False,
 ) -> BoardLocation:
     """:func:`finish` from a lattice fit; with ``top_blind``, a fit with the top-blind
-    template, judged as a soft lattice whatever its clarity.
+    template, judged as a soft lattice unless it reads :data:`BLIND_SHARP_CLARITY`.
 
     The blind template's peaks are sharper than the usual one's on the same studs: a dev
     board's 4.6 became 5.5, 2.7 px off over 10 blocks with all four sides and the stud
@@ -186,7 +193,7 @@ def _judged(
         sharp = check_boundary(image, camera, grid.pose, halved=False)
         if sharp.passed or (sharp.holds(grid.blocks) and not boundary.holds(grid.blocks)):
             boundary = sharp
-    boundary, paired_move = _pinned_check(image, camera, grid, boundary, corners=True)
+    boundary, paired_move = pinned_check(image, camera, grid, boundary, corners=True)
     paired_moves = [paired_move] if paired_move != (0, 0) else []
     if not boundary.holds(grid.blocks):
         # Not clearly on the edge's stud: try where the board's boundary puts it, by
@@ -205,7 +212,7 @@ def _judged(
             if top_blind:
                 moved = _as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
-            moved_check, _ = _pinned_check(image, camera, moved, moved_check)
+            moved_check, _ = pinned_check(image, camera, moved, moved_check)
             if moved_check.holds(moved.blocks):
                 grid, boundary = moved, moved_check
                 break
@@ -262,7 +269,7 @@ def _judged(
         and not boundary.passed
         and not boundary.outweighs(grid.blocks)
         and not boundary.paired
-        and not _one_side_each_way(grid, boundary)
+        and not one_side_each_way(grid, boundary)
     ):
         # Two sides where the lattice puts them (and two elsewhere) have been a board
         # six studs off on the wide twin, and a side off in one half taken for an arm
@@ -298,87 +305,12 @@ def _judged(
 
 
 def _as_soft(grid: GridFit) -> GridFit:
-    """The fit with its clarity taken no higher than a soft lattice's."""
+    """The top-blind fit with its clarity taken no higher than a soft lattice's, unless it
+    reads :data:`BLIND_SHARP_CLARITY` or more: then it is judged at its own clarity."""
+    if grid.clarity >= BLIND_SHARP_CLARITY:
+        return grid
     soft = float(np.nextafter(SOFT_LATTICE_CLARITY, 0.0))
     return dataclasses.replace(grid, clarity=min(grid.clarity, soft))
-
-
-PAIRED_BLOCKS = 12
-"""Lattice blocks from which on the sides may pin the board in pairs: the lattice then
-fixes the board's size and tilt, so that its two sides along an axis move together."""
-
-
-def pins_own_size(grid: GridFit) -> bool:
-    """Whether the lattice is sharp, tight and broad enough for its sides to be judged
-    in pairs (:mod:`calibration.side_pairs`); softer ones keep the per-side rule."""
-    return (
-        grid.blocks >= PAIRED_BLOCKS
-        and grid.clarity >= SOFT_LATTICE_CLARITY
-        and grid.residual_px <= VOUCHED_RMS_PX
-    )
-
-
-CORNER_SIDES_BLOCKS = SIZE_PINNING_BLOCKS
-"""Lattice blocks from which on one good side along each axis, the other two sides
-unclear and none a stud off, pins a sharp, tight lattice (:func:`_one_side_each_way`):
-the count from which the lattice fixes the board's size."""
-
-
-def _one_side_each_way(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """Whether two neighbouring sides where the lattice puts them, and no side elsewhere,
-    pin a lattice that covers most of the board.
-
-    A striped or checked table steps as hard as the rim a stud or two outside it, so the
-    sides there read unclear however sharp the board is. Over a sharp lattice fitted
-    tightly over most of the board, the board's size and tilt are the lattice's, and one
-    side clearly right along each axis fixes its place: a board a stud off would move
-    that side onto the card or the table, and the real rim a stud over would outstep it.
-    """
-    return (
-        boundary.bad == 0
-        and boundary.both_axes
-        and grid.blocks >= CORNER_SIDES_BLOCKS
-        and grid.clarity >= SOFT_LATTICE_CLARITY
-        and grid.residual_px <= VOUCHED_RMS_PX
-    )
-
-
-def _axes_pinned(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, boundary: BoundaryCheck
-) -> bool:
-    """Whether each axis has a side where the pose puts it, or corner bricks that pin it
-    (:mod:`calibration.corner_pins`), and no side elsewhere. Asked only of boundaries
-    that did not pass, so at least one axis has no good side."""
-    states = boundary.states
-    sides_pin = ("good" in (states[1], states[3]), "good" in (states[0], states[2]))
-    bricks = bricks_pin(image, camera, pose)
-    return all(s or b for s, b in zip(sides_pin, bricks, strict=True))
-
-
-def _pinned_check(
-    image: NDArray[np.uint8], camera: Camera, grid: GridFit, check: BoundaryCheck, *,
-    corners: bool = False,
-) -> tuple[BoundaryCheck, tuple[int, int]]:
-    """``check`` with ``paired`` worked out, and the side pairs' stud move ((0, 0): none).
-
-    A right pose can have a side outdone by the card's regions just inside it, or drowned
-    by a table of the card's colour: both pairs of opposite sides, stepping together, say
-    where the board lies (a board a stud off moves both). With ``corners`` (the first
-    pose; moved ones never asked it), a board past the frame on two opposite sides may be
-    pinned by its corner bricks. Last, where the sides do not pin the board (a side past
-    the frame, a striped table, a card beside one), the rows of stud tops may.
-    """
-    move = (0, 0)
-    if not check.passed and pins_own_size(grid):
-        pairs = side_pairs(image, camera, grid.pose)
-        check, move = dataclasses.replace(check, paired=pairs.pinned), pairs.move
-    if (corners and not check.passed and not check.paired and check.bad == 0
-            and pins_own_size(grid) and not _one_side_each_way(grid, check)):
-        check = dataclasses.replace(check, paired=_axes_pinned(image, camera, grid.pose, check))
-    if not check.holds(grid.blocks) and pins_own_size(grid):
-        check = dataclasses.replace(
-            check, paired=rows_pin(image, camera, grid.pose, check.states))
-    return check, move
 
 
 def in_front(pose: Pose) -> bool:

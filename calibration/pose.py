@@ -52,7 +52,7 @@ from calibration.evidence import (
     BoardLocation,
     gray_float,
 )
-from calibration.fit import FURTHER_IN, finish, in_front, pins_own_size
+from calibration.fit import FURTHER_IN, finish, in_front
 from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
@@ -66,6 +66,7 @@ from calibration.outline_pose import (
     rim_score,
     same_outline,
 )
+from calibration.side_pinning import pins_own_size
 from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
@@ -307,7 +308,7 @@ def lattice_starts(
     from tilting when few blocks show), then from the squeeze's pose itself. Then come
     the places where the ground map fits clearly better than where the sides put it (an
     arm over a side, a card against one), and last, for a lattice that fixes the board's
-    size (:func:`~calibration.fit.pins_own_size`) whose sides' place the caller has put
+    size (:func:`~calibration.side_pinning.pins_own_size`) whose sides' place the caller has put
     in ``further_in`` by the time they are asked (refused, as :data:`FURTHER_IN`, for a
     rim-like step studs away), the sides' runner-up place along each axis
     (:func:`~calibration.alias.stud_moves`): a card against a side or a sleeve along it

@@ -11,7 +11,7 @@ striped table or a card against the side steps wherever it lies, but a row of to
 the plate's colour ends only where the plate does. Where the table is the plate's
 colour, or a hand or a card covers the row, the rows say nothing.
 
-Only a lattice that fixes the board's size (:func:`calibration.fit.pins_own_size`) is
+Only a lattice that fixes the board's size (:func:`calibration.side_pinning.pins_own_size`) is
 asked, where its sides do not pin it: the rows say where the board ends, not how large
 it is. At the truths of 400 dev wide-twin frames the rows pinned both axes of 237 of the
 316 such lattices, and of 9,464 truths moved 1 to 6 or 8 studs along an axis, that axis

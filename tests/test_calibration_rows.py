@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from calibration.board_model import moved_pose
-from calibration.fit import finish, pins_own_size
+from calibration.fit import finish
+from calibration.side_pinning import pins_own_size
 from calibration.stud_rows import rows_pin
 from tests.test_calibration_soft import WRONG_PX, grid_error, lattice_from_truth
 

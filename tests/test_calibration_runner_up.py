@@ -9,9 +9,9 @@ from calibration.alias import stud_moves
 from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation, gray_float
-from calibration.fit import pins_own_size
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_pose import lattice_poses
+from calibration.side_pinning import pins_own_size
 from tests.test_calibration_soft import WRONG_PX, found_right, not_located_wrong
 
 CARD_SEED = 3033
