@@ -66,7 +66,6 @@ from calibration.outline_pose import (
     rim_score,
     same_outline,
 )
-from calibration.side_profiles import shares_reads
 from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
@@ -99,7 +98,6 @@ it whenever other work shared the cores, so benches and tests read differently f
 run to the next)."""
 
 
-@shares_reads
 def locate_board(
     image: NDArray[np.uint8],
     camera: Camera,

@@ -9,11 +9,7 @@ it. The picture is cut to the board's box (and halved) first: sampling is the co
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
-from collections.abc import Callable, Iterator
-from typing import ParamSpec, TypeVar
 
 import cv2
 import numpy as np
@@ -162,78 +158,6 @@ def _board_box(
     return x0, y0, x1, y1
 
 
-class _SharedReads:
-    """One picture's side reads while a detection looks at it (:func:`sharing_reads`).
-
-    A pose is judged by several checks, each reading its sides: the boundary check and
-    the sides' summed move read the same half-size profiles, the sharp look, the pairs,
-    their further moves and the far side the full-size ones at reaches 2, 2, 6 and 10.
-    Full size, a read's moves are sampled alike whatever the reach (the same picture,
-    the same camera, every move's samples on their own), so a wider read's middle
-    columns are a narrower read's to the bit; half size, the picture is cut to a box
-    that grows with the reach, and the same move can sample a pixel's 32nd apart, so
-    only a read of the same reach is shared there.
-    """
-
-    def __init__(self, image: NDArray[np.uint8]) -> None:
-        self.image = image
-        self.blurred: NDArray[np.uint8] | None = None
-        self.reads: dict[tuple[object, ...], tuple[Camera, int, FloatArray]] = {}
-
-    def profiles(
-        self, camera: Camera, pose: Pose, reach: int, halved: bool
-    ) -> FloatArray:
-        key = (id(camera), pose.rvec.tobytes(), pose.tvec.tobytes(), halved)
-        kept = self.reads.get(key)
-        if kept is not None and kept[0] is camera and (
-            kept[1] == reach or (not halved and kept[1] > reach)
-        ):
-            wide, at = kept[2], kept[1]
-            return wide[..., at - reach : at + reach + 1].copy()
-        if halved:
-            out = _read(image=self.image, camera=camera, pose=pose, reach=reach, halved=True)
-        else:
-            if self.blurred is None:
-                self.blurred = cv2.GaussianBlur(self.image, (3, 3), 0)
-            out = _profiles_in(self.blurred, camera, pose, reach)
-        if kept is None or kept[0] is not camera or reach > kept[1] or halved:
-            self.reads[key] = (camera, reach, out)
-        return out.copy()
-
-
-_SHARED: contextvars.ContextVar[_SharedReads | None] = contextvars.ContextVar(
-    "side_reads", default=None
-)
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-@contextlib.contextmanager
-def sharing_reads(image: NDArray[np.uint8]) -> Iterator[None]:
-    """Within it, :func:`side_profiles` of ``image`` reads each pose's sides once.
-
-    Only ``image`` itself (the same array, which must not change meanwhile) is shared;
-    every other picture is read as outside.
-    """
-    token = _SHARED.set(_SharedReads(image))
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def shares_reads(func: Callable[P, R]) -> Callable[P, R]:
-    """``func`` (whose first argument is the picture) run :func:`sharing_reads` of it."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        image = args[0] if args else kwargs["image"]
-        with sharing_reads(image):  # type: ignore[arg-type]
-            return func(*args, **kwargs)
-
-    return wrapper
-
-
 def side_profiles(
     image: NDArray[np.uint8],
     camera: Camera,
@@ -246,24 +170,7 @@ def side_profiles(
     Sides 0 and 2 run along x (y = 0 and y = 256 mm), 1 and 3 along y; a side moves
     when the pose moves across it. Index ``reach`` of the last axis is the pose itself.
     """
-    shared = _SHARED.get()
-    if shared is not None and shared.image is image:
-        return shared.profiles(camera, pose, reach, halved)
-    return _read(image, camera, pose, reach, halved)
-
-
-def _read(
-    image: NDArray[np.uint8], camera: Camera, pose: Pose, reach: int, halved: bool
-) -> FloatArray:
-    """:func:`side_profiles`, read afresh."""
     picture, cam = _side_picture(image, camera, pose, reach, halved)
-    return _profiles_in(picture, cam, pose, reach)
-
-
-def _profiles_in(
-    picture: NDArray[np.uint8], cam: Camera, pose: Pose, reach: int
-) -> FloatArray:
-    """:func:`side_profiles` in the picture already cut, halved and smoothed."""
     moves = range(-reach, reach + 1)
     shifts = [(k * STUD_MM, 0.0) for k in moves] + [(0.0, k * STUD_MM) for k in moves]
     steps = side_contrast(picture, cam, pose, np.array(shifts))  # shift, side, half
