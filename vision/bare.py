@@ -72,17 +72,6 @@ def learned_bare_board(image: NDArray[np.float32], ground: GroundMap,
     return cv2.GaussianBlur(out, (0, 0), 0.6)
 
 
-def print_pixels(pts: NDArray[np.float64], on: NDArray[np.bool_], ground: GroundMap,
-                 char: str) -> NDArray[np.bool_]:
-    """Pixels whose ray meets the plate (``on``, at ``pts``: :func:`plate_points`) on a
-    cell the map prints with ground ``char`` (the start area, printed white, aside)."""
-    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
-    printed = np.array([[c == char for c in row] for row in ground.ground])
-    for x, y in ground.start_area:
-        printed[y, x] = False
-    return on & printed[cell[..., 1], cell[..., 0]]
-
-
 SMALL_REGION = 20
 """A region of fewer cells than this (the start area: the seven cells under the set-up
 staircase) is mostly covered by the pieces standing on it."""

@@ -27,8 +27,8 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose, project
 from rules.maps import GroundMap
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
-from vision.bare import PHASE_BINS, learned_bare_board, plate_points, print_pixels
-from vision.change import change_evidence, lattice_change, region
+from vision.bare import learned_bare_board, plate_points
+from vision.change import change_evidence, region
 from vision.seams import masked_medians
 from vision.silhouettes import View
 from vision.surface import EMPTY_VIEWS, seen_above, surface_heights
@@ -72,21 +72,14 @@ GREEN_MARGIN = 4.0
 """Chromaticity units (x 300) by which green must exceed red for a changed pixel to be
 read as a plant's rather than a building piece's: every building colour, and the gold
 decoration, is redder than green; the plants and their leaves are far greener."""
-LIME_UNDER_PRINT = 30.0
-"""How much less green (the same units) than the map's light-green print, as the view
-shows it, a lime leaf may look: where the light itself is green (light bounced off the
-green plate, a webcam's balance) every colour is greener, the tans' shaded sides
-beyond :data:`GREEN_MARGIN`, and the print shows how much (:func:`green_margin`)."""
 
 
 def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: GroundMap,
               levels: int = LEVELS, model: str | None = None) -> ViewData | None:
     """One frame ready for carving: its region, and its change from the learned bare
-    board (by colour, and over the sand print by the stud lattice a piece hides:
-    :func:`vision.change.lattice_change`) split by colour into building pieces' and
-    plants' (a plant's leaves reach two studs sideways and would carve phantom voxels
-    around it; :func:`green_margin`); with ``model`` (a surface model's name,
-    :mod:`vision.surface`) the height of the surface each pixel shows."""
+    board split by colour into building pieces' and plants' (a plant's leaves reach two
+    studs sideways and would carve phantom voxels around it); with ``model`` (a surface
+    model's name, :mod:`vision.surface`) the height of the surface each pixel shows."""
     box = board_box(camera, pose, levels)
     if box is None:
         return None
@@ -95,13 +88,11 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     view = View(camera, pose, box, scale)
     pts, on = plate_points(view)
     bare = learned_bare_board(image, ground, pts, on)
-    change = np.maximum(change_evidence(image, bare),
-                        lattice_change(image, bare, print_pixels(pts, on, ground, "G")))
+    change = change_evidence(image, bare)
     board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
     surface = surface_heights(image, bare, model) if model is not None else None
-    margin = green_margin(bare, ground, pts, on)
-    return ViewData(view, image, *split_plants(image, change, margin),
-                    np.asarray(board, np.float32), on, surface)
+    return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32),
+                    on, surface)
 
 
 def balanced(views: Sequence[ViewData]) -> list[ViewData]:
@@ -116,46 +107,14 @@ def balanced(views: Sequence[ViewData]) -> list[ViewData]:
             for vd in views]
 
 
-def greenness(colours: NDArray[np.float32]) -> NDArray[np.float32]:
-    """How much greener than red each colour (BGR, last axis) is, in chromaticity units
-    (x 300): the measure :func:`split_plants` splits by."""
-    return ((colours[..., 1] - colours[..., 2]) / (colours.sum(axis=-1) + 6.0) * 300.0
-            ).astype(np.float32)
-
-
-def green_margin(bare: NDArray[np.float32], ground: GroundMap, pts: NDArray[np.float64],
-                 on: NDArray[np.bool_]) -> float:
-    """The greenness from which a changed pixel of this view is a plant's: at least
-    :data:`GREEN_MARGIN`, and no less than the light-green print's greenness in the
-    learned bare board less :data:`LIME_UNDER_PRINT`. A green light (a path tracer's
-    light bounced off the plate, a webcam balanced towards green) lifts the tans' shaded
-    sides past the fixed margin, and a third of a building's pixels then said nothing
-    in the carving; the print, lit alike, shows how far. Read between the studs (the
-    corner phases of each cell), where the print is not mixed with the plate's green;
-    a map without light green keeps the fixed margin."""
-    if not on.any():
-        return GREEN_MARGIN
-    phase = np.floor((pts / STUD_MM - np.floor(pts / STUD_MM)) * PHASE_BINS)
-    between = ((phase == 0) | (phase == PHASE_BINS - 1)).all(axis=2)
-    sel = between & print_pixels(pts, on, ground, "L")
-    if sel.sum() < MIN_PRINT_PIXELS:
-        return GREEN_MARGIN
-    return max(GREEN_MARGIN, float(np.median(greenness(bare[sel]))) - LIME_UNDER_PRINT)
-
-
-MIN_PRINT_PIXELS = 20
-"""Pixels of the light-green print between studs below which its colour is not trusted."""
-
-
-def split_plants(image: NDArray[np.float32], change: NDArray[np.float32],
-                 margin: float = GREEN_MARGIN
+def split_plants(image: NDArray[np.float32], change: NDArray[np.float32]
                  ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """``change`` split into building pieces' and plants' by the pixel's colour: every
     building colour, and the gold decoration, is redder than green; the plants and
     their leaves are far greener (a warm lamp can still turn a lime leaf yellow: it is
-    then read as a building piece's pixel). ``margin``: the greenness from which a
-    pixel is a plant's (:func:`green_margin`)."""
-    greener = greenness(image) > margin
+    then read as a building piece's pixel)."""
+    total = image.sum(axis=2) + 6.0
+    greener = (image[..., 1] - image[..., 2]) / total * 300.0 > GREEN_MARGIN
     return (np.where(greener, 0.0, change).astype(np.float32),
             np.where(greener, change, 0.0).astype(np.float32))
 
