@@ -92,6 +92,22 @@ more (the level-out reading differs by one level's strip). On six development se
 blur) 58 pieces had such a rival among their six nearest: the wrong ones won by 0 to
 0.51 of their outline, the right ones by 0 to 0.37 (7, all but one doubted already) or by
 1.21 and more (docs/vision.md)."""
+START_COLOUR_DOUBT = True
+"""Whether a legal reading's decoration is trusted no more than the piece its staircase
+starts from is against its rivals that would start the staircase on ground of another
+colour (:func:`_start_colour_cap`). The rules name the decoration by that colour, so a
+start the evidence barely chose is a colour it barely chose; the decoration's own rivals
+(its other knob, a step shorter or longer) never change the colour. Counts in
+docs/vision.md (issue #12)."""
+START_COLOUR_SHARE = 0.3
+"""The share of the start piece's outline its margin over such a rival is measured
+against: 63 % confidence at 0.3, under :data:`~vision.reading.UNCERTAIN_BELOW` below
+0.21 of the outline (docs/vision.md)."""
+LOWER_DOUBT = True
+"""Whether a piece's margin over the same piece a level lower (the staircase with the
+level under it taken out, :func:`vision.rival_readings._level_out`) is also measured
+against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
+(:func:`_lower_cap`). Counts in docs/vision.md (issue #12)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -186,14 +202,19 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     end = next((i for i, p in enumerate(pieces) if p.kind is Kind.DECORATION), None)
     end = end if legal else None
     out = []
+    scored: list[list[tuple[float, list[Piece]]]] = []
     for i, piece in enumerate(pieces):
         crown = end == i
-        rivals = [(score(trial), alt)
-                  for trial, alt in rival_readings(decoder.before, shape, i, end)]
-        rivals.sort(key=lambda r: -r[0])
+        trials = rival_readings(decoder.before, shape, i, end)
+        scores = [score(trial) for trial, _ in trials]
+        scored.append([(s, trial) for s, (trial, _) in zip(scores, trials, strict=True)])
+        rivals = sorted(((s, alt) for s, (_, alt) in zip(scores, trials, strict=True)),
+                        key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
         confidence = min(confidence, _nothing_cap(decoder, shape[i], whole, rivals))
+        if LOWER_DOUBT:
+            confidence = min(confidence, _lower_cap(decoder, piece, shape[i], whole, rivals))
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -208,6 +229,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
                             or (START_DOUBT and _start_open(decoder.before, pieces, out))):
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
+    if end is not None and START_COLOUR_DOUBT:
+        cap = _start_colour_cap(decoder, pieces, shape, whole, scored)
+        out[end] = replace(out[end], confidence=round(min(out[end].confidence, cap), 4))
     return tuple(out)
 
 
@@ -220,6 +244,54 @@ def _nothing_cap(decoder: Decoder, outline: Piece, whole: float,
     if nothing is None:
         return 1.0
     return _sureness(decoder, whole - nothing, outline, NOTHING_SHARE)
+
+
+def _lower_cap(decoder: Decoder, piece: Piece, outline: Piece, whole: float,
+               rivals: Sequence[tuple[float, Piece | None]]) -> float:
+    """The most a piece is trusted against the rival that holds it a level lower (1
+    where none stands): its margin over that rival against :data:`NOTHING_SHARE` of
+    ``outline``. That rival takes a level out under the piece, so it differs from the
+    reading by that level's strip wherever the piece shows: a piece in full view seen
+    at its level wins by about its outline's evidence, and one that wins by a fraction
+    of it sits at a height the pictures did not fix (a blurred frame's top read a level
+    high, on a level of bricks too many)."""
+    cap = 1.0
+    for score, alt in rivals:
+        if (alt is not None and alt.kind is outline.kind and (alt.x, alt.y) == (piece.x, piece.y)
+                and alt.z == piece.z - 1):
+            cap = min(cap, _sureness(decoder, whole - score, outline, NOTHING_SHARE))
+    return cap
+
+
+def _start_colour_cap(decoder: Decoder, pieces: Sequence[Piece], shape: Sequence[Piece],
+                      whole: float, scored: Sequence[Sequence[tuple[float, list[Piece]]]]
+                      ) -> float:
+    """The most a legal reading's decoration is trusted given the piece its staircase
+    starts from: the margin of the reading over that piece's best rival that would start
+    the staircase on ground of another colour (a rival that is no staircase names none),
+    against :data:`START_COLOUR_SHARE` of the start piece's outline (1 where no rival
+    names another colour). The colour is the rules' word on the start, so it is as sure
+    as the start is against the readings that would change it."""
+    report = analyse_added(decoder.before, _probed(pieces))
+    if report.start is None or report.start_color is None:
+        return 1.0
+    cap = 1.0
+    for i, piece in enumerate(shape):
+        if piece.z != 0 or report.start not in piece.footprint():
+            continue
+        other = [s for s, trial in scored[i]
+                 if analyse_added(decoder.before, _probed(trial)).start_color
+                 not in (None, report.start_color)]
+        if other:
+            cap = min(cap, _sureness(decoder, whole - max(other), piece, START_COLOUR_SHARE))
+    return cap
+
+
+def _probed(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` with each decoration gold, as :func:`vision.finish.name_decoration`
+    asks the rules where the staircase starts (the colour is then theirs to name)."""
+    return [p.moved(color=DecorationColor.GOLD.value) if p.kind is Kind.DECORATION else p
+            for p in pieces]
 
 
 def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
