@@ -1,5 +1,6 @@
-"""Confidence: the decoration's colour as sure as its start, and a piece's height as sure
-as its margin over the same piece a level lower (docs/vision.md, issue #12)."""
+"""Confidence: the decoration's colour as sure as its start, a piece's height as sure as
+its margin over the same piece a level lower, and three bricks against a column by more
+than the colours' price (docs/vision.md, issue #12)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,26 @@ def test_a_piece_that_wins_over_itself_a_level_lower_by_a_fraction_of_its_outlin
     assert _lower_cap(decoder, arch, arch, 0.0, [(-size / 3, lower)]) < UNCERTAIN_BELOW
     assert _lower_cap(decoder, arch, arch, 0.0, [(-size / 3, over), (-size / 3, higher)]) == 1.0
     assert _lower_cap(decoder, arch, arch, 0.0, [(-2 * size, lower)]) > 0.9
+
+
+def test_a_brick_whose_column_wins_by_the_colours_price_alone_is_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three bricks in a run, a column in their place as the rival: with no seam seen,
+    a margin of a tenth of the outline (the colours' price, which a shadow or a tinted
+    light moves) is doubted, and a third of it is not; where a seam showed, the seams
+    told them and the margin is left to the usual scale. A rival that is no column is
+    no concern of this doubt."""
+    from vision.confidence import _column_price_cap
+    from vision.seams import SeamLines
+
+    before, added = turns_with(2)[0]
+    decoder, _ = decoder_for(before, added, [])
+    bricks = [Piece(Kind.BRICK, 5, 5, z) for z in range(3)]
+    column = Piece(Kind.COLUMN, 5, 5, 0)
+    size = decoder.view_area(bricks[0])
+    monkeypatch.setattr(SeamLines, "seen", lambda self, piece: 0.0)
+    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, column)]) < UNCERTAIN_BELOW
+    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 3, column)]) == 1.0
+    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, bricks[0].moved(x=6))]) == 1.0
+    monkeypatch.setattr(SeamLines, "seen", lambda self, piece: 1.0)
+    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, column)]) == 1.0

@@ -112,6 +112,16 @@ level under it taken out, :func:`vision.rival_readings._level_out`) is also meas
 against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
 (:func:`_lower_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
 staircase's top read a level high) and 2 more of 2029 right ones."""
+COLUMN_PRICE_SHARE = 0.16
+"""A brick whose rival is a column in its place (three bricks in a run told as one,
+:func:`vision.rival_readings.restacked`) with no seam seen at the joints is trusted no
+more than :data:`ILLEGAL_CONFIDENCE` when it wins by less than this share of its
+outline (:func:`_column_price_cap`). The column covers the bricks' pixels, so the margin
+is the colours' price alone, and a shadow's edge or a coloured light moves that price as
+much as a brick's own colour does; the hue doubt (:data:`SHADE_DOUBT`) misses a column
+whose levels a tinted light or a shadow's grain make differ in hue. On the seven
+development sets 0.13 / 0.14 / 0.16 / 0.18 flag 0 / 2 / 4 / 6 more of 164 wrong pieces
+and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision.md)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -143,6 +153,24 @@ def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
                 and scorer.seams.seen(column) < 0.5):
             return True
     return False
+
+
+def _column_price_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
+                      rivals: Sequence[tuple[float, Piece | None]]) -> float:
+    """The most brick ``i`` is trusted against a column in its place where no seam shows:
+    :data:`ILLEGAL_CONFIDENCE` when it wins by less than :data:`COLUMN_PRICE_SHARE` of
+    its outline, else 1. Where a seam showed, the seams told the two apart, not the
+    colours' price."""
+    if shape[i].kind is not Kind.BRICK:
+        return 1.0
+    columns = [column for _, column in restacked(shape, i)]
+    if not columns or max(decoder.scorer.seams.seen(c) for c in columns) >= 0.5:
+        return 1.0
+    size = max(decoder.view_area(shape[i]), 1.0)
+    if any(alt is not None and alt.kind is Kind.COLUMN
+           and whole - score < COLUMN_PRICE_SHARE * size for score, alt in rivals):
+        return ILLEGAL_CONFIDENCE
+    return 1.0
 
 
 def _rival_cap(piece: Piece, readings: Sequence[tuple[float, set[tuple[object, ...]]]]
@@ -226,6 +254,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         confidence = min(confidence, _rival_cap(piece, ending if crown else readings))
         if SHADE_DOUBT and _shade_only(decoder, shape, i):
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
+        confidence = min(confidence, _column_price_cap(decoder, shape, i, whole, rivals))
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
