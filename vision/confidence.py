@@ -92,6 +92,36 @@ more (the level-out reading differs by one level's strip). On six development se
 blur) 58 pieces had such a rival among their six nearest: the wrong ones won by 0 to
 0.51 of their outline, the right ones by 0 to 0.37 (7, all but one doubted already) or by
 1.21 and more (docs/vision.md)."""
+START_COLOUR_DOUBT = True
+"""Whether a legal reading's decoration is trusted no more than the piece its staircase
+starts from is against its rivals that would start the staircase on ground of another
+colour (:func:`_start_colour_cap`). The rules name the decoration by that colour, so a
+start the evidence barely chose is a colour it barely chose; the decoration's own rivals
+(its other knob, a step shorter or longer) never change the colour. On seven
+development sets (games 6000, 7000, 9000 deep, 21000, and 640x480, blurred and
+coloured-light sets) it flags 4 more of 164 wrong pieces (three of them off the twin's
+look) and 14 more of 2029 right ones (docs/vision.md)."""
+START_COLOUR_SHARE = 0.3
+"""The share of the start piece's outline its margin over such a rival is measured
+against: 63 % confidence at 0.3, under :data:`~vision.reading.UNCERTAIN_BELOW` below
+0.21 of the outline. 0.18 / 0.3 / 0.5 / 0.8 flag 3 / 4 / 4 / 4 more wrong pieces on the
+seven sets and 13 / 14 / 25 / 37 more right ones."""
+LOWER_DOUBT = True
+"""Whether a piece's margin over the same piece a level lower (the staircase with the
+level under it taken out, :func:`vision.rival_readings._level_out`) is also measured
+against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
+(:func:`_lower_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
+staircase's top read a level high) and 2 more of 2029 right ones."""
+COLUMN_PRICE_SHARE = 0.16
+"""A brick whose rival is a column in its place (three bricks in a run told as one,
+:func:`vision.rival_readings.restacked`) with no seam seen at the joints is trusted no
+more than :data:`ILLEGAL_CONFIDENCE` when it wins by less than this share of its
+outline (:func:`_column_price_cap`). The column covers the bricks' pixels, so the margin
+is the colours' price alone, and a shadow's edge or a coloured light moves that price as
+much as a brick's own colour does; the hue doubt (:data:`SHADE_DOUBT`) misses a column
+whose levels a tinted light or a shadow's grain make differ in hue. On the seven
+development sets 0.13 / 0.14 / 0.16 / 0.18 flag 0 / 2 / 4 / 6 more of 164 wrong pieces
+and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision.md)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -123,6 +153,24 @@ def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
                 and scorer.seams.seen(column) < 0.5):
             return True
     return False
+
+
+def _column_price_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
+                      rivals: Sequence[tuple[float, Piece | None]]) -> float:
+    """The most brick ``i`` is trusted against a column in its place where no seam shows:
+    :data:`ILLEGAL_CONFIDENCE` when it wins by less than :data:`COLUMN_PRICE_SHARE` of
+    its outline, else 1. Where a seam showed, the seams told the two apart, not the
+    colours' price."""
+    if shape[i].kind is not Kind.BRICK:
+        return 1.0
+    columns = [column for _, column in restacked(shape, i)]
+    if not columns or max(decoder.scorer.seams.seen(c) for c in columns) >= 0.5:
+        return 1.0
+    size = max(decoder.view_area(shape[i]), 1.0)
+    if any(alt is not None and alt.kind is Kind.COLUMN
+           and whole - score < COLUMN_PRICE_SHARE * size for score, alt in rivals):
+        return ILLEGAL_CONFIDENCE
+    return 1.0
 
 
 def _rival_cap(piece: Piece, readings: Sequence[tuple[float, set[tuple[object, ...]]]]
@@ -186,14 +234,19 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     end = next((i for i, p in enumerate(pieces) if p.kind is Kind.DECORATION), None)
     end = end if legal else None
     out = []
+    scored: list[list[tuple[float, list[Piece]]]] = []
     for i, piece in enumerate(pieces):
         crown = end == i
-        rivals = [(score(trial), alt)
-                  for trial, alt in rival_readings(decoder.before, shape, i, end)]
-        rivals.sort(key=lambda r: -r[0])
+        trials = rival_readings(decoder.before, shape, i, end)
+        scores = [score(trial) for trial, _ in trials]
+        scored.append([(s, trial) for s, (trial, _) in zip(scores, trials, strict=True)])
+        rivals = sorted(((s, alt) for s, (_, alt) in zip(scores, trials, strict=True)),
+                        key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
         confidence = min(confidence, _nothing_cap(decoder, shape[i], whole, rivals))
+        if LOWER_DOUBT:
+            confidence = min(confidence, _lower_cap(decoder, piece, shape[i], whole, rivals))
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -201,6 +254,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         confidence = min(confidence, _rival_cap(piece, ending if crown else readings))
         if SHADE_DOUBT and _shade_only(decoder, shape, i):
             confidence = min(confidence, ILLEGAL_CONFIDENCE)
+        confidence = min(confidence, _column_price_cap(decoder, shape, i, whole, rivals))
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
@@ -208,6 +262,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
                             or (START_DOUBT and _start_open(decoder.before, pieces, out))):
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
+    if end is not None and START_COLOUR_DOUBT:
+        cap = _start_colour_cap(decoder, pieces, shape, whole, scored)
+        out[end] = replace(out[end], confidence=round(min(out[end].confidence, cap), 4))
     return tuple(out)
 
 
@@ -220,6 +277,54 @@ def _nothing_cap(decoder: Decoder, outline: Piece, whole: float,
     if nothing is None:
         return 1.0
     return _sureness(decoder, whole - nothing, outline, NOTHING_SHARE)
+
+
+def _lower_cap(decoder: Decoder, piece: Piece, outline: Piece, whole: float,
+               rivals: Sequence[tuple[float, Piece | None]]) -> float:
+    """The most a piece is trusted against the rival that holds it a level lower (1
+    where none stands): its margin over that rival against :data:`NOTHING_SHARE` of
+    ``outline``. That rival takes a level out under the piece, so it differs from the
+    reading by that level's strip wherever the piece shows: a piece in full view seen
+    at its level wins by about its outline's evidence, and one that wins by a fraction
+    of it sits at a height the pictures did not fix (a blurred frame's top read a level
+    high, on a level of bricks too many)."""
+    cap = 1.0
+    for score, alt in rivals:
+        if (alt is not None and alt.kind is outline.kind and (alt.x, alt.y) == (piece.x, piece.y)
+                and alt.z == piece.z - 1):
+            cap = min(cap, _sureness(decoder, whole - score, outline, NOTHING_SHARE))
+    return cap
+
+
+def _start_colour_cap(decoder: Decoder, pieces: Sequence[Piece], shape: Sequence[Piece],
+                      whole: float, scored: Sequence[Sequence[tuple[float, list[Piece]]]]
+                      ) -> float:
+    """The most a legal reading's decoration is trusted given the piece its staircase
+    starts from: the margin of the reading over that piece's best rival that would start
+    the staircase on ground of another colour (a rival that is no staircase names none),
+    against :data:`START_COLOUR_SHARE` of the start piece's outline (1 where no rival
+    names another colour). The colour is the rules' word on the start, so it is as sure
+    as the start is against the readings that would change it."""
+    report = analyse_added(decoder.before, _probed(pieces))
+    if report.start is None or report.start_color is None:
+        return 1.0
+    cap = 1.0
+    for i, piece in enumerate(shape):
+        if piece.z != 0 or report.start not in piece.footprint():
+            continue
+        other = [s for s, trial in scored[i]
+                 if analyse_added(decoder.before, _probed(trial)).start_color
+                 not in (None, report.start_color)]
+        if other:
+            cap = min(cap, _sureness(decoder, whole - max(other), piece, START_COLOUR_SHARE))
+    return cap
+
+
+def _probed(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` with each decoration gold, as :func:`vision.finish.name_decoration`
+    asks the rules where the staircase starts (the colour is then theirs to name)."""
+    return [p.moved(color=DecorationColor.GOLD.value) if p.kind is Kind.DECORATION else p
+            for p in pieces]
 
 
 def _ground_arch_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
