@@ -105,6 +105,9 @@ class RecordingReader:
         self.reads: list[LoopRead] = []
 
     def see(self, frame: TableFrame) -> None:
+        """Called with each frame before the loop gets it. Frames are kept (so their
+        images' ids stay theirs) for 40 s, longer than any settled picture is kept; a
+        picture before older than that is taken as unknown, not as wrong."""
         self.frames[id(frame.image)] = frame
         if len(self.frames) > 400:  # the last few seconds cover any settled frame kept
             del self.frames[next(iter(self.frames))]
@@ -124,6 +127,8 @@ class RecordingReader:
             max(min(turn_errors(camera, s.pose, loc)) for s, loc in zip(
                 shots, locations, strict=True)),
             all(s.phase == "still" and s.scene.pieces == last.scene.pieces for s in shots),
+            # The simulated players confirm each turn before the next is built, so the
+            # session's palace is the scene before the turn whose frames are read.
             _keys(palace.pieces) == _keys(self.table.record.scenes[
                 max(last.turns_done - 1, 0)].pieces),
             None if before is None else _keys(before.scene.pieces) == _keys(palace.pieces),
