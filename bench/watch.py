@@ -75,7 +75,7 @@ def turns(games: int, count: int, db: Path) -> None:
     latencies: list[float] = []
     in_reader: list[float] = []
     by_phase: dict[str, list[float]] = {}
-    right = built = 0
+    right = built = doubted = 0
     for seed in range(games):
         table = SimulatedTable(seed=200 + seed, players=3, turns=count)
         session = TableSession.open(db.with_name(f"turns{seed}.sqlite"), resume=False)
@@ -95,6 +95,7 @@ def turns(games: int, count: int, db: Path) -> None:
         latencies += stats.read_s
         in_reader += stats.reader_s
         right += players.tally.read_right
+        doubted += players.tally.doubted
         built += players.tally.built
         print(f"  game {seed}: {players.tally.line()}; reads {stats.reads}, moves "
               f"{stats.moves}, settled-to-turn {', '.join(f'{s:.2f}' for s in stats.read_s)} s")
@@ -107,7 +108,8 @@ def turns(games: int, count: int, db: Path) -> None:
               f"outside the reader (vision.read_turn): median "
               f"{statistics.median(a - b for a, b in zip(latencies, in_reader, strict=True)):.3f}"
               f" s")
-    print(f"turns read right by the camera: {right} of {built}")
+    print(f"turns read right by the camera: {right} of {built}; right pieces but held in "
+          f"doubt: {doubted} more (python3 -m bench.watch_reads says why each turn was lost)")
 
 
 def main() -> None:

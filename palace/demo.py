@@ -31,13 +31,19 @@ class DemoTally:
     built: int = 0
     read_right: int = 0
     corrected: int = 0
+    doubted: int = 0
+    """Of the corrected, turns whose pieces the camera read right but held in doubt (a
+    piece under the page's doubt line, or the reading uncertain): the players only
+    confirmed them. Told apart so that the loop's tally compares with the turn bench's
+    exact readings."""
     missed: int = 0
     passes: int = 0
     refused: int = 0
 
     def line(self) -> str:
         return (f"{self.built} turns built: {self.read_right} read right by the camera, "
-                f"{self.corrected} corrected on the page, {self.missed} missed and entered "
+                f"{self.corrected} corrected on the page ({self.doubted} of them read right "
+                f"but held in doubt), {self.missed} missed and entered "
                 f"by hand; {self.passes} passes; {self.refused} refused")
 
 
@@ -145,8 +151,11 @@ class TablePlayers:
                 how = "read right by the camera"
             else:
                 self.tally.corrected += 1
+                doubted = draft.source == "camera" and same_pieces(draft.added, turn.placed)
+                self.tally.doubted += doubted
                 session.set_scene(truth.to_json())
-                how = "corrected on the page"
+                how = ("read right but held in doubt; confirmed on the page" if doubted
+                       else "corrected on the page")
             session.confirm(seat, [card.pile for card in turn.cards])
             report = turn.report
             credits = report.credits if report is not None else 0

@@ -228,3 +228,30 @@ def test_the_loop_keeps_settled_pictures_for_the_map_read(played):
     assert known.sum() > 800 and rates[-1] >= 0.9 and rates[-2] < 0.7
     # The starting staircase stood on studs the camera could not see: it is the set-up.
     assert reading.ground.setup == truth.setup
+
+
+@pytest.mark.parametrize(("confidence", "right", "doubted"), [(0.95, 1, 0), (0.55, 0, 1)])
+def test_a_right_reading_held_in_doubt_is_told_apart_from_a_wrong_one(
+        tmp_path, confidence, right, doubted):
+    """The page's players confirm a doubted reading of the right pieces as they would
+    correct a wrong one, but the tally says which it was (the turn bench counts exact
+    readings, doubted or not)."""
+    table = SimulatedTable(seed=4, turns=3)
+    number = next(i for i, t in enumerate(table.record.turns) if not t.passed)
+    session = TableSession.open(tmp_path / "doubt.sqlite", resume=False)
+    try:
+        players = TablePlayers(session, table)
+        players.set_up()
+        while players.finished < number:
+            players.finish(players.finished)
+        added, _, _ = split_turn(session.palace(), table.record.scenes[number + 1].pieces)
+        session.camera_turn(SimpleNamespace(
+            found=True, reason="", uncertain=False, added=[
+                SimpleNamespace(piece=p, confidence=confidence, alternatives=())
+                for p in added]), [])
+        players.finish(number)
+    finally:
+        session.close()
+    tally = players.tally
+    assert (tally.read_right, tally.doubted, tally.corrected) == (right, doubted, doubted)
+    assert f"({doubted} of them read right but held in doubt)" in tally.line()

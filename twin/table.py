@@ -75,6 +75,8 @@ class TableFrame:
     """Where the board truly is (board frame to camera)."""
     playing: int | None = None
     """The turn (from 0) whose player is at work over the board, if any."""
+    placement: _Placement | None = None
+    """Where the board lay (for :meth:`SimulatedTable.clean_picture`)."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,13 @@ class SimulatedTable:
             self._still_cache[key] = image
         return image
 
+    def clean_picture(self, frame: TableFrame, pieces: tuple[Piece, ...] | None = None
+                      ) -> NDArray[np.uint8]:
+        """``frame`` without hands, sensor noise or flicker (with ``pieces`` instead of its
+        own, if given): what a reading of it would see with a perfect webcam."""
+        placement = frame.placement or _Placement()
+        return self._picture(frame.scene.pieces if pieces is None else pieces, placement, ())
+
     def render_still(self, pieces: tuple[Piece, ...], hands: tuple[Hand, ...] = ()) -> NDArray[
             np.uint8]:
         """One frame of the board where it first lay, with these pieces and hands."""
@@ -207,7 +216,7 @@ class SimulatedTable:
             image = self._webcam(self._picture(pieces, at, hands), index)
             out = TableFrame(image, index / s.fps, index, turns_done, phase,
                              Scene(map=self.record.map, pieces=pieces), self.board_pose(at),
-                             playing)
+                             playing, at)
             index += 1
             return out
 

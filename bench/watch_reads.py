@@ -1,0 +1,192 @@
+"""Why the camera loop read a turn wrong: each read's inputs against the truth, read again.
+
+The loop hands ``vision.read_turn`` more than the turn bench does (three tracked frames,
+the session's palace, the last settled picture, the table's learned look) and its
+frames are noisier (hands just gone, flicker, sensor noise, a board moved). For every
+read of simulated games this records what the reader was given next to what the frames
+truly show, and reads each wrong or doubted turn again with the true pose and then as
+the turn bench would (one noise-free frame after, one before, the true pose, no look),
+so that each loss is put down to one input or to turn mode itself:
+
+- ``right``: exactly the pieces built, and nothing the session would doubt;
+- ``palace`` / ``settle`` / ``before``: the palace, the settled frames (not all still,
+  or not all the same scene) or the picture before were not the true ones;
+- ``pose``: read right again with the true pose;
+- ``frames``: read right again from the noise-free frames, the true pose and no look
+  (noise, flicker or the look lose it);
+- ``turn mode``: read the same way from the bench's inputs (the turn itself is hard);
+  ``turn mode, in doubt`` when the pieces were right but the session doubted them.
+
+    python3 -m bench.watch_reads [--seeds 200-203] [--turns 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from bench.calibration import turn_errors
+from calibration.camera import Camera
+from calibration.evidence import BoardLocation
+from palace.demo import TablePlayers
+from palace.draft import DOUBT_BELOW
+from palace.session import TableSession
+from palace.watch import CameraLoop
+from rules.palace import Palace
+from rules.pieces import ANIMAL_KINDS, place_key
+from rules.staircase import analyse_added
+from twin.table import SimulatedTable, TableFrame
+from vision import read_turn
+
+
+@dataclass(frozen=True)
+class LoopRead:
+    """One read of the loop: what it was given, what was true, and the re-reads."""
+
+    game: int
+    turns_done: int
+    pose_px: float
+    """Worst stud-grid error (median px) of the tracked poses handed over."""
+    settled: bool
+    """All frames handed over were still and showed the same scene."""
+    palace_right: bool
+    before_right: bool | None
+    """The picture before showed the palace given (None: no picture before given)."""
+    exact: bool
+    in_doubt: bool
+    """Uncertain, a piece under the page's doubt line, or not a legal turn."""
+    true_pose: bool | None = None
+    bench_inputs: bool | None = None
+
+
+def classify(read: LoopRead) -> str:
+    """Which input lost the read (the first that was not true), else turn mode."""
+    if read.exact and not read.in_doubt:
+        return "right"
+    if not read.palace_right:
+        return "palace"
+    if not read.settled:
+        return "settle"
+    if read.before_right is False:
+        return "before"
+    if read.true_pose:
+        return "pose"
+    if read.bench_inputs:
+        return "frames"
+    return "turn mode, in doubt" if read.exact else "turn mode"
+
+
+def _keys(pieces: Sequence[Any]) -> set[tuple[object, ...]]:
+    return {place_key(p) for p in pieces if p.kind not in ANIMAL_KINDS}
+
+
+def _right(reading: Any, palace: Palace, truth: set[tuple[object, ...]]) -> tuple[bool, bool]:
+    """(exact, in doubt) as the page's players would judge the reading."""
+    pieces = [r.piece for r in reading.added]
+    doubt = bool(reading.uncertain) or any(r.confidence < DOUBT_BELOW for r in reading.added)
+    legal = analyse_added(palace, pieces).legal if pieces else False
+    return _keys(pieces) == truth, doubt or not legal
+
+
+class RecordingReader:
+    """``vision.read_turn`` for the loop, noting each read as a :class:`LoopRead`."""
+
+    def __init__(self, table: SimulatedTable, game: int) -> None:
+        self.table, self.game = table, game
+        self.frames: dict[int, TableFrame] = {}
+        """The table's frames by the id of their image (the loop hands images only)."""
+        self.reads: list[LoopRead] = []
+
+    def see(self, frame: TableFrame) -> None:
+        """Called with each frame before the loop gets it. Frames are kept (so their
+        images' ids stay theirs) for 40 s, longer than any settled picture is kept; a
+        picture before older than that is taken as unknown, not as wrong."""
+        self.frames[id(frame.image)] = frame
+        if len(self.frames) > 400:  # the last few seconds cover any settled frame kept
+            del self.frames[next(iter(self.frames))]
+
+    def __call__(self, frames: Sequence[Any], camera: Camera, palace: Palace, *,
+                 before_frame: Any, ground: Any, look: Any,
+                 locations: Sequence[BoardLocation]) -> Any:
+        reading = read_turn(frames, camera, palace, before_frame=before_frame,
+                            ground=ground, look=look, locations=locations)
+        shots = [self.frames[id(f)] for f in frames]
+        last = shots[-1]
+        truth = _keys(last.scene.pieces) - _keys(palace.pieces)
+        before = self.frames.get(id(before_frame)) if before_frame is not None else None
+        exact, doubt = _right(reading, palace, truth)
+        read = LoopRead(
+            self.game, last.turns_done,
+            max(min(turn_errors(camera, s.pose, loc)) for s, loc in zip(
+                shots, locations, strict=True)),
+            all(s.phase == "still" and s.scene.pieces == last.scene.pieces for s in shots),
+            # The simulated players confirm each turn before the next is built, so the
+            # session's palace is the scene before the turn whose frames are read.
+            _keys(palace.pieces) == _keys(self.table.record.scenes[
+                max(last.turns_done - 1, 0)].pieces),
+            None if before is None else _keys(before.scene.pieces) == _keys(palace.pieces),
+            exact, doubt)
+        if not (exact and not doubt):
+            true = [BoardLocation(True, pose=s.pose, rotation=0, camera=camera) for s in shots]
+            again = read_turn(frames, camera, palace, before_frame=before_frame,
+                              ground=ground, look=look, locations=true)
+            bench = read_turn([self.table.clean_picture(last)], camera, palace,
+                              before_frame=self.table.clean_picture(last, palace.pieces),
+                              locations=true[-1:])
+            read = replace(read, true_pose=_right(again, palace, truth) == (True, False),
+                           bench_inputs=_right(bench, palace, truth) == (True, False))
+        self.reads.append(read)
+        return reading
+
+
+def play(seed: int, turns: int, db: Path) -> tuple[list[LoopRead], str]:
+    """One simulated game through the loop (as ``palace demo --headless-check``)."""
+    table = SimulatedTable(seed=seed, players=3, turns=turns)
+    session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
+    players = TablePlayers(session, table)
+    players.set_up()
+    reader = RecordingReader(table, seed)
+    loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn, reader=reader)
+    for frame in table:
+        reader.see(frame)
+        players.watch(frame)
+        loop.step(frame)
+    players.finish_all()
+    session.close()
+    return reader.reads, players.tally.line()
+
+
+def _seeds(text: str) -> list[int]:
+    first, _, last = text.partition("-")
+    return list(range(int(first), int(last or first) + 1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="200-203", help="table seeds, FIRST-LAST")
+    parser.add_argument("--turns", type=int, default=6, help="turns a game")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
+    classes: Counter[str] = Counter()
+    for seed in _seeds(args.seeds):
+        reads, tally = play(seed, args.turns, db)
+        print(f"game {seed}: {tally}")
+        for read in reads:
+            classes[classify(read)] += 1
+            print(f"  turn {read.turns_done}: {classify(read)} (pose {read.pose_px:.2f} px, "
+                  f"settled {read.settled}, palace {read.palace_right}, before "
+                  f"{read.before_right})")
+    print(f"{sum(classes.values())} reads: " + ", ".join(
+        f"{n} {name}" for name, n in classes.most_common()))
+
+
+if __name__ == "__main__":
+    main()
