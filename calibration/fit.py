@@ -117,9 +117,10 @@ def finish(
     # with its checks) is tried only where the blind template already read the usual
     # fit's blocks sharply (on dev frames, 20 of 267 refused starts; it lost none of
     # the boards that a second fit of every such start had found), and only where the
-    # usual fit agreed on a few blocks at least: the blind fit is judged a soft lattice,
-    # which needs ten, and of 44 second fits after a usual one on 4 to 6 blocks none
-    # got there (after one on 7, three of six did).
+    # usual fit agreed on a few blocks at least: a blind fit reading under
+    # BLIND_SHARP_CLARITY is judged a soft lattice, which needs ten, and of 44 second
+    # fits after a usual one on 4 to 6 blocks none got there (after one on 7, three of
+    # six did).
     if grid.blind_clarity < SOFT_LATTICE_CLARITY and not _misread(grid, grid.blind_clarity):
         return result
     blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)

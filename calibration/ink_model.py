@@ -169,14 +169,19 @@ def _may_be_blocked(chroma: FloatArray, large: NDArray[np.bool_], names: tuple[s
         (chroma[blocked] < GREY_AT_MOST * np.median(chroma[~blocked])).all())
 
 
+def _hues(centres: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Each group's hue angle in degrees, and whether it is colourful enough
+    (``HUELESS``) to have one. Angles run over [-90, 270): a bluish dark green (b* under
+    0) stays above the greens instead of wrapping to -180, and an orange gold below them."""
+    hue = (np.degrees(np.arctan2(centres[:, 2], centres[:, 1])) + 90.0) % 360.0 - 90.0
+    return hue, np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+
+
 def keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
     """Whether the groups named inks keep the order the inks keep under any one light:
     their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
     (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
-    # Angles in [-90, 270): a bluish dark green (b* under 0) stays above the greens
-    # instead of wrapping to -180, and an orange gold stays below them.
-    hue = (np.degrees(np.arctan2(centres[:, 2], centres[:, 1])) + 90.0) % 360.0 - 90.0
-    hued = np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
+    hue, hued = _hues(centres)
     lightness = np.log(np.maximum(centres[:, 0], 1.0))
     rank = [HUE_ORDER.find(n) for n in names]
     for i, j in itertools.permutations(range(len(names)), 2):
@@ -195,8 +200,8 @@ def alike_keep_hue(centres: FloatArray, names: tuple[str, ...],
     """Whether every two ``broad`` groups named alike keep one hue (``ONE_INK_HUE``), as
     one ink's two parts under one light do; groups under ``HUELESS`` colourfulness have
     no hue to keep."""
-    hue = (np.degrees(np.arctan2(centres[:, 2], centres[:, 1])) + 90.0) % 360.0 - 90.0
-    kept = broad & (np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS)
+    hue, hued = _hues(centres)
+    kept = broad & hued
     for i, j in itertools.combinations(range(len(names)), 2):
         if names[i] == names[j] and kept[i] and kept[j] and abs(hue[i] - hue[j]) > ONE_INK_HUE:
             return False

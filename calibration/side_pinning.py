@@ -3,7 +3,7 @@ a lattice's place, where the sides one by one do not (:func:`pinned_check`).
 
 The per-side rule (three sides where the lattice puts the board, none elsewhere) lives in
 :mod:`calibration.alias`; what may stand in for it, and over which lattices, lives here,
-so that :mod:`calibration.fit` asks one question of a fit's sides.
+so that :mod:`calibration.fit` finds every stand-in for a failed side in one place.
 """
 
 from __future__ import annotations
