@@ -88,7 +88,8 @@ FAR_PAIR_RATIO = PAIR_RATIO
 """How many times the pose's own joint step a pair's joint step 3 to
 :data:`FAR_PAIR_REACH` studs over must be to be the board's real place. Dev boards 3 to 10
 studs off that everything else passed: 2.2 to 50; right poses at most 0.98 (dev frames
-3000 to 3149 and 20000 to 20149, see docs/real-tables.md)."""
+3000 to 3149 and 20000 to 20149, see docs/real-tables-log.md, "Boards 3 to 8 studs off
+that the sides passed")."""
 FAR_PAIR_STEP = FAR_SIDE_STEP
 """Lab units: the least joint step of that far place. Right poses with a faint side can
 have a far pair many times their own and still small: a card's edge 4 studs out of a

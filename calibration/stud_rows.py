@@ -16,7 +16,7 @@ asked, where its sides do not pin it: the rows say where the board ends, not how
 it is. At the truths of 400 dev wide-twin frames the rows pinned both axes of 237 of the
 316 such lattices, and of 9,464 truths moved 1 to 6 or 8 studs along an axis, that axis
 of one (a board 8 studs off whose sides pass it anyway, refused by the far side's read a
-block in; see docs/real-tables.md).
+block in; see docs/real-tables-log.md, "Sides the colour steps cannot read").
 """
 
 from __future__ import annotations

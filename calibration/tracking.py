@@ -175,7 +175,8 @@ class BoardTracker:
         # for the old turn collapses. The score is compared with the one that settled the
         # turn, so it is taken on the same view: evened by the stud tops where the light's
         # fall had to be taken out (as seen, a steeper fall has left the fast path on a
-        # board the evened colours keep; docs/real-tables.md, "The turn under uneven light").
+        # board the evened colours keep; docs/real-tables-log.md, "The turn under uneven
+        # light").
         evened = self.last.turn_evened
         colours = shown_cell_colours(image, camera, grid.pose, grid.studs, evened)
         # All four turns at once cost little more than the last one alone.

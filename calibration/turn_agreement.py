@@ -122,8 +122,8 @@ def map_trusted(evidence: TurnEvidence, ground: GroundMap | None) -> bool:
     the inks' order (:func:`inks_in_order`). A wrong map that falls along the card's own
     pattern names its inks at random: on 150 dev frames the order halved the random
     layouts that settled a wrong turn (10 to 5 of 13,800) and refused most maps with their
-    inks swapped, and no right map lost its turn (docs/real-tables.md, "Wrong maps through the whole
-    detection")."""
+    inks swapped, and no right map lost its turn (docs/real-tables-log.md, "Wrong maps through
+    the whole detection")."""
     if ground is None or not evidence.mapped:
         return False
     if not (map_explains(evidence.agreement, evidence.null) or own_turns_vouch(evidence, ground)):
@@ -191,8 +191,8 @@ def _evened_turn(
 
     Asked only where the colours as seen do not settle the turn: under a lamp to one side
     or a shadow, lit dark green looks like shaded light green and a right map agrees 0.39
-    to 0.44 at its right turn; evened, 0.54 to 0.79 (docs/real-tables.md, "The turn under
-    uneven light"). Every rule a map must pass is asked again on the evened colours, the
+    to 0.44 at its right turn; evened, 0.54 to 0.79 (docs/real-tables-log.md, "The turn
+    under uneven light"). Every rule a map must pass is asked again on the evened colours, the
     unrelated layouts' best among them; the two views must pick the same turn."""
     evened = weigh_turn(image, camera, pose, ground, studs, null=False, evened=True)
     if evened.turn != raw_turn or not map_explains(evened.agreement, 0.0):
