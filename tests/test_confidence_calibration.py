@@ -1,5 +1,5 @@
-"""Confidence: the scale a margin over nothing is measured on (docs/vision.md, the doubts
-measured as one test)."""
+"""Confidence: the scale a margin over nothing is measured on (docs/vision-log.md, "The
+doubts measured as one test (issue #12)")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Confidence: the decoration's colour as sure as its start, a piece's height as sure as
 its margin over the same piece a level lower, and three bricks against a column by more
-than the colours' price (docs/vision.md, issue #12)."""
+than the colours' price (docs/vision-log.md, "Where flagging fails off the twin (issue
+#12, second round)")."""
 
 from __future__ import annotations
 

@@ -36,12 +36,13 @@ The model before it is the same data trained for six epochs (``--epochs 6 --minu
 ``train`` takes several ``--data`` folders at once; ``--workers N`` makes the training
 crops in N processes (each seeded by the run's seed and its number, so the same command
 repeats its model on the CPU; a GPU's own kernels need not) and ``--device cuda`` runs
-the network on a GPU: how a larger set was tried (docs/vision.md, "Eight times the
-data"), not how the committed model was made.
+the network on a GPU: how a larger set was tried (docs/vision-log.md, "Eight times
+the data and nine times the steps: tried, not kept"), not how the committed model was
+made.
 
 ``train --height-map`` adds the second map, the height of the new surface each pixel
-shows (the data sets carry its label): an experiment that docs/vision.md reports, not
-the committed model.
+shows (the data sets carry its label): an experiment that docs/vision-log.md reports
+("The height map, and why the decoder does not use it yet"), not the committed model.
 
 Full mode's surface model (``models/full_surface.onnx``: the chance that a pixel shows a
 piece against the bare board learned from its own view, and the height of the surface it

@@ -36,8 +36,8 @@ from vision.voxels import Box, piece_voxels
 COLOUR_WEIGHT = 0.5
 """What a unit of squared colour spread (:func:`shading_free_colours`) costs against a pixel's
 change beyond :data:`PAY_LEVEL`. Chosen with :data:`PIECE_COST` on the ten development
-palaces and three more of 120 pieces (docs/vision.md, full mode: F1 0.566 and 0.337;
-1 and 60 read 0.609 and 0.258)."""
+palaces and three more of 120 pieces (docs/vision-log.md, "Picked again by the
+pictures": F1 0.566 and 0.337; 1 and 60 read 0.609 and 0.258)."""
 EDGE_SHARE = 0.25
 """Share of each view's changed pixels, the strongest edges, whose colour says nothing
 (a pixel on an outline mixes two pieces' colours, or a piece's and the board's)."""
@@ -46,7 +46,8 @@ PIECE_COST = 20.0
 must pay for it and one that takes a piece away gains it: a third of the price
 :mod:`vision.explain` asks (:data:`vision.explain.PIECE_PRICE`), since the search's
 removals also gain the colour spread a piece brings, and at the explained step's price
-the large palaces lost more true pieces than false (docs/vision.md, full mode)."""
+the large palaces lost more true pieces than false (docs/vision-log.md, "Picked
+again by the pictures")."""
 
 MOVE_PRICE = 2.0
 """Least gain (summed over views) for any change of the reading to be kept, a swap

@@ -91,7 +91,7 @@ more (the level-out reading differs by one level's strip). On six development se
 (games 21000, 6000, 7000, 9000 deep, and 30 turns each at 640x480 and under a strong
 blur) 58 pieces had such a rival among their six nearest: the wrong ones won by 0 to
 0.51 of their outline, the right ones by 0 to 0.37 (7, all but one doubted already) or by
-1.21 and more (docs/vision.md)."""
+1.21 and more (docs/vision-log.md, "The doubts measured as one test (issue #12)")."""
 START_COLOUR_DOUBT = True
 """Whether a legal reading's decoration is trusted no more than the piece its staircase
 starts from is against its rivals that would start the staircase on ground of another
@@ -100,7 +100,8 @@ start the evidence barely chose is a colour it barely chose; the decoration's ow
 (its other knob, a step shorter or longer) never change the colour. On seven
 development sets (games 6000, 7000, 9000 deep, 21000, and 640x480, blurred and
 coloured-light sets) it flags 4 more of 164 wrong pieces (three of them off the twin's
-look) and 14 more of 2029 right ones (docs/vision.md)."""
+look) and 14 more of 2029 right ones (docs/vision-log.md, "Where flagging fails off the
+twin (issue #12, second round)")."""
 START_COLOUR_SHARE = 0.3
 """The share of the start piece's outline its margin over such a rival is measured
 against: 63 % confidence at 0.3, under :data:`~vision.reading.UNCERTAIN_BELOW` below
@@ -121,7 +122,8 @@ is the colours' price alone, and a shadow's edge or a coloured light moves that 
 much as a brick's own colour does; the hue doubt (:data:`SHADE_DOUBT`) misses a column
 whose levels a tinted light or a shadow's grain make differ in hue. On the seven
 development sets 0.13 / 0.14 / 0.16 / 0.18 flag 0 / 2 / 4 / 6 more of 164 wrong pieces
-and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision.md)."""
+and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision-log.md, "Where flagging fails off
+the twin (issue #12, second round)")."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks

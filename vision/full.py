@@ -99,7 +99,8 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     always a physically possible palace; ``uncertain`` when some piece is doubtful.
     ``model`` lets the learned surface model (:mod:`vision.surface`) empty the space
     above what each view shows; off by default, since its heights are not yet sharp
-    enough to read more pieces right (docs/vision.md, full mode). ``pick`` runs the
+    enough to read more pieces right (docs/vision-log.md, "The space above what
+    each view shows"). ``pick`` runs the
     local search over the parse's pieces (:func:`vision.pick.picked`)."""
     started = time.perf_counter()
     if not frames:

@@ -54,7 +54,7 @@ at 1, 0.522 at 0); with it, two: the upper pieces stand on stacks their neighbou
 hide, and the search weighs what the stack holds up (ten development palaces and three
 of 120 pieces, every piece alike: F1 0.562 and 0.343 at 1, 0.587-0.589 and 0.352-0.353
 at 2 (the search is cut by time, so runs differ by a piece or two), 0.597 and 0.338 at
-3, 0.574 and 0.344 unbounded; docs/vision.md, full mode)."""
+3, 0.574 and 0.344 unbounded; docs/vision-log.md, "The upper pieces")."""
 PROP_DEPTH_OTHERS = 1
 """Most bricks put back under a brick's or a column's leg: a stack of bricks on a hidden
 stack is mostly the phantom layer over the palace (the staircases' upper steps are

@@ -38,7 +38,7 @@ once over (CPU time, not wall clock, so a busy machine reads a frame as a quiet 
 the board's location does). To run to its end it needs about 0.8 to 1.0 s a view of
 one core on the 120-piece development palace, 0.6 s or less on the others, so the
 largest palaces are read by a cut search (the full-mode budget is about 1 s a view in
-all; docs/vision.md, full mode's speed). With the towers' and the props' passes after
+all; docs/vision-log.md, "Full mode's speed"). With the towers' and the props' passes after
 it (:data:`TOWER_TIME_PER_VIEW_S`, :data:`PROPS_TIME_PER_VIEW_S`) the three share the
 0.75 s the search had alone. Before the props' pass, on the
 thirteen development palaces 0.75 here and 0.25 for the towers read 344 right of 639
@@ -53,7 +53,7 @@ TOWER_TIME_PER_VIEW_S = 0.25
 """Seconds of thread CPU time a view for the towers read whole after the rounds
 (:mod:`vision.towers`): enough for the development palaces of up to 60 pieces (0.1 s a
 view or less), not for every tower of the 120-piece ones, whose tallest are tried first
-(docs/vision.md, full mode's towers)."""
+(docs/vision-log.md, "Towers read whole")."""
 PROPS_TIME_PER_VIEW_S = 0.05
 """Seconds of thread CPU time a view for the props nothing vouches for taken away after
 the towers (:mod:`vision.props`), taken from :data:`TIME_PER_VIEW_S` (0.5 before) so the
@@ -63,7 +63,7 @@ PAIRS = 3
 a false arch over two true arches' ends gives way to both of them, two bricks to the
 arch over them and back. On the ten development palaces F1 0.583 without, 0.588 with
 the best one, 0.609 with three (eight read the same as three), at the first settings
-(docs/vision.md, full mode)."""
+(docs/vision-log.md, "Full mode's speed: inside the search")."""
 
 
 def picked(views: Sequence[ViewData], carving: Carving, palace: Palace,

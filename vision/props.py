@@ -15,7 +15,8 @@ stands without it (:class:`rules.palace.Palace` decides, through
 :meth:`~vision.agreement.Search.rebuilt`) unless the pictures lose more than
 :data:`DOUBT` by it: the pieces it holds must pay for the assumption, not only for
 themselves (a search move's price, :data:`vision.agreement.MOVE_PRICE`, lets them stand
-where they earn their price a piece). Measured in docs/vision.md, full mode's props.
+where they earn their price a piece). Measured in docs/vision-log.md, "Props
+nothing vouches for".
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ DOUBT = 150.0
 (each piece's price, :data:`vision.agreement.PIECE_COST`, counted as gained). On the
 thirteen development palaces (:data:`HIDDEN_PAY`, this): (5, 150) read 345 right of 621
 read, (10, 100) 342 of 621, (10, 150) 342 of 614, (10, 250) 336 of 599, (15, 200) 338
-of 598, (20, 300) 333 of 588; without the pass 343 of 645 (docs/vision.md)."""
+of 598, (20, 300) 333 of 588; without the pass 343 of 645 (docs/vision-log.md)."""
 
 
 def dropped_props(search: Search, started: float, time_limit: float) -> None:

@@ -41,11 +41,13 @@ LEG_ARCH_RIVALS = True
 takes the place of another brick of the reading at the same level (:func:`_leg_arches`).
 On development games 21000 (200 turns) it flags 3 more of 84 wrong pieces (63 to 66) and
 3 more of 945 right ones (124 to 127), where the arch scores within 0.7 of the bricks or
-better; on games 6000 and 7000 (40 turns each) no flag changes (docs/vision.md)."""
+better; on games 6000 and 7000 (40 turns each) no flag changes (docs/vision-log.md,
+"Two bricks for an arch's two ends")."""
 CORNER_RIVALS = True
 """Whether two steps that turn a corner, and a stack holding up the corner, are weighed
 against the same two steps round the square's other corner
-(:func:`vision.corners.corner_swapped`); the counts are in docs/vision.md."""
+(:func:`vision.corners.corner_swapped`); the counts are in docs/vision-log.md,
+"Two steps round the other corner"."""
 
 
 def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None

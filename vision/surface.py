@@ -28,7 +28,7 @@ the bare board by the model, and the classical change is left to say so."""
 EMPTY_VIEWS = 1
 """Views that must see a point above their surface for it to be empty. Asking two (one
 view's height errs by a level often enough to carve true pieces) read no better on the
-development palaces (docs/vision.md, full mode)."""
+development palaces (docs/vision-log.md, "The space above what each view shows")."""
 ABOVE_MARGIN = 1.5
 """Levels a point must stand above the surface its pixel shows to be seen empty: the
 model's height is off by about a level on the development palaces' views, and smaller
