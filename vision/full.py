@@ -27,7 +27,6 @@ from numpy.typing import NDArray
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
-from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece
@@ -37,10 +36,10 @@ from vision.change import region
 from vision.explain import explained
 from vision.parse import LEAST, parse
 from vision.pick import picked
-from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading
+from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading, board_not_found
 from vision.silhouettes import View
 from vision.surface import SURFACE_MODEL
-from vision.views import board_box, working_scale
+from vision.views import board_box, given_or_located, usable_views, working_scale
 
 
 def corners_only(ground: GroundMap) -> Palace:
@@ -56,9 +55,8 @@ def locate_views(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: Gr
     turn whose painted map differs least from the frame (the map's regions break the
     plate's symmetry; an all-alike map does not, and the first turn stands)."""
     out = []
-    for i, frame in enumerate(frames):
-        given = locations[i] if locations is not None and i < len(locations) else None
-        loc = given if given is not None else locate_board(frame, camera, ground)
+    for frame, loc in zip(frames, given_or_located(frames, camera, ground, locations),
+                          strict=True):
         if loc.found and loc.pose is not None and not loc.turn_resolved:
             cam = loc.camera or camera
             pose = loc.pose
@@ -106,12 +104,9 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
     located = locate_views(frames, camera, ground, locations)
-    usable = [(f, loc) for f, loc in zip(frames, located, strict=True)
-              if loc.found and loc.pose is not None]
+    usable = usable_views(frames, located)
     if not usable:
-        reason = located[0].reason or "the board was not found"
-        return TurnReading(False, f"board not found: {reason}", (), True, located[0],
-                           time.perf_counter() - started)
+        return board_not_found(located, started)
     views = []
     for frame, loc in usable:
         assert loc.pose is not None

@@ -6,6 +6,8 @@ These records are the contract between reconstruction and everything that consum
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,3 +71,11 @@ class TurnReading:
             "location": None if self.location is None else self.location.to_json(),
             "seconds": round(self.seconds, 4),
         }
+
+
+def board_not_found(located: Sequence[BoardLocation], started: float) -> TurnReading:
+    """The reading when no frame shows the board: the first frame's reason, timed from
+    ``started`` (a :func:`time.perf_counter` value)."""
+    reason = located[0].reason or "the board was not found"
+    return TurnReading(False, f"board not found: {reason}", (), True, located[0],
+                       time.perf_counter() - started)

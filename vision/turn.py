@@ -24,7 +24,6 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
-from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Voxel
@@ -44,9 +43,16 @@ from vision.evidence import (
 from vision.finish import name_decoration
 from vision.look import TableLook
 from vision.new_pieces import new_piece_evidence, new_piece_weights
-from vision.reading import UNCERTAIN_BELOW, TurnReading
+from vision.reading import UNCERTAIN_BELOW, TurnReading, board_not_found
 from vision.silhouettes import View
-from vision.views import board_box, board_space, resolve_turns, working_scale
+from vision.views import (
+    board_box,
+    board_space,
+    given_or_located,
+    resolve_turns,
+    usable_views,
+    working_scale,
+)
 
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2
@@ -140,13 +146,10 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     ground = ground or before.ground
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
-    located = _locate(frames, camera, ground, locations)
-    usable = [(f, loc) for f, loc in zip(frames, located, strict=True)
-              if loc.found and loc.pose is not None]
+    located = given_or_located(frames, camera, ground, locations)
+    usable = usable_views(frames, located)
     if not usable:
-        reason = located[0].reason or "the board was not found"
-        return TurnReading(False, f"board not found: {reason}", (), True, located[0],
-                           time.perf_counter() - started)
+        return board_not_found(located, started)
     usable = resolve_turns(usable, camera, before)
     first = usable[0][1]
     references = _before_frames(before, before_frame, look, len(usable))
@@ -276,15 +279,6 @@ def _largest_patch(mask: NDArray[np.bool_]) -> int:
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8),
                                                           connectivity=8)
     return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
-
-
-def _locate(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: GroundMap,
-            locations: Sequence[BoardLocation | None] | None) -> list[BoardLocation]:
-    out = []
-    for i, frame in enumerate(frames):
-        given = locations[i] if locations is not None and i < len(locations) else None
-        out.append(given if given is not None else locate_board(frame, camera, ground))
-    return out
 
 
 def _before_frames(before: Palace, before_frame: NDArray[np.uint8] | None,

@@ -14,6 +14,8 @@ from numpy.typing import NDArray
 from calibration.board_model import PLATE_CORNERS, turned_pose
 from calibration.camera import Camera, Pose, project
 from calibration.evidence import BoardLocation
+from calibration.pose import locate_board
+from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
 from vision.silhouettes import View
@@ -69,6 +71,27 @@ def same_place(camera: Camera, a: Pose, b: Pose, tol_px: float = 1.5) -> bool:
     """Whether two poses put the board's corners within ``tol_px`` of each other."""
     return bool(np.abs(project(camera, a, PLATE_CORNERS)
                        - project(camera, b, PLATE_CORNERS)).max() < tol_px)
+
+
+def given_or_located(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: GroundMap,
+                     locations: Sequence[BoardLocation | None] | None = None
+                     ) -> list[BoardLocation]:
+    """The board in each frame: the location passed in ``locations`` where there is one
+    (the caller's tracker found it already, so it is not searched again), else
+    :func:`~calibration.pose.locate_board`'s."""
+    out = []
+    for i, frame in enumerate(frames):
+        given = locations[i] if locations is not None and i < len(locations) else None
+        out.append(given if given is not None else locate_board(frame, camera, ground))
+    return out
+
+
+def usable_views(frames: Sequence[NDArray[np.uint8]], located: Sequence[BoardLocation]
+                 ) -> list[tuple[NDArray[np.uint8], BoardLocation]]:
+    """The frames whose board was found with a pose, each with its location: the only
+    views a reading can use."""
+    return [(f, loc) for f, loc in zip(frames, located, strict=True)
+            if loc.found and loc.pose is not None]
 
 
 def resolve_turns(usable: Sequence[tuple[NDArray[np.uint8], BoardLocation]], camera: Camera,
