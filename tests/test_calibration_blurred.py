@@ -11,7 +11,6 @@ from calibration.board_model import CENTRE, moved_pose
 from calibration.camera import Pose
 from calibration.evidence import BLURRED_LATTICE_CLARITY, gray_float
 from calibration.fit import finish
-from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
@@ -39,17 +38,15 @@ was taken 1.7 px off when 10 blocks were enough."""
 
 
 def test_a_blurred_lattice_is_taken_when_every_quarter_vouches_for_it() -> None:
-    frame = twin_frame(BLURRED_SEED).frame
-    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.clarity < BLURRED_LATTICE_CLARITY
+    frame, _, grid = lattice_from_truth(BLURRED_SEED)
+    assert grid.clarity < BLURRED_LATTICE_CLARITY
     assert quarters_problem(frame.image, frame.camera, grid.pose) == ""
     found_right(frame)
 
 
 def test_a_soft_lattice_over_eleven_blocks_is_found() -> None:
-    frame = twin_frame(THIN_SOFT_SEED).frame
-    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.blocks == MIN_BLURRED_GRID_BLOCKS and grid.clarity < 5.0
+    frame, _, grid = lattice_from_truth(THIN_SOFT_SEED)
+    assert grid.blocks == MIN_BLURRED_GRID_BLOCKS and grid.clarity < 5.0
     assert grid.clarity >= SIDES_VOUCHED_CLARITY
     found_right(frame)
 

@@ -69,9 +69,8 @@ def never_a_stud_off(frame: Frame, gray: np.ndarray) -> None:
 
 
 def test_a_soft_lattice_is_taken_when_the_sides_and_stud_tops_vouch_for_it() -> None:
-    frame = twin_frame(SOFT_SEED).frame
-    grid = refine_on_grid(gray_float(frame.image), frame.camera, frame.pose, max_rounds=5)
-    assert grid is not None and grid.clarity < SOFT_LATTICE_CLARITY
+    frame, _, grid = lattice_from_truth(SOFT_SEED)
+    assert grid.clarity < SOFT_LATTICE_CLARITY
     assert tops_problem(frame.image, frame.camera, grid.pose) == ""
     found_right(frame)
 
