@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,6 +57,22 @@ def served_in_thread(session: TableSession) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(5)
+
+
+@contextmanager
+def serving(session: TableSession) -> Iterator[str]:
+    """:func:`served_in_thread` for a session the test hands over: closed once the
+    server has stopped, as every browser test's fixture ends."""
+    with served_in_thread(session) as url:
+        yield url
+    session.close()
+
+
+def chromium_page(pw: Any, width: int, height: int) -> tuple[Any, Any]:
+    """Debian's headless Chromium (:data:`CHROMIUM`, :data:`CHROMIUM_ARGS`) launched from a
+    Playwright handle, and a page of this size in it: the browser to close at the end."""
+    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    return browser, browser.new_page(viewport={"width": width, "height": height})
 
 
 def open_session(tmp_path: Path, resume: bool = False) -> TableSession:

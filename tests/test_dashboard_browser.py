@@ -11,14 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from dashboard_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     FakePiece,
     FakeReading,
+    chromium_page,
     legal_staircase,
     needs_chromium,
     open_session,
-    served_in_thread,
+    serving,
 )
 
 from calibration.evidence import BoardLocation
@@ -34,9 +33,8 @@ pytestmark = needs_chromium
 def served(tmp_path):
     session = open_session(tmp_path)
     session.new_game(players=3, names=["Ana", "Ben", "Caro"])
-    with served_in_thread(session) as url:
+    with serving(session) as url:
         yield session, url
-    session.close()
 
 
 def _camera_picture(session, pieces):
@@ -66,8 +64,7 @@ def test_a_turn_through_the_page(served, tmp_path):
     session, url = served
     shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1500})
+        browser, page = chromium_page(pw, 1400, 1500)
         page.on("dialog", lambda d: d.accept())
         outside: list[str] = []
         page.route("**/*", lambda route: (

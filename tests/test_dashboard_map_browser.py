@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from dashboard_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+    chromium_page,
     needs_chromium,
     open_session,
     served_in_thread,
@@ -31,8 +30,7 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
     truth = setup_board(2)
     camera, pose = random_camera(np.random.default_rng(2))
     with served_in_thread(session) as url, playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 1100})
+        browser, page = chromium_page(pw, 1200, 1100)
         page.goto(url)
         page.wait_for_selector("[data-testid=sync].ready")
         page.click("#open-setup")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 from dashboard_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+    chromium_page,
     needs_chromium,
     open_session,
-    served_in_thread,
+    serving,
 )
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -19,10 +18,8 @@ pytestmark = needs_chromium
 
 @pytest.fixture
 def served(tmp_path):
-    session = open_session(tmp_path)
-    with served_in_thread(session) as url:
+    with serving(open_session(tmp_path)) as url:
         yield url
-    session.close()
 
 
 def test_a_turn_by_hand_on_the_page(served, tmp_path):
@@ -32,8 +29,7 @@ def test_a_turn_by_hand_on_the_page(served, tmp_path):
     httpx.post(f"{url}/api/monopoly-builder/game",
                json={"players": ["red", "yellow"], "first": 0}).raise_for_status()
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        browser, page = chromium_page(pw, 1400, 1000)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{url}/")
