@@ -10,6 +10,7 @@ each check errs on the side of "not found", with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -149,6 +150,18 @@ class BoardLocation:
         if self.focal_refined and self.camera is not None:
             out["focal_px"] = round(self.camera.fx, 2)
         return out
+
+
+def first_found(results: Iterable[BoardLocation]) -> BoardLocation:
+    """The first found board of ``results``, else the first refusal (or, with none, that
+    no outline gave a pose). ``results`` is read lazily, so the outlines after the first
+    found one are never fitted."""
+    first: BoardLocation | None = None
+    for result in results:
+        if result.found:
+            return result
+        first = first or result
+    return first or BoardLocation(False, "no outline of the board gives a pose")
 
 
 def board_edge_model() -> EdgeModel:

@@ -11,13 +11,15 @@ reported when none holds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
 from calibration.corners import search_plate
 from calibration.edges import EdgeFit, refine_pose
-from calibration.evidence import RIM_MODEL, BoardLocation
+from calibration.evidence import RIM_MODEL, BoardLocation, first_found
 from calibration.fit import finish
 from calibration.intrinsics import refine_focal as search_focal
 from calibration.outline_pose import focal_guess, initial_pose, rim_fit
@@ -34,17 +36,15 @@ def locate_with_focal(
 ) -> BoardLocation:
     """The board from the first of the first ``outlines`` outlines whose pose, with its
     own focal length, is found; else the first one's refusal."""
-    failed: BoardLocation | None = None
-    for quad in search_plate(image, camera).quads[:outlines]:
-        cam = focal_guess(quad, camera)
-        pose = initial_pose(quad, cam)
-        if pose is None:
-            continue
-        result = _focal_from_outline(image, gray, half, cam, pose, ground)
-        if result.found:
-            return result
-        failed = failed or result
-    return failed or BoardLocation(False, "no outline of the board gives a pose")
+
+    def results() -> Iterator[BoardLocation]:
+        for quad in search_plate(image, camera).quads[:outlines]:
+            cam = focal_guess(quad, camera)
+            pose = initial_pose(quad, cam)
+            if pose is not None:
+                yield _focal_from_outline(image, gray, half, cam, pose, ground)
+
+    return first_found(results())
 
 
 def _focal_from_outline(

@@ -50,6 +50,7 @@ from calibration.evidence import (
     PLATE_GROUP,
     RIM_MODEL,
     BoardLocation,
+    first_found,
     gray_float,
 )
 from calibration.fit import FURTHER_IN, finish, in_front
@@ -248,23 +249,23 @@ def _fit_outlines(
     the plate's rim is not finished but handed back there (rim-fitted), to be finished
     after the stud lattice; the reason returned is then a placeholder.
     """
-    first: BoardLocation | None = None
-    for quad in search.quads[:budget]:
-        pose = initial_pose(quad, camera)
-        if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
-            continue
-        tried.append(pose)
-        rim = rim_fit(half, camera, pose)
-        coarse = rim.pose
-        fitted.append((pose, coarse))
-        if deferred is not None and rim.group_support.get(PLATE_GROUP, 0.0) < LATTICE_FIRST_RIM:
-            deferred.append(coarse)
-            continue
-        result = closest.note(finish(image, gray, camera, coarse, ground, False))
-        if result.found:
-            return result
-        first = first or result
-    return first or BoardLocation(False, "no outline of the board gives a pose")
+
+    def results() -> Iterator[BoardLocation]:
+        for quad in search.quads[:budget]:
+            pose = initial_pose(quad, camera)
+            if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
+                continue
+            tried.append(pose)
+            rim = rim_fit(half, camera, pose)
+            coarse = rim.pose
+            fitted.append((pose, coarse))
+            if (deferred is not None
+                    and rim.group_support.get(PLATE_GROUP, 0.0) < LATTICE_FIRST_RIM):
+                deferred.append(coarse)
+                continue
+            yield closest.note(finish(image, gray, camera, coarse, ground, False))
+
+    return first_found(results())
 
 
 def _search_lattice(
