@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.calibration import WRONG_PX, turn_errors, twin_frame, wrong_map
+from bench.calibration import WRONG_PX, TwinFrame, turn_errors, twin_frame, wrong_map
 from calibration.evidence import MIN_MAP_MARGIN, BoardLocation
 from calibration.pose import locate_board
 
@@ -14,7 +14,12 @@ under the half turn: its scores' margin is only 2.3."""
 def right_map_settles(seed: int) -> BoardLocation:
     """The dev frame ``seed`` located with its own map: found, its turn settled, and
     settled right."""
-    drawn = twin_frame(seed)
+    return _settles_right(twin_frame(seed))
+
+
+def _settles_right(drawn: TwinFrame) -> BoardLocation:
+    """:func:`right_map_settles` for a frame already drawn (whose other maps a test then
+    tries too)."""
     frame = drawn.frame
     result = locate_board(frame.image, frame.camera, drawn.ground)
     assert result.found, result.reason
@@ -72,10 +77,7 @@ def _settled_by_its_map_alone(seed: int) -> None:
     right; two wrong maps settle no turn there."""
     drawn = twin_frame(seed)
     frame = drawn.frame
-    result = locate_board(frame.image, frame.camera, drawn.ground)
-    assert result.found, result.reason
-    assert result.turn_resolved
-    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
+    _settles_right(drawn)
     for i in range(2):
         wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
         assert not (wrong.found and wrong.turn_resolved)
