@@ -37,6 +37,7 @@ from calibration.vouching import (
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
+from tests.test_calibration_pose import setup_frame
 
 twin = pytest.importorskip("twin")
 
@@ -81,8 +82,7 @@ def test_consensus_needs_three_blocks():
 
 @pytest.fixture(scope="module")
 def frame():
-    camera, pose = twin.random_camera(np.random.default_rng(7))
-    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=7)
+    return setup_frame(7)
 
 
 def shifted(pose: Pose, dx: float, dy: float) -> Pose:

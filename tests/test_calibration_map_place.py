@@ -12,8 +12,8 @@ from calibration.evidence import gray_float
 from calibration.map_place import place_by_map, stud_cells
 from calibration.turn import VISIBLE_STUD
 from rules.maps import load_map
-from rules.palace import Palace
 from rules.pieces import STUD_MM
+from tests.test_calibration_pose import setup_frame
 
 twin = pytest.importorskip("twin")
 
@@ -22,8 +22,7 @@ GROUND = load_map("1")
 
 @pytest.fixture(scope="module")
 def frame():
-    camera, pose = twin.random_camera(np.random.default_rng(31))
-    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=31)
+    return setup_frame(31)
 
 
 def test_stud_cells_on_the_plate_agree_with_the_lattice_view(frame):

@@ -25,6 +25,13 @@ GROUND = load_map("1")
 CENTRE = np.array([128.0, 128.0, 0.0])
 
 
+def setup_frame(seed: int) -> twin.Frame:
+    """Map 1's set-up alone, rendered from the random camera of ``seed`` (and with that
+    render seed): the plain frame several calibration tests' fixtures start from."""
+    camera, pose = twin.random_camera(np.random.default_rng(seed))
+    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=seed)
+
+
 @pytest.fixture(scope="module")
 def palace() -> Palace:
     extra = [

@@ -26,6 +26,7 @@ from calibration.turn import (
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS
+from tests.test_calibration_pose import setup_frame
 
 twin = pytest.importorskip("twin")
 
@@ -34,8 +35,7 @@ GROUND = load_map("1")
 
 @pytest.fixture(scope="module")
 def frame():
-    camera, pose = twin.random_camera(np.random.default_rng(11))
-    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=11)
+    return setup_frame(11)
 
 
 def test_whole_view_lattice_matches_the_masked_computation(frame, monkeypatch):
