@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -199,18 +200,22 @@ def main(argv: list[str] | None = None) -> int:
                        args.quality)
         return 0
     if args.turns is not None:
-        for number in range(args.first, args.first + args.turns):
-            if (args.out / f"{number:03d}.after.jpg").exists():
-                continue
-            took = render_turn(number, args.out, blender, args.samples, args.quality)
-            print(f"pair {number:03d}: {took:.0f} s", flush=True)
-        return 0
-    for seed in range(args.first, args.first + args.frames):
-        if (args.out / f"{seed:03d}.jpg").exists():
-            continue
-        took = render_frame(seed, args.out, blender, args.samples, args.quality)
-        print(f"frame {seed:03d}: {took:.0f} s", flush=True)
+        _render_missing(render_turn, "pair", ".after.jpg", args.turns, args, blender)
+    else:
+        _render_missing(render_frame, "frame", ".jpg", args.frames, args, blender)
     return 0
+
+
+def _render_missing(render: Callable[[int, Path, str, int, int], float], label: str,
+                    last_file: str, count: int, args: argparse.Namespace, blender: str
+                    ) -> None:
+    """Renders numbers ``--first`` on, ``count`` of them, each timed, skipping those whose
+    ``NNN<last_file>`` (written last) is already there: an interrupted run resumes."""
+    for number in range(args.first, args.first + count):
+        if (args.out / f"{number:03d}{last_file}").exists():
+            continue
+        took = render(number, args.out, blender, args.samples, args.quality)
+        print(f"{label} {number:03d}: {took:.0f} s", flush=True)
 
 
 if __name__ == "__main__":
