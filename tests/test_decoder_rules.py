@@ -89,11 +89,17 @@ def keys(pieces: list[Piece]) -> list[tuple[object, ...]]:
                              if p.kind is Kind.DECORATION else p) for p in pieces), key=repr)
 
 
-@pytest.fixture(scope="module")
-def staircases() -> list[tuple[Palace, list[Piece]]]:
+def two_staircases() -> list[tuple[Palace, list[Piece]]]:
+    """The first two turns of :func:`turns_with`'s game that built two arches or more:
+    the staircases several decoder tests read."""
     found = turns_with(2)
     assert len(found) >= 2
     return found[:2]
+
+
+@pytest.fixture(scope="module")
+def staircases() -> list[tuple[Palace, list[Piece]]]:
+    return two_staircases()
 
 
 def test_a_decoration_no_pixel_shows_is_put_on_by_the_rules(staircases) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
-from tests.test_decoder_rules import decoder_for, keys, turns_with
+from tests.test_decoder_rules import decoder_for, keys, two_staircases
 from vision import staircases as search
 from vision.candidates import built_on, stacks_under
 from vision.decode import LEGAL_BONUS
@@ -24,9 +24,7 @@ def proposed(before: Palace, readings: list[list[Piece]]) -> set[tuple[object, .
 
 @pytest.fixture(scope="module")
 def staircases() -> list[tuple[Palace, list[Piece]]]:
-    found = turns_with(2)
-    assert len(found) >= 2
-    return found[:2]
+    return two_staircases()
 
 
 def test_a_bot_staircase_is_proposed_from_its_final_arch_alone(staircases) -> None:
