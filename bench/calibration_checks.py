@@ -2,6 +2,7 @@
 
     python3 -m bench.calibration_checks              # 200 wide-twin frames
     python3 -m bench.calibration_checks --frames 40
+    python3 -m bench.calibration_checks --seed 3000  # dev frames apart from the bench's
     python3 -m bench.calibration_checks --classic    # the classic twin
 
 `bench.calibration` reports the first pose each frame's search accepts, so a weak check
@@ -22,7 +23,7 @@ import time
 import cv2
 import numpy as np
 
-from bench.calibration import WRONG_PX, aruco_ms, turn_errors, twin_frame
+from bench.calibration import FIRST_SEED, WRONG_PX, aruco_ms, turn_errors, twin_frame
 from calibration.corners import search_plate
 from calibration.evidence import gray_float
 from calibration.fit import finish
@@ -35,6 +36,8 @@ LOOSE_PX = 1.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=FIRST_SEED,
+                        help="first frame's seed (default the calibration bench's own)")
     parser.add_argument("--quick", action="store_true", help="20 frames (a smoke run)")
     parser.add_argument("--classic", action="store_true", help="the classic twin, map 1")
     args = parser.parse_args()
@@ -46,7 +49,7 @@ def main() -> None:
     finish_ms: list[float] = []
     reference_ms: list[float] = []
     for i in range(args.frames):
-        seed = 1000 + i
+        seed = args.seed + i
         frame = twin_frame(seed, wide=not args.classic).frame
         camera = frame.camera
         reference_ms.append(aruco_ms(frame.image))

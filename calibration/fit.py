@@ -73,6 +73,15 @@ pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (d
 20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
 px off); among the blind refits of every lattice start and perturbed truth of 200 dev
 frames, none at 6 or more was taken off the truth when judged at its own clarity."""
+BLIND_GATE_BLOCKS = SETTLING_BLOCKS - 1
+"""The fewest blocks a refused usual fit must agree on for the top-blind refit to be
+tried. A blind fit reading under :data:`BLIND_SHARP_CLARITY` is judged a soft lattice,
+which needs ten blocks, and of 44 blind fits after usual ones on 4 to 6 blocks none got
+there: after a usual fit on 6 it is judged only if it reads that sharply. A dark-topped
+board 12.7 px a stud (dev 20158) settles the usual fit from its nearest start over 6
+blocks, 1.8 px off, where the blind one reads 7.5 over 11 blocks, 0.43 px off; the blind
+template reads the usual fit's own 6 blocks at 5.7 only, so the refit must be made to
+know."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 FURTHER_IN = "the board may lie further in than its sides put it"
@@ -105,7 +114,7 @@ def finish(
         result.found
         or grid is None
         or grid.clarity >= BLIND_RETRY_CLARITY
-        or grid.blocks < SETTLING_BLOCKS
+        or grid.blocks < BLIND_GATE_BLOCKS
     ):
         return result
     # A soft lattice refused: tops darker than the card, blurred into their holes, draw
@@ -134,6 +143,10 @@ def finish(
         # says that the usual one misread the tops, and only a fit that has settled
         # (that board's blind fit, drawn with the seams, reads 4.9 against the usual
         # fit's 4.1, but over 12 blocks at a residual of 0.51 px, 1.6 px off).
+        return result
+    if grid.blocks < SETTLING_BLOCKS and blind.clarity < BLIND_SHARP_CLARITY:
+        # After a usual fit on 6 blocks, a blind fit judged as a soft lattice has never
+        # got there (BLIND_GATE_BLOCKS): only a sharp one is judged.
         return result
     if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
         # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,

@@ -16,7 +16,7 @@ from calibration.fit import (
     MISREAD_OVER_USUAL,
     finish,
 )
-from calibration.grid import SETTLED_PX, GridFit, refine_on_grid
+from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX
 from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_moves, rim_problem
@@ -183,3 +183,32 @@ def test_a_sharp_blind_fit_is_judged_at_its_own_clarity() -> None:
     assert result.found, result.reason
     assert grid_error(camera, frame.pose, result) < WRONG_PX
     never_a_stud_off(frame, gray)
+
+
+SIX_BLOCK_SEED = 20158
+"""A dev board 12.7 px a stud with dark tops: from the dense lattice look's nearest start
+(4.6 px off) the usual template settles over 6 blocks only, 1.8 px off at a residual of 1.75 px, and
+the blind template reads those 6 blocks at 5.7; the top-blind fit from the same start
+reads 7.5 over 11 blocks within half a pixel."""
+
+
+def test_a_sharp_blind_fit_is_tried_after_a_usual_fit_on_six_blocks() -> None:
+    frame = twin_frame(SIX_BLOCK_SEED).frame
+    gray, camera = gray_float(frame.image), frame.camera
+
+    def off(pose: Pose) -> float:
+        return min(grid_error_px(camera, frame.pose, turned_pose(pose, k)) for k in range(4))
+
+    start = min(lattice_starts(frame.image, gray, camera, None, DENSE_STRIDE_PX), key=off)
+    usual = refine_on_grid(gray, camera, start, max_rounds=5, blind_too=True)
+    blind = refine_on_grid(gray, camera, start, max_rounds=5, top_blind=True)
+    assert usual is not None and blind is not None
+    assert usual.blocks == SETTLING_BLOCKS - 1
+    assert usual.blind_clarity < BLIND_SHARP_CLARITY
+    assert blind.clarity >= BLIND_SHARP_CLARITY and off(blind.pose) < 1.0
+    result = finish(frame.image, gray, camera, start, None, False)
+    assert result.found, result.reason
+    assert grid_error(camera, frame.pose, result) < 1.0
+    result = locate_board(frame.image, camera, None)
+    assert result.found, result.reason
+    assert grid_error(camera, frame.pose, result) < 1.0
