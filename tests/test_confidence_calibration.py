@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rules import Kind, Piece
 from tests.test_decoder_rules import decoder_for, turns_with
-from vision.confidence import _nothing_cap, _sureness
+from vision.confidence import _outline_cap, _sureness
 from vision.reading import UNCERTAIN_BELOW
 
 
@@ -21,8 +21,8 @@ def test_a_piece_that_wins_over_nothing_by_a_fraction_of_its_outline_is_doubted(
     brick = Piece(Kind.BRICK, 5, 5, 0)
     size = decoder.view_area(brick)
     margin = size / 3
-    assert _nothing_cap(decoder, brick, 0.0, [(-margin, None)]) < UNCERTAIN_BELOW
+    assert _outline_cap(decoder, brick, 0.0, [(-margin, None)]) < UNCERTAIN_BELOW
     moved = brick.moved(x=6)
-    assert _nothing_cap(decoder, brick, 0.0, [(-margin, moved)]) == 1.0
+    assert _outline_cap(decoder, brick, 0.0, [(-margin, moved)]) == 1.0
     assert _sureness(decoder, margin, brick) >= UNCERTAIN_BELOW
-    assert _nothing_cap(decoder, brick, 0.0, [(-margin, moved), (-2 * size, None)]) > 0.9
+    assert _outline_cap(decoder, brick, 0.0, [(-margin, moved), (-2 * size, None)]) > 0.9

@@ -11,7 +11,7 @@ from rules import Kind, Piece
 from rules.staircase import analyse_added
 from tests.test_decoder_rules import decoder_for, doubted_by_rule, turns_with
 from vision import confidence
-from vision.confidence import _lower_cap, _probed
+from vision.confidence import _outline_cap, _probed
 from vision.reading import UNCERTAIN_BELOW
 from vision.rival_readings import rival_readings
 
@@ -69,9 +69,9 @@ def test_a_piece_that_wins_over_itself_a_level_lower_by_a_fraction_of_its_outlin
     arch = Piece(Kind.ARCH, 5, 5, 2)
     size = decoder.view_area(arch)
     lower, over, higher = arch.moved(z=1), arch.moved(x=6), arch.moved(z=3)
-    assert _lower_cap(decoder, arch, arch, 0.0, [(-size / 3, lower)]) < UNCERTAIN_BELOW
-    assert _lower_cap(decoder, arch, arch, 0.0, [(-size / 3, over), (-size / 3, higher)]) == 1.0
-    assert _lower_cap(decoder, arch, arch, 0.0, [(-2 * size, lower)]) > 0.9
+    assert _outline_cap(decoder, arch, 0.0, [(-size / 3, lower)]) < UNCERTAIN_BELOW
+    assert _outline_cap(decoder, arch, 0.0, [(-size / 3, over), (-size / 3, higher)]) == 1.0
+    assert _outline_cap(decoder, arch, 0.0, [(-2 * size, lower)]) > 0.9
 
 
 def test_a_brick_whose_column_wins_by_the_colours_price_alone_is_doubted(

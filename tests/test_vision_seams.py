@@ -109,14 +109,13 @@ def _rated_stack(monkeypatch: pytest.MonkeyPatch, colours: tuple[str, ...],
 
     monkeypatch.setattr(LevelColours, "steps", lambda self, piece: 1.0)
     monkeypatch.setattr(SeamLines, "seen", lambda self, piece: seams_seen)
-    # The doubt against the stack a level shorter (a top read a level too high) is a rule
-    # of its own (tests/test_confidence_calibration.py): a 1x1 stack beats that rival by
-    # one level's strip, about a third of a brick's outline here, so it would doubt the
-    # upper bricks whatever the seams say; so would the doubt against the same brick a
-    # level lower (tests/test_confidence_start.py), the level under it taken out. Only
-    # the column's doubt is weighed here.
-    monkeypatch.setattr(confidence, "_nothing_cap", lambda *args: 1.0)
-    monkeypatch.setattr(confidence, "_lower_cap", lambda *args: 1.0)
+    # The doubts against the stack a level shorter and against the same brick a level
+    # lower (a top read a level too high) are rules of their own
+    # (tests/test_confidence_calibration.py, tests/test_confidence_start.py): a 1x1 stack
+    # beats those rivals by one level's strip, about a third of a brick's outline here,
+    # so they would doubt the upper bricks whatever the seams say. Only the column's
+    # doubt is weighed here.
+    monkeypatch.setattr(confidence, "_outline_cap", lambda *args: 1.0)
     kept: dict[str, object] = {}
 
     def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]

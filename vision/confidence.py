@@ -111,7 +111,7 @@ LOWER_DOUBT = True
 """Whether a piece's margin over the same piece a level lower (the staircase with the
 level under it taken out, :func:`vision.rival_readings._level_out`) is also measured
 against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
-(:func:`_lower_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
+(:func:`_outline_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
 staircase's top read a level high) and 2 more of 2029 right ones."""
 COLUMN_PRICE_SHARE = 0.16
 """A brick whose rival is a column in its place (three bricks in a run told as one,
@@ -246,9 +246,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
                         key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
-        confidence = min(confidence, _nothing_cap(decoder, shape[i], whole, rivals))
-        if LOWER_DOUBT:
-            confidence = min(confidence, _lower_cap(decoder, piece, shape[i], whole, rivals))
+        confidence = min(confidence, _outline_cap(decoder, shape[i], whole, rivals))
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -270,32 +268,25 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     return tuple(out)
 
 
-def _nothing_cap(decoder: Decoder, outline: Piece, whole: float,
+def _outline_cap(decoder: Decoder, outline: Piece, whole: float,
                  rivals: Sequence[tuple[float, Piece | None]]) -> float:
-    """The most a piece is trusted against the best rival in which nothing stands for it
-    (1 where none does): its margin over that rival against :data:`NOTHING_SHARE` of
-    ``outline``, a piece in full view's worth, not a share of it."""
-    nothing = next((score for score, alt in rivals if alt is None), None)
-    if nothing is None:
-        return 1.0
-    return _sureness(decoder, whole - nothing, outline, NOTHING_SHARE)
+    """The most a piece is trusted against the rivals that take it away (1 where none
+    stands): nothing in its place, and (:data:`LOWER_DOUBT`) the same piece a level
+    lower, which takes the level under it out. Its margin over the best of them is
+    weighed against :data:`NOTHING_SHARE` of ``outline``, a piece in full view's worth,
+    not a share of it: a piece seen where it stands wins by about its outline's
+    evidence, and one that wins by a fraction of it was mostly not seen, or sits at a
+    height the pictures did not fix (a staircase's top a level too high on bricks, a
+    blurred frame's top read a level high)."""
+    caps = [_sureness(decoder, whole - score, outline, NOTHING_SHARE)
+            for score, alt in rivals
+            if alt is None or (LOWER_DOUBT and _level_lower(alt, outline))]
+    return min(caps, default=1.0)
 
 
-def _lower_cap(decoder: Decoder, piece: Piece, outline: Piece, whole: float,
-               rivals: Sequence[tuple[float, Piece | None]]) -> float:
-    """The most a piece is trusted against the rival that holds it a level lower (1
-    where none stands): its margin over that rival against :data:`NOTHING_SHARE` of
-    ``outline``. That rival takes a level out under the piece, so it differs from the
-    reading by that level's strip wherever the piece shows: a piece in full view seen
-    at its level wins by about its outline's evidence, and one that wins by a fraction
-    of it sits at a height the pictures did not fix (a blurred frame's top read a level
-    high, on a level of bricks too many)."""
-    cap = 1.0
-    for score, alt in rivals:
-        if (alt is not None and alt.kind is outline.kind and (alt.x, alt.y) == (piece.x, piece.y)
-                and alt.z == piece.z - 1):
-            cap = min(cap, _sureness(decoder, whole - score, outline, NOTHING_SHARE))
-    return cap
+def _level_lower(alt: Piece, piece: Piece) -> bool:
+    """Whether ``alt`` is ``piece`` held a level lower."""
+    return alt.kind is piece.kind and (alt.x, alt.y, alt.z) == (piece.x, piece.y, piece.z - 1)
 
 
 def _start_colour_cap(decoder: Decoder, pieces: Sequence[Piece], shape: Sequence[Piece],
