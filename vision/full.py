@@ -52,8 +52,9 @@ def locate_views(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: Gr
                  locations: Sequence[BoardLocation | None] | None = None
                  ) -> list[BoardLocation]:
     """The board's pose in each frame; where the pose leaves the quarter turn open, the
-    turn whose painted map differs least from the frame (the map's regions break the
-    plate's symmetry; an all-alike map does not, and the first turn stands)."""
+    turn under which the plate differs least from the bare board learned under it
+    (:func:`_map_misfit`: the map's regions break the plate's symmetry; an all-alike map
+    does not, and the first turn stands)."""
     out = []
     for frame, loc in zip(frames, given_or_located(frames, camera, ground, locations),
                           strict=True):

@@ -12,7 +12,7 @@ interrupted run resumes with the same command). With ``--turns N`` it renders N 
 pairs instead: one played turn of a bot game, the settled table before it and after it
 from the same camera, light, table and clutter:
 
-    python3 -m twin.cycles.driver tests/data/cycles_turns --turns 24 --samples 16 --quality 85
+    python3 -m twin.cycles.driver tests/data/cycles_turns --turns 34 --samples 16 --quality 85
 
 With ``--palaces N --views 4`` it renders N whole palaces of a bot game's late scene,
 each from four places round the table, for full mode (:mod:`twin.cycles.palaces`):
