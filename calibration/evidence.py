@@ -335,7 +335,7 @@ def judge(
 
 
 def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int,
-                         rim_witness: bool = False) -> str:
+                         rim_witness: bool) -> str:
     """Why a lattice seen in few blocks is not vouched for (empty if it is or is not thin).
 
     A lattice seen in a few blocks pins the tilt loosely: a pose leaning a few degrees

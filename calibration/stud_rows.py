@@ -107,13 +107,13 @@ def rows_pin(
     edge = _ends(shares, ROW_MOVES.index(0))
     if any(state == "off" and not edge[side] for side, state in enumerate(states)):
         return False
-    return all(_pinned_axes(shares))
+    return all(_pinned_axes(shares, edge))
 
 
-def _pinned_axes(shares: FloatArray) -> tuple[bool, bool]:
+def _pinned_axes(shares: FloatArray, edge: NDArray[np.bool_]) -> tuple[bool, bool]:
     """Per axis (x, y), whether the rows pin it (:func:`rows_pin`, without the sides'
-    states); ``shares`` from :func:`row_shares` at :data:`ROW_MOVES`, NaN read as -1."""
-    edge = _ends(shares, ROW_MOVES.index(0))
+    states); ``shares`` from :func:`row_shares` at :data:`ROW_MOVES`, NaN read as -1, and
+    ``edge`` whether each side's own row marks the board's end (:func:`_ends`)."""
     # A side's row outside showing the plate's colour (the board goes on), or its own row
     # not showing it while the row inside does (the board ends a stud in): a board a
     # stud off shows one or the other at one of its axis's sides.

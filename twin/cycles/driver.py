@@ -27,6 +27,7 @@ it was built on.
 from __future__ import annotations
 
 import argparse
+import functools
 import shutil
 import sys
 import tempfile
@@ -53,7 +54,7 @@ from twin.cycles.jobs import (
     scene_json,
     table_jobs,
 )
-from twin.cycles.palaces import render_palaces
+from twin.cycles.palaces import render_palace
 
 
 def make_job(seed: int, work: Path, samples: int, width: int = 1280,
@@ -196,10 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     if args.palaces is not None:
-        render_palaces(args.out, args.first, args.palaces, args.views, blender, args.samples,
-                       args.quality)
-        return 0
-    if args.turns is not None:
+        _render_missing(functools.partial(render_palace, views=args.views), "palace",
+                        f".view{args.views - 1}.jpg", args.palaces, args, blender)
+    elif args.turns is not None:
         _render_missing(render_turn, "pair", ".after.jpg", args.turns, args, blender)
     else:
         _render_missing(render_frame, "frame", ".jpg", args.frames, args, blender)

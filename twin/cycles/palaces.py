@@ -140,12 +140,3 @@ def render_palace(number: int, out: Path, blender: str, samples: int, quality: i
             print(f"palace {stem} {view}: {time.time() - start:.0f} s", flush=True)
     return time.time() - start
 
-
-def render_palaces(out: Path, first: int, count: int, views: int, blender: str,
-                   samples: int, quality: int) -> None:
-    """Renders palaces ``first`` to ``first + count - 1``, skipping the complete ones."""
-    for number in range(first, first + count):
-        if (out / f"{number:03d}.view{views - 1}.jpg").exists():
-            continue
-        took = render_palace(number, out, blender, samples, quality, views)
-        print(f"palace {number:03d}: {took:.0f} s", flush=True)
