@@ -180,8 +180,9 @@ def main() -> None:
         reads, tally = play(seed, args.turns, db)
         print(f"game {seed}: {tally}")
         for read in reads:
-            classes[classify(read)] += 1
-            print(f"  turn {read.turns_done}: {classify(read)} (pose {read.pose_px:.2f} px, "
+            verdict = classify(read)
+            classes[verdict] += 1
+            print(f"  turn {read.turns_done}: {verdict} (pose {read.pose_px:.2f} px, "
                   f"settled {read.settled}, palace {read.palace_right}, before "
                   f"{read.before_right})")
     print(f"{sum(classes.values())} reads: " + ", ".join(

@@ -141,17 +141,18 @@ class TablePlayers:
             self.tally.built += 1
             truth = self.table.record.scenes[number + 1]
             draft = session.draft
+            seen_right = (draft is not None and draft.source == "camera"
+                          and same_pieces(draft.added, turn.placed))
             if draft is None:
                 self.tally.missed += 1
                 session.set_scene(truth.to_json())
                 how = "missed by the camera, entered by hand"
-            elif draft.source == "camera" and session.sync == "pending" and same_pieces(
-                    draft.added, turn.placed):
+            elif seen_right and session.sync == "pending":
                 self.tally.read_right += 1
                 how = "read right by the camera"
             else:
                 self.tally.corrected += 1
-                doubted = draft.source == "camera" and same_pieces(draft.added, turn.placed)
+                doubted = seen_right
                 self.tally.doubted += doubted
                 session.set_scene(truth.to_json())
                 how = ("read right but held in doubt; confirmed on the page" if doubted

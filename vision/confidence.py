@@ -240,10 +240,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     for i, piece in enumerate(pieces):
         crown = end == i
         trials = rival_readings(decoder.before, shape, i, end)
-        scores = [score(trial) for trial, _ in trials]
-        scored.append([(s, trial) for s, (trial, _) in zip(scores, trials, strict=True)])
-        rivals = sorted(((s, alt) for s, (_, alt) in zip(scores, trials, strict=True)),
-                        key=lambda r: -r[0])
+        scored_trials = [(score(trial), trial, alt) for trial, alt in trials]
+        scored.append([(s, trial) for s, trial, _ in scored_trials])
+        rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
         confidence = min(confidence, _outline_cap(decoder, shape[i], whole, rivals))

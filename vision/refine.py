@@ -77,17 +77,13 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     for piece in pieces:
         if not _standing_on(pieces, piece):
             yield [p for p in pieces if p is not piece]
-    yield from _arches_for_runs(pieces)
-    yield from _arches_on_legs(pieces)
-    yield from _decorations_turned(pieces)
-
-
-def _arches_for_runs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
-    """Each run of two or more bricks in a line at one level, taken as an arch over it
-    (the pieces in the arch's cells at that level left out): an arch whose opening the
-    search could not see reads as bricks along its length."""
-    for arch in _run_arches(_brick_cells(pieces)):
+    bricks = _brick_cells(pieces)
+    run_arches = list(_run_arches(bricks))
+    for arch in run_arches:
+        # An arch whose opening the search could not see reads as bricks along its length.
         yield _as_arch(pieces, arch)
+    yield from _arches_on_legs(pieces, bricks, set(run_arches))
+    yield from _decorations_turned(pieces)
 
 
 def _brick_cells(pieces: Sequence[Piece]) -> set[tuple[int, int, int]]:
@@ -120,16 +116,15 @@ def _as_arch(pieces: Sequence[Piece], arch: Piece) -> list[Piece]:
             arch]
 
 
-def _arches_on_legs(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+def _arches_on_legs(pieces: Sequence[Piece], bricks: set[tuple[int, int, int]],
+                    over_runs: set[Piece]) -> Iterator[list[Piece]]:
     """Each two bricks at one level an arch's length apart in a line, taken as the arch
     whose legs they stand in (the pieces in its cells at that level left out): an arch
     whose opening shows nothing the search could tell, behind older pieces or under the
     steps above, reads as the two bricks its legs are (game 21000 turn 191: a first
     step on the ground read so, the truth judging 0.2 better). An arch over a run of
-    bricks (a full run of four among them) is left to :func:`_arches_for_runs`, which
-    tries it first."""
-    bricks = _brick_cells(pieces)
-    over_runs = set(_run_arches(bricks))
+    bricks (``over_runs``, a full run of four among them) is tried before it, as a run's
+    arch (:func:`edits`); ``bricks`` as :func:`_brick_cells` gives them."""
     span = ARCH_LENGTH - 1
     for axis, (dx, dy) in ((Axis.X, (1, 0)), (Axis.Y, (0, 1))):
         for x, y, z in sorted(bricks):
