@@ -57,6 +57,9 @@ and 16 cores (``training/full_surface.sh``): 16 parts of 50 games side by side (
 (14,658 steps in the 5.5 minutes on an H100: time ended it; a GPU's kernels need not
 repeat the model bit for bit. The model before it: 720 pairs of games 3000-3189 without
 the wide games, ``--epochs 40 --minutes 32`` on a shared two-core CPU, 626 steps.)
+``train --geometry`` (``TRAIN_FLAGS=--geometry training/full_surface.sh``) also feeds
+the network where each pixel's ray runs (:func:`vision.surface.geometry_channels`, which
+full mode's pairs carry); the reader feeds them to a model whose input has them.
 
 Sets beyond the training range for ``evaluate``::
 
@@ -128,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--height-map", action="store_true",
                      help="also learn the height of the new surface (the experiment of "
                           "docs/vision.md; not the committed model)")
+    fit.add_argument("--geometry", action="store_true",
+                     help="also feed each pixel's ray (full mode's pairs carry it; "
+                          "vision.surface.geometry_channels)")
     fit.add_argument("--workers", type=int, default=0,
                      help="processes making the training crops (0: this one, from one "
                           "generator; the committed model's count is in its recipe)")
@@ -234,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             result = train(folders, args.out, args.seed, args.epochs, args.minutes,
                            height_map=args.height_map, workers=args.workers,
+                           geometry=args.geometry,
                            device=args.device)
         except ValueError as exc:
             print(exc, file=sys.stderr)

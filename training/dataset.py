@@ -59,6 +59,9 @@ class RegionPair:
     height: NDArray[np.float32] | None = None
     """Per region pixel, the mean height (brick levels above the plate) of the new pieces'
     surface it shows, NaN where no new piece shows (None: a set made without heights)."""
+    geometry: NDArray[np.float32] | None = None
+    """Per region pixel, ``(h, w, k)``: where its ray runs (full mode's pairs,
+    :func:`vision.surface.geometry_channels`); None in a set made without it."""
 
 
 def region_pair(pair: TurnPair, *, blur: float = 0.0,
@@ -154,6 +157,8 @@ def save(pair: RegionPair, path: Path) -> None:
     """Written under a temporary name and then renamed, so that a maker stopped midway
     (the GPU recipe stops its parts by time) never leaves a half-written pair."""
     extra = {} if pair.height is None else {"height": pair.height.astype(np.float16)}
+    if pair.geometry is not None:
+        extra["geometry"] = pair.geometry.astype(np.float16)
     part = path.with_name(path.name + ".part")
     with open(part, "wb") as f:
         np.savez_compressed(f, before=pair.before, after=pair.after,
@@ -166,16 +171,20 @@ def load(path: Path) -> RegionPair:
     try:
         with np.load(path, allow_pickle=False) as data:
             height = data["height"].astype(np.float32) if "height" in data else None
+            geometry = (data["geometry"].astype(np.float32) if "geometry" in data
+                        else None)
             pair = RegionPair(data["before"], data["after"],
-                              data["mask"].astype(np.float32) / 255.0, height)
+                              data["mask"].astype(np.float32) / 255.0, height, geometry)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path}: not a region pair ({' '.join(str(exc).split())[:120]})"
                          ) from None
     if (pair.before.shape != pair.after.shape or pair.before.ndim != 3
             or pair.before.shape[:2] != pair.mask.shape or pair.before.dtype != np.uint8
-            or (pair.height is not None and pair.height.shape != pair.mask.shape)):
-        raise ValueError(f"{path}: before, after, mask and height do not agree in shape or "
-                         "type")
+            or (pair.height is not None and pair.height.shape != pair.mask.shape)
+            or (pair.geometry is not None
+                and (pair.geometry.ndim != 3 or pair.geometry.shape[:2] != pair.mask.shape))):
+        raise ValueError(f"{path}: before, after, mask, height and geometry do not agree in "
+                         "shape or type")
     return pair
 
 

@@ -7,7 +7,9 @@ pair: the region as full mode cuts it (``board_box`` up to the carving's levels,
 working scale) and the learned board as the picture "before". Every piece's pixels are
 the mask (the corner bricks too: the learned board does not hold them), and the height
 label is the surface's height in brick levels, from the render's depth
-(:func:`training.pairs.surface_height`). Palaces come from seeded bot games at every
+(:func:`training.pairs.surface_height`); each pair also carries the view's geometry
+channels (:func:`vision.surface.geometry_channels`), made by the reader's own function,
+for a model trained with them (``train --geometry``). Palaces come from seeded bot games at every
 size from a few pieces to a full palace, on the maps the bench draws from, each seen
 from four views a quarter turn apart under one random camera, as the bench sees them;
 one game in four instead draws a random ground map and the twin's wide look, so that the
@@ -32,6 +34,7 @@ from vision.bare import learned_bare_board, plate_points
 from vision.carve import LEVELS
 from vision.change import region
 from vision.silhouettes import View
+from vision.surface import geometry_channels
 from vision.views import board_box, working_scale
 
 SIZES = (10, 20, 30, 40, 60, 80, 100, 120)
@@ -74,12 +77,14 @@ def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair
                 continue
             scale = working_scale(camera, turned)
             image = region(frame.image, box, scale)
-            pts, on = plate_points(View(camera, turned, box, scale))
+            view = View(camera, turned, box, scale)
+            pts, on = plate_points(view)
             bare = learned_bare_board(image, ground, pts, on)
             mask_px = frame.piece_ids >= 0
             mask, height = region_labels(mask_px, surface_height(frame, mask_px), box,
                                          (image.shape[1], image.shape[0]))
-            yield RegionPair(as_uint8(bare), as_uint8(image), mask, height)
+            yield RegionPair(as_uint8(bare), as_uint8(image), mask, height,
+                             geometry_channels(view))
 
 
 def create_full_dataset(out: Path, games: int, seed: int = FIRST_SEED) -> int:

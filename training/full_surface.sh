@@ -6,6 +6,8 @@
 #   training/full_surface.sh [GAMES_PER_PART DATA_SECONDS TRAIN_MINUTES DEVICE PARTS OUT]
 #
 # defaults 50 190 5.5 cuda 16 models/full_surface.onnx. The data parts live in /tmp.
+# TRAIN_FLAGS adds flags to the training step: TRAIN_FLAGS=--geometry feeds each pixel's
+# ray (vision.surface.geometry_channels; every pair the data step writes carries it).
 set -u
 GAMES=${1:-50}; DATA_S=${2:-190}; MINUTES=${3:-5.5}; DEVICE=${4:-cuda}; PARTS=${5:-16}
 MODEL=${6:-models/full_surface.onnx}
@@ -19,4 +21,4 @@ wait
 # A part stopped by the timeout keeps the pairs it finished (each is written whole).
 echo "$(ls "$DATA"/part_*/pair_*.npz | wc -l) pairs in $DATA"
 python3 -m training train --data "$DATA"/part_* --out "$MODEL" --seed 1 --epochs 1000 \
-  --minutes "$MINUTES" --height-map --workers 15 --device "$DEVICE"
+  --minutes "$MINUTES" --height-map --workers 15 --device "$DEVICE" ${TRAIN_FLAGS:-}

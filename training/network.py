@@ -34,14 +34,17 @@ class NewPieceNet(nn.Module):
     The network works at half the region's size (a stud is still four to five pixels
     there) and the maps are brought back up bilinearly: a quarter of the work. The height
     has its own small branch (one 3x3 layer) off the last features, so the new-piece map
-    keeps what it had.
+    keeps what it had. ``extra_channels`` are inputs behind the pair's (full mode's
+    geometry, :func:`vision.surface.geometry_channels`); the reader tells them by the
+    ONNX input's channel count.
     """
 
     def __init__(self, widths: tuple[int, int, int, int] = WIDTHS,
-                 height_map: bool = False) -> None:
+                 height_map: bool = False, extra_channels: int = 0) -> None:
         super().__init__()
         w0, w1, w2, w3 = widths
-        self.stem = _block(CHANNELS, w0, 1, stride=2)
+        self.channels = CHANNELS + extra_channels
+        self.stem = _block(self.channels, w0, 1, stride=2)
         self.enc1 = _block(w0, w1, 1)
         self.enc2 = _block(w1, w2)
         self.enc3 = _block(w2, w3)
@@ -69,7 +72,7 @@ def export_onnx(net: NewPieceNet, path: str) -> None:
     """Write ``net`` (in eval mode, batch norm folded by the exporter) with free H and W;
     the output "logit" has one channel per map."""
     net.eval()
-    sample = torch.zeros(1, CHANNELS, 64, 64)
+    sample = torch.zeros(1, net.channels, 64, 64)
     torch.onnx.export(net, (sample,), path, dynamo=False, input_names=["pair"],
                       output_names=["logit"], opset_version=17,
                       dynamic_axes={"pair": {0: "n", 2: "h", 3: "w"},

@@ -62,23 +62,46 @@ def _develop(image: NDArray[np.float32], rng: np.random.Generator,
     return out.astype(np.float32)
 
 
-def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False
+def turned_geometry(geometry: NDArray[np.float32], k: int, flip: bool
+                    ) -> NDArray[np.float32]:
+    """Geometry channels (``(2, h, w)``, an x and a y shift per pixel) of a crop turned as
+    ``np.rot90(..., k, axes=(1, 2))`` and then, with ``flip``, mirrored left to right:
+    the map moves with the pixels and each shift turns with them, so that a raised
+    point still lies along its pixel's shift."""
+    g = np.rot90(geometry, k, axes=(1, 2))
+    dx, dy = g[0], g[1]
+    for _ in range(k % 4):
+        dx, dy = dy, -dx
+    if flip:
+        return np.stack([-dx[:, ::-1], dy[:, ::-1]])
+    return np.stack([dx, dy])
+
+
+def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False,
+           geometry: bool = False
            ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
     """One augmented training crop: the network's input, the mask (0..1) and the height
     (levels; NaN where there is none to learn, everywhere on a turned crop, and
     everywhere without ``height_map``, whose crops are turned as the one-map model's
-    always were)."""
+    always were). With ``geometry`` the pair's geometry channels follow the image's
+    (turned with it by :func:`turned_geometry`); it draws nothing more from ``rng``."""
+    if geometry and pair.geometry is None:
+        raise ValueError("--geometry: the pairs carry no geometry (make them with "
+                         "create_full_dataset)")
     h, w = pair.mask.shape
     ph, pw = max(CROP - h, 0), max(CROP - w, 0)
     before, after, mask = pair.before, pair.after, pair.mask
     height = (pair.height if pair.height is not None and height_map
               else np.full(mask.shape, np.nan, np.float32))
+    where = pair.geometry if geometry else None
     if ph or pw:
         pad = ((0, ph), (0, pw))
         before = np.pad(before, (*pad, (0, 0)), mode="edge")
         after = np.pad(after, (*pad, (0, 0)), mode="edge")
         mask = np.pad(mask, pad)
         height = np.pad(height, pad, constant_values=np.nan)
+        if where is not None:
+            where = np.pad(where, (*pad, (0, 0)), mode="edge")
         h, w = mask.shape
     ys, xs = np.nonzero(mask > 0.5)
     if len(ys) and rng.random() < NEAR_NEW:
@@ -112,8 +135,12 @@ def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False
     x, m = np.rot90(x, k, axes=(1, 2)), np.rot90(m, k)
     if k:
         ht = np.full_like(ht, np.nan)
-    if rng.random() < 0.5:
+    flip = rng.random() < 0.5
+    if flip:
         x, m, ht = x[:, :, ::-1], m[:, ::-1], ht[:, ::-1]
+    if where is not None:
+        shift = np.moveaxis(where[win], 2, 0).astype(np.float32)
+        x = np.concatenate([x, turned_geometry(shift, k, flip)], axis=0)
     return np.ascontiguousarray(x), np.ascontiguousarray(m), np.ascontiguousarray(ht)
 
 
@@ -141,12 +168,12 @@ def _learning_rate(done: float, peak: float = 3e-3) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * min(done, 1.0)))
 
 
-def _batches(pairs: list[RegionPair], rng: np.random.Generator, height_map: bool
-             ) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+def _batches(pairs: list[RegionPair], rng: np.random.Generator, height_map: bool,
+             geometry: bool = False) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Training batches without end, each of :data:`BATCH` crops of pairs drawn at
     random."""
     while True:
-        batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map)
+        batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map, geometry)
                  for _ in range(BATCH)]
         yield (torch.from_numpy(np.stack([b[0] for b in batch])),
                torch.from_numpy(np.stack([b[1] for b in batch]))[:, None],
@@ -159,23 +186,27 @@ class _Crops(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
     draws from its own generator, seeded by (seed, i), so a run is repeated by the same
     seed and the same number of workers."""
 
-    def __init__(self, pairs: list[RegionPair], seed: int, height_map: bool) -> None:
+    def __init__(self, pairs: list[RegionPair], seed: int, height_map: bool,
+                 geometry: bool) -> None:
         self.pairs, self.seed, self.height_map = pairs, seed, height_map
+        self.geometry = geometry
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, 0 if info is None else info.id])
-        return _batches(self.pairs, rng, self.height_map)
+        return _batches(self.pairs, rng, self.height_map, self.geometry)
 
 
 def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
           minutes: float | None = None, log: bool = True,
           threads: int = 2, height_map: bool = False, workers: int = 0,
-          device: str = "cpu") -> dict[str, float]:
+          device: str = "cpu", geometry: bool = False) -> dict[str, float]:
     """Train on the pairs under the folders ``data`` and write the ONNX model to ``out``.
 
     Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
     ``height_map`` adds the second map (the pairs must carry heights to teach it).
+    ``geometry`` feeds the pairs' geometry channels as extra inputs (full mode's pairs
+    carry them; the reader feeds them to a model whose input has them).
     ``workers`` above 0 makes the crops in that many processes (see :class:`_Crops`);
     0 makes them in this one, from one generator seeded by ``seed``, as the committed
     models were made. ``device`` is torch's ("cpu", "cuda").
@@ -190,13 +221,19 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
     pairs = [p for folder in data for p in load_dataset(folder)]
     if not pairs:
         raise ValueError(f"{', '.join(map(str, data))}: no pair_*.npz files")
+    extra = 0
+    if geometry:
+        if any(p.geometry is None for p in pairs):
+            raise ValueError("--geometry: some pairs carry no geometry (make them with "
+                             "create_full_dataset)")
+        extra = pairs[0].geometry.shape[2]  # type: ignore[union-attr]
     if workers > 0:
         batches = iter(torch.utils.data.DataLoader(
-            _Crops(pairs, seed, height_map), batch_size=None, num_workers=workers,
+            _Crops(pairs, seed, height_map, geometry), batch_size=None, num_workers=workers,
             prefetch_factor=4))
     else:
-        batches = _batches(pairs, np.random.default_rng(seed), height_map)
-    net = NewPieceNet(height_map=height_map).to(where)
+        batches = _batches(pairs, np.random.default_rng(seed), height_map, geometry)
+    net = NewPieceNet(height_map=height_map, extra_channels=extra).to(where)
     opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
     steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
     total = steps_per_epoch * epochs

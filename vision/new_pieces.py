@@ -69,16 +69,20 @@ def new_piece_evidence(after_region: NDArray[np.floating] | NDArray[np.uint8],
 
 def new_piece_maps(after_region: NDArray[np.floating] | NDArray[np.uint8],
                    before_region: NDArray[np.floating] | NDArray[np.uint8],
-                   *, model: str = MODEL
+                   *, model: str = MODEL, extra: NDArray[np.float32] | None = None
                    ) -> tuple[NDArray[np.float32], NDArray[np.float32] | None]:
     """The new-piece chance per pixel (:func:`new_piece_evidence`) and, from a network
     that has the second map, the height (brick levels above the plate) of the new
-    surface the pixel shows, meaningful only where the chance is high; None without."""
+    surface the pixel shows, meaningful only where the chance is high; None without.
+    ``extra`` (``(h, w, k)``) are input channels behind the pair's, for a network that
+    takes them (full mode's geometry, :func:`vision.surface.geometry_channels`)."""
     if after_region.shape != before_region.shape or after_region.ndim != 3:
         raise ValueError(f"regions differ or are not colour: {after_region.shape} vs "
                          f"{before_region.shape}")
     h, w = after_region.shape[:2]
     x = model_input(after_region, before_region)
+    if extra is not None:
+        x = np.concatenate([x, np.moveaxis(extra.astype(np.float32), 2, 0)], axis=0)
     ph, pw = -h % STEP, -w % STEP
     if ph or pw:
         x = np.pad(x, ((0, 0), (0, ph), (0, pw)), mode="edge")

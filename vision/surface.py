@@ -19,7 +19,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.new_pieces import new_piece_maps
+import models
+from calibration.camera import project
+from rules.pieces import BRICK_MM
+from vision.bare import plate_points
+from vision.new_pieces import CHANNELS, new_piece_maps
+from vision.silhouettes import View
 
 SURFACE_MODEL = "full_surface"
 SHOWS_PIECE = 0.5
@@ -35,11 +40,56 @@ model's height is off by about a level on the development palaces' views, and sm
 margins (0.5, 1.0) carved true pieces away."""
 
 
+GEOMETRY_CHANNELS = 2
+"""The view's geometry as input (:func:`geometry_channels`): a model whose input has this
+many channels more than the image pair's is fed them."""
+LEVEL_PX = 8.0
+"""Region pixels per unit of the geometry channels: one level up moves a point about 4 to
+15 region pixels in the views the training set draws (elevations 30 to 70 degrees), so
+the channels stay within about 2, as the image channels do."""
+GEOMETRY_CLIP = 3.0
+
+
+def geometry_channels(view: View) -> NDArray[np.float32]:
+    """Per region pixel (``(h, w, 2)``), where its ray runs: the shift (x, y, in units of
+    :data:`LEVEL_PX` region pixels) of the point where the ray meets the plate when it is
+    raised one brick level. A surface's height is how far up it stands along that shift:
+    the same picture reads a level higher or lower as the shift is longer or shorter,
+    and a wall's top lies along it, not straight up the picture. 0 where the ray never
+    meets the plate's plane. The one place both the training pairs
+    (:mod:`training.full_pairs`) and the reader (:func:`surface_heights`) take it from."""
+    pts, _ = plate_points(view, 0.0)
+    h, w = view.shape
+    flat = pts.reshape(-1, 2)
+    meets = np.isfinite(flat).all(axis=1)
+    ground = np.zeros((len(flat), 3))
+    ground[meets, :2] = flat[meets]
+    raised = ground + np.array([0.0, 0.0, BRICK_MM])
+    shift = (project(view.camera, view.pose, raised)
+             - project(view.camera, view.pose, ground)) * (view.scale / LEVEL_PX)
+    shift[~meets | ~np.isfinite(shift).all(axis=1)] = 0.0
+    return np.clip(shift, -GEOMETRY_CLIP, GEOMETRY_CLIP).reshape(h, w, 2).astype(np.float32)
+
+
+def wants_geometry(model: str) -> bool:
+    """Whether the network ``model`` takes the geometry channels: told by its input's
+    channel count, so that a model made before them keeps working unchanged."""
+    channels = models.load(model).get_inputs()[0].shape[1]
+    return channels == CHANNELS + GEOMETRY_CHANNELS
+
+
 def surface_heights(image: NDArray[np.float32], bare: NDArray[np.float32],
-                    model: str = SURFACE_MODEL) -> NDArray[np.float32]:
+                    model: str = SURFACE_MODEL, view: View | None = None
+                    ) -> NDArray[np.float32]:
     """Per region pixel, the height (levels) of the piece surface it shows; NaN where the
-    model sees no piece (the bare board, or the table beyond it)."""
-    chance, height = new_piece_maps(image, bare, model=model)
+    model sees no piece (the bare board, or the table beyond it). ``view`` (the region's
+    geometry) is needed by a model that takes the geometry channels."""
+    extra = None
+    if wants_geometry(model):
+        if view is None:
+            raise ValueError(f"{model}: the model needs the view's geometry")
+        extra = geometry_channels(view)
+    chance, height = new_piece_maps(image, bare, model=model, extra=extra)
     if height is None:
         raise ValueError(f"{model}: the model has no height map")
     return np.where(chance > SHOWS_PIECE, height, np.nan).astype(np.float32)
