@@ -9,8 +9,9 @@ that nothing lies along its ray nearer the camera, so every point of the ray abo
 made by ``python3 -m training create_full_dataset`` and ``train --height-map``) reads,
 per pixel of the region beside the bare board learned from the same view
 (:mod:`vision.bare`), the chance that it shows a piece and the height (brick levels
-above the plate) of the surface it shows. With the true heights this reads far more
-pieces right; the model's are not yet sharp enough to, so
+above the plate) of the surface it shows; a model trained with ``train --geometry`` is
+also told where each pixel's ray runs (:func:`geometry_channels`). With the true
+heights this reads far more pieces right; the model's are not yet sharp enough to, so
 :func:`vision.full.read_palace` leaves it off unless asked.
 """
 
@@ -44,9 +45,9 @@ GEOMETRY_CHANNELS = 2
 """The view's geometry as input (:func:`geometry_channels`): a model whose input has this
 many channels more than the image pair's is fed them."""
 LEVEL_PX = 8.0
-"""Region pixels per unit of the geometry channels: one level up moves a point about 4 to
-15 region pixels in the views the training set draws (elevations 30 to 70 degrees), so
-the channels stay within about 2, as the image channels do."""
+"""Region pixels per unit of the geometry channels: one level up moves a point 1 to 15
+region pixels in the views the training set draws (about 5 at 70 degrees up, 11 at 30),
+so the channels stay within about 2, as the image channels do."""
 GEOMETRY_CLIP = 3.0
 
 
@@ -62,11 +63,15 @@ def geometry_channels(view: View) -> NDArray[np.float32]:
     h, w = view.shape
     flat = pts.reshape(-1, 2)
     meets = np.isfinite(flat).all(axis=1)
-    ground = np.zeros((len(flat), 3))
-    ground[meets, :2] = flat[meets]
-    raised = ground + np.array([0.0, 0.0, BRICK_MM])
-    shift = (project(view.camera, view.pose, raised)
-             - project(view.camera, view.pose, ground)) * (view.scale / LEVEL_PX)
+    raised = np.full((len(flat), 3), BRICK_MM)
+    raised[:, :2] = np.where(meets[:, None], flat, 0.0)
+    # The ground point projects back to the pixel's own centre (the lens undone and
+    # redone), so only the raised point is projected: half the work.
+    x0, y0 = view.box[:2]
+    us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
+                         (np.arange(h) + 0.5) / view.scale + y0)
+    centres = np.stack([us.ravel(), vs.ravel()], axis=1)
+    shift = (project(view.camera, view.pose, raised) - centres) * (view.scale / LEVEL_PX)
     shift[~meets | ~np.isfinite(shift).all(axis=1)] = 0.0
     return np.clip(shift, -GEOMETRY_CLIP, GEOMETRY_CLIP).reshape(h, w, 2).astype(np.float32)
 
