@@ -9,12 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import training.evaluate as evaluation
 import training.full_pairs as full_pairs
 import vision.surface as surface
-from calibration.camera import Camera, Pose
+from calibration.camera import Camera, Pose, project
 from rules.pieces import BRICK_MM
 from training.dataset import RegionPair, load, save
-from vision.carve import view_data
+from twin.cameras import random_camera
+from vision.bare import plate_points
+from vision.carve import LEVELS, board_box, view_data, working_scale
 from vision.new_pieces import CHANNELS
 from vision.silhouettes import View
 from vision.surface import LEVEL_PX, geometry_channels, wants_geometry
@@ -33,7 +36,7 @@ def test_a_camera_straight_above_shifts_a_raised_point_away_from_its_centre() ->
     camera = Camera(640, 480, np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]]), np.zeros(5))
     down = np.diag([1.0, -1.0, -1.0])
     view = View(camera, Pose.from_matrix(down, -down @ eye), (40, 20, 600, 460), 0.5)
-    got = geometry_channels(view)
+    got = geometry_channels(view, plate_points(view)[0])
     h, w = view.shape
     assert got.shape == (h, w, 2)
     u = (np.arange(w) + 0.5) / 0.5 + 40
@@ -41,6 +44,29 @@ def test_a_camera_straight_above_shifts_a_raised_point_away_from_its_centre() ->
     grow = BRICK_MM / (eye[2] - BRICK_MM) * 0.5 / LEVEL_PX
     assert np.allclose(got[..., 0], ((u - cx) * grow)[None, :], atol=1e-4)
     assert np.allclose(got[..., 1], ((v - cy) * grow)[:, None], atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_channels_taken_from_the_studs_plane_are_those_of_each_ray_to_the_plate(
+        seed: int) -> None:
+    """A lensed camera at a random elevation: the channels made from the learned board's
+    plate points (the studs' mid-height plane, taken down each ray to the plate) are the
+    raised plate point's shift as undistorting every pixel onto the plate itself gives."""
+    camera, pose = random_camera(np.random.default_rng(seed), elevation_deg=(30.0, 70.0))
+    box = board_box(camera, pose, LEVELS)
+    assert box is not None
+    view = View(camera, pose, box, working_scale(camera, pose))
+    ground, _ = plate_points(view, 0.0)
+    h, w = view.shape
+    raised = np.concatenate([ground.reshape(-1, 2), np.full((h * w, 1), BRICK_MM)], axis=1)
+    us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + box[0],
+                         (np.arange(h) + 0.5) / view.scale + box[1])
+    centres = np.stack([us.ravel(), vs.ravel()], axis=1)
+    want = (project(camera, pose, raised) - centres) * (view.scale / LEVEL_PX)
+    want = np.clip(want, -surface.GEOMETRY_CLIP, surface.GEOMETRY_CLIP).reshape(h, w, 2)
+    got = geometry_channels(view, plate_points(view)[0])
+    assert np.abs(got - want).max() < 1e-5
+    assert np.abs(want).max() > 0.5
 
 
 def _geometry_model(path: Path) -> str:
@@ -127,3 +153,36 @@ def test_a_turned_crop_turns_its_shifts_with_it(k: int, flip: bool) -> None:
     sx, sy = int(g[0, 4, 4]), int(g[1, 4, 4])
     assert np.allclose(g[0], sx) and np.allclose(g[1], sy)
     assert pic[4 + sy, 4 + sx] - pic[4, 4] == 8
+
+
+def test_evaluate_feeds_a_geometry_model_the_pairs_channels(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Held-out pixel scores of a model trained with the geometry: the pairs' own
+    channels go in (the network's input would not fit without them), and pairs that
+    carry none are refused by name."""
+    model = _geometry_model(tmp_path / "geo.onnx")
+    shift = np.zeros((40, 50, 2), np.float32)
+    shift[..., 1] = 0.7
+    fed = []
+
+    def spy(image, bare, *, model, extra=None):  # type: ignore[no-untyped-def]
+        fed.append(extra)
+        return real_maps(image, bare, model=model, extra=extra)
+
+    real_maps = evaluation.new_piece_maps
+    monkeypatch.setattr(evaluation, "new_piece_maps", spy)
+    scores, _, _, errors, area = evaluation.score_pairs([_pair(shift)], model)
+    assert fed and fed[0] is shift
+    assert errors is not None and len(errors) == 100 and 0.0 <= area <= 1.0
+    assert scores["model"].tp + scores["model"].fn == 100
+    with pytest.raises(ValueError, match="carry none"):
+        evaluation.score_pairs([_pair(None)], model)
+
+
+def test_the_roc_area_counts_ties_half() -> None:
+    truth = np.array([True, True, False, False, False])
+    assert evaluation.roc_area(np.array([0.9, 0.4, 0.4, 0.1, 0.2], np.float32), truth) == (
+        pytest.approx((3 + 2 + 0.5) / 6))
+    assert evaluation.roc_area(np.array([0.9, 0.8, 0.1, 0.2, 0.3], np.float32), truth) == 1.0
+    assert np.isnan(evaluation.roc_area(np.zeros(3, np.float32), np.ones(3, bool)))

@@ -84,7 +84,7 @@ def full_region_pairs(games: int, seed: int = FIRST_SEED) -> Iterator[RegionPair
             mask, height = region_labels(mask_px, surface_height(frame, mask_px), box,
                                          (image.shape[1], image.shape[0]))
             yield RegionPair(as_uint8(bare), as_uint8(image), mask, height,
-                             geometry_channels(view))
+                             geometry_channels(view, pts))
 
 
 def create_full_dataset(out: Path, games: int, seed: int = FIRST_SEED) -> int:

@@ -90,7 +90,7 @@ def view_data(frame: NDArray[np.uint8], camera: Camera, pose: Pose, ground: Grou
     bare = learned_bare_board(image, ground, pts, on)
     change = change_evidence(image, bare)
     board = np.median(bare[on], axis=0) if on.any() else np.ones(3)
-    surface = surface_heights(image, bare, model, view) if model is not None else None
+    surface = surface_heights(image, bare, model, view, pts) if model is not None else None
     return ViewData(view, image, *split_plants(image, change), np.asarray(board, np.float32),
                     on, surface)
 

@@ -22,8 +22,7 @@ from numpy.typing import NDArray
 
 import models
 from calibration.camera import project
-from rules.pieces import BRICK_MM
-from vision.bare import plate_points
+from rules.pieces import BRICK_MM, STUD_HEIGHT_MM
 from vision.new_pieces import CHANNELS, new_piece_maps
 from vision.silhouettes import View
 
@@ -49,29 +48,40 @@ LEVEL_PX = 8.0
 region pixels in the views the training set draws (about 5 at 70 degrees up, 11 at 30),
 so the channels stay within about 2, as the image channels do."""
 GEOMETRY_CLIP = 3.0
+PLATE_POINTS_MM = STUD_HEIGHT_MM / 2
+"""Height of the plane :func:`vision.bare.plate_points` meets by default (the studs'
+mid-height), from which :func:`geometry_channels` takes each ray down to the plate."""
 
 
-def geometry_channels(view: View) -> NDArray[np.float32]:
+def geometry_channels(view: View, plate: NDArray[np.float64]) -> NDArray[np.float32]:
     """Per region pixel (``(h, w, 2)``), where its ray runs: the shift (x, y, in units of
     :data:`LEVEL_PX` region pixels) of the point where the ray meets the plate when it is
     raised one brick level. A surface's height is how far up it stands along that shift:
     the same picture reads a level higher or lower as the shift is longer or shorter,
     and a wall's top lies along it, not straight up the picture. 0 where the ray never
-    meets the plate's plane. The one place both the training pairs
-    (:mod:`training.full_pairs`) and the reader (:func:`surface_heights`) take it from."""
-    pts, _ = plate_points(view, 0.0)
+    meets the plate's plane. ``plate`` is the view's :func:`vision.bare.plate_points`
+    at their default height, which every caller has made for the learned board. The one
+    place both the training pairs (:mod:`training.full_pairs`) and the reader
+    (:func:`surface_heights`) take it from."""
     h, w = view.shape
-    flat = pts.reshape(-1, 2)
-    meets = np.isfinite(flat).all(axis=1)
-    raised = np.full((len(flat), 3), BRICK_MM)
-    raised[:, :2] = np.where(meets[:, None], flat, 0.0)
+    # The ray's point on the plate's own plane, taken along the ray from its point on
+    # the studs' plane (exact but for rounding) rather than undistorting every pixel
+    # again: that was half this function's time.
+    eye = view.pose.camera_center
+    flat = plate.reshape(-1, 2)
+    raised = np.empty((len(flat), 3))
+    raised[:, :2] = eye[:2] + (flat - eye[:2]) * (eye[2] / (eye[2] - PLATE_POINTS_MM))
+    meets = np.isfinite(raised[:, :2]).all(axis=1)
+    raised[~meets, :2] = 0.0
+    raised[:, 2] = BRICK_MM
     # The ground point projects back to the pixel's own centre (the lens undone and
-    # redone), so only the raised point is projected: half the work.
+    # redone), so only the raised point is projected.
     x0, y0 = view.box[:2]
-    us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
-                         (np.arange(h) + 0.5) / view.scale + y0)
-    centres = np.stack([us.ravel(), vs.ravel()], axis=1)
-    shift = (project(view.camera, view.pose, raised) - centres) * (view.scale / LEVEL_PX)
+    shift = project(view.camera, view.pose, raised).reshape(h, w, 2)
+    shift[..., 0] -= ((np.arange(w) + 0.5) / view.scale + x0)[None, :]
+    shift[..., 1] -= ((np.arange(h) + 0.5) / view.scale + y0)[:, None]
+    shift *= view.scale / LEVEL_PX
+    shift = shift.reshape(-1, 2)
     shift[~meets | ~np.isfinite(shift).all(axis=1)] = 0.0
     return np.clip(shift, -GEOMETRY_CLIP, GEOMETRY_CLIP).reshape(h, w, 2).astype(np.float32)
 
@@ -84,16 +94,17 @@ def wants_geometry(model: str) -> bool:
 
 
 def surface_heights(image: NDArray[np.float32], bare: NDArray[np.float32],
-                    model: str = SURFACE_MODEL, view: View | None = None
-                    ) -> NDArray[np.float32]:
+                    model: str = SURFACE_MODEL, view: View | None = None,
+                    plate: NDArray[np.float64] | None = None) -> NDArray[np.float32]:
     """Per region pixel, the height (levels) of the piece surface it shows; NaN where the
     model sees no piece (the bare board, or the table beyond it). ``view`` (the region's
-    geometry) is needed by a model that takes the geometry channels."""
+    geometry) and ``plate`` (its :func:`vision.bare.plate_points`) are needed by a model
+    that takes the geometry channels."""
     extra = None
     if wants_geometry(model):
-        if view is None:
+        if view is None or plate is None:
             raise ValueError(f"{model}: the model needs the view's geometry")
-        extra = geometry_channels(view)
+        extra = geometry_channels(view, plate)
     chance, height = new_piece_maps(image, bare, model=model, extra=extra)
     if height is None:
         raise ValueError(f"{model}: the model has no height map")
