@@ -1,6 +1,7 @@
 """A round's moves made as arrays must be the moves, bounds and order the plain double
 loop and sort give; the close bound must never rule out a move that beats the floor,
-and asked of many moves at once must answer as asked of each;
+and asked of many moves at once must answer as asked of each, from each way's pixels
+off its arch;
 pieces' pixels gathered together must be each piece's own; ways kept from round to round
 must hold what ways made afresh hold."""
 
@@ -135,6 +136,22 @@ def test_close_bounds_asked_together_are_each_moves_own() -> None:
             passing = list(CloseBounds(scorer).passing(ranking, every, floor))
             assert passing == np.flatnonzero(~got).tolist()
         assert asked > 100 and 0 < ruled < asked  # both answers are given
+
+
+def test_a_way_s_sums_off_its_arch_are_those_of_its_pixels_off_the_arch() -> None:
+    scorer, starts, start_legs, kept, _ = _round(0)
+    weight = scorer.evidence[0].weight.astype(np.float64)
+    pairs = [(way, cand) for (_, cand, _, arch), legs in zip(starts, start_legs, strict=True)
+             if arch for leg in legs for way in kept[leg] if way.cands]
+    assert len(pairs) > 20
+    made = CloseBounds(scorer)._beside_many(pairs)
+    for (way, cand), (_, gain, against, size) in zip(pairs, made, strict=True):
+        off = np.setdiff1d(np.unique(way.free(0)), cand.free[0])  # type: ignore[index]
+        w = weight[off]
+        want_against = float(np.maximum(-w, 0).sum())
+        assert abs(gain - w.sum()) <= 1e-9 * (1 + np.abs(w).sum())
+        assert abs(against[0] - want_against) <= 1e-9 * (1 + np.abs(w).sum())
+        assert abs(size - np.abs(w).sum()) <= 1e-9 * (1 + np.abs(w).sum())
 
 
 def test_pieces_pixels_gathered_together_are_each_pieces_own() -> None:
