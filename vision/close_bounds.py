@@ -101,9 +101,10 @@ class CloseBounds:
         """For each of the moves ``ks`` of ``ranking``, whether :meth:`cannot_beat` says
         it surely gains no more than ``floor`` (False for the moves it is not asked of):
         the same sums, added up in the same order, for all the moves at once. The kept
-        sums are looked up once per start and per (way, start) among them, not once per
-        move: a stretch of a round holds thousands of moves and a few hundred such
-        pairs."""
+        sums are looked up once per start and per (way, start) pair among them, not once
+        per move, and a pair's once a round: the round's stretches and parts ask the same
+        pairs again and again (62 500 asked over games 6000's first 8 turns, 8 800 of
+        them new to their round)."""
         out = np.zeros(len(ks), bool)
         sel = ks[ranking.closed[ks]]
         if not len(sel):
