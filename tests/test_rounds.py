@@ -1,5 +1,7 @@
 """A round's moves made as arrays must be the moves, bounds and order the plain double
-loop and sort give; the close bound must never rule out a move that beats the floor;
+loop and sort give; the close bound must never rule out a move that beats the floor,
+and asked of many moves at once must answer as asked of each, from each way's pixels
+off its arch;
 pieces' pixels gathered together must be each piece's own; ways kept from round to round
 must hold what ways made afresh hold."""
 
@@ -12,8 +14,9 @@ import numpy as np
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis, Voxel
 from tests.test_scoring import evidence, pieces
+from vision.close_bounds import CloseBounds
 from vision.decode import Decoder
-from vision.rounds import CloseBounds, Ranked, Start, rank_moves
+from vision.rounds import Ranked, Start, rank_moves
 from vision.scored_piece import Candidate
 from vision.scoring import Scorer
 from vision.voxels import _voxels, piece_voxels
@@ -107,6 +110,48 @@ def test_the_close_bound_never_rules_out_a_move_that_beats_the_floor() -> None:
                                                  float(np.nextafter(gain, -np.inf)))
                     ruled_out += close.cannot_beat(first, second, cand, price, gain + 1.0)
     assert ruled_out > 50  # and it is close: a floor a little above the gain rules most out
+
+
+def test_close_bounds_asked_together_are_each_moves_own() -> None:
+    for seed in range(3):
+        scorer, starts, start_legs, kept, halo = _round(seed)
+        ranking = rank_moves(starts, start_legs, kept, halo)
+        every = np.arange(len(ranking))
+        asked = ruled = 0
+        for floor in (-100.0, -30.0, 0.0, 40.0):
+            close = CloseBounds(scorer)
+            got = close.ruled_out(ranking, every, floor)
+            for k in every.tolist():
+                _, _, first, second, cand = ranking.move(k)
+                if not (first.cands or second.cands) or cand.decoration:
+                    assert not got[k]
+                    continue
+                price = sum(second.prices, first.price) + cand.price
+                assert ranking.price[k] == price
+                asked += 1
+                assert got[k] == CloseBounds(scorer).cannot_beat(first, second, cand, price,
+                                                                 floor)
+            ruled += int(got.sum())
+            # In parts, as the move loop asks: the same moves pass, in their order.
+            passing = list(CloseBounds(scorer).passing(ranking, every, floor))
+            assert passing == np.flatnonzero(~got).tolist()
+        assert asked > 100 and 0 < ruled < asked  # both answers are given
+
+
+def test_a_way_s_sums_off_its_arch_are_those_of_its_pixels_off_the_arch() -> None:
+    scorer, starts, start_legs, kept, _ = _round(0)
+    weight = scorer.evidence[0].weight.astype(np.float64)
+    pairs = [(way, cand) for (_, cand, _, arch), legs in zip(starts, start_legs, strict=True)
+             if arch for leg in legs for way in kept[leg] if way.cands]
+    assert len(pairs) > 20
+    made = CloseBounds(scorer)._beside_many(pairs)
+    for (way, cand), (_, gain, against, size) in zip(pairs, made, strict=True):
+        off = np.setdiff1d(np.unique(way.free(0)), cand.free[0])  # type: ignore[index]
+        w = weight[off]
+        want_against = float(np.maximum(-w, 0).sum())
+        assert abs(gain - w.sum()) <= 1e-9 * (1 + np.abs(w).sum())
+        assert abs(against[0] - want_against) <= 1e-9 * (1 + np.abs(w).sum())
+        assert abs(size - np.abs(w).sum()) <= 1e-9 * (1 + np.abs(w).sum())
 
 
 def test_pieces_pixels_gathered_together_are_each_pieces_own() -> None:

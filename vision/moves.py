@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from rules.palace import Palace
 from rules.pieces import Kind, Piece, Voxel
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
-from vision.rounds import CloseBounds, Ranking, Start, rank_moves
+from vision.close_bounds import CloseBounds
+from vision.rounds import Ranking, Start, rank_moves
 from vision.scored_piece import Candidate, PieceKey
 from vision.scoring import Masks, Scorer
 from vision.ways import NO_WAY, Way, shape_key
@@ -153,7 +154,7 @@ class Moves:
                 self._ways[key] = [[made[id(p)] for p in way] for way in raw]
         # An open knob's way has no pieces: the one empty way serves every leg. A way is
         # made anew only when it has gone stale: one that has not keeps its very numbers,
-        # and with them what the close bounds kept of it (:class:`vision.rounds.CloseBounds`).
+        # and with them what the close bounds kept of it (:class:`vision.close_bounds.CloseBounds`).
         kept = self._kept_ways
         fresh = {key: [w is None or w.stale
                        for w in kept.get(key) or [None] * len(self._ways[key])]
@@ -177,7 +178,7 @@ class Moves:
         bounded by its pieces' bounds (:meth:`vision.scoring.Scorer.upper`), and moves
         are scored from the highest bound down until no bound left can beat the
         ``n``-th best; an arch's pairing of ways whose closer bound cannot beat it is not
-        scored (:class:`vision.rounds.CloseBounds`)."""
+        scored (:class:`vision.close_bounds.CloseBounds`)."""
         scorer = self.scorer
         scorer.sync(masks)
         top: list[tuple[float, tuple[Piece, ...]]] = []
@@ -191,7 +192,9 @@ class Moves:
             # that gain at most their bound less the evidence against any one of their
             # pieces (that piece's bound less its gain alone) when that cannot beat it
             # either: until a move is kept, the floor stays, and so do they.
-            for k in ranking.worth(at, floor):
+            # The close bounds are asked of the stretch's moves together, as arrays: the
+            # moves they rule out are passed over without a step of Python each.
+            for k in close.passing(ranking, ranking.stretch(at, floor), floor):
                 first, second = ways[ranking.first[k]], ways[ranking.second[k]]
                 cand = starts[ranking.start[k]][1]
                 alone = not (first.cands or second.cands)
@@ -199,8 +202,6 @@ class Moves:
                     g = scorer.gain((*first.cands, *second.cands, cand))
                 else:
                     price = sum(second.prices, first.price) + cand.price
-                    if close.cannot_beat(first, second, cand, price, floor):
-                        continue
                     # The same sums as scorer.gain(move), on the ways' pixels kept for
                     # the round.
                     g = scorer.free_gain(

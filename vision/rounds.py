@@ -19,8 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules.pieces import Voxel
-from vision.scored_piece import Candidate, Pixels
-from vision.scoring import Scorer
+from vision.scored_piece import Candidate
 from vision.ways import NO_WAY, Way
 
 Start = tuple[float, Candidate, bool, bool]
@@ -39,18 +38,36 @@ class Ranking:
     found with numpy, a stretch of the ranking at a time, rather than one by one in
     Python."""
 
-    __slots__ = ("_bound", "_drop", "_neg", "_reach", "first", "second", "start", "starts",
-                 "ways")
+    __slots__ = ("_bound", "_drop", "_neg", "_reach", "closed", "first", "firsts",
+                 "pair_keys", "pair_sums", "price", "second", "seconds", "start", "starts",
+                 "starts_at", "ways")
 
     def __init__(self, bound: NDArray[np.float64], reach: NDArray[np.float64],
                  alone: NDArray[np.bool_], first: NDArray[np.intp], second: NDArray[np.intp],
-                 start: NDArray[np.intp], ways: list[Way], starts: Sequence[Start]) -> None:
+                 start: NDArray[np.intp], ways: list[Way], starts: Sequence[Start],
+                 price: NDArray[np.float64] | None = None,
+                 closed: NDArray[np.bool_] | None = None) -> None:
         self._bound = bound
         self._neg = -bound
         """The bounds negated (exactly): ascending, for a binary search."""
         self._reach = reach
         self._drop = ~alone
         """The moves a reach not above the floor passes over: all but pieces alone."""
+        self.firsts, self.seconds, self.starts_at = first, second, start
+        """The ways' rows and the starts, as arrays: the close bound is asked of many
+        moves at once (:meth:`vision.close_bounds.CloseBounds.ruled_out`)."""
+        self.price = np.zeros(len(bound)) if price is None else price
+        """Each move's price as the move loop adds it up (the first way's, the second
+        way's pieces' one by one, the piece's)."""
+        self.closed = np.zeros(len(bound), bool) if closed is None else closed
+        """The moves the close bound is asked of: an arch with a piece in a way, no
+        decoration."""
+        views = len(starts[0][1].pixels) if len(starts) else 0
+        self.pair_keys = np.zeros(0, np.int64)
+        """The (way row, start) pairs whose close-bound sums the round has looked up,
+        ascending (way row times the starts' count plus the start), and their sums
+        (:meth:`vision.close_bounds.CloseBounds.ruled_out`)."""
+        self.pair_sums = np.zeros((0, views + 2))
         # The loop indexes these one move at a time: Python lists are the faster there.
         self.first: list[int] = first.tolist()
         self.second: list[int] = second.tolist()
@@ -70,9 +87,13 @@ class Ranking:
         """The moves from the ``at``-th on that the loop would look at while its floor is
         ``floor``: those before the first whose bound is not above it (where the loop
         stops), less those a reach not above it passes over; in their order."""
+        return self.stretch(at, floor).tolist()
+
+    def stretch(self, at: int, floor: float) -> NDArray[np.intp]:
+        """:meth:`worth` as an array."""
         stop = at + int(np.searchsorted(self._neg[at:], -floor, side="left"))
         passed = self._drop[at:stop] & (self._reach[at:stop] <= floor)
-        return (np.flatnonzero(~passed) + at).tolist()
+        return np.flatnonzero(~passed) + at
 
 
 def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
@@ -149,124 +170,16 @@ def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
                        np.float64)
     reach = bound[order] - np.maximum(np.maximum(slack[first[order]], slack[second[order]]),
                                       against[start[order]])
-    first, second = first[order], second[order]
-    return Ranking(bound[order], reach, ~(has[first] | has[second]), first, second,
-                   start[order], ways, starts)
-
-
-SUM_ERROR = 128 * 2.0 ** -24
-"""How far numpy's float32 sum of pixels' evidence (pairwise, over blocks of 128) can
-be from the true sum, at most, per unit of the summed values' magnitudes: a few dozen
-roundings of 2**-24 for the sizes a move has, taken with room to spare."""
-
-
-class CloseBounds:
-    """What an arch with a way under each leg gains at most, from the arch's own free
-    pixels and each way's free pixels off the arch's, kept while those pixels are (a
-    way is kept while it is not stale, a piece's free pixels while they are the same
-    list): an arch is tried with every pairing of its legs' ways, and this
-    bound is the move's gain up to the pixels its two ways share, so it rules out most
-    pairings at a handful of sums per way rather than one pixel union per pairing.
-
-    It is a bound on the very number :meth:`vision.scoring.Scorer.free_gain` gives (its
-    float32 sums' rounding counted), so a move it rules out is one that could not have
-    beaten the floor: the moves kept, and so the readings, are the same."""
-
-    def __init__(self, scorer: Scorer) -> None:
-        self.scorer = scorer
-        self._alone: dict[Candidate, tuple[object, float, float]] = {}
-        self._beside: dict[tuple[Way, Candidate], tuple[object, float, list[float], float]] = {}
-        self._distinct: dict[tuple[Way, int], tuple[Pixels, NDArray[np.float32], float, float]] = {}
-        self._empty = (None, 0.0, [0.0] * len(scorer.evidence), 0.0)
-        """An empty way's sums."""
-
-    def cannot_beat(self, first: Way, second: Way, cand: Candidate, price: float,
-                    floor: float) -> bool:
-        """Whether the move (its pieces' free pixels, less ``price``) surely gains no
-        more than ``floor``. Its pixels' evidence is the arch's, plus each way's off the
-        arch, less what the two ways share, which takes back at most the smaller of
-        their evidence against."""
-        # The kept sums are looked up here rather than through the methods below: this
-        # runs for thousands of moves a round.
-        free = cand.free
-        alone = self._alone.get(cand)
-        if alone is None or alone[0] is not free:
-            alone = self._alone_sums(cand)
-        _, gain, size = alone
-        if first.cands:
-            one = self._beside.get((first, cand))
-            if one is None or one[0] is not free:
-                one = self._beside_sums(first, cand)
-        else:
-            one = self._empty
-        if second.cands:
-            two = self._beside.get((second, cand))
-            if two is None or two[0] is not free:
-                two = self._beside_sums(second, cand)
-        else:
-            two = self._empty
-        most = gain + one[1] + two[1] - price
-        for a, b in zip(one[2], two[2], strict=True):
-            most += a if a < b else b
-        size += one[3] + two[3]
-        return most + SUM_ERROR * size + 1e-9 * (size + abs(price) + 1.0) <= floor
-
-    def _alone_sums(self, cand: Candidate) -> tuple[object, float, float]:
-        found = self._alone.get(cand)
-        if found is None or found[0] is not cand.free:
-            gain = size = 0.0
-            for i, ev in enumerate(self.scorer.evidence):
-                g, against = _sums(ev.weight[cand.free[i]])  # type: ignore[index]
-                gain += g
-                size += g + 2 * against
-            found = self._alone[cand] = (cand.free, gain, size)
-        return found
-
-    def _beside_sums(self, way: Way, cand: Candidate) -> tuple[object, float, list[float], float]:
-        key = (way, cand)
-        found = self._beside.get(key)
-        if found is None or found[0] is not cand.free:
-            mark = self.scorer._mark
-            gain = size = 0.0
-            against = []
-            for i in range(len(self.scorer.evidence)):
-                idx, w, way_gain, way_against = self._way_pixels(way, i)
-                own = cand.free[i]  # type: ignore[index]
-                mark[own] = True
-                shared = mark[idx]
-                mark[own] = False
-                size += way_gain + 2 * way_against
-                # The way's own sums less those of the pixels it shares with the arch:
-                # a bound, so float64 rounding of the difference (far below the slack
-                # :meth:`cannot_beat` allows) does not matter.
-                if shared.any():
-                    g, a = _sums(w[shared])
-                    way_gain -= g
-                    way_against -= a
-                gain += way_gain
-                against.append(way_against)
-            found = self._beside[key] = (cand.free, gain, against, size)
-        return found
-
-    def _way_pixels(self, way: Way, view: int
-                    ) -> tuple[Pixels, NDArray[np.float32], float, float]:
-        """The way's free pixels in a view, each once, their evidence, its sum and its
-        sum against (:func:`_sums`)."""
-        key = (way, view)
-        found = self._distinct.get(key)
-        if found is None:
-            free = way.free(view)
-            # One piece's free pixels are distinct already.
-            idx = free if len(way.cands) == 1 else self.scorer._distinct(free)
-            weight = self.scorer.evidence[view].weight[idx]
-            found = self._distinct[key] = (idx, weight, *_sums(weight))
-        return found
-
-
-def _sums(weight: NDArray[np.float32]) -> tuple[float, float]:
-    """The evidence's sum and its sum against (of the negative values, as a positive
-    number), added up in float64: the sum against is the positive values' sum less the
-    sum, a float64 rounding apart from adding the negatives (and the magnitude the sum
-    and twice the sum against), far below what the close bound allows."""
-    total = float(np.add.reduce(weight, dtype=np.float64))
-    return total, float(np.add.reduce(np.maximum(weight, 0), dtype=np.float64)) - total
+    first, second, start = first[order], second[order], start[order]
+    # The price as the move loop adds it up: sum(second.prices, first.price) + cand.price.
+    prices = np.zeros((len(ways), depth))
+    for r, w in enumerate(ways):
+        prices[r, :len(w.prices)] = w.prices
+    price = np.array([w.price for w in ways], np.float64)[first]
+    for d in range(depth):
+        price = price + prices[second, d]
+    price = price + np.array([c.price for _, c, _, _ in starts], np.float64)[start]
+    paired = has[first] | has[second]
+    decoration = np.array([c.decoration for _, c, _, _ in starts], bool)
+    return Ranking(bound[order], reach, ~paired, first, second, start, ways, starts,
+                   price, paired & ~decoration[start])
