@@ -156,7 +156,7 @@ def finish(
     if second is None and (studs := on_gaps()) is not None:
         second = _blind_refit(image, gray, camera, studs, grid, ground, focal_refined,
                               quarters, on_gaps)
-    return second or result
+    return second if second is not None else result
 
 
 def _blind_refit(
