@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +33,7 @@ from calibration.stud_rows import rows_move
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
+    off_the_gaps,
     quarters_problem,
     top_colours,
     tops_problem,
@@ -82,6 +84,15 @@ board 12.7 px a stud (dev 20158) settles the usual fit from its nearest start ov
 blocks, 1.8 px off, where the blind one reads 7.5 over 11 blocks, 0.43 px off; the blind
 template reads the usual fit's own 6 blocks at 5.7 only, so the refit must be made to
 know."""
+ON_GAPS_READ = SIDES_VOUCHED_CLARITY
+"""The clarity from which the top-blind template's reading counts as a misread usual fit
+when the stud tops' colour puts the usual fit on the gaps (placement under
+:data:`~calibration.stud_tops.ON_GAPS_PLACEMENT`), however little sharper than the usual
+one it reads (:data:`MISREAD_OVER_USUAL` asks 1.15 times). From the truth, the usual fits
+of soft dev boards with dark tops sat on the gaps at placements 0.00 to 0.16 while the
+blind fits there read 0.94 to 1.0; dev 20145 (7.6 px a stud) reads 4.1 usual and 4.6 blind
+(1.11 times). The blind fit so excused is judged as a soft lattice and must have settled,
+as a misread one must."""
 SETTLE_ROUNDS = 5
 """Lattice rounds a candidate may take to settle (two always, more while the fit improves)."""
 FURTHER_IN = "the board may lie further in than its sides put it"
@@ -130,32 +141,67 @@ def finish(
     # BLIND_SHARP_CLARITY is judged a soft lattice, which needs ten, and of 44 second
     # fits after a usual one on 4 to 6 blocks none got there (after one on 7, three of
     # six did).
-    if grid.blind_clarity < SOFT_LATTICE_CLARITY and not _misread(grid, grid.blind_clarity):
+    # Where neither template reads the blocks sharply, the stud tops' colour may still
+    # say that the usual fit sits on the gaps (ON_GAPS_READ): the usual template misread
+    # the tops, and where the studs are instead is a second start.
+    on_gaps = functools.cache(lambda: off_the_gaps(image, camera, grid.pose))
+    if (
+        grid.blind_clarity < SOFT_LATTICE_CLARITY
+        and not _misread(grid, grid.blind_clarity)
+        and (grid.blind_clarity < ON_GAPS_READ or on_gaps() is None)
+    ):
         return result
-    blind = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True)
+    second = _blind_refit(image, gray, camera, pose, grid, ground, focal_refined, quarters,
+                          on_gaps)
+    if second is None and (studs := on_gaps()) is not None:
+        second = _blind_refit(image, gray, camera, studs, grid, ground, focal_refined,
+                              quarters, on_gaps)
+    return second if second is not None else result
+
+
+def _blind_refit(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    start: Pose,
+    grid: GridFit,
+    ground: GroundMap | None,
+    focal_refined: bool,
+    quarters: bool,
+    on_gaps: Callable[[], Pose | None],
+) -> BoardLocation | None:
+    """The top-blind fit from ``start`` after the refused usual fit ``grid``, judged, where
+    it is worth judging and is found (else None). ``on_gaps`` says (when asked) where the
+    stud tops' colour moves the usual fit: not None, the usual template misread the tops."""
+    blind = refine_on_grid(gray, camera, start, max_rounds=SETTLE_ROUNDS, top_blind=True)
+    misread = blind is not None and (
+        _misread(grid, blind.clarity)
+        or (blind.clarity >= ON_GAPS_READ and on_gaps() is not None)
+    )
     if blind is None or (
         blind.clarity < SOFT_LATTICE_CLARITY
-        and not (_misread(grid, blind.clarity) and blind.residual_px <= SETTLED_PX)
+        and not (misread and blind.residual_px <= SETTLED_PX)
     ):
         # Soft to both templates alike, the studs are blurred, not misread: a second fit
         # there settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was
         # taken. Only a blind template reading them clearly sharper than the usual one
-        # says that the usual one misread the tops, and only a fit that has settled
-        # (that board's blind fit, drawn with the seams, reads 4.9 against the usual
-        # fit's 4.1, but over 12 blocks at a residual of 0.51 px, 1.6 px off).
-        return result
+        # (or the usual fit put on the gaps by the stud tops' colour) says that the usual
+        # one misread the tops, and only a fit that has settled (that board's blind fit,
+        # drawn with the seams, reads 4.9 against the usual fit's 4.1, but over 12 blocks
+        # at a residual of 0.51 px, 1.6 px off).
+        return None
     if grid.blocks < SETTLING_BLOCKS and blind.clarity < BLIND_SHARP_CLARITY:
         # After a usual fit on 6 blocks, a blind fit judged as a soft lattice has never
         # got there (BLIND_GATE_BLOCKS): only a sharp one is judged.
-        return result
+        return None
     if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
         # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,
         # 0.5 px off at one corner and 3.6 px at the opposite one, every quarter's stud
         # tops agreeing: the blurred lattice's allowance of 11 blocks is for the usual
         # template's fits. Two right blind fits over 11 blocks (dev) read 7.1 and 7.2.
-        return result
+        return None
     second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
-    return second if second.found else result
+    return second if second.found else None
 
 
 def _misread(grid: GridFit, blind_clarity: float) -> bool:

@@ -195,6 +195,26 @@ def tops_problem(
     return ""
 
 
+def off_the_gaps(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Pose | None:
+    """The pose moved to where the stud tops' colour puts the studs, when it puts the
+    pose's own studs on the gaps between them (placement under :data:`ON_GAPS_PLACEMENT`);
+    None where it does not, or says nothing.
+
+    Where the usual template has settled a soft lattice on the gaps (dark tops blurred
+    into their holes), this says so from colour alone and says where the studs are, to a
+    millimetre: a start from which the top-blind template reaches the board
+    (:func:`calibration.fit.finish`). Only a start: what is found from it is judged like
+    any other fit, this check among the rest.
+    """
+    spreads = top_spreads(image, camera, pose)
+    placed = placement(spreads)
+    if not np.isfinite(placed) or placed >= ON_GAPS_PLACEMENT:
+        return None
+    iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
+    move = np.array([SHIFTS_MM[ix], SHIFTS_MM[iy], 0.0])
+    return Pose(pose.rvec, pose.tvec + pose.rotation @ move)
+
+
 PLATE_TOP_SPREAD = 3.0
 """A cell's stud top is the plate's own where its colour lies within this many times the
 median distance of the reference cells' tops from their median colour. At the found
