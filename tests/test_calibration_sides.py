@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -78,3 +79,19 @@ def test_shared_reads_give_each_reach_what_a_read_of_its_own_gives(
     assert len(reads) == 3  # full size at reach 10; half size at 2 and at 6
     for a, b in zip(alone, shared, strict=True):
         assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_a_full_size_read_of_the_boards_part_is_the_whole_pictures() -> None:
+    """A full-size read smooths only the board's part of the picture: every reach gives,
+    to the bit, what the whole picture smoothed gives (poses off the truth, so that moved
+    bands reach the part's edges)."""
+    frame = twin_frame(SEED).frame
+    whole = cv2.GaussianBlur(frame.image, (3, 3), 0)
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        rvec, tvec = rng.normal(0, 0.02, 3), rng.normal(0, 15, 3)
+        pose = Pose(frame.pose.rvec + rvec, frame.pose.tvec + tvec)
+        for reach in (2, 10):
+            part = side_profiles(frame.image, frame.camera, pose, reach, halved=False)
+            assert np.array_equal(part, side_module._profiles_in(whole, frame.camera, pose, reach),
+                                  equal_nan=True)
