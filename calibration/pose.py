@@ -68,6 +68,7 @@ from calibration.outline_pose import (
     same_outline,
 )
 from calibration.side_pinning import pins_own_size
+from calibration.side_profiles import shares_reads
 from rules.maps import GroundMap
 
 MAX_CANDIDATES = 8
@@ -100,6 +101,7 @@ it whenever other work shared the cores, so benches and tests read differently f
 run to the next)."""
 
 
+@shares_reads
 def locate_board(
     image: NDArray[np.uint8],
     camera: Camera,

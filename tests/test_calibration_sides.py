@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
+import calibration.side_profiles as side_module
 from bench.calibration import twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import stud_centres, turned_pose
-from calibration.camera import project
+from calibration.camera import Pose, project
 from calibration.evidence import gray_float
 from calibration.grid import refine_on_grid
 from calibration.pose import locate_board
+from calibration.side_profiles import sharing_reads, side_profiles
 
 SEED = 1071
 """The calibration bench's wide-twin frame (a bot game's palace, a board 16 px a stud):
@@ -49,3 +53,45 @@ def test_a_board_refused_for_its_sides_says_so() -> None:
     assert not result.found
     assert "sides" in result.reason and "stud grid" in result.reason
     assert "not found where the board outline puts it" not in result.reason
+
+
+def test_shared_reads_give_each_reach_what_a_read_of_its_own_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Within :func:`sharing_reads`, a pose's full-size sides are read once at the widest
+    reach asked and a narrower reach gets the middle of it: the same numbers to the bit,
+    as a read of that reach alone; half-size reads are shared only at the same reach."""
+    frame = twin_frame(SEED).frame
+    rng = np.random.default_rng(0)
+    pose = Pose(frame.pose.rvec + rng.normal(0, 0.01, 3), frame.pose.tvec + 3.0)
+    asked = [(10, False), (2, False), (6, False), (2, True), (2, True), (6, True)]
+    alone = [side_profiles(frame.image, frame.camera, pose, r, h) for r, h in asked]
+    reads: list[int] = []
+    sample = side_module._profiles_in
+
+    def counted(*args: object) -> np.ndarray:
+        reads.append(1)
+        return sample(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(side_module, "_profiles_in", counted)
+    with sharing_reads(frame.image):
+        shared = [side_profiles(frame.image, frame.camera, pose, r, h) for r, h in asked]
+    assert len(reads) == 3  # full size at reach 10; half size at 2 and at 6
+    for a, b in zip(alone, shared, strict=True):
+        assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_a_full_size_read_of_the_boards_part_is_the_whole_pictures() -> None:
+    """A full-size read smooths only the board's part of the picture: every reach gives,
+    to the bit, what the whole picture smoothed gives (poses off the truth, so that moved
+    bands reach the part's edges)."""
+    frame = twin_frame(SEED).frame
+    whole = cv2.GaussianBlur(frame.image, (3, 3), 0)
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        rvec, tvec = rng.normal(0, 0.02, 3), rng.normal(0, 15, 3)
+        pose = Pose(frame.pose.rvec + rvec, frame.pose.tvec + tvec)
+        for reach in (2, 10):
+            part = side_profiles(frame.image, frame.camera, pose, reach, halved=False)
+            assert np.array_equal(part, side_module._profiles_in(whole, frame.camera, pose, reach),
+                                  equal_nan=True)
