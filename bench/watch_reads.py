@@ -26,6 +26,7 @@ import argparse
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from palace.draft import DOUBT_BELOW
 from palace.session import TableSession
 from palace.watch import CameraLoop
 from rules.palace import Palace
-from rules.pieces import ANIMAL_KINDS, place_key
+from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
 from twin.table import SimulatedTable, TableFrame
 from vision import read_turn
@@ -83,16 +84,13 @@ def classify(read: LoopRead) -> str:
     return "turn mode, in doubt" if read.exact else "turn mode"
 
 
-def _keys(pieces: Sequence[Any]) -> set[tuple[object, ...]]:
-    return {place_key(p) for p in pieces if p.kind not in ANIMAL_KINDS}
-
-
-def _right(reading: Any, palace: Palace, truth: set[tuple[object, ...]]) -> tuple[bool, bool]:
+def _right(reading: Any, palace: Palace,
+           truth: AbstractSet[tuple[object, ...]]) -> tuple[bool, bool]:
     """(exact, in doubt) as the page's players would judge the reading."""
     pieces = [r.piece for r in reading.added]
     doubt = bool(reading.uncertain) or any(r.confidence < DOUBT_BELOW for r in reading.added)
     legal = analyse_added(palace, pieces).legal if pieces else False
-    return _keys(pieces) == truth, doubt or not legal
+    return built_keys(pieces) == truth, doubt or not legal
 
 
 class RecordingReader:
@@ -119,7 +117,7 @@ class RecordingReader:
                             ground=ground, look=look, locations=locations)
         shots = [self.frames[id(f)] for f in frames]
         last = shots[-1]
-        truth = _keys(last.scene.pieces) - _keys(palace.pieces)
+        truth = built_keys(last.scene.pieces) - built_keys(palace.pieces)
         before = self.frames.get(id(before_frame)) if before_frame is not None else None
         exact, doubt = _right(reading, palace, truth)
         read = LoopRead(
@@ -129,9 +127,9 @@ class RecordingReader:
             all(s.phase == "still" and s.scene.pieces == last.scene.pieces for s in shots),
             # The simulated players confirm each turn before the next is built, so the
             # session's palace is the scene before the turn whose frames are read.
-            _keys(palace.pieces) == _keys(self.table.record.scenes[
-                max(last.turns_done - 1, 0)].pieces),
-            None if before is None else _keys(before.scene.pieces) == _keys(palace.pieces),
+            same_pieces(palace.pieces,
+                        self.table.record.scenes[max(last.turns_done - 1, 0)].pieces),
+            None if before is None else same_pieces(before.scene.pieces, palace.pieces),
             exact, doubt)
         if not (exact and not doubt):
             true = [BoardLocation(True, pose=s.pose, rotation=0, camera=camera) for s in shots]

@@ -177,11 +177,14 @@ def _hues(centres: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
     return hue, np.hypot(centres[:, 1], centres[:, 2]) >= HUELESS
 
 
-def keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
+def keeps_ink_order(centres: FloatArray, names: tuple[str, ...],
+                    hues: tuple[FloatArray, NDArray[np.bool_]] | None = None) -> bool:
     """Whether the groups named inks keep the order the inks keep under any one light:
     their hues (``HUE_ORDER``, colourful groups only), gold redder than light green
-    (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``)."""
-    hue, hued = _hues(centres)
+    (``GOLD_REDDER_SLACK``) and dark green darker (``DARK_LIGHTER_SLACK``). ``hues``:
+    :func:`_hues` of ``centres`` where the caller has them (a naming search works them
+    out once, not once a naming)."""
+    hue, hued = _hues(centres) if hues is None else hues
     lightness = np.log(np.maximum(centres[:, 0], 1.0))
     rank = [HUE_ORDER.find(n) for n in names]
     for i, j in itertools.permutations(range(len(names)), 2):
@@ -195,12 +198,12 @@ def keeps_ink_order(centres: FloatArray, names: tuple[str, ...]) -> bool:
     return True
 
 
-def alike_keep_hue(centres: FloatArray, names: tuple[str, ...],
-                   broad: NDArray[np.bool_]) -> bool:
+def alike_keep_hue(centres: FloatArray, names: tuple[str, ...], broad: NDArray[np.bool_],
+                   hues: tuple[FloatArray, NDArray[np.bool_]] | None = None) -> bool:
     """Whether every two ``broad`` groups named alike keep one hue (``ONE_INK_HUE``), as
     one ink's two parts under one light do; groups under ``HUELESS`` colourfulness have
-    no hue to keep."""
-    hue, hued = _hues(centres)
+    no hue to keep. ``hues`` as :func:`keeps_ink_order`'s."""
+    hue, hued = _hues(centres) if hues is None else hues
     kept = broad & hued
     for i, j in itertools.combinations(range(len(names)), 2):
         if names[i] == names[j] and kept[i] and kept[j] and abs(hue[i] - hue[j]) > ONE_INK_HUE:
@@ -366,13 +369,16 @@ class InkModel(BaseModel):
         choices = [INKS + UNNAMED if s else INKS for s in stray]
         measures: dict[tuple[int, ...], _Measures] = {}
         large, broad = held > BLOCKED_SHARE, held >= ONE_INK_SHARE
+        hue, hued = _hues(centres)
         for names in itertools.product(*choices):
             named = tuple(i for i, n in enumerate(names) if n != UNNAMED)
             inks = tuple(names[i] for i in named)
             kept = list(named)
-            if not (named and _may_be_blocked(chroma[kept], large[kept], inks)
-                    and keeps_ink_order(centres[kept], inks)
-                    and alike_keep_hue(centres[kept], inks, broad[kept])):
+            if not (named and _may_be_blocked(chroma[kept], large[kept], inks)):
+                continue
+            hues = (hue[kept], hued[kept])
+            if not (keeps_ink_order(centres[kept], inks, hues)
+                    and alike_keep_hue(centres[kept], inks, broad[kept], hues)):
                 continue
             if named not in measures:
                 measures[named] = _Measures.of(centres[kept], top)

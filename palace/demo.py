@@ -20,7 +20,7 @@ from typing import Any
 
 from palace.session import TableSession
 from palace.turn_actions import SessionError
-from rules.pieces import ANIMAL_KINDS, Axis, Kind, Piece
+from rules.pieces import same_pieces
 from twin.table import SimulatedTable, TableFrame
 
 
@@ -45,21 +45,6 @@ class DemoTally:
                 f"{self.corrected} corrected on the page ({self.doubted} of them read right "
                 f"but held in doubt), {self.missed} missed and entered "
                 f"by hand; {self.passes} passes; {self.refused} refused")
-
-
-def _key(piece: Piece) -> tuple[object, ...]:
-    """What makes two readings of a piece the same piece: kind, place, and what the rules
-    care about (an arch's direction, a decoration's colour; a building colour never)."""
-    axis = piece.axis if piece.kind is Kind.ARCH else Axis.X
-    color = piece.color if piece.kind is Kind.DECORATION else ""
-    return (piece.kind, piece.x, piece.y, piece.z, axis, color)
-
-
-def same_pieces(a: tuple[Piece, ...], b: tuple[Piece, ...]) -> bool:
-    """Whether two sets of added pieces are the same staircase (animals aside: the game
-    places those itself)."""
-    return sorted(_key(p) for p in a if p.kind not in ANIMAL_KINDS) == sorted(
-        _key(p) for p in b if p.kind not in ANIMAL_KINDS)
 
 
 class TablePlayers:

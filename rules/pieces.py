@@ -249,6 +249,18 @@ def place_key(piece: Piece) -> tuple[object, ...]:
             piece.turn if piece.kind is Kind.CORNER else None)
 
 
+def built_keys(pieces: Iterable[Piece]) -> frozenset[tuple[object, ...]]:
+    """The :func:`place_key` of each piece that a reading of the board reads, animals
+    aside (the game moves those itself)."""
+    return frozenset(place_key(p) for p in pieces if p.kind not in ANIMAL_KINDS)
+
+
+def same_pieces(a: Iterable[Piece], b: Iterable[Piece]) -> bool:
+    """Whether two sets of pieces are the same as far as a reading of the board can
+    tell (:func:`built_keys`): how the page and the benches judge a reading right."""
+    return built_keys(a) == built_keys(b)
+
+
 def pieces_added(before: Iterable[Piece], after: Iterable[Piece]) -> tuple[Piece, ...]:
     """Pieces of ``after`` that did not stand in ``before``, matched by place, not id."""
     old = {place_key(p) for p in before}

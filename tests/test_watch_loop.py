@@ -9,11 +9,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from palace.demo import TablePlayers, same_pieces
+from palace.demo import TablePlayers
 from palace.session import TableSession
 from palace.watch import CameraLoop, reading_is_empty
 from rules.maps import load_map
-from rules.pieces import Kind, Piece
+from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
 from twin.table import SimulatedTable, TableSettings
 
@@ -137,6 +137,8 @@ def test_same_pieces_ignores_ids_building_colours_and_animals():
     b = (Piece(Kind.ARCH, 1, 2, 0, color="dark_orange", id="x9"),)
     assert same_pieces(a, b)
     assert not same_pieces(a, (Piece(Kind.ARCH, 1, 3, 0),))
+    # A corner brick's quarter turn is read (rules.pieces.place_key), so it counts.
+    assert not same_pieces((Piece(Kind.CORNER, 1, 1, turn=0),), (Piece(Kind.CORNER, 1, 1, turn=1),))
 
 
 def test_a_live_camera_is_read_in_the_background(tmp_path):

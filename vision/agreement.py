@@ -87,9 +87,10 @@ class _Sheet:
     label: NDArray[np.int32]
     scene: Scene | None
     boxes: dict[Box, tuple[NDArray[np.int32], float, Rect] | None]
-    parts: dict[tuple[object, ...], tuple[Scene, Rect | None]]
-    """Each piece's boxes as a scene and the rectangle around them, by what draws it
-    (:func:`_drawn`): the search weighs the same candidates again and again."""
+    parts: dict[tuple[Box, ...], tuple[Scene, Rect | None]]
+    """Each piece's boxes as a scene and the rectangle around them, keyed by the boxes
+    themselves (:func:`vision.voxels.piece_voxels`): the search weighs the same
+    candidates again and again."""
     table: NDArray[np.float64]
     """Per pixel (flat): the pay, then the colour sums it adds to the piece it shows
     (1, its three colour features, their squares' sum; all 0 where its colour does
@@ -116,21 +117,16 @@ class _Sheet:
     def part(self, piece: Piece) -> tuple[Scene, Rect | None]:
         """The piece's boxes that show, as a scene (:data:`Scene`, owner slots 0), and the
         rectangle around them (None when none shows), made once a piece."""
-        key = _drawn(piece)
-        got = self.parts.get(key)
+        boxes = piece_voxels(piece)
+        got = self.parts.get(boxes)
         if got is None:
-            shapes = [sh for sh in self.shapes(piece_voxels(piece)) if sh is not None]
+            shapes = [sh for sh in self.shapes(boxes) if sh is not None]
             scene = (np.array([sh[2] for sh in shapes], np.int64).reshape(-1, 4),
                      np.array([sh[1] for sh in shapes], np.float64),
                      np.zeros(len(shapes), np.int64), [sh[0] for sh in shapes])
             got = (scene, _union([sh[2] for sh in shapes]))
-            self.parts[key] = got
+            self.parts[boxes] = got
         return got
-
-
-def _drawn(piece: Piece) -> tuple[object, ...]:
-    """What :func:`vision.voxels.piece_voxels` draws a piece by (its id aside)."""
-    return (piece.kind, piece.x, piece.y, piece.z, piece.axis, piece.turn, piece.color)
 
 
 def _sheet(vd: ViewData) -> _Sheet:
