@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.alias import check_boundary, judge_sides
 from calibration.board_model import CENTRE, moved_pose
 from calibration.camera import Pose
@@ -15,11 +15,10 @@ from calibration.pose import locate_board
 from calibration.stud_tops import quarters_problem
 from calibration.tracking import BoardTracker
 from calibration.vouching import MIN_BLURRED_GRID_BLOCKS, SIDES_VOUCHED_CLARITY
-from tests.test_calibration_pose import grid_error_px
-from tests.test_calibration_soft import (
-    WRONG_PX,
+from tests.calibration_frames import (
     found_right,
     grid_error,
+    grid_error_px,
     lattice_from_truth,
     never_a_stud_off,
     not_located_wrong,

@@ -3,11 +3,12 @@ the picture, one good side per axis over a lattice covering the board (wide twin
 
 from __future__ import annotations
 
+from bench.calibration import WRONG_PX
 from calibration.alias import check_boundary
 from calibration.board_model import moved_pose
 from calibration.corner_pins import bricks_pin
 from calibration.fit import finish
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, lattice_from_truth
+from tests.calibration_frames import found_right, grid_error, lattice_from_truth
 
 RIM_OUTSIDE_SEED = 20029
 """A dev board seen from above, 22 px a stud, whose rim lies past the frame's edge on

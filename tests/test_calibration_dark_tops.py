@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.board_model import turned_pose
 from calibration.camera import Pose
 from calibration.evidence import STUD_TOPS_CLARITY, gray_float
@@ -22,11 +22,10 @@ from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_moves, rim_problem
 from calibration.stud_cell import template_stack
 from calibration.vouching import SOFT_LATTICE_CLARITY
-from tests.test_calibration_pose import grid_error_px
-from tests.test_calibration_soft import (
-    WRONG_PX,
+from tests.calibration_frames import (
     found_right,
     grid_error,
+    grid_error_px,
     never_a_stud_off,
     not_located_wrong,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.alias import BoundaryCheck, check_boundary
 from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
@@ -25,7 +25,7 @@ from calibration.far_side import (
 from calibration.fit import finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.side_profiles import side_profiles
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error
+from tests.calibration_frames import found_right, grid_error
 from twin.frame import Frame
 
 BLOCK_OFF_SEED = 21077

@@ -3,10 +3,10 @@ its stud tops sit on the gaps, as the tracker's refit does."""
 
 from __future__ import annotations
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.camera import Pose
 from calibration.pose import locate_board
-from tests.test_calibration_soft import WRONG_PX, grid_error
+from tests.calibration_frames import grid_error
 from twin import render
 
 TILTED_SEED = 1453

@@ -37,7 +37,7 @@ from calibration.vouching import (
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
-from tests.test_calibration_pose import setup_frame
+from tests.calibration_frames import setup_frame
 
 twin = pytest.importorskip("twin")
 

@@ -13,7 +13,7 @@ from calibration.map_place import place_by_map, stud_cells
 from calibration.turn import VISIBLE_STUD
 from rules.maps import load_map
 from rules.pieces import STUD_MM
-from tests.test_calibration_pose import setup_frame
+from tests.calibration_frames import setup_frame
 
 twin = pytest.importorskip("twin")
 

@@ -7,15 +7,14 @@ import functools
 
 import numpy as np
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.camera import Pose
 from calibration.evidence import gray_float
 from calibration.fit import MISREAD_OVER_USUAL, ON_GAPS_READ, finish
 from calibration.grid import SETTLED_PX, refine_on_grid
 from calibration.stud_tops import off_the_gaps
 from calibration.vouching import SOFT_LATTICE_CLARITY
-from tests.test_calibration_pose import grid_error_px
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
+from tests.calibration_frames import found_right, grid_error, grid_error_px, never_a_stud_off
 from twin.frame import Frame
 
 ON_GAPS_SEED = 20145

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.board_model import stud_shifts, turned_pose
+from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose, rotation_angle_deg
 from calibration.pose import locate_board
 from calibration.profile import Profile
@@ -18,18 +18,12 @@ from palace.cli import main
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
+from tests.calibration_frames import grid_error_px
 
 twin = pytest.importorskip("twin")
 
 GROUND = load_map("1")
 CENTRE = np.array([128.0, 128.0, 0.0])
-
-
-def setup_frame(seed: int) -> twin.Frame:
-    """Map 1's set-up alone, rendered from the random camera of ``seed`` (and with that
-    render seed): the plain frame several calibration tests' fixtures start from."""
-    camera, pose = twin.random_camera(np.random.default_rng(seed))
-    return twin.render(Palace(GROUND, list(GROUND.setup)), camera, pose, seed=seed)
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +46,6 @@ def camera_from_side(
         [math.cos(el) * math.cos(azimuth), math.cos(el) * math.sin(azimuth), math.sin(el)]
     )
     return Camera.default_for(1280, 720, 62.0), Pose.look_at(eye, CENTRE)
-
-
-def grid_error_px(camera: Camera, truth: Pose, got: Pose) -> float:
-    return float(np.median(stud_shifts(camera, truth, got)))
 
 
 def test_clean_frames_give_millimetre_poses(palace):

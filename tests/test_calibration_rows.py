@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from bench.calibration import WRONG_PX
 from calibration.board_model import moved_pose
 from calibration.fit import finish
 from calibration.side_pinning import pins_own_size
 from calibration.stud_rows import rows_pin
-from tests.test_calibration_soft import WRONG_PX, grid_error, lattice_from_truth
+from tests.calibration_frames import grid_error, lattice_from_truth
 
 EDGE_SEED = 3025
 """A dev board 20 px a stud (16 blocks, clarity 8.4) whose side 3 lies past the frame's

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.calibration import turn_errors, twin_frame
+from bench.calibration import WRONG_PX, turn_errors, twin_frame
 from calibration.alias import stud_moves
 from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
@@ -12,7 +12,7 @@ from calibration.evidence import BoardLocation, gray_float
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_pose import lattice_poses
 from calibration.side_pinning import pins_own_size
-from tests.test_calibration_soft import WRONG_PX, found_right, not_located_wrong
+from tests.calibration_frames import found_right, not_located_wrong
 
 CARD_SEED = 3033
 """A dev board 16 px a stud with a card against its near side: summed along that axis,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import moved_pose
 from calibration.evidence import gray_float
@@ -18,13 +18,7 @@ from calibration.side_pairs import (
     side_pairs,
 )
 from calibration.side_profiles import side_profiles
-from tests.test_calibration_soft import (
-    WRONG_PX,
-    found_right,
-    grid_error,
-    lattice_from_truth,
-    not_located_wrong,
-)
+from tests.calibration_frames import found_right, grid_error, lattice_from_truth, not_located_wrong
 from twin import Frame
 
 ONE_SIDE_OFF_SEED = 20104

@@ -3,7 +3,7 @@ and the plate's rim all round it."""
 
 from __future__ import annotations
 
-from bench.calibration import twin_frame
+from bench.calibration import WRONG_PX, twin_frame
 from calibration.alias import check_boundary
 from calibration.board_model import stud_shifts
 from calibration.camera import Camera, Pose
@@ -17,7 +17,7 @@ from calibration.vouching import (
     TRUSTED_GRID_BLOCKS,
     rim_may_vouch_for_thin_lattice,
 )
-from tests.test_calibration_soft import WRONG_PX, found_right, grid_error, never_a_stud_off
+from tests.calibration_frames import found_right, grid_error, never_a_stud_off
 
 THIN_SEED = 20064
 """A dev board 8 px a stud half under a palace and a hand: from the truth the lattice

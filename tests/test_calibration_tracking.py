@@ -26,7 +26,7 @@ from calibration.turn import (
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS
-from tests.test_calibration_pose import setup_frame
+from tests.calibration_frames import setup_frame
 
 twin = pytest.importorskip("twin")
 

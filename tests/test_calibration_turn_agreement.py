@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from bench.calibration import WRONG_PX, TwinFrame, turn_errors, twin_frame, wrong_map
-from calibration.evidence import MIN_MAP_MARGIN, BoardLocation
+from bench.calibration import twin_frame, wrong_map
+from calibration.evidence import MIN_MAP_MARGIN
 from calibration.pose import locate_board
+from tests.calibration_frames import right_map_settles, settles_right
 
 SHORT_MARGIN_SEED = 20045
 """A dev board whose map names 0.96 of the card's cells under the right turn and 0.54
 under the half turn: its scores' margin is only 2.3."""
-
-
-def right_map_settles(seed: int) -> BoardLocation:
-    """The dev frame ``seed`` located with its own map: found, its turn settled, and
-    settled right."""
-    return _settles_right(twin_frame(seed))
-
-
-def _settles_right(drawn: TwinFrame) -> BoardLocation:
-    """:func:`right_map_settles` for a frame already drawn (whose other maps a test then
-    tries too)."""
-    frame = drawn.frame
-    result = locate_board(frame.image, frame.camera, drawn.ground)
-    assert result.found, result.reason
-    assert result.turn_resolved
-    assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
-    return result
 
 
 def test_a_map_that_agrees_far_better_under_one_turn_settles_it() -> None:
@@ -71,13 +55,12 @@ def test_the_turn_stands_out_only_over_both_thresholds(monkeypatch) -> None:
     assert not _stands_out(monkeypatch, strong, [strong, 0.1, close, 0.2])
 
 
-
 def _settled_by_its_map_alone(seed: int) -> None:
     """The dev frame ``seed`` located with its own map: found, the turn settled and
     right; two wrong maps settle no turn there."""
     drawn = twin_frame(seed)
     frame = drawn.frame
-    _settles_right(drawn)
+    settles_right(drawn)
     for i in range(2):
         wrong = locate_board(frame.image, frame.camera, wrong_map(i, drawn.ground))
         assert not (wrong.found and wrong.turn_resolved)

@@ -10,7 +10,7 @@ from bench.calibration import WRONG_PX, turn_errors, twin_frame, wrong_map
 from calibration.pose import locate_board
 from calibration.stud_tops import even_light
 from calibration.tracking import KEEP_TURN_SHARE, BoardTracker
-from tests.test_calibration_turn_agreement import right_map_settles
+from tests.calibration_frames import right_map_settles
 
 UNEVEN_LIGHT_SEED = 20115
 """A dev board lit unevenly: at the found pose its map agrees 0.39 at the right turn on

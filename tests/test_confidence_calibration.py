@@ -4,7 +4,7 @@ doubts measured as one test (issue #12)")."""
 from __future__ import annotations
 
 from rules import Kind, Piece
-from tests.test_decoder_rules import decoder_for, turns_with
+from tests.turn_fixtures import decoder_for, turns_with
 from vision.confidence import _outline_cap, _sureness
 from vision.reading import UNCERTAIN_BELOW
 

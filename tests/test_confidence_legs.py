@@ -6,7 +6,7 @@ import pytest
 
 from rules import Kind, Piece
 from rules.pieces import Axis
-from tests.test_decoder_rules import decoder_for, doubted_by_rule, turns_with
+from tests.turn_fixtures import decoder_for, doubted_by_rule, turns_with
 from vision import rival_readings
 from vision.candidates import built_on
 from vision.reading import UNCERTAIN_BELOW

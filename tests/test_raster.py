@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from tests.test_scoring import evidence
+from tests.turn_fixtures import evidence
 from vision.raster import fill, fill_many
 from vision.silhouettes import SIDES
 

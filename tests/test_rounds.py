@@ -13,7 +13,7 @@ import numpy as np
 
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis, Voxel
-from tests.test_scoring import evidence, pieces
+from tests.turn_fixtures import evidence, pieces
 from vision.close_bounds import CloseBounds
 from vision.decode import Decoder
 from vision.rounds import Ranked, Start, rank_moves

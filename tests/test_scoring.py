@@ -10,34 +10,11 @@ import numpy as np
 from calibration.turn import row_medians
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import BRICK_MM, STUD_MM, Axis
-from twin.cameras import random_camera
-from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
+from tests.turn_fixtures import evidence, pieces
+from vision.candidates import SUPPORT_DEPTH, supports
 from vision.decode import Decoder
-from vision.evidence import Evidence
 from vision.scored_piece import piece_key
 from vision.scoring import Scorer
-from vision.silhouettes import View
-from vision.views import board_box, working_scale
-
-
-def evidence() -> Evidence:
-    """Random evidence over the region of a board with one brick on it, so that some
-    pixels pay and some cost, and the old brick hides some voxels."""
-    camera, pose = random_camera(np.random.default_rng(3), 1280, 720,
-                                 elevation_deg=(45.0, 50.0), fill=(0.8, 0.9))
-    before = Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0)])
-    box = board_box(camera, pose, 8)
-    assert box is not None
-    view = View(camera, pose, box, working_scale(camera, pose))
-    view.paint_old(before.pieces)
-    rng = np.random.default_rng(5)
-    weight = rng.uniform(-0.75, 0.75, view.shape[0] * view.shape[1]).astype(np.float32)
-    return Evidence(view, weight, weight > 0, np.maximum(weight, 0) * 0.5)
-
-
-def pieces() -> list[Piece]:
-    return list(dict.fromkeys(p for x in range(8, 14) for y in range(8, 14) for z in (0, 1)
-                              for p in shapes_at(x, y, z)))
 
 
 def test_kept_answers_equal_fresh_ones_after_pixels_are_covered() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rules import Kind, Palace, Piece
-from tests.test_decoder_rules import decoder_for, turns_with
+from tests.turn_fixtures import decoder_for, turns_with
 from vision.stair_bounds import CloserBound
 from vision.stair_ways import LegWays
 from vision.staircases import _signed, proposals

@@ -8,7 +8,7 @@ import pytest
 
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis
-from tests.test_decoder_rules import decoder_for, keys, two_staircases
+from tests.turn_fixtures import decoder_for, keys, two_staircases
 from vision import staircases as search
 from vision.candidates import built_on, stacks_under
 from vision.decode import LEGAL_BONUS

@@ -6,7 +6,7 @@ import pytest
 
 from rules import Kind, Palace, Piece
 from rules.staircase import analyse_added
-from tests.test_decoder_rules import decoder_for, doubted_by_rule, turns_with
+from tests.turn_fixtures import decoder_for, doubted_by_rule, turns_with
 from vision import confidence
 from vision.candidates import built_on
 

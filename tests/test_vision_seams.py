@@ -8,7 +8,7 @@ import pytest
 
 from rules import Kind, Piece
 from rules.pieces import BRICK_MM
-from tests.test_vision_turn import read_on_setup
+from tests.turn_fixtures import read_on_setup
 from twin import RenderOptions
 from twin.seams import SeamLook
 from vision.reading import UNCERTAIN_BELOW

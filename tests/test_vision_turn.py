@@ -13,24 +13,21 @@ import pytest
 from calibration.evidence import BoardLocation
 from palace.cli import main
 from rules import Axis, Kind, Palace, Piece, load_map
+from rules.pieces import built_keys
 from rules.scene import Scene
+from tests.turn_fixtures import read_on_setup
 from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
 from twin.cameras import random_camera
 from vision import TableLook, read_turn
-from vision.reading import UNCERTAIN_BELOW, TurnReading
+from vision.reading import UNCERTAIN_BELOW
 from vision.turn import collector_paused
 
 
-def place_key(p: Piece) -> tuple[object, ...]:
-    return (p.kind, p.x, p.y, p.z, p.axis if p.kind is Kind.ARCH else None,
-            p.color if p.kind is Kind.DECORATION else None)
-
-
 def staircase(pieces: tuple[Piece, ...]) -> list[tuple[object, ...]]:
-    """What turn mode reads: building pieces and the decoration (animals are not read)."""
-    return sorted((place_key(p) for p in pieces if p.kind not in
-                   (Kind.MONKEY, Kind.BUTTERFLY, Kind.FROG)), key=repr)
+    """What turn mode reads (building pieces and the decoration; animals are not read),
+    sorted so that a failure shows the two readings side by side."""
+    return sorted(built_keys(pieces), key=repr)
 
 
 def located(pair: TurnPair) -> BoardLocation:
@@ -189,21 +186,6 @@ def test_reconstruct_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "camera.json" in err
-
-
-def read_on_setup(added: list[Piece], options: RenderOptions) -> TurnReading:
-    """``added`` built on the set-up palace, read from one view near a stack at (14, 13)
-    (the same webcam and light before and after: a settled table)."""
-    before = Palace.setup(load_map("1"))
-    camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
-                                 fill=(0.7, 0.8))
-    before_frame = render(before, camera, pose, options, seed=4).image
-    after = before.copy()
-    for piece in added:
-        after.place(piece)
-    frame = render(after, camera, pose, options, seed=4).image
-    where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
-    return read_turn([frame], camera, before, before_frame=before_frame, locations=[where])
 
 
 @pytest.mark.parametrize("colours", [("tan",) * 3, ("tan", "dark_orange", "dark_tan")])
