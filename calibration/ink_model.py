@@ -96,6 +96,12 @@ development maps such groups of 3 to 7 % named alike with a gold group more than
 degrees away were named best so (51011's set-up views, 51074's palace view, 51082's
 glossy set-up view: 54, 98 and 0 studs wrong, 288, 227 and 28 with no share asked).
 0.05 took 51082's view to 28 wrong; 0.15 left 51058 as it was."""
+SHINE_DARK = 0.8
+"""A group under this share of shining stud tops' lightness is dark green
+(:func:`darker_than_shine`). On the development maps 51040-51239 (16 views with shining
+tops) light green and gold stood at 0.91 of the tops' lightness or above, dark green
+at 0.72 or under, or, in frames lit nearly white, at 0.89 to 0.95 (left to the pairs);
+0.7 and 0.9 read those maps alike."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -226,6 +232,26 @@ def near_black(centres: FloatArray) -> NDArray[np.bool_]:
     return (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
 
 
+def _flags(centres: FloatArray, flags: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
+    """A flag per group, none set where not given."""
+    return np.zeros(len(centres), bool) if flags is None else np.asarray(flags, bool)
+
+
+def darker_than_shine(centres: FloatArray, shine: FloatArray | None) -> NDArray[np.bool_]:
+    """Which groups of colours ``centres`` stand under ``SHINE_DARK`` of the lightness of
+    stud tops that shine (``shine``; none where no such tops are given): dark green.
+
+    A lamp's highlight only lifts the tops, and light green and gold are printed lighter
+    than the plate's green, so under shining tops those two inks stand at about the
+    tops' lightness or above, and a group well under it is dark green. Without this the
+    pairs alone name the groups, and one dark green cut in two by the light is named
+    gold and dark green, or light green and dark green, the halves' lightness ratio
+    being all that tells them."""
+    if shine is None:
+        return np.zeros(len(centres), bool)
+    return np.asarray(centres)[:, 0] < SHINE_DARK * float(shine[0])
+
+
 def _held(centres: FloatArray, shares: FloatArray | None) -> FloatArray:
     """Each group's share of the inked cells, 0 where the shares are not given (then no
     bound that asks a group's size holds it back)."""
@@ -328,42 +354,48 @@ class InkModel(BaseModel):
         return self.naming(centres, top, shares)[0]
 
     def naming(self, centres: FloatArray, top: FloatArray | None,
-               shares: FloatArray | None = None) -> tuple[tuple[str, ...], float]:
+               shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None
+               ) -> tuple[tuple[str, ...], float]:
         """:meth:`most_likely`'s naming and its score (log likelihood, near-black groups
-        left out of it), so that two groupings of one reading can be weighed."""
+        left out of it), so that two groupings of one reading can be weighed; the
+        groups flagged ``dark`` may only be named dark green (:func:`darker_than_shine`)."""
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         held = _held(centres, shares)
         black = near_black(centres)
         rest = np.flatnonzero(~black)
+        only_dark = _flags(centres, dark)[rest]
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
         best, score = self._best(centres[rest], top, chroma[rest], held[rest],
-                                 np.zeros(len(rest), bool))
+                                 np.zeros(len(rest), bool), only_dark)
         if score < ABSURD_SCORE and stray.any():
-            best, score = self._best(centres[rest], top, chroma[rest], held[rest], stray)
+            best, score = self._best(centres[rest], top, chroma[rest], held[rest], stray,
+                                     only_dark)
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
         return tuple(out), score
 
     def _best(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-              held: FloatArray, stray: NDArray[np.bool_]
+              held: FloatArray, stray: NDArray[np.bool_], dark: NDArray[np.bool_]
               ) -> tuple[tuple[str, ...], float]:
         """The best naming allowed by the physical bounds and its score, the ``stray``
         groups free to stay unnamed at ``STRAY_PRICE`` each (scored without them)."""
         best: tuple[str, ...] = ()
         best_score = -np.inf
-        for names, score in self._allowed(centres, top, chroma, held, stray):
+        for names, score in self._allowed(centres, top, chroma, held, stray, dark):
             if score > best_score:
                 best, best_score = names, score
         return best, best_score
 
     def _allowed(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-                 held: FloatArray, stray: NDArray[np.bool_]
+                 held: FloatArray, stray: NDArray[np.bool_], dark: NDArray[np.bool_]
                  ) -> Iterator[tuple[tuple[str, ...], float]]:
         """Every naming the physical bounds allow, with its score (see :meth:`_best`);
-        ``held`` is each group's share of the inked cells (0 where not known)."""
-        choices = [INKS + UNNAMED if s else INKS for s in stray]
+        ``held`` is each group's share of the inked cells (0 where not known), ``dark``
+        the groups that may only be dark green."""
+        choices = ["D" if d else INKS + UNNAMED if s else INKS
+                   for s, d in zip(stray, dark, strict=True)]
         measures: dict[tuple[int, ...], _Measures] = {}
         large, broad = held > BLOCKED_SHARE, held >= ONE_INK_SHARE
         for names in itertools.product(*choices):
@@ -381,7 +413,8 @@ class InkModel(BaseModel):
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
-                  shares: FloatArray | None = None) -> NDArray[np.bool_]:
+                  shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None
+                  ) -> NDArray[np.bool_]:
         """Which groups another naming within ``NAMING_MARGIN`` of the best (``best``,
         what :meth:`naming` gives for the same arguments) would name otherwise: the
         colours cannot tell which ink such a group is, and a whole ink named wrong is
@@ -397,7 +430,8 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~near_black(centres))
         chosen = np.array([names[g] for g in rest])
         for other, other_score in self._allowed(centres[rest], top, chroma[rest], held[rest],
-                                                np.zeros(len(rest), bool)):
+                                                np.zeros(len(rest), bool),
+                                                _flags(centres, dark)[rest]):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

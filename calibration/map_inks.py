@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INK_MODEL, NAMING_MARGIN, near_black
+from calibration.ink_model import INK_MODEL, NAMING_MARGIN, darker_than_shine, near_black
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -340,10 +340,11 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     if k == 0:
         return np.full(0, "L", dtype="<U1")
     centres, shares = _centres_and_shares(lab, labels)
-    top = reference_top(top)
+    seen_top, top = top, reference_top(top)
+    dark = darker_than_shine(centres, None if top is not None else seen_top)
     if k == 1 and top is None:
-        return np.full(len(labels), lone_ink(centres[0]))
-    best = INK_MODEL.naming(centres, top, shares)
+        return np.full(len(labels), "D" if dark[0] else lone_ink(centres[0]))
+    best = INK_MODEL.naming(centres, top, shares, dark)
     names = np.array(best[0])
     if k >= 2 and top is not None:
         # A group another naming nearly as likely names otherwise: a toss-up between
