@@ -96,12 +96,6 @@ development maps such groups of 3 to 7 % named alike with a gold group more than
 degrees away were named best so (51011's set-up views, 51074's palace view, 51082's
 glossy set-up view: 54, 98 and 0 studs wrong, 288, 227 and 28 with no share asked).
 0.05 took 51082's view to 28 wrong; 0.15 left 51058 as it was."""
-SHINE_DARK = 0.8
-"""A group under this share of shining stud tops' lightness is dark green
-(:func:`darker_than_shine`). On the development maps 51040-51239 (16 views with shining
-tops) light green and gold stood at 0.91 of the tops' lightness or above, dark green
-at 0.72 or under, or, in frames lit nearly white, at 0.89 to 0.95 (left to the pairs);
-0.7 and 0.9 read those maps alike."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -237,21 +231,6 @@ def _flags(centres: FloatArray, flags: NDArray[np.bool_] | None) -> NDArray[np.b
     return np.zeros(len(centres), bool) if flags is None else np.asarray(flags, bool)
 
 
-def darker_than_shine(centres: FloatArray, shine: FloatArray | None) -> NDArray[np.bool_]:
-    """Which groups of colours ``centres`` stand under ``SHINE_DARK`` of the lightness of
-    stud tops that shine (``shine``; none where no such tops are given): dark green.
-
-    A lamp's highlight only lifts the tops, and light green and gold are printed lighter
-    than the plate's green, so under shining tops those two inks stand at about the
-    tops' lightness or above, and a group well under it is dark green. Without this the
-    pairs alone name the groups, and one dark green cut in two by the light is named
-    gold and dark green, or light green and dark green, the halves' lightness ratio
-    being all that tells them."""
-    if shine is None:
-        return np.zeros(len(centres), bool)
-    return np.asarray(centres)[:, 0] < SHINE_DARK * float(shine[0])
-
-
 def _held(centres: FloatArray, shares: FloatArray | None) -> FloatArray:
     """Each group's share of the inked cells, 0 where the shares are not given (then no
     bound that asks a group's size holds it back)."""
@@ -357,8 +336,9 @@ class InkModel(BaseModel):
                shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None
                ) -> tuple[tuple[str, ...], float]:
         """:meth:`most_likely`'s naming and its score (log likelihood, near-black groups
-        left out of it), so that two groupings of one reading can be weighed; the
-        groups flagged ``dark`` may only be named dark green (:func:`darker_than_shine`)."""
+        left out of it), so that two groupings of one reading can be weighed; the groups
+        flagged ``dark`` may only be named dark green
+        (:func:`calibration.map_inks.darker_than_shine`)."""
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         held = _held(centres, shares)
         black = near_black(centres)

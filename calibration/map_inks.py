@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INK_MODEL, NAMING_MARGIN, darker_than_shine, near_black
+from calibration.ink_model import INK_MODEL, NAMING_MARGIN, near_black
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -48,6 +48,12 @@ fitting maps (seeds 50200-50499) the tops of 23 of 2,549 group samples lay under
 and the group term alone named 0.43 of those groups right, against 0.92 above it (0.55
 to 0.65: 7 of 7); the development map 50117's palace view (0.38, a bluish top 85 L*
 light) had its dark green named light green against them."""
+SHINE_DARK = 0.8
+"""A group under this share of shining stud tops' lightness is dark green
+(:func:`darker_than_shine`). On the development maps 51040-51239 (16 views with shining
+tops) light green and gold stood at 0.91 of the tops' lightness or above, dark green
+at 0.72 or under, or, in frames lit nearly white, at 0.89 to 0.95 (left to the pairs);
+0.7 and 0.9 read those maps alike."""
 LONE_GOLD_A = 5.0
 LONE_GOLD_HUE = 90.0
 """Gold seen alone with no stud tops to measure it against: on the wide twin's maps gold
@@ -359,6 +365,21 @@ def reference_top(top: FloatArray | None) -> FloatArray | None:
     if top is None or float(np.hypot(top[1], top[2])) < TOP_SHINE * float(top[0]):
         return None
     return top
+
+
+def darker_than_shine(centres: FloatArray, shine: FloatArray | None) -> NDArray[np.bool_]:
+    """Which groups of colours ``centres`` stand under ``SHINE_DARK`` of the lightness of
+    stud tops that shine (``shine``; none where no such tops are given): dark green.
+
+    A lamp's highlight only lifts the tops, and light green and gold are printed lighter
+    than the plate's green, so under shining tops those two inks stand at about the
+    tops' lightness or above, and a group well under it is dark green. Without this the
+    pairs alone name the groups, and one dark green cut in two by the light is named
+    gold and dark green, or light green and dark green, the halves' lightness ratio
+    being all that tells them."""
+    if shine is None:
+        return np.zeros(len(centres), bool)
+    return np.asarray(centres)[:, 0] < SHINE_DARK * float(shine[0])
 
 
 def lone_ink(centre: FloatArray) -> str:

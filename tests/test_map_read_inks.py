@@ -272,11 +272,11 @@ def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch
 DARK_HALVES, TOP_THAT_SHINES = [(23.3, -17.5, 11.5), (32.9, -20.5, 10.0)], (62.7, -20.0, 3.0)
 
 
-@pytest.mark.parametrize("bound", [ink_model.SHINE_DARK, 0.0])
+@pytest.mark.parametrize("bound", [map_inks.SHINE_DARK, 0.0])
 def test_groups_well_under_shining_tops_are_dark_green(monkeypatch, bound: float) -> None:
     """Against shining tops the pairs alone name the groups, and a dark green cut in two
     was named gold and dark green; well under the tops' lightness, both are dark green."""
-    monkeypatch.setattr(ink_model, "SHINE_DARK", bound)
+    monkeypatch.setattr(map_inks, "SHINE_DARK", bound)
     top = np.array(TOP_THAT_SHINES)
     assert reference_top(top) is None
     lab, labels = _cells(DARK_HALVES, [550, 200], 1.0, 5)
@@ -291,9 +291,9 @@ def test_light_inks_at_the_shining_tops_lightness_are_left_to_the_pairs() -> Non
     tops' lightness, so none is bound to dark green and the pairs name all three."""
     centres = np.array([(81.6, -30.0, 7.5), (92.9, -33.5, 52.0), (95.3, -13.0, 42.5)])
     top = np.array([91.8, -35.0, -11.0])
-    assert not ink_model.darker_than_shine(centres, top).any()
-    assert not ink_model.darker_than_shine(centres * [0.5, 1, 1], None).any()
-    assert ink_model.darker_than_shine(centres * [0.7, 1, 1], top).all()
+    assert not map_inks.darker_than_shine(centres, top).any()
+    assert not map_inks.darker_than_shine(centres * [0.5, 1, 1], None).any()
+    assert map_inks.darker_than_shine(centres * [0.7, 1, 1], top).all()
     lab, labels = _cells(list(map(tuple, centres)), [330, 270, 180], 1.0, 7)
     named = name_groups(lab, labels, top)
     assert [set(named[labels == g]) for g in range(3)] == [{"D"}, {"L"}, {"G"}]
