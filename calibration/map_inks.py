@@ -317,7 +317,7 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
             # A near-black group is named dark green unscored: a shadow cut off two inks
             # would pass as the third ink at no cost.
             continue
-        names, score = INK_MODEL.naming(centres, top, shares)
+        names, score = INK_MODEL.naming(centres, top, shares, every_ink=False)
         if sorted(names) != ["D", "G", "L"] or score < two_score - THIRD_INK_PRICE:
             continue
         if best is None or score > best[0]:
