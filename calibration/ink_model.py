@@ -96,6 +96,18 @@ development maps such groups of 3 to 7 % named alike with a gold group more than
 degrees away were named best so (51011's set-up views, 51074's palace view, 51082's
 glossy set-up view: 54, 98 and 0 studs wrong, 288, 227 and 28 with no share asked).
 0.05 took 51082's view to 28 wrong; 0.15 left 51058 as it was."""
+MISSING_INK_PRICE = -10.0
+"""Log price of a naming of three or more broad groups (``ONE_INK_SHARE``) as inks that
+leaves one ink out (:func:`names_every_ink`). On the development maps 51000-51239 only
+seven views named three broad groups with an ink twice: two right (each with a fourth
+group naming the third ink), five wrong by 75 to 677 studs (51100's four views, a frame
+lit nearly white: light green and gold at L* 96 named gold twice, dark green light
+green). Studs read wrong, 51040-51139: 7,442 to 4,872 (51100's views 2,638 to 68);
+51140-51239: 8,253 to 7,411 (51169's set-up views 434 to 36 each, 51227's glossy palace
+view 57 to 11); 51000-51039: 811 to 861 (51004's glossy palace view, two greens merged
+in two mixed groups, 31 to 81, 102 studs more read); no other view changed. A price of
+5 left 51100's set-up views contested (1,354 studs fewer read), 20 named 51100's palace
+views worse (5,115 wrong)."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -211,6 +223,18 @@ def alike_keep_hue(centres: FloatArray, names: tuple[str, ...], broad: NDArray[n
     return True
 
 
+def names_every_ink(names: tuple[str, ...], broad: NDArray[np.bool_]) -> bool:
+    """Whether a naming that names three or more ``broad`` groups inks names all three
+    (light green, dark green and gold) among its groups (else ``MISSING_INK_PRICE``).
+
+    Three groups each of a tenth or more of the inked cells, named with one ink twice and
+    one left out, read one ink cut in two by the light beside a second ink and no third;
+    a frame lit nearly white squeezes the inks' lightness together, and light green and
+    gold then drift to one hue while dark green is named light green."""
+    inked = [n for n, b in zip(names, broad, strict=True) if b and n in "LDG"]
+    return len(inked) < 3 or set("LDG") <= set(names)
+
+
 def signed_lab(lab: FloatArray) -> FloatArray:
     """OpenCV's 8-bit Lab (L 0..255, a and b offset by 128) as L 0..100 and signed a, b:
     the scale the inks' rules are written in."""
@@ -227,6 +251,11 @@ def near_black(centres: FloatArray) -> NDArray[np.bool_]:
     ``NEAR_BLACK``): named dark green unscored, since no ink model can place them."""
     chroma = np.hypot(centres[:, 1], centres[:, 2])
     return (chroma < BLACK_CHROMA) & (centres[:, 0] < NEAR_BLACK * centres[:, 0].max())
+
+
+def _flags(centres: FloatArray, flags: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
+    """A flag per group, none set where not given."""
+    return np.zeros(len(centres), bool) if flags is None else np.asarray(flags, bool)
 
 
 def _held(centres: FloatArray, shares: FloatArray | None) -> FloatArray:
@@ -331,42 +360,52 @@ class InkModel(BaseModel):
         return self.naming(centres, top, shares)[0]
 
     def naming(self, centres: FloatArray, top: FloatArray | None,
-               shares: FloatArray | None = None) -> tuple[tuple[str, ...], float]:
+               shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None,
+               every_ink: bool = True) -> tuple[tuple[str, ...], float]:
         """:meth:`most_likely`'s naming and its score (log likelihood, near-black groups
-        left out of it), so that two groupings of one reading can be weighed."""
+        left out of it), so that two groupings of one reading can be weighed; the groups
+        flagged ``dark`` may only be named dark green
+        (:func:`calibration.map_inks.darker_than_shine`). Without ``every_ink`` a naming
+        that leaves an ink out of three broad groups pays no ``MISSING_INK_PRICE``: where
+        three groups are weighed as three inks (:func:`calibration.map_inks.third_ink`),
+        the price would push the naming of one ink cut in two onto all three."""
         chroma = np.hypot(centres[:, 1], centres[:, 2])
         held = _held(centres, shares)
         black = near_black(centres)
         rest = np.flatnonzero(~black)
+        only_dark = _flags(centres, dark)[rest]
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
         best, score = self._best(centres[rest], top, chroma[rest], held[rest],
-                                 np.zeros(len(rest), bool))
+                                 np.zeros(len(rest), bool), only_dark, every_ink)
         if score < ABSURD_SCORE and stray.any():
-            best, score = self._best(centres[rest], top, chroma[rest], held[rest], stray)
+            best, score = self._best(centres[rest], top, chroma[rest], held[rest], stray,
+                                     only_dark, every_ink)
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
         return tuple(out), score
 
     def _best(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-              held: FloatArray, stray: NDArray[np.bool_]
-              ) -> tuple[tuple[str, ...], float]:
+              held: FloatArray, stray: NDArray[np.bool_], dark: NDArray[np.bool_],
+              every_ink: bool) -> tuple[tuple[str, ...], float]:
         """The best naming allowed by the physical bounds and its score, the ``stray``
         groups free to stay unnamed at ``STRAY_PRICE`` each (scored without them)."""
         best: tuple[str, ...] = ()
         best_score = -np.inf
-        for names, score in self._allowed(centres, top, chroma, held, stray):
+        for names, score in self._allowed(centres, top, chroma, held, stray, dark, every_ink):
             if score > best_score:
                 best, best_score = names, score
         return best, best_score
 
     def _allowed(self, centres: FloatArray, top: FloatArray | None, chroma: FloatArray,
-                 held: FloatArray, stray: NDArray[np.bool_]
-                 ) -> Iterator[tuple[tuple[str, ...], float]]:
+                 held: FloatArray, stray: NDArray[np.bool_], dark: NDArray[np.bool_],
+                 every_ink: bool = True) -> Iterator[tuple[tuple[str, ...], float]]:
         """Every naming the physical bounds allow, with its score (see :meth:`_best`);
-        ``held`` is each group's share of the inked cells (0 where not known)."""
-        choices = [INKS + UNNAMED if s else INKS for s in stray]
+        ``held`` is each group's share of the inked cells (0 where not known), ``dark``
+        the groups that may only be dark green."""
+        choices = ["D" if d else INKS + UNNAMED if s else INKS
+                   for s, d in zip(stray, dark, strict=True)]
         measures: dict[tuple[int, ...], _Measures] = {}
         large, broad = held > BLOCKED_SHARE, held >= ONE_INK_SHARE
         hue, hued = _hues(centres)
@@ -383,11 +422,14 @@ class InkModel(BaseModel):
             if named not in measures:
                 measures[named] = _Measures.of(centres[kept], top)
             yield names, (self._score(measures[named], inks)
-                          + STRAY_PRICE * (len(names) - len(named)))
+                          + STRAY_PRICE * (len(names) - len(named))
+                          + (0.0 if not every_ink or names_every_ink(inks, broad[kept])
+                             else MISSING_INK_PRICE))
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
-                  shares: FloatArray | None = None) -> NDArray[np.bool_]:
+                  shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None
+                  ) -> NDArray[np.bool_]:
         """Which groups another naming within ``NAMING_MARGIN`` of the best (``best``,
         what :meth:`naming` gives for the same arguments) would name otherwise: the
         colours cannot tell which ink such a group is, and a whole ink named wrong is
@@ -403,7 +445,8 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~near_black(centres))
         chosen = np.array([names[g] for g in rest])
         for other, other_score in self._allowed(centres[rest], top, chroma[rest], held[rest],
-                                                np.zeros(len(rest), bool)):
+                                                np.zeros(len(rest), bool),
+                                                _flags(centres, dark)[rest]):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

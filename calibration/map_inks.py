@@ -48,6 +48,12 @@ fitting maps (seeds 50200-50499) the tops of 23 of 2,549 group samples lay under
 and the group term alone named 0.43 of those groups right, against 0.92 above it (0.55
 to 0.65: 7 of 7); the development map 50117's palace view (0.38, a bluish top 85 L*
 light) had its dark green named light green against them."""
+SHINE_DARK = 0.8
+"""A group under this share of shining stud tops' lightness is dark green
+(:func:`darker_than_shine`). On the development maps 51040-51239 (16 views with shining
+tops) light green and gold stood at 0.91 of the tops' lightness or above, dark green
+at 0.72 or under, or, in frames lit nearly white, at 0.89 to 0.95 (left to the pairs);
+0.7 and 0.9 read those maps alike."""
 LONE_GOLD_A = 5.0
 LONE_GOLD_HUE = 90.0
 """Gold seen alone with no stud tops to measure it against: on the wide twin's maps gold
@@ -311,7 +317,7 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
             # A near-black group is named dark green unscored: a shadow cut off two inks
             # would pass as the third ink at no cost.
             continue
-        names, score = INK_MODEL.naming(centres, top, shares)
+        names, score = INK_MODEL.naming(centres, top, shares, every_ink=False)
         if sorted(names) != ["D", "G", "L"] or score < two_score - THIRD_INK_PRICE:
             continue
         if best is None or score > best[0]:
@@ -340,10 +346,11 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     if k == 0:
         return np.full(0, "L", dtype="<U1")
     centres, shares = _centres_and_shares(lab, labels)
-    top = reference_top(top)
+    seen_top, top = top, reference_top(top)
+    dark = darker_than_shine(centres, None if top is not None else seen_top)
     if k == 1 and top is None:
-        return np.full(len(labels), lone_ink(centres[0]))
-    best = INK_MODEL.naming(centres, top, shares)
+        return np.full(len(labels), "D" if dark[0] else lone_ink(centres[0]))
+    best = INK_MODEL.naming(centres, top, shares, dark)
     names = np.array(best[0])
     if k >= 2 and top is not None:
         # A group another naming nearly as likely names otherwise: a toss-up between
@@ -358,6 +365,21 @@ def reference_top(top: FloatArray | None) -> FloatArray | None:
     if top is None or float(np.hypot(top[1], top[2])) < TOP_SHINE * float(top[0]):
         return None
     return top
+
+
+def darker_than_shine(centres: FloatArray, shine: FloatArray | None) -> NDArray[np.bool_]:
+    """Which groups of colours ``centres`` stand under ``SHINE_DARK`` of the lightness of
+    stud tops that shine (``shine``; none where no such tops are given): dark green.
+
+    A lamp's highlight only lifts the tops, and light green and gold are printed lighter
+    than the plate's green, so under shining tops those two inks stand at about the
+    tops' lightness or above, and a group well under it is dark green. Without this the
+    pairs alone name the groups, and one dark green cut in two by the light is named
+    gold and dark green, or light green and dark green, the halves' lightness ratio
+    being all that tells them."""
+    if shine is None:
+        return np.zeros(len(centres), bool)
+    return np.asarray(centres)[:, 0] < SHINE_DARK * float(shine[0])
 
 
 def lone_ink(centre: FloatArray) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
+import calibration.ink_model as ink_model
 from calibration.ink_model import INK_MODEL, InkModel, signed_lab
 from training.inks import GroupSample, fit
 
@@ -145,3 +147,19 @@ def test_a_light_green_drifted_towards_gold_is_not_named_gold_twice() -> None:
     centres, top = np.array([light, dark, gold]), np.array([28.2, -27.0, 20.0])
     shares = np.array([0.476, 0.411, 0.114])
     assert INK_MODEL.most_likely(centres, top, shares) == ("L", "D", "G")
+
+
+@pytest.mark.parametrize("price", [ink_model.MISSING_INK_PRICE, 0.0])
+def test_three_broad_groups_name_every_ink(monkeypatch, price: float) -> None:
+    """Development map 51100's glossy palace view, a frame lit nearly white: light green
+    and gold at L* 96 and one hue, dark green only a little darker. Named best with gold
+    twice and the dark green light green (677 studs wrong); three broad groups named with
+    an ink left out pay, and the three inks are named."""
+    monkeypatch.setattr(ink_model, "MISSING_INK_PRICE", price)
+    centres = np.array([[95.5, -24.0, 64.5], [88.4, -46.5, 35.0], [96.1, -16.5, 43.5]])
+    top, shares = np.array([89.0, -61.0, 32.0]), np.array([0.494, 0.365, 0.141])
+    named = INK_MODEL.most_likely(centres, top, shares)
+    assert (named == ("L", "D", "G")) == (price < 0)
+    assert ink_model.names_every_ink(("G", "L", "G", "D"), np.ones(4, bool))
+    assert not ink_model.names_every_ink(("G", "L", "G"), np.ones(3, bool))
+    assert ink_model.names_every_ink(("G", "L", "G"), np.array([True, True, False]))

@@ -264,3 +264,36 @@ def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch
     assert (names[truth == "X"] == (UNKNOWN_GROUND if strays else "D")).all()
     for ink in "DLG":
         assert (names[truth == ink] == ink).mean() > 0.99
+
+
+# Development map 51125's palace view: the stud tops shine (L* 63, chroma 20) and one dark
+# green, cut in two by the light, makes two groups; 51238's glossy palace view: one dark
+# green alone under shining tops.
+DARK_HALVES, TOP_THAT_SHINES = [(23.3, -17.5, 11.5), (32.9, -20.5, 10.0)], (62.7, -20.0, 3.0)
+
+
+@pytest.mark.parametrize("bound", [map_inks.SHINE_DARK, 0.0])
+def test_groups_well_under_shining_tops_are_dark_green(monkeypatch, bound: float) -> None:
+    """Against shining tops the pairs alone name the groups, and a dark green cut in two
+    was named gold and dark green; well under the tops' lightness, both are dark green."""
+    monkeypatch.setattr(map_inks, "SHINE_DARK", bound)
+    top = np.array(TOP_THAT_SHINES)
+    assert reference_top(top) is None
+    lab, labels = _cells(DARK_HALVES, [550, 200], 1.0, 5)
+    names = set(name_groups(lab, labels, top)) - {UNKNOWN_GROUND}
+    assert (names == {"D"}) == (bound > 0)
+    lone, one = _cells([(65.7, -20.0, 9.5)], [400], 1.0, 6)
+    assert (set(name_groups(lone, one, np.array([90.2, -27.0, 0.0]))) == {"D"}) == (bound > 0)
+
+
+def test_light_inks_at_the_shining_tops_lightness_are_left_to_the_pairs() -> None:
+    """A frame lit nearly white (51141's set-up view): every ink stands near the shining
+    tops' lightness, so none is bound to dark green and the pairs name all three."""
+    centres = np.array([(81.6, -30.0, 7.5), (92.9, -33.5, 52.0), (95.3, -13.0, 42.5)])
+    top = np.array([91.8, -35.0, -11.0])
+    assert not map_inks.darker_than_shine(centres, top).any()
+    assert not map_inks.darker_than_shine(centres * [0.5, 1, 1], None).any()
+    assert map_inks.darker_than_shine(centres * [0.7, 1, 1], top).all()
+    lab, labels = _cells(list(map(tuple, centres)), [330, 270, 180], 1.0, 7)
+    named = name_groups(lab, labels, top)
+    assert [set(named[labels == g]) for g in range(3)] == [{"D"}, {"L"}, {"G"}]
