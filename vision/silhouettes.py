@@ -348,8 +348,13 @@ class View:
                           for run in px.reshape(-1, n, 2) if np.isfinite(run).all()]
         if not hulls:
             return 0
-        low = np.min([h.min(axis=0) for h in hulls], axis=0) // 4 * 4
-        high = np.max([h.max(axis=0) for h in hulls], axis=0) // 4 + 2
+        # The canvas spans the silhouette, at most the region's size beyond each edge
+        # (a point near the camera's plane projects far out).
+        rows, cols = self.shape
+        low = np.maximum(np.min([hull.min(axis=0) for hull in hulls], axis=0) // 4,
+                         (-cols, -rows)) * 4
+        high = np.minimum(np.max([hull.max(axis=0) for hull in hulls], axis=0) // 4 + 2,
+                          (2 * cols, 2 * rows))
         mask = np.zeros((int(high[1] - low[1] // 4), int(high[0] - low[0] // 4)), np.uint8)
         for hull in hulls:
             cv2.fillConvexPoly(mask, cv2.convexHull(hull - low), 1, shift=2)
