@@ -46,8 +46,9 @@ def test_a_decoration_out_of_the_frame_is_doubted() -> None:
     """A staircase whose decoration the frame's top edge cuts off, the rest of it in
     view and shown in full: the decoration shows no pixel, so its margin over its rivals
     is their prices and their own pixels, a small share of its outline. Measured against
-    the few pixels left in the frame (none: one unit) that margin made it sure; measured
-    against its whole outline it is asked about. The pieces in view stay trusted."""
+    the pixels left in the frame (none: one unit) that margin made it sure (0.99);
+    measured against its whole outline it is asked about (0.05). The brick in view stays
+    trusted."""
     before, added = turns_with(2)[0]
     crown = next(p for p in added if p.kind is Kind.DECORATION)
     _, view = _views(before, crown)
