@@ -323,5 +323,7 @@ class Scorer:
 
     # -- the picture's other questions -------------------------------------------------
     def view_area(self, piece: Piece) -> float:
-        """The piece's whole outline in region pixels (nothing in front), over the views."""
+        """The piece's whole outline in region pixels (nothing in front, the part beyond
+        the region's edges too: :meth:`vision.silhouettes.View.piece_area`), over the
+        views."""
         return float(sum(ev.view.piece_area(piece) for ev in self.evidence))

@@ -330,12 +330,32 @@ class View:
         return hit[0]
 
     def piece_area(self, piece: Piece) -> int:
-        """Pixels the piece's silhouette covers with nothing in front (its whole size)."""
+        """Pixels the piece's silhouette covers with nothing in front (its whole size),
+        the part beyond the region's edges too: a piece the frame cuts off is no smaller
+        for it, only less seen (:mod:`vision.confidence` weighs its margin against this
+        size, and a piece out of the frame wins by its price alone)."""
         voxels = piece_voxels(piece)
-        hulls = self.hulls(voxels)
-        mask = np.zeros(self.shape, np.uint8)
+        if not voxels:
+            return 0
+        v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
+        round_ = v[:, 3] == ROUND
+        hulls = []
+        for which, points, n in ((~round_, box_corners, 8),
+                                 (round_, round_corners, 2 * len(RING_COS))):
+            if which.any():
+                px = self.to_region(project(self.camera, self.pose, points(v[which])))
+                hulls += [np.round(run * 4).astype(np.int32)
+                          for run in px.reshape(-1, n, 2) if np.isfinite(run).all()]
+        if not hulls:
+            return 0
+        # The canvas spans the silhouette, at most the region's size beyond each edge
+        # (a point near the camera's plane projects far out).
+        rows, cols = self.shape
+        low = np.maximum(np.min([hull.min(axis=0) for hull in hulls], axis=0) // 4,
+                         (-cols, -rows)) * 4
+        high = np.minimum(np.max([hull.max(axis=0) for hull in hulls], axis=0) // 4 + 2,
+                          (2 * cols, 2 * rows))
+        mask = np.zeros((int(high[1] - low[1] // 4), int(high[0] - low[0] // 4)), np.uint8)
         for hull in hulls:
-            if hull is not None:
-                cv2.fillConvexPoly(mask, hull, 1, shift=2)
+            cv2.fillConvexPoly(mask, cv2.convexHull(hull - low), 1, shift=2)
         return int(mask.sum())
-
