@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules import Kind, Palace, Piece
-from tests.test_decoder_rules import BARE, SHOWN, turns_with
+from tests.turn_fixtures import BARE, SHOWN, turns_with
 from twin.cameras import random_camera
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
