@@ -27,7 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_model import INK_MODEL, NAMING_MARGIN, near_black
+from calibration.ink_bounds import near_black
+from calibration.ink_model import INK_MODEL, NAMING_MARGIN
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -228,7 +229,7 @@ standing 457 more; the Cycles frames as before)."""
 
 
 THIRD_NOT_BLACK = True
-"""Whether a near-black group (:func:`calibration.ink_model.near_black`) keeps the three
+"""Whether a near-black group (:func:`calibration.ink_bounds.near_black`) keeps the three
 groups from being taken."""
 
 

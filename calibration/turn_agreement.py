@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.evidence import map_problem
-from calibration.ink_model import keeps_ink_order, signed_lab
+from calibration.ink_bounds import keeps_ink_order
+from calibration.ink_model import signed_lab
 from calibration.map_place import map_peaks_here
 from calibration.turn import (
     MIN_AGREEMENT,
@@ -103,7 +104,7 @@ def own_turns_vouch(evidence: TurnEvidence, ground: GroundMap) -> bool:
 
 def inks_in_order(colours: np.ndarray, labels: np.ndarray) -> bool:
     """Whether the map's light green, dark green and gold regions, as the card shows them
-    under ``labels``, keep the inks' order (:func:`calibration.ink_model.keeps_ink_order`)."""
+    under ``labels``, keep the inks' order (:func:`calibration.ink_bounds.keeps_ink_order`)."""
     seen = np.isfinite(colours).all(axis=1)
     lab = signed_lab(colours[seen])
     ids = labels[seen]

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+import calibration.ink_bounds as ink_bounds
 import calibration.ink_model as ink_model
 from calibration.ink_model import INK_MODEL, InkModel, signed_lab
 from training.inks import GroupSample, fit
@@ -91,33 +92,30 @@ def test_gold_and_light_green_lit_nearly_white_keep_their_hue_order() -> None:
 def test_one_ink_cut_in_two_may_show_its_hues_a_little_reversed() -> None:
     """The hue order binds different inks only: two groups a few degrees apart either way
     round may still be named alike, or either way (the slack)."""
-    from calibration.ink_model import keeps_ink_order
     a, b = np.array([70.0, -19.5, 54.0]), np.array([88.0, -21.5, 72.0])  # hues 110, 107
-    assert keeps_ink_order(np.array([a, b]), ("L", "G"))
+    assert ink_bounds.keeps_ink_order(np.array([a, b]), ("L", "G"))
     far = np.array([70.0, -30.0, 30.0])  # hue 135
-    assert not keeps_ink_order(np.array([far, b]), ("G", "L"))
-    assert keeps_ink_order(np.array([far, b]), ("L", "L"))
+    assert not ink_bounds.keeps_ink_order(np.array([far, b]), ("G", "L"))
+    assert ink_bounds.keeps_ink_order(np.array([far, b]), ("L", "L"))
 
 
 def test_gold_is_never_named_less_red_than_light_green() -> None:
     """Light green lit nearly white beside dark green alone looks like gold to the ratios
     (L 77, hue 134); a third group of the same hue and a* is the same ink, not gold."""
-    from calibration.ink_model import keeps_ink_order
     bright, dark, dim = [76.9, -54.0, 56.5], [33.3, -22.5, 18.5], [63.1, -43.8, 44.8]
     centres = np.array([bright, dark, dim])
-    assert not keeps_ink_order(centres, ("G", "D", "L"))
-    assert keeps_ink_order(centres, ("L", "D", "L"))
+    assert not ink_bounds.keeps_ink_order(centres, ("G", "D", "L"))
+    assert ink_bounds.keeps_ink_order(centres, ("L", "D", "L"))
     assert "G" not in INK_MODEL.most_likely(centres, np.array([56.9, -42.0, 32.0]))
 
 
 def test_dark_green_is_never_named_much_lighter_than_light_green() -> None:
     """A light green lit brightly (L 84) beside a dimmer patch of light green (L 64) and
     gold: the bright patch is not dark green, however its ratios to the tops read."""
-    from calibration.ink_model import keeps_ink_order
     bright, gold, dim = [83.7, -39.5, 46.5], [75.3, 20.0, 41.0], [64.5, -22.2, 31.5]
     centres = np.array([bright, gold, dim])
-    assert not keeps_ink_order(centres, ("D", "G", "L"))
-    assert keeps_ink_order(centres, ("L", "G", "L"))
+    assert not ink_bounds.keeps_ink_order(centres, ("D", "G", "L"))
+    assert ink_bounds.keeps_ink_order(centres, ("L", "G", "L"))
     assert INK_MODEL.most_likely(centres, np.array([55.3, -33.0, 23.0]))[0] == "L"
 
 
@@ -125,17 +123,16 @@ def test_two_broad_groups_named_alike_keep_one_hue() -> None:
     """Light that makes one ink two groups moves its lightness, not its hue: two broad
     groups 30 degrees apart are not one ink, two 10 degrees apart may be, and a small
     group (a piece's colour, a border's cells) or a grey one binds nothing."""
-    from calibration.ink_model import alike_keep_hue
     a = np.array([60.0, -10.0, 40.0])  # hue 104
     near = np.array([70.0, -17.0, 45.0])  # hue 111
     far = np.array([60.0, 12.0, 40.0])  # hue 73
     grey = np.array([60.0, 5.0, 8.0])  # chroma 9
     both = np.ones(2, bool)
-    assert alike_keep_hue(np.array([a, near]), ("G", "G"), both)
-    assert not alike_keep_hue(np.array([a, far]), ("G", "G"), both)
-    assert alike_keep_hue(np.array([a, far]), ("L", "G"), both)
-    assert alike_keep_hue(np.array([a, far]), ("G", "G"), np.array([True, False]))
-    assert alike_keep_hue(np.array([a, grey]), ("G", "G"), both)
+    assert ink_bounds.alike_keep_hue(np.array([a, near]), ("G", "G"), both)
+    assert not ink_bounds.alike_keep_hue(np.array([a, far]), ("G", "G"), both)
+    assert ink_bounds.alike_keep_hue(np.array([a, far]), ("L", "G"), both)
+    assert ink_bounds.alike_keep_hue(np.array([a, far]), ("G", "G"), np.array([True, False]))
+    assert ink_bounds.alike_keep_hue(np.array([a, grey]), ("G", "G"), both)
 
 
 def test_a_light_green_drifted_towards_gold_is_not_named_gold_twice() -> None:
@@ -160,6 +157,6 @@ def test_three_broad_groups_name_every_ink(monkeypatch, price: float) -> None:
     top, shares = np.array([89.0, -61.0, 32.0]), np.array([0.494, 0.365, 0.141])
     named = INK_MODEL.most_likely(centres, top, shares)
     assert (named == ("L", "D", "G")) == (price < 0)
-    assert ink_model.names_every_ink(("G", "L", "G", "D"), np.ones(4, bool))
-    assert not ink_model.names_every_ink(("G", "L", "G"), np.ones(3, bool))
-    assert ink_model.names_every_ink(("G", "L", "G"), np.array([True, True, False]))
+    assert ink_bounds.names_every_ink(("G", "L", "G", "D"), np.ones(4, bool))
+    assert not ink_bounds.names_every_ink(("G", "L", "G"), np.ones(3, bool))
+    assert ink_bounds.names_every_ink(("G", "L", "G"), np.array([True, True, False]))
