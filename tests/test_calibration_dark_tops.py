@@ -41,7 +41,7 @@ SHARPENED_SEED = 20118
 10 blocks, all four sides and the stud tops agreeing, yet lies 2.7 px off; the usual
 template reads it at 4.6."""
 UNSETTLED_USUAL_SEED = 3018
-"""A dev board 6.7 px a stud. From its true pose perturbed (rotation vector's y -0.015 rad,
+"""A dev board 8.2 px a stud. From its true pose perturbed (rotation vector's y -0.015 rad,
 4 mm nearer the camera), the usual template does not settle (residual 1.35 px over
 9 blocks at a clarity of 3.8) and the top-blind one settles over 13 blocks at 4.8, 1.29
 times that, with every side and the stud tops agreeing, 2.5 px off."""
