@@ -69,9 +69,10 @@ templates alike; a blind fit under a soft lattice's clarity so excused must also
 settled (residual under :data:`~calibration.grid.SETTLED_PX`), and so must the usual fit
 it is measured against (within the residual :func:`~calibration.evidence.lattice_problem`
 allows, :func:`_blind_refit`): a usual fit whose blocks never agreed reads low because
-it is loose, not because it misreads the tops. A dev board 8.2 px a stud (3018), from a perturbed truth, gave a usual fit loose
-by 1.35 px over 9 blocks at 3.8 and a blind fit 1.29 times sharper, settled over 13
-blocks with every side and the stud tops agreeing, 2.5 px off."""
+it is loose, not because it misreads the tops. A dev board 8.2 px a stud (3018), from a
+perturbed truth, gave a usual fit loose by 1.35 px over 9 blocks at 3.8 and a blind fit
+1.29 times sharper, settled over 13 blocks with every side and the stud tops agreeing,
+2.5 px off."""
 BLIND_SHARP_CLARITY = 7.0
 """The clarity from which a top-blind refit is judged at its own clarity, by a sharp
 lattice's rules, rather than as a soft lattice (:func:`_as_soft`). Dark tops on boards
