@@ -230,6 +230,15 @@ def corners_seen(support: dict[int, float]) -> list[int]:
     return sorted(g for g, s in support.items() if g != PLATE_GROUP and s >= MIN_CORNER_SUPPORT)
 
 
+def residual_allowed(blocks: int) -> float:
+    """The loosest residual (px) a lattice fit over ``blocks`` blocks may have.
+
+    Few blocks pin the tilt loosely: a fit on six of them can lean a few degrees and
+    still leave each of them within a pixel, so fewer blocks must fit tighter.
+    """
+    return MAX_RMS_PX * min(1.0, blocks / TRUSTED_GRID_BLOCKS)
+
+
 def lattice_problem(
     grid: GridFit, vouched: bool = False, floor: float = BLURRED_LATTICE_CLARITY
 ) -> str:
@@ -240,9 +249,7 @@ def lattice_problem(
     A ``vouched`` lattice (see :mod:`calibration.vouching`) may be softer, down to
     a clarity of ``floor`` (lower only where every quarter's stud tops are asked too).
     """
-    # Few blocks pin the tilt loosely: a fit on six of them can lean a few degrees
-    # and still leave each of them within a pixel, so fewer blocks must fit tighter.
-    limit = MAX_RMS_PX * min(1.0, grid.blocks / TRUSTED_GRID_BLOCKS)
+    limit = residual_allowed(grid.blocks)
     if grid.residual_px > limit:
         return (
             f"the stud grid does not fit (residual {grid.residual_px:.2f} px"

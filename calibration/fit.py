@@ -24,6 +24,7 @@ from calibration.evidence import (
     implausible_view,
     judge,
     lattice_problem,
+    residual_allowed,
 )
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
@@ -64,8 +65,14 @@ blurred. Stud tops darker than the card on a small board (6 px a stud) turn the 
 template's peaks onto the gaps in most blocks, and its clarity falls to 3.7 where the
 blind template reads 4.5 to 4.9 and, fitted, places the board within a pixel (dev
 boards 3009 and 3060, 6 px a stud, blurred 1.4 and 1.6 px). Blurred studs soften both
-templates alike; the blind fit so taken must also have settled (residual under
-:data:`~calibration.grid.SETTLED_PX`)."""
+templates alike; a blind fit under a soft lattice's clarity so excused must also have
+settled (residual under :data:`~calibration.grid.SETTLED_PX`), and so must the usual fit
+it is measured against (within the residual :func:`~calibration.evidence.lattice_problem`
+allows, :func:`_blind_refit`): a usual fit whose blocks never agreed reads low because
+it is loose, not because it misreads the tops. A dev board 8.2 px a stud (3018), from a
+perturbed truth, gave a usual fit loose by 1.35 px over 9 blocks at 3.8 and a blind fit
+1.29 times sharper, settled over 13 blocks with every side and the stud tops agreeing,
+2.5 px off."""
 BLIND_SHARP_CLARITY = 7.0
 """The clarity from which a top-blind refit is judged at its own clarity, by a sharp
 lattice's rules, rather than as a soft lattice (:func:`_as_soft`). Dark tops on boards
@@ -174,8 +181,10 @@ def _blind_refit(
     it is worth judging and is found (else None). ``on_gaps`` says (when asked) where the
     stud tops' colour moves the usual fit: not None, the usual template misread the tops."""
     blind = refine_on_grid(gray, camera, start, max_rounds=SETTLE_ROUNDS, top_blind=True)
+    # A loose usual fit reads low because its blocks disagree, not because it misreads
+    # the tops: only a settled one is measured against (MISREAD_OVER_USUAL).
     misread = blind is not None and (
-        _misread(grid, blind.clarity)
+        (_misread(grid, blind.clarity) and grid.residual_px <= residual_allowed(grid.blocks))
         or (blind.clarity >= ON_GAPS_READ and on_gaps() is not None)
     )
     if blind is None or (

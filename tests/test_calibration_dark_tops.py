@@ -9,7 +9,7 @@ import numpy as np
 from bench.calibration import WRONG_PX, twin_frame
 from calibration.board_model import turned_pose
 from calibration.camera import Pose
-from calibration.evidence import STUD_TOPS_CLARITY, gray_float
+from calibration.evidence import STUD_TOPS_CLARITY, gray_float, residual_allowed
 from calibration.fit import (
     BLIND_RETRY_CLARITY,
     BLIND_SHARP_CLARITY,
@@ -39,6 +39,11 @@ SHARPENED_SEED = 20118
 """A dev board 7 px a stud whose top-blind fit from the truth reads a clarity over 5 over
 10 blocks, all four sides and the stud tops agreeing, yet lies 2.7 px off; the usual
 template reads it at 4.6."""
+UNSETTLED_USUAL_SEED = 3018
+"""A dev board 8.2 px a stud. From its true pose perturbed (rotation vector's y -0.015 rad,
+4 mm nearer the camera), the usual template does not settle (residual 1.35 px over
+9 blocks at a clarity of 3.8) and the top-blind one settles over 13 blocks at 4.8, 1.29
+times that, with every side and the stud tops agreeing, 2.5 px off."""
 LINE_OF_SIGHT_SEED = 20028
 """A dev board 10 to 15 px a stud, its dark tops blurred into one blob with their sides:
 from the truth the usual template settles 2.3 px off (1.3 mm along the board's normal)
@@ -211,3 +216,31 @@ def test_a_sharp_blind_fit_is_tried_after_a_usual_fit_on_six_blocks() -> None:
     result = locate_board(frame.image, camera, None)
     assert result.found, result.reason
     assert grid_error(camera, frame.pose, result) < 1.0
+
+
+def test_a_blind_fit_sharper_than_an_unsettled_usual_fit_is_no_misread() -> None:
+    frame = twin_frame(UNSETTLED_USUAL_SEED).frame
+    gray = gray_float(frame.image)
+    camera, truth = frame.camera, frame.pose
+    start = Pose(truth.rvec + np.array([0.0, -0.015, 0.0]),
+                 truth.tvec + np.array([0.0, 0.0, -4.0]))
+    # As finish fits it (the blind template's reading of the blocks asked too).
+    usual = refine_on_grid(gray, camera, start, max_rounds=5, blind_too=True)
+    blind = refine_on_grid(gray, camera, start, max_rounds=5, top_blind=True)
+    assert usual is not None and blind is not None
+    assert usual.residual_px > residual_allowed(usual.blocks)
+    # Sharper than the usual fit by the misread rule's ratio, settled, yet off: the
+    # usual fit never agreed with itself, so its clarity says nothing of the tops.
+    assert blind.clarity >= MISREAD_OVER_USUAL * usual.clarity
+    assert blind.residual_px <= SETTLED_PX
+    assert grid_error_px(camera, truth, blind.pose) > WRONG_PX
+    # And perturbed otherwise (rotation vector's z -0.015 rad, camera x +4 mm; 5.3 px
+    # off, as a perturbed truth of a safety probe was): the usual fit is
+    # loose 10 px off over 7 blocks; before, the same blind fit was taken 2.6 px off.
+    turned = Pose(truth.rvec + np.array([0.0, 0.0, -0.015]),
+                  truth.tvec + np.array([4.0, 0.0, 0.0]))
+    loose = refine_on_grid(gray, camera, turned, max_rounds=5, blind_too=True)
+    assert loose is not None and loose.residual_px > residual_allowed(loose.blocks)
+    for each in (start, turned):
+        result = finish(frame.image, gray, camera, each, None, False)
+        assert not result.found or grid_error(camera, truth, result) < WRONG_PX
