@@ -34,7 +34,7 @@ from calibration.stud_rows import rows_move
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
-    off_the_gaps,
+    on_the_gaps,
     quarters_problem,
     top_colours,
     tops_problem,
@@ -154,11 +154,11 @@ def finish(
     # where the colour puts the studs found dev 20145, but took the bench's frame 1009,
     # moved slightly as the tracked frame moves it, 2.4 px off (a blind fit at 4.96 over
     # 14 blocks that every check passed).
-    on_gaps = functools.cache(lambda: off_the_gaps(image, camera, grid.pose))
+    on_gaps = functools.cache(lambda: on_the_gaps(image, camera, grid.pose))
     if (
         grid.blind_clarity < SOFT_LATTICE_CLARITY
         and not _misread(grid, grid.blind_clarity)
-        and (grid.blind_clarity < ON_GAPS_READ or on_gaps() is None)
+        and (grid.blind_clarity < ON_GAPS_READ or not on_gaps())
     ):
         return result
     second = _blind_refit(image, gray, camera, pose, grid, ground, focal_refined, quarters,
@@ -175,17 +175,17 @@ def _blind_refit(
     ground: GroundMap | None,
     focal_refined: bool,
     quarters: bool,
-    on_gaps: Callable[[], Pose | None],
+    on_gaps: Callable[[], bool],
 ) -> BoardLocation | None:
     """The top-blind fit from ``start`` after the refused usual fit ``grid``, judged, where
-    it is worth judging and is found (else None). ``on_gaps`` says (when asked) where the
-    stud tops' colour moves the usual fit: not None, the usual template misread the tops."""
+    it is worth judging and is found (else None). ``on_gaps`` says (when asked) whether the
+    stud tops' colour puts the usual fit on the gaps: the usual template misread the tops."""
     blind = refine_on_grid(gray, camera, start, max_rounds=SETTLE_ROUNDS, top_blind=True)
     # A loose usual fit reads low because its blocks disagree, not because it misreads
     # the tops: only a settled one is measured against (MISREAD_OVER_USUAL).
     misread = blind is not None and (
         (_misread(grid, blind.clarity) and grid.residual_px <= residual_allowed(grid.blocks))
-        or (blind.clarity >= ON_GAPS_READ and on_gaps() is not None)
+        or (blind.clarity >= ON_GAPS_READ and on_gaps())
     )
     if blind is None or (
         blind.clarity < SOFT_LATTICE_CLARITY

@@ -295,8 +295,7 @@ class InkModel(BaseModel):
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
-                  shares: FloatArray | None = None, dark: NDArray[np.bool_] | None = None
-                  ) -> NDArray[np.bool_]:
+                  shares: FloatArray | None = None) -> NDArray[np.bool_]:
         """Which groups another naming within ``NAMING_MARGIN`` of the best (``best``,
         what :meth:`naming` gives for the same arguments) would name otherwise: the
         colours cannot tell which ink such a group is, and a whole ink named wrong is
@@ -310,9 +309,10 @@ class InkModel(BaseModel):
         held = _held(centres, shares)
         rest = np.flatnonzero(~near_black(centres))
         chosen = np.array([names[g] for g in rest])
-        for other, other_score in self._allowed(centres[rest], top, held[rest],
-                                                np.zeros(len(rest), bool),
-                                                _flags(centres, dark)[rest]):
+        # No group is flagged dark here: only a frame whose stud tops shine (no top to
+        # read) flags one, and groups are contested only against a top.
+        none = np.zeros(len(rest), bool)
+        for other, other_score in self._allowed(centres[rest], top, held[rest], none, none):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

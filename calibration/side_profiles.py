@@ -204,15 +204,14 @@ class _SharedReads:
     def profiles(
         self, camera: Camera, pose: Pose, reach: int, halved: bool
     ) -> FloatArray:
+        # The entry keeps its camera alive, so no other camera can take its id meanwhile.
         key = (id(camera), pose.rvec.tobytes(), pose.tvec.tobytes(), halved)
         kept = self.reads.get(key)
-        if kept is not None and kept[0] is camera and (
-            kept[1] == reach or (not halved and kept[1] > reach)
-        ):
+        if kept is not None and (kept[1] == reach or (not halved and kept[1] > reach)):
             wide, at = kept[2], kept[1]
             return wide[..., at - reach : at + reach + 1].copy()
         out = _read(self.image, camera, pose, reach, halved)
-        if kept is None or kept[0] is not camera or reach > kept[1] or halved:
+        if kept is None or reach > kept[1] or halved:
             self.reads[key] = (camera, reach, out)
         return out.copy()
 

@@ -195,24 +195,15 @@ def tops_problem(
     return ""
 
 
-def off_the_gaps(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> Pose | None:
-    """The pose moved to where the stud tops' colour puts the studs, when it puts the
-    pose's own studs on the gaps between them (placement under :data:`ON_GAPS_PLACEMENT`);
-    None where it does not, or says nothing.
+def on_the_gaps(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> bool:
+    """Whether the stud tops' colour puts the pose's own studs on the gaps between them
+    (placement under :data:`ON_GAPS_PLACEMENT`; False where it says nothing).
 
     Where the usual template has settled a soft lattice on the gaps (dark tops blurred
-    into their holes), this says so from colour alone and says where the studs are, to a
-    millimetre: a start from which the top-blind template reaches the board
-    (:func:`calibration.fit.finish`). Only a start: what is found from it is judged like
-    any other fit, this check among the rest.
-    """
-    spreads = top_spreads(image, camera, pose)
-    placed = placement(spreads)
-    if not np.isfinite(placed) or placed >= ON_GAPS_PLACEMENT:
-        return None
-    iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
-    move = np.array([SHIFTS_MM[ix], SHIFTS_MM[iy], 0.0])
-    return Pose(pose.rvec, pose.tvec + pose.rotation @ move)
+    into their holes), this says so from colour alone: the usual fit misread the tops,
+    and a top-blind refit is worth judging (:func:`calibration.fit.finish`)."""
+    placed = placement(top_spreads(image, camera, pose))
+    return bool(np.isfinite(placed) and placed < ON_GAPS_PLACEMENT)
 
 
 PLATE_TOP_SPREAD = 3.0

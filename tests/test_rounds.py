@@ -212,5 +212,5 @@ def test_the_moves_a_floor_leaves_are_those_the_plain_loop_looks_at() -> None:
                     if (first.cands or second.cands) and reach <= floor:
                         continue
                     want.append(k)
-                assert ranking.worth(at, floor) == want
-        assert ranking.worth(0, bounds[-1]) == [] and ranking.worth(0, 0.0)
+                assert ranking.stretch(at, floor).tolist() == want
+        assert ranking.stretch(0, bounds[-1]).tolist() == [] and ranking.stretch(0, 0.0).tolist()

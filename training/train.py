@@ -24,6 +24,7 @@ from torch import nn
 from training.dataset import RegionPair, load_dataset
 from training.network import NewPieceNet, export_onnx
 from vision.new_pieces import model_input
+from vision.surface import GEOMETRY_CHANNELS
 
 CROP = 192
 BATCH = 12
@@ -226,7 +227,7 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
         if any(p.geometry is None for p in pairs):
             raise ValueError("--geometry: some pairs carry no geometry (make them with "
                              "create_full_dataset)")
-        extra = pairs[0].geometry.shape[2]  # type: ignore[union-attr]
+        extra = GEOMETRY_CHANNELS
     if workers > 0:
         batches = iter(torch.utils.data.DataLoader(
             _Crops(pairs, seed, height_map, geometry), batch_size=None, num_workers=workers,

@@ -26,7 +26,13 @@ PHASE_BINS = 8
 about one."""
 
 
-def plate_points(view: View, height_mm: float = STUD_HEIGHT_MM / 2
+PLATE_POINTS_MM = STUD_HEIGHT_MM / 2
+"""The plane a view's pixels are taken to by default, the studs' mid-height: there each
+pixel names its map region and its place in the stud cell; the surface model's geometry
+channels take each ray on from there down to the plate."""
+
+
+def plate_points(view: View, height_mm: float = PLATE_POINTS_MM
                  ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Each region pixel's point on the plane ``height_mm`` above the plate (board mm,
     (h, w, 2)) and whether its ray meets that plane on the plate."""

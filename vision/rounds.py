@@ -45,8 +45,7 @@ class Ranking:
     def __init__(self, bound: NDArray[np.float64], reach: NDArray[np.float64],
                  alone: NDArray[np.bool_], first: NDArray[np.intp], second: NDArray[np.intp],
                  start: NDArray[np.intp], ways: list[Way], starts: Sequence[Start],
-                 price: NDArray[np.float64] | None = None,
-                 closed: NDArray[np.bool_] | None = None) -> None:
+                 price: NDArray[np.float64], closed: NDArray[np.bool_]) -> None:
         self._bound = bound
         self._neg = -bound
         """The bounds negated (exactly): ascending, for a binary search."""
@@ -56,10 +55,10 @@ class Ranking:
         self.firsts, self.seconds, self.starts_at = first, second, start
         """The ways' rows and the starts, as arrays: the close bound is asked of many
         moves at once (:meth:`vision.close_bounds.CloseBounds.ruled_out`)."""
-        self.price = np.zeros(len(bound)) if price is None else price
+        self.price = price
         """Each move's price as the move loop adds it up (the first way's, the second
         way's pieces' one by one, the piece's)."""
-        self.closed = np.zeros(len(bound), bool) if closed is None else closed
+        self.closed = closed
         """The moves the close bound is asked of: an arch with a piece in a way, no
         decoration."""
         views = len(starts[0][1].pixels) if len(starts) else 0
@@ -83,14 +82,10 @@ class Ranking:
         return (float(self._bound[k]), float(self._reach[k]), self.ways[self.first[k]],
                 self.ways[self.second[k]], self.starts[self.start[k]][1])
 
-    def worth(self, at: int, floor: float) -> list[int]:
+    def stretch(self, at: int, floor: float) -> NDArray[np.intp]:
         """The moves from the ``at``-th on that the loop would look at while its floor is
         ``floor``: those before the first whose bound is not above it (where the loop
         stops), less those a reach not above it passes over; in their order."""
-        return self.stretch(at, floor).tolist()
-
-    def stretch(self, at: int, floor: float) -> NDArray[np.intp]:
-        """:meth:`worth` as an array."""
         stop = at + int(np.searchsorted(self._neg[at:], -floor, side="left"))
         passed = self._drop[at:stop] & (self._reach[at:stop] <= floor)
         return np.flatnonzero(~passed) + at
@@ -115,7 +110,7 @@ def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
     none = np.zeros(0, np.intp)
     if not n:
         return Ranking(np.zeros(0), np.zeros(0), np.zeros(0, bool), none, none, none, ways,
-                       starts)
+                       starts, np.zeros(0), np.zeros(0, bool))
     first_row = np.zeros(n, np.intp)
     second_row = np.zeros(n, np.intp)
     first_n = np.ones(n, np.intp)

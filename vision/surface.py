@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 
 import models
 from calibration.camera import project
-from rules.pieces import BRICK_MM, STUD_HEIGHT_MM
+from rules.pieces import BRICK_MM
+from vision.bare import PLATE_POINTS_MM
 from vision.new_pieces import CHANNELS, new_piece_maps
 from vision.silhouettes import View
 
@@ -48,9 +49,6 @@ LEVEL_PX = 8.0
 region pixels in the views the training set draws (about 5 at 70 degrees up, 11 at 30),
 so the channels stay within about 2, as the image channels do."""
 GEOMETRY_CLIP = 3.0
-PLATE_POINTS_MM = STUD_HEIGHT_MM / 2
-"""Height of the plane :func:`vision.bare.plate_points` meets by default (the studs'
-mid-height), from which :func:`geometry_channels` takes each ray down to the plate."""
 
 
 def geometry_channels(view: View, plate: NDArray[np.float64]) -> NDArray[np.float32]:
