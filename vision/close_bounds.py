@@ -57,9 +57,11 @@ class CloseBounds:
         """Whether the move (its pieces' free pixels, less ``price``) surely gains no
         more than ``floor``. Its pixels' evidence is the arch's, plus each way's off the
         arch, less what the two ways share, which takes back at most the smaller of
-        their evidence against."""
-        # The kept sums are looked up here rather than through the methods below: this
-        # runs for thousands of moves a round.
+        their evidence against.
+
+        The move loop asks :meth:`ruled_out` of a stretch of moves at once; this, the
+        same bound one move at a time, is the definition that its answers are checked
+        against, move by move (``tests/test_rounds.py``)."""
         free = cand.free
         alone = self._alone.get(cand)
         if alone is None or alone[0] is not free:
