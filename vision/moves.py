@@ -201,7 +201,7 @@ class Moves:
                 if alone or cand.decoration:
                     g = scorer.gain((*first.cands, *second.cands, cand))
                 else:
-                    price = sum(second.prices, first.price) + cand.price
+                    price = float(ranking.price[k])  # added up as the ways' and piece's
                     # The same sums as scorer.gain(move), on the ways' pixels kept for
                     # the round.
                     g = scorer.free_gain(
