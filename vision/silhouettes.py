@@ -92,32 +92,37 @@ class View:
         d -= self.eye
         return np.sqrt((d[:, None, :] @ d[:, :, None]).ravel()).tolist()
 
-    def hulls(self, voxels: Sequence[Box]) -> list[NDArray[np.int32] | None]:
-        """Each voxel's outline in the region (quarter pixels), None when it is not in it."""
+    def hulls(self, voxels: Sequence[Box], clip: bool = True
+              ) -> list[NDArray[np.int32] | None]:
+        """Each voxel's outline in the region's coordinates (quarter pixels), None when it
+        is not in the region (with ``clip``) or cannot be drawn (behind the camera)."""
         if not len(voxels):
             return []
         v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
         round_ = v[:, 3] == ROUND
         if not round_.any():
-            return self._outlines(box_corners(voxels), 8)
+            return self._outlines(box_corners(voxels), 8, clip)
         out: list[NDArray[np.int32] | None] = [None] * len(v)
         for which, points, n in ((~round_, box_corners, 8),
                                  (round_, round_corners, 2 * len(RING_COS))):
             idx = np.flatnonzero(which)
             if len(idx):
-                for k, hull in zip(idx.tolist(), self._outlines(points(v[idx]), n),
+                for k, hull in zip(idx.tolist(), self._outlines(points(v[idx]), n, clip),
                                    strict=True):
                     out[k] = hull
         return out
 
-    def _outlines(self, points: NDArray[np.float64], n: int) -> list[NDArray[np.int32] | None]:
-        """The convex outline in the region (quarter pixels) of each run of ``n`` board
-        points, None when it is not in it."""
+    def _outlines(self, points: NDArray[np.float64], n: int, clip: bool = True
+                  ) -> list[NDArray[np.int32] | None]:
+        """The convex outline (quarter pixels) of each run of ``n`` board points, None
+        when it is not in the region (with ``clip``) or not finite."""
         px = self.to_region(project(self.camera, self.pose, points)).reshape(-1, n, 2)
-        h, w = self.shape
-        high, low = px.max(axis=1), px.min(axis=1)
-        good = ~((high[:, 0] < 0) | (high[:, 1] < 0) | (low[:, 0] >= w) | (low[:, 1] >= h)
-                 | ~np.isfinite(px).all(axis=(1, 2)))
+        good = np.isfinite(px).all(axis=(1, 2))
+        if clip:
+            h, w = self.shape
+            high, low = px.max(axis=1), px.min(axis=1)
+            good &= ~((high[:, 0] < 0) | (high[:, 1] < 0) | (low[:, 0] >= w)
+                      | (low[:, 1] >= h))
         out: list[NDArray[np.int32] | None] = [None] * len(px)
         rounded = np.round(px[good] * 4).astype(np.int32)
         for k, pts in zip(np.flatnonzero(good).tolist(), rounded, strict=True):
@@ -334,18 +339,8 @@ class View:
         the part beyond the region's edges too: a piece the frame cuts off is no smaller
         for it, only less seen (:mod:`vision.confidence` weighs its margin against this
         size, and a piece out of the frame wins by its price alone)."""
-        voxels = piece_voxels(piece)
-        if not voxels:
-            return 0
-        v = np.array(voxels, dtype=np.int64).reshape(-1, 4)
-        round_ = v[:, 3] == ROUND
-        hulls = []
-        for which, points, n in ((~round_, box_corners, 8),
-                                 (round_, round_corners, 2 * len(RING_COS))):
-            if which.any():
-                px = self.to_region(project(self.camera, self.pose, points(v[which])))
-                hulls += [np.round(run * 4).astype(np.int32)
-                          for run in px.reshape(-1, n, 2) if np.isfinite(run).all()]
+        hulls = [hull.reshape(-1, 2) for hull in self.hulls(piece_voxels(piece), clip=False)
+                 if hull is not None]
         if not hulls:
             return 0
         # The canvas spans the silhouette, at most the region's size beyond each edge
@@ -357,5 +352,5 @@ class View:
                           (2 * cols, 2 * rows))
         mask = np.zeros((int(high[1] - low[1] // 4), int(high[0] - low[0] // 4)), np.uint8)
         for hull in hulls:
-            cv2.fillConvexPoly(mask, cv2.convexHull(hull - low), 1, shift=2)
+            cv2.fillConvexPoly(mask, hull - low, 1, shift=2)
         return int(mask.sum())
