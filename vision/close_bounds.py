@@ -62,23 +62,8 @@ class CloseBounds:
         The move loop asks :meth:`ruled_out` of a stretch of moves at once; this, the
         same bound one move at a time, is the definition that its answers are checked
         against, move by move (``tests/test_rounds.py``)."""
-        free = cand.free
-        alone = self._alone.get(cand)
-        if alone is None or alone[0] is not free:
-            alone = self._alone_sums(cand)
-        _, gain, size = alone
-        if first.cands:
-            one = self._beside.get((first, cand))
-            if one is None or one[0] is not free:
-                one = self._beside_many([(first, cand)])[0]
-        else:
-            one = self._empty
-        if second.cands:
-            two = self._beside.get((second, cand))
-            if two is None or two[0] is not free:
-                two = self._beside_many([(second, cand)])[0]
-        else:
-            two = self._empty
+        _, gain, size = self._alone_sums(cand)
+        one, two = self._beside_sums(first, cand), self._beside_sums(second, cand)
         most = gain + one[1] + two[1] - price
         for a, b in zip(one[2], two[2], strict=True):
             most += a if a < b else b
@@ -120,11 +105,7 @@ class CloseBounds:
         views = len(self.scorer.evidence)
         alone = np.empty((2, len(starts)))
         for j, s in enumerate(starts.tolist()):
-            cand = ranking.starts[s][1]
-            found = self._alone.get(cand)
-            if found is None or found[0] is not cand.free:
-                found = self._alone_sums(cand)
-            alone[0, j], alone[1, j] = found[1], found[2]
+            _, alone[0, j], alone[1, j] = self._alone_sums(ranking.starts[s][1])
         # What earlier stretches of the round looked up is kept on the ranking (the
         # arches' free pixels stay as they are for the round): only pairs new to it are
         # looked up one by one.
@@ -173,6 +154,8 @@ class CloseBounds:
         return out
 
     def _alone_sums(self, cand: Candidate) -> tuple[object, float, float]:
+        """The arch's own free pixels' evidence over the views and its magnitude, kept
+        while those pixels are."""
         found = self._alone.get(cand)
         if found is None or found[0] is not cand.free:
             gain = size = 0.0
@@ -181,6 +164,17 @@ class CloseBounds:
                 gain += g
                 size += g + 2 * against
             found = self._alone[cand] = (cand.free, gain, size)
+        return found
+
+    def _beside_sums(self, way: Way, cand: Candidate
+                     ) -> tuple[object, float, list[float], float]:
+        """One (way, arch) pair's sums (:meth:`_beside_many`), kept while the arch's free
+        pixels are; an empty way's are nothing."""
+        if not way.cands:
+            return self._empty
+        found = self._beside.get((way, cand))
+        if found is None or found[0] is not cand.free:
+            found = self._beside_many([(way, cand)])[0]
         return found
 
     def _beside_many(self, pairs: list[tuple[Way, Candidate]]

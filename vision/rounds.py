@@ -134,14 +134,7 @@ def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
     # one (an empty place adds 0.0, which changes no sum), the piece's: the additions
     # sum(second.uppers, first.upper) + up makes (on Python 3.11; from 3.12 sum()
     # compensates float rounding, which these bounds need not).
-    depth = max(len(w.uppers) for w in ways)
-    uppers = np.zeros((len(ways), depth + 1))
-    for r, w in enumerate(ways):
-        uppers[r, 0] = w.upper
-        uppers[r, 1:1 + len(w.uppers)] = w.uppers
-    bound = uppers[first, 0]
-    for d in range(depth):
-        bound = bound + uppers[second, 1 + d]
+    bound = _ways_added([w.upper for w in ways], [w.uppers for w in ways], first, second)
     ups = np.array([s[0] for s in starts], np.float64)
     bound = bound + ups[start]
     keep = bound > 0
@@ -167,14 +160,24 @@ def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
                                       against[start[order]])
     first, second, start = first[order], second[order], start[order]
     # The price as the move loop adds it up: sum(second.prices, first.price) + cand.price.
-    prices = np.zeros((len(ways), depth))
-    for r, w in enumerate(ways):
-        prices[r, :len(w.prices)] = w.prices
-    price = np.array([w.price for w in ways], np.float64)[first]
-    for d in range(depth):
-        price = price + prices[second, d]
+    price = _ways_added([w.price for w in ways], [w.prices for w in ways], first, second)
     price = price + np.array([c.price for _, c, _, _ in starts], np.float64)[start]
     paired = has[first] | has[second]
     decoration = np.array([c.decoration for _, c, _, _ in starts], bool)
     return Ranking(bound[order], reach, ~paired, first, second, start, ways, starts,
                    price, paired & ~decoration[start])
+
+
+def _ways_added(whole: Sequence[float], per_piece: Sequence[Sequence[float]],
+                first: NDArray[np.intp], second: NDArray[np.intp]) -> NDArray[np.float64]:
+    """Per move, the first way's ``whole`` value, then the second way's ``per_piece``
+    values one by one: the additions ``sum(second_values, first_value)`` makes, in its
+    order (an empty place adds 0.0, which changes no sum)."""
+    depth = max((len(values) for values in per_piece), default=0)
+    table = np.zeros((len(per_piece), depth))
+    for r, values in enumerate(per_piece):
+        table[r, :len(values)] = values
+    out = np.asarray(whole, np.float64)[first]
+    for d in range(depth):
+        out = out + table[second, d]
+    return out
