@@ -124,11 +124,6 @@ def _inverse(cov: FloatArray) -> tuple[FloatArray, float]:
     return np.linalg.inv(cov), float(np.linalg.slogdet(cov)[1])
 
 
-def _flags(centres: FloatArray, flags: NDArray[np.bool_] | None) -> NDArray[np.bool_]:
-    """A flag per group, none set where not given."""
-    return np.zeros(len(centres), bool) if flags is None else np.asarray(flags, bool)
-
-
 def _held(centres: FloatArray, shares: FloatArray | None) -> FloatArray:
     """Each group's share of the inked cells, 0 where the shares are not given (then no
     bound that asks a group's size holds it back)."""
@@ -243,7 +238,8 @@ class InkModel(BaseModel):
         held = _held(centres, shares)
         black = near_black(centres)
         rest = np.flatnonzero(~black)
-        only_dark = _flags(centres, dark)[rest]
+        only_dark = (np.zeros(len(centres), bool) if dark is None
+                     else np.asarray(dark, bool))[rest]
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
         best, score = self._best(centres[rest], top, held[rest],

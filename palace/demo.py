@@ -137,10 +137,9 @@ class TablePlayers:
                 how = "read right by the camera"
             else:
                 self.tally.corrected += 1
-                doubted = seen_right
-                self.tally.doubted += doubted
+                self.tally.doubted += seen_right
                 session.set_scene(truth.to_json())
-                how = ("read right but held in doubt; confirmed on the page" if doubted
+                how = ("read right but held in doubt; confirmed on the page" if seen_right
                        else "corrected on the page")
             session.confirm(seat, [card.pile for card in turn.cards])
             report = turn.report
