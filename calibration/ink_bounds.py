@@ -162,6 +162,30 @@ def names_every_ink(names: tuple[str, ...], broad: NDArray[np.bool_]) -> bool:
     return len(inked) < 3 or set("LDG") <= set(names)
 
 
+NEAR_BLACK_APART = 3.0
+"""Beside a near-black group (dark green, :func:`near_black`), a group at least this many
+times lighter is not dark green as well (:func:`lifted_from_black`). One dark green cut
+in two by the light showed its lighter half at 1.5 to 2.1 times the near-black half's
+lightness on the development maps 51000-51239 (51125, 51140, 51156); light green beside a
+near-black dark green stood at 1.5 to 7.4 times. Named alone against the stud tops, the
+other group of 51185's palace views (light green at 3.9 times the near-black group, in a
+frame whose tops stand at 1.9 times the light green's lightness) was named dark green,
+722 studs each."""
+
+
+def lifted_from_black(centres: FloatArray) -> NDArray[np.bool_]:
+    """Which groups stand ``NEAR_BLACK_APART`` times or more above the lightest near-black
+    group's lightness (none where no group is near-black): they may not be named dark
+    green. The near-black group is dark green whatever else the frame shows, and one ink
+    under one light does not span such a range of lightness across the board, so a far
+    lighter group beside it is another ink, whatever the stud tops make of it."""
+    black = near_black(centres)
+    if not black.any():
+        return np.zeros(len(centres), bool)
+    floor = max(float(np.max(centres[black, 0])), 1.0)
+    return ~black & (centres[:, 0] >= NEAR_BLACK_APART * floor)
+
+
 def near_black(centres: FloatArray) -> NDArray[np.bool_]:
     """Which groups of colours ``centres`` are near-black (``BLACK_CHROMA``,
     ``NEAR_BLACK``): named dark green unscored, since no ink model can place them."""

@@ -31,6 +31,7 @@ from calibration.camera import FloatArray
 from calibration.ink_bounds import (
     ONE_INK_SHARE,
     hue_angles,
+    lifted_from_black,
     names_every_ink,
     naming_allowed,
     near_black,
@@ -240,38 +241,43 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~black)
         only_dark = (np.zeros(len(centres), bool) if dark is None
                      else np.asarray(dark, bool))[rest]
+        not_dark = lifted_from_black(centres)[rest] & ~only_dark
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
         best, score = self._best(centres[rest], top, held[rest],
-                                 np.zeros(len(rest), bool), only_dark, every_ink)
+                                 np.zeros(len(rest), bool), only_dark, every_ink, not_dark)
         if score < ABSURD_SCORE and stray.any():
             best, score = self._best(centres[rest], top, held[rest], stray,
-                                     only_dark, every_ink)
+                                     only_dark, every_ink, not_dark)
         out = ["D"] * len(centres)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
         return tuple(out), score
 
     def _best(self, centres: FloatArray, top: FloatArray | None, held: FloatArray,
-              stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool
-              ) -> tuple[tuple[str, ...], float]:
+              stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool,
+              not_dark: NDArray[np.bool_]) -> tuple[tuple[str, ...], float]:
         """The best naming allowed by the physical bounds and its score, the ``stray``
         groups free to stay unnamed at ``STRAY_PRICE`` each (scored without them)."""
         best: tuple[str, ...] = ()
         best_score = -np.inf
-        for names, score in self._allowed(centres, top, held, stray, dark, every_ink):
+        for names, score in self._allowed(centres, top, held, stray, dark, every_ink,
+                                          not_dark):
             if score > best_score:
                 best, best_score = names, score
         return best, best_score
 
     def _allowed(self, centres: FloatArray, top: FloatArray | None, held: FloatArray,
-                 stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool = True
+                 stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool = True,
+                 not_dark: NDArray[np.bool_] | None = None
                  ) -> Iterator[tuple[tuple[str, ...], float]]:
         """Every naming the physical bounds allow, with its score (see :meth:`_best`);
         ``held`` is each group's share of the inked cells (0 where not known), ``dark``
-        the groups that may only be dark green."""
-        choices = ["D" if d else INKS + UNNAMED if s else INKS
-                   for s, d in zip(stray, dark, strict=True)]
+        the groups that may only be dark green, ``not_dark`` those that may not be
+        (:func:`calibration.ink_bounds.lifted_from_black`)."""
+        lifted = np.zeros(len(centres), bool) if not_dark is None else not_dark
+        choices = ["D" if d else (INKS + UNNAMED if s else INKS).replace("D", "" if up else "D")
+                   for s, d, up in zip(stray, dark, lifted, strict=True)]
         measures: dict[tuple[int, ...], _Measures] = {}
         broad = held >= ONE_INK_SHARE
         hue, hued = hue_angles(centres)
@@ -308,7 +314,8 @@ class InkModel(BaseModel):
         # No group is flagged dark here: only a frame whose stud tops shine (no top to
         # read) flags one, and groups are contested only against a top.
         none = np.zeros(len(rest), bool)
-        for other, other_score in self._allowed(centres[rest], top, held[rest], none, none):
+        for other, other_score in self._allowed(centres[rest], top, held[rest], none, none,
+                                                True, lifted_from_black(centres)[rest]):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

@@ -160,3 +160,24 @@ def test_three_broad_groups_name_every_ink(monkeypatch, price: float) -> None:
     assert ink_bounds.names_every_ink(("G", "L", "G", "D"), np.ones(4, bool))
     assert not ink_bounds.names_every_ink(("G", "L", "G"), np.ones(3, bool))
     assert ink_bounds.names_every_ink(("G", "L", "G"), np.array([True, True, False]))
+
+
+@pytest.mark.parametrize("apart", [ink_bounds.NEAR_BLACK_APART, np.inf])
+def test_a_group_far_lighter_than_a_near_black_one_is_not_dark_green(monkeypatch,
+                                                                      apart: float) -> None:
+    """Development map 51185's palace views: a dark green printed near black beside a
+    light green 3.9 times lighter, under stud tops nearly twice the light green's
+    lightness. Named alone against the tops the light green was dark green (722 studs
+    wrong); one ink under one light does not span such a range, so it is light green, and
+    no rival naming leaves it unknown. A dark green cut in two (51125's set-up view, its
+    lighter half 2.1 times the near-black one) may still be dark green twice."""
+    monkeypatch.setattr(ink_bounds, "NEAR_BLACK_APART", apart)
+    centres = np.array([[45.3, -29.0, 32.5], [11.7, -11.0, 8.5]])
+    top, shares = np.array([84.7, -71.0, 50.0]), np.array([0.822, 0.178])
+    best = INK_MODEL.naming(centres, top, shares)
+    assert (best[0] == ("L", "D")) == np.isfinite(apart)
+    assert not INK_MODEL.contested(centres, top, best, shares).any() or not np.isfinite(apart)
+    halves = np.array([[17.5, -16.5, 9.0], [8.2, -9.0, 5.0]])
+    assert not ink_bounds.lifted_from_black(halves).any()
+    assert INK_MODEL.most_likely(halves, np.array([49.4, -35.0, 15.0]),
+                                 np.array([0.386, 0.614])) == ("D", "D")
