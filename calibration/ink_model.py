@@ -56,12 +56,16 @@ named 51100's palace views worse (5,115 wrong)."""
 FULL_COVARIANCE_SAMPLES = 30
 """A Gaussian fitted on fewer samples keeps its variances and drops its correlations. The
 pairs of one ink cut in two (light green twice, dark green twice, gold twice) are fitted
-on 14, 10 and 22 samples, and correlations of -0.5 to -0.8 over so few price a
-plausible split off their fitted line at -30 to -50 (log): development map 51172's
-palace views, a light green cut in two by a palace's shade (the darker part 0.24 (log)
-darker, 0.36 less colourful, 10 degrees of hue off), paid -47.7 as light green twice and
-were named dark and light green (196 studs wrong each). Every other pair and ink is
-fitted on 70 samples or more."""
+on 14, 10 and 22 samples, and correlations of -0.5 to -0.8 over so few price a plausible
+split off their fitted line at -30 to -50 (log): a light green cut in two by a palace's
+shade (51172's palace views: the darker part 0.24 (log) darker, 0.36 less colourful, 10
+degrees of hue off) paid -47.7 as light green twice, and in 51112's set-up view every
+sensible naming fell under ``ABSURD_SCORE`` and the light green was named gold beside a
+stray (334 studs wrong). Development maps 51040-51139: 4,856 studs wrong to 4,619 (5
+views better by 392, 51112's 340 to 0; 2 worse by 155, 51074's palace view 98 to 227),
+477 more read; 51140-51239: 6,541 to 6,571 (51170's glossy palace view 227 to 257);
+51000-51039 unchanged. 51172's views stay misnamed, light green twice now 3 (log) behind
+instead of 43. Every other pair and ink is fitted on 70 samples or more."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
