@@ -53,19 +53,6 @@ glossy palace view 57 to 11); 51000-51039: 811 to 861 (51004's glossy palace vie
 greens merged in two mixed groups, 31 to 81, 102 studs more read); no other view
 changed. A price of 5 left 51100's set-up views contested (1,354 studs fewer read), 20
 named 51100's palace views worse (5,115 wrong)."""
-FULL_COVARIANCE_SAMPLES = 30
-"""A Gaussian fitted on fewer samples keeps its variances and drops its correlations. The
-pairs of one ink cut in two (light green twice, dark green twice, gold twice) are fitted
-on 14, 10 and 22 samples, and correlations of -0.5 to -0.8 over so few price a plausible
-split off their fitted line at -30 to -50 (log): a light green cut in two by a palace's
-shade (51172's palace views: the darker part 0.24 (log) darker, 0.36 less colourful, 10
-degrees of hue off) paid -47.7 as light green twice, and in 51112's set-up view every
-sensible naming fell under ``ABSURD_SCORE`` and the light green was named gold beside a
-stray (334 studs wrong). Development maps 51040-51139: 4,856 studs wrong to 4,619 (5
-views better by 392, 51112's 340 to 0; 2 worse by 155, 51074's palace view 98 to 227),
-477 more read; 51140-51239: 6,541 to 6,571 (51170's glossy palace view 227 to 257);
-51000-51039 unchanged. 51172's views stay misnamed, light green twice now 3 (log) behind
-instead of 43. Every other pair and ink is fitted on 70 samples or more."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -174,14 +161,7 @@ class Gaussian(BaseModel):
 
     @cached_property
     def _precision(self) -> tuple[FloatArray, float]:
-        return _inverse(self._trusted)
-
-    @cached_property
-    def _trusted(self) -> FloatArray:
-        """The covariance as far as its samples bear it: the variances alone where it was
-        fitted on under ``FULL_COVARIANCE_SAMPLES`` (:data:`FULL_COVARIANCE_SAMPLES`)."""
-        cov = np.array(self.covariance)
-        return cov if self.samples >= FULL_COVARIANCE_SAMPLES else np.diag(np.diag(cov))
+        return _inverse(np.array(self.covariance))
 
     def log_likelihood(self, x: FloatArray, hue: bool = True) -> float:
         """Log density at ``x``; without ``hue`` the first quantity (a hue difference) is
@@ -196,7 +176,7 @@ class Gaussian(BaseModel):
 
     @cached_property
     def _hueless(self) -> tuple[FloatArray, float]:
-        return _inverse(self._trusted[1:, 1:])
+        return _inverse(np.array(self.covariance)[1:, 1:])
 
     @classmethod
     def fit(cls, samples: FloatArray, floor: float = 1e-3) -> Gaussian:

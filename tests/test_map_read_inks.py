@@ -80,8 +80,7 @@ PLATE_TOP = (67.5, -51.0, 30.0)
 def test_a_stray_group_that_bends_the_naming_is_left_unnamed(monkeypatch, absurd: float
                                                              ) -> None:
     """The fleck lies lighter than the dark green at a hue beyond it: named light green it
-    breaks the inks' order, and every naming the order allows names an ink wrong (the
-    light green gold).
+    breaks the inks' order, and every naming the order allows names the dark green gold.
     Left unnamed, its cells are unknown and the other groups are named by their colours."""
     monkeypatch.setattr(ink_model, "ABSURD_SCORE", absurd)
     lab, labels = _cells(*FLECKED, 1.0, 4)
@@ -91,7 +90,7 @@ def test_a_stray_group_that_bends_the_naming_is_left_unnamed(monkeypatch, absurd
     if absurd > -np.inf:
         assert first == ["D", UNKNOWN_GROUND, "G", "L"]
     else:
-        assert first[3] == "G"  # the bounds bent the naming round the fleck
+        assert first[0] == "G"  # the bounds bent the naming round the fleck
 
 
 def test_a_small_group_of_an_ink_is_still_named() -> None:
@@ -276,15 +275,13 @@ DARK_HALVES, TOP_THAT_SHINES = [(23.3, -17.5, 11.5), (32.9, -20.5, 10.0)], (62.7
 @pytest.mark.parametrize("bound", [map_inks.SHINE_DARK, 0.0])
 def test_groups_well_under_shining_tops_are_dark_green(monkeypatch, bound: float) -> None:
     """Against shining tops the pairs alone name the groups, and a dark green cut in two
-    was named gold and dark green (with the same-ink pairs' few-sample correlations; their
-    variances alone name it dark green twice either way); well under the tops' lightness,
-    both are dark green, and so is a lone group, which has no pair to name it."""
+    was named gold and dark green; well under the tops' lightness, both are dark green."""
     monkeypatch.setattr(map_inks, "SHINE_DARK", bound)
     top = np.array(TOP_THAT_SHINES)
     assert reference_top(top) is None
     lab, labels = _cells(DARK_HALVES, [550, 200], 1.0, 5)
     names = set(name_groups(lab, labels, top)) - {UNKNOWN_GROUND}
-    assert names == {"D"} or bound == 0
+    assert (names == {"D"}) == (bound > 0)
     lone, one = _cells([(65.7, -20.0, 9.5)], [400], 1.0, 6)
     assert (set(name_groups(lone, one, np.array([90.2, -27.0, 0.0]))) == {"D"}) == (bound > 0)
 
