@@ -35,8 +35,8 @@ levels count as different bricks, surely so at ``HUE_FROM`` + ``HUE_RAMP``. The 
 spread's ``UNIFORM_WITHIN`` is wide because a lamp's lit and shaded sides differ in
 light; they hardly differ in hue, so a step in hue alone tells bricks at less. On the
 path tracer's own development pairs (200-239) a stack of three bricks whose top level
-read 27 redder than the two under it (pair 217) spread 30 in all, nearly all of it hue,
-and was read as a column; true columns' well-seen levels differ by at most 15 in hue on
+read 27 redder than the two under it (pair 217) spread 34 in all, 30 in hue alone, and
+was read as a column; true columns' well-seen levels differ by at most 15 in hue on
 the twin's development sets (games 6000, 7000, 8000) and 9 on those pairs."""
 HUE_RAMP = 20.0
 HUE_LEVEL_PX = 30
@@ -72,7 +72,9 @@ class LevelColours:
 
     def steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them."""
+        stack of bricks), from the view that sees most of them: the whole colour beyond
+        :data:`UNIFORM_WITHIN`, or the hue alone of clearly seen levels beyond
+        :data:`HUE_FROM`."""
         key = (piece.x, piece.y, piece.z, piece.top)
         found = self._steps.get(key)
         if found is None:
