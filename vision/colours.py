@@ -36,8 +36,9 @@ spread's ``UNIFORM_WITHIN`` is wide because a lamp's lit and shaded sides differ
 light; they hardly differ in hue, so a step in hue alone tells bricks at less. On the
 path tracer's own development pairs (200-239) a stack of three bricks whose top level
 read 27 redder than the two under it (pair 217) spread 34 in all, 30 in hue alone, and
-was read as a column; true columns' well-seen levels differ by at most 15 in hue on
-the twin's development sets (games 6000, 7000, 8000) and 9 on those pairs."""
+was read as a column. The true columns that show two clearly seen levels (4 of 15 on
+the twin's development sets, games 6000, 7000 and 8000; 1 of 3 on those pairs) differ
+there by at most 7 in hue."""
 HUE_RAMP = 20.0
 HUE_LEVEL_PX = 30
 """Side pixels a level needs for its hue to count (:data:`HUE_FROM`): a few pixels
