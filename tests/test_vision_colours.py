@@ -69,3 +69,29 @@ def test_a_ground_levels_light_is_all_its_rows() -> None:
               1: [(3, (*RED, lit)), (4, (*RED, lit))],
               2: [(0, (*RED, lit)), (1, (*RED, lit))]}
     assert _colours(levels).steps(COLUMN) == 0.0
+
+
+def _rows(first: int, count: int, feature: tuple[float, float, float]
+          ) -> list[tuple[int, tuple[float, float, float]]]:
+    return [(first + k, feature) for k in range(count)]
+
+
+def test_a_step_in_hue_alone_tells_bricks() -> None:
+    # Three clearly seen levels (30 side pixels each), the top one 30 units off the two
+    # under it in hue and alike in light: 30 in all is within the whole spread's
+    # tolerance (a lamp's lit and shaded sides), but hue is what shading hardly moves.
+    lit = _light(300.0)
+    other = (RED[0] - 24.0, RED[1] + 18.0)  # 30 units of chromaticity away
+    levels = {0: _rows(6, 3, (*RED, lit)), 1: _rows(3, 3, (*RED, lit)),
+              2: _rows(0, 3, (*other, lit))}
+    assert _colours(levels).steps(COLUMN) == 0.5
+    # The same levels differing as much in light alone stay one piece.
+    shaded = {**levels, 2: _rows(0, 3, (*RED, lit - 30.0))}
+    assert _colours(shaded).steps(COLUMN) == 0.0
+    # A level of 20 side pixels, or one in deep shade, tells no hue.
+    few = {**levels, 2: _rows(0, 2, (*other, lit))}
+    assert _colours(few).steps(COLUMN) == 0.0
+    dark = _light(30.0)
+    deep = {0: _rows(6, 3, (*RED, dark)), 1: _rows(3, 3, (*RED, dark)),
+            2: _rows(0, 3, (*other, dark))}
+    assert _colours(deep).steps(COLUMN) == 0.0

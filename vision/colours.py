@@ -29,6 +29,25 @@ on) that put columns' spreads at 5-43 (one at 104, hidden behind this turn's oth
 pieces) and three-brick stacks' at 59-134; the whole voxel's mean had put both at
 10-58."""
 MIXED_RAMP = 20.0
+HUE_FROM = 20.0
+"""Chromaticity alone (colour units, the light left out) from which two clearly seen
+levels count as different bricks, surely so at ``HUE_FROM`` + ``HUE_RAMP``. The whole
+spread's ``UNIFORM_WITHIN`` is wide because a lamp's lit and shaded sides differ in
+light; they hardly differ in hue, so a step in hue alone tells bricks at less. On the
+path tracer's own development pairs (200-239) a stack of three bricks whose top level
+read 27 redder than the two under it (pair 217) spread 34 in all, 30 in hue alone, and
+was read as a column. The true columns that show two clearly seen levels (4 of 15 on
+the twin's development sets, games 6000, 7000 and 8000; 1 of 3 on those pairs) differ
+there by at most 7 in hue."""
+HUE_RAMP = 20.0
+HUE_LEVEL_PX = 30
+"""Side pixels a level needs for its hue to count (:data:`HUE_FROM`): a few pixels
+beside the board or a neighbour take their tint (game 7000 turn 17: a true column's
+bottom level, 24 pixels on the board, 25-30 off its upper levels' hue; turn 33: levels
+of 12 and 26 pixels, 27 apart)."""
+HUE_DARK_BELOW = 45.0
+"""A level darker than this (its side's three channels summed) tells no hue (as
+:data:`vision.confidence.HUE_DARK`: a column in deep shade spreads 45-63 in hue)."""
 BOARD_ROWS = 2
 """The rows (of the decoder's region) at the bottom of a ground level's side whose
 chromaticity the board tints: the region is softened and the frame's colour is coarser
@@ -54,7 +73,9 @@ class LevelColours:
 
     def steps(self, piece: Piece) -> float:
         """0..1: how surely a column's three levels show different colours (so it is a
-        stack of bricks), from the view that sees most of them."""
+        stack of bricks), from the view that sees most of them: the whole colour beyond
+        :data:`UNIFORM_WITHIN`, or the hue alone of clearly seen levels beyond
+        :data:`HUE_FROM`."""
         key = (piece.x, piece.y, piece.z, piece.top)
         found = self._steps.get(key)
         if found is None:
@@ -79,6 +100,26 @@ class LevelColours:
             spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
+        hue = self._clear_hue_spread(piece)
+        return max(best, min(max((hue - HUE_FROM) / HUE_RAMP, 0.0), 1.0))
+
+    def _clear_hue_spread(self, piece: Piece) -> float:
+        """The most two levels of a column differ in chromaticity alone, of the levels
+        each view shows clearly (:data:`HUE_LEVEL_PX` side pixels, not darker than
+        :data:`HUE_DARK_BELOW`); 0 where no view shows two."""
+        floor = 100.0 * math.log(HUE_DARK_BELOW + 6.0)  # colour_features' light unit
+        best = 0.0
+        for i, ev in enumerate(self.evidence):
+            if ev.colour is None:
+                continue
+            means = [mean for level in range(piece.z, piece.top)
+                     if len(ev.view.side_pixels((piece.x, piece.y, level, 0))) >= HUE_LEVEL_PX
+                     and (mean := self._colour_of(i, piece.x, piece.y, level)) is not None
+                     and mean[2] >= floor]
+            for j, a in enumerate(means):
+                for b in means[j + 1:]:
+                    d = a[:2] - b[:2]
+                    best = max(best, float(np.sqrt(d.dot(d))))
         return best
 
     def hue_spread(self, piece: Piece, dark_below: float = 0.0) -> float:
