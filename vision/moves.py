@@ -84,7 +84,7 @@ class Moves:
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
-        paying: list[Candidate] = []
+        paying: list[tuple[Candidate, bool, bool]] = []
         for cand in dict.fromkeys(c for voxel in ordered for c in self.candidates_at(voxel)):
             # A piece none of whose own pixels pay for it is no start of a move. Its gain
             # alone less its price, plus its price, is not above zero when its pixels'
@@ -93,32 +93,39 @@ class Moves:
             if cand.fresh is None and (cand.evidence if cand.evidence is not None
                                        else scorer.unpriced(cand)) <= 0:
                 continue
-            paying.append(cand)
+            # Nor is the price of a piece that is no start for what the palace says: a
+            # decoration off an end knob of an arch of the turn, a piece that stands but
+            # does not join the pieces read so far, or one that cannot stand (an arch off
+            # the ground may, with its legs held up). These ask nothing of the picture.
+            if cand.decoration and not _decoration_spot(state, added, cand.piece, ids):
+                continue
+            piece = cand.piece
+            fits = state.fits(piece)
+            if not fits and (piece.kind is not Kind.ARCH or piece.z == 0):
+                continue
+            joined = not ids or not halo.isdisjoint(cand.voxels)
+            if fits and not joined:
+                continue
+            paying.append((cand, fits, joined))
         # Their prices are asked below (a start's gain alone): the columns' seams are
         # looked at together first.
-        scorer.look_ahead(paying)
+        scorer.look_ahead([cand for cand, _, _ in paying])
         starts: list[Start] = []
         start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
-        for cand in paying:
+        for cand, fits, joined in paying:
             fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
             if fresh_gain + cand.price <= 0:
                 continue
             up = cand.upper if cand.upper is not None else scorer.upper(cand)
-            if cand.decoration and not _decoration_spot(state, added, cand.piece, ids):
-                continue
-            piece = cand.piece
-            joined = not ids or not halo.isdisjoint(cand.voxels)
-            if state.fits(piece):
-                if joined:
-                    starts.append((up, cand, joined, False))
-                    start_legs.append(_NO_LEGS)
+            if fits:
+                starts.append((up, cand, joined, False))
+                start_legs.append(_NO_LEGS)
                 continue
             # Only the piece alone is checked: a move with supports may still fail to
             # stand, which costs far more to find out than scoring it, so only the
             # moves that would win are checked (:meth:`best`).
-            if piece.kind is not Kind.ARCH or piece.z == 0:
-                continue
+            piece = cand.piece
             starts.append((up, cand, joined, True))
             (ax, ay), (bx, by) = piece.legs()
             start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
