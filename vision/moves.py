@@ -86,17 +86,10 @@ class Moves:
         # pieces); the moves are then made and ranked together.
         paying: list[tuple[Candidate, bool, bool]] = []
         for cand in dict.fromkeys(c for voxel in ordered for c in self.candidates_at(voxel)):
-            # A piece none of whose own pixels pay for it is no start of a move. Its gain
-            # alone less its price, plus its price, is not above zero when its pixels'
-            # evidence is not (the price is above zero, and rounding keeps order): a
-            # column's price, which asks for its levels' colours, is then not needed.
-            if cand.fresh is None and (cand.evidence if cand.evidence is not None
-                                       else scorer.unpriced(cand)) <= 0:
-                continue
-            # Nor is the price of a piece that is no start for what the palace says: a
-            # decoration off an end knob of an arch of the turn, a piece that stands but
-            # does not join the pieces read so far, or one that cannot stand (an arch off
-            # the ground may, with its legs held up). These ask nothing of the picture.
+            # A piece that is no start for what the palace says is passed over before its
+            # pixels are asked: a decoration off an end knob of an arch of the turn, a
+            # piece that stands but does not join the pieces read so far, or one that
+            # cannot stand (an arch off the ground may, with its legs held up).
             if cand.decoration and not _decoration_spot(state, added, cand.piece, ids):
                 continue
             piece = cand.piece
@@ -105,6 +98,13 @@ class Moves:
                 continue
             joined = not ids or not halo.isdisjoint(cand.voxels)
             if fits and not joined:
+                continue
+            # Nor is a piece none of whose own pixels pay for it. Its gain alone less its
+            # price, plus its price, is not above zero when its pixels' evidence is not
+            # (the price is above zero, and rounding keeps order): a column's price,
+            # which asks for its levels' colours, is then not needed.
+            if cand.fresh is None and (cand.evidence if cand.evidence is not None
+                                       else scorer.unpriced(cand)) <= 0:
                 continue
             paying.append((cand, fits, joined))
         # Their prices are asked below (a start's gain alone): the columns' seams are
