@@ -14,10 +14,11 @@ import numpy as np
 from rules import Kind, Palace, Piece, load_map
 from rules.pieces import Axis, Voxel
 from tests.turn_fixtures import evidence, pieces
+from vision.candidates import shapes_at
 from vision.close_bounds import CloseBounds
 from vision.decode import Decoder
 from vision.rounds import Ranked, Start, rank_moves
-from vision.scored_piece import Candidate
+from vision.scored_piece import Candidate, piece_key
 from vision.scoring import Scorer
 from vision.voxels import _voxels, piece_voxels
 from vision.ways import NO_WAY, Way
@@ -214,3 +215,27 @@ def test_the_moves_a_floor_leaves_are_those_the_plain_loop_looks_at() -> None:
                     want.append(k)
                 assert ranking.stretch(at, floor).tolist() == want
         assert ranking.stretch(0, bounds[-1]).tolist() == [] and ranking.stretch(0, 0.0).tolist()
+
+
+def test_a_round_makes_candidates_only_of_pieces_that_can_start_a_move() -> None:
+    before = Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0)])
+    hot = {(x, y, z) for x in range(8, 14) for y in range(8, 14) for z in range(3)}
+
+    def round_of(decoder: Decoder) -> list[tuple]:
+        decoder.scorer.sync(decoder.masks)
+        ranking = decoder.moves.ranking(decoder.state, decoder.added, hot)
+        return [(b, r, [c.key for c in (*f.cands, *s.cands, cand)])
+                for b, r, f, s, cand in map(ranking.move, range(len(ranking)))]
+
+    lazy = Decoder(before, [evidence()])
+    moves = round_of(lazy)
+    made = [c.piece for c in lazy.scorer._cands.values()]
+    # A brick, a column or a decoration is made only where it stands, or as a piece of a
+    # way to hold up an arch's leg (an arch off the ground may stand on its legs' ways).
+    held = {c.piece for ways in lazy.moves._ways.values() for way in ways for c in way}
+    assert all(p.kind is Kind.ARCH or before.fits(p) or p in held for p in made)
+    assert piece_key(Piece(Kind.BRICK, 12, 12, 2)) not in lazy.scorer._cands
+    # The same moves, bounds and order as with every shape's candidate made first.
+    eager = Decoder(before, [evidence()])
+    eager.scorer.prepare([p for v in sorted(hot) for p in shapes_at(*v)])
+    assert round_of(eager) == moves

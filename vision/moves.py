@@ -17,7 +17,7 @@ from rules.pieces import Kind, Piece, Voxel
 from vision.candidates import SUPPORT_DEPTH, shapes_at, supports
 from vision.close_bounds import CloseBounds
 from vision.rounds import Ranking, Start, rank_moves
-from vision.scored_piece import Candidate, PieceKey
+from vision.scored_piece import Candidate, PieceKey, piece_key
 from vision.scoring import Masks, Scorer
 from vision.ways import NO_WAY, Way, shape_key
 
@@ -35,7 +35,9 @@ class Moves:
 
     def __init__(self, scorer: Scorer) -> None:
         self.scorer = scorer
-        self._shapes: dict[Voxel, list[Candidate]] = {}
+        self._shapes: dict[Voxel, list[Piece]] = {}
+        """The pieces that could fill each changed voxel: their candidates are made only
+        for those the palace lets start a move (:meth:`ranking`), or when asked."""
         self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`leg_ways`): shared by the rounds and the readings of the turn."""
@@ -44,20 +46,12 @@ class Moves:
         self._close = CloseBounds(scorer)
         """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
 
-    def candidates_at(self, voxel: Voxel) -> list[Candidate]:
-        """The candidates of the pieces that could fill ``voxel``, made once a turn."""
-        found = self._shapes.get(voxel)
-        if found is None:
-            found = self._shapes[voxel] = [self.scorer.candidate(p) for p in shapes_at(*voxel)]
-        return found
-
     def prepare_shapes(self, voxels: Sequence[Voxel]) -> None:
-        """Makes the candidates of many voxels' shapes, their outlines projected together
-        (each voxel's pieces made once for both); voxels already known are left."""
-        shapes = {v: list(shapes_at(*v)) for v in voxels if v not in self._shapes}
-        made = iter(self.scorer.prepare([p for pieces in shapes.values() for p in pieces]))
-        for v, pieces in shapes.items():
-            self._shapes[v] = [next(made) for _ in pieces]
+        """Lists the pieces that could fill each of ``voxels`` (voxels already known are
+        left)."""
+        for v in voxels:
+            if v not in self._shapes:
+                self._shapes[v] = list(shapes_at(*v))
 
     def ranking(self, state: Palace, added: Sequence[Piece], hot: set[Voxel]) -> Ranking:
         """Every move on a changed voxel whose bound is above zero, highest bound first
@@ -78,47 +72,62 @@ class Moves:
             hot = {(x, y, z) for x, y, z in hot if min(xs) - reach <= x <= max(xs) + reach
                    and min(ys) - reach <= y <= max(ys) + reach}
         ordered = sorted(hot)
-        fresh = [v for v in ordered if v not in self._shapes]
-        if fresh:
-            self.prepare_shapes(fresh)
+        self.prepare_shapes(ordered)
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
-        paying: list[Candidate] = []
-        for cand in dict.fromkeys(c for voxel in ordered for c in self.candidates_at(voxel)):
-            # A piece none of whose own pixels pay for it is no start of a move. Its gain
-            # alone less its price, plus its price, is not above zero when its pixels'
-            # evidence is not (the price is above zero, and rounding keeps order): a
-            # column's price, which asks for its levels' colours, is then not needed.
+        # A piece that is no start for what the palace says is passed over before its
+        # candidate is made or its pixels asked: a decoration off an end knob of an arch
+        # of the turn, a piece that stands but does not join the pieces read so far, or
+        # one that cannot stand (an arch off the ground may, with its legs held up). The
+        # shapes are shared pieces (each asked once, in the order of its first voxel);
+        # the candidates of those left are made together.
+        shapes = self._shapes
+        starting: list[tuple[Piece, bool, bool]] = []
+        for piece in {id(p): p for voxel in ordered for p in shapes[voxel]}.values():
+            if piece.kind is Kind.DECORATION and not _decoration_spot(state, added, piece, ids):
+                continue
+            fits = state.fits(piece)
+            if not fits and (piece.kind is not Kind.ARCH or piece.z == 0):
+                continue
+            joined = not ids or not halo.isdisjoint(piece.voxels())
+            if fits and not joined:
+                continue
+            starting.append((piece, fits, joined))
+        made = scorer.prepare([piece for piece, _, _ in starting])
+        paying: list[tuple[Candidate, bool, bool]] = []
+        asked: set[int] = set()
+        for cand, (_, fits, joined) in zip(made, starting, strict=True):
+            if id(cand) in asked:
+                continue  # one piece twice (the shapes are shared pieces)
+            asked.add(id(cand))
+            # Nor is a piece none of whose own pixels pay for it. Its gain alone less its
+            # price, plus its price, is not above zero when its pixels' evidence is not
+            # (the price is above zero, and rounding keeps order): a column's price,
+            # which asks for its levels' colours, is then not needed.
             if cand.fresh is None and (cand.evidence if cand.evidence is not None
                                        else scorer.unpriced(cand)) <= 0:
                 continue
-            paying.append(cand)
+            paying.append((cand, fits, joined))
         # Their prices are asked below (a start's gain alone): the columns' seams are
         # looked at together first.
-        scorer.look_ahead(paying)
+        scorer.look_ahead([cand for cand, _, _ in paying])
         starts: list[Start] = []
         start_legs: list[tuple[Voxel, Voxel]] = []
         legs: list[Voxel] = []
-        for cand in paying:
+        for cand, fits, joined in paying:
             fresh_gain = cand.fresh if cand.fresh is not None else scorer.fresh(cand)
             if fresh_gain + cand.price <= 0:
                 continue
             up = cand.upper if cand.upper is not None else scorer.upper(cand)
-            if cand.decoration and not _decoration_spot(state, added, cand.piece, ids):
-                continue
-            piece = cand.piece
-            joined = not ids or not halo.isdisjoint(cand.voxels)
-            if state.fits(piece):
-                if joined:
-                    starts.append((up, cand, joined, False))
-                    start_legs.append(_NO_LEGS)
+            if fits:
+                starts.append((up, cand, joined, False))
+                start_legs.append(_NO_LEGS)
                 continue
             # Only the piece alone is checked: a move with supports may still fail to
             # stand, which costs far more to find out than scoring it, so only the
             # moves that would win are checked (:meth:`best`).
-            if piece.kind is not Kind.ARCH or piece.z == 0:
-                continue
+            piece = cand.piece
             starts.append((up, cand, joined, True))
             (ax, ay), (bx, by) = piece.legs()
             start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
@@ -223,8 +232,9 @@ class Moves:
         """The ``n`` arches on the changed voxels whose own evidence less their price is
         best (ties in the voxels' order): final arches for the staircase search where
         the greedy readings put none near the true one."""
-        arches = {c.key: c.piece for shapes in self._shapes.values() for c in shapes
-                  if c.piece.kind is Kind.ARCH}
+        arches = {piece_key(p): p for shapes in self._shapes.values() for p in shapes
+                  if p.kind is Kind.ARCH}
+        self.scorer.prepare(list(arches.values()))
         ranked = sorted(arches.values(), key=lambda a: -self.scorer.whole([a]))
         return ranked[:n]
 
