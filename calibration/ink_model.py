@@ -241,7 +241,7 @@ class InkModel(BaseModel):
         rest = np.flatnonzero(~black)
         only_dark = (np.zeros(len(centres), bool) if dark is None
                      else np.asarray(dark, bool))[rest]
-        not_dark = lifted_from_black(centres)[rest] & ~only_dark
+        not_dark = lifted_from_black(centres)[rest]
         stray = (np.zeros(len(centres), bool) if shares is None
                  else np.asarray(shares) < STRAY_SHARE)[rest]
         best, score = self._best(centres[rest], top, held[rest],
@@ -268,16 +268,18 @@ class InkModel(BaseModel):
         return best, best_score
 
     def _allowed(self, centres: FloatArray, top: FloatArray | None, held: FloatArray,
-                 stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool = True,
-                 not_dark: NDArray[np.bool_] | None = None
+                 stray: NDArray[np.bool_], dark: NDArray[np.bool_], every_ink: bool,
+                 not_dark: NDArray[np.bool_]
                  ) -> Iterator[tuple[tuple[str, ...], float]]:
         """Every naming the physical bounds allow, with its score (see :meth:`_best`);
         ``held`` is each group's share of the inked cells (0 where not known), ``dark``
         the groups that may only be dark green, ``not_dark`` those that may not be
-        (:func:`calibration.ink_bounds.lifted_from_black`)."""
-        lifted = np.zeros(len(centres), bool) if not_dark is None else not_dark
-        choices = ["D" if d else (INKS + UNNAMED if s else INKS).replace("D", "" if up else "D")
-                   for s, d, up in zip(stray, dark, lifted, strict=True)]
+        (:func:`calibration.ink_bounds.lifted_from_black`); a group flagged both is dark
+        green."""
+        choices = []
+        for s, d, up in zip(stray, dark, not_dark, strict=True):
+            open_inks = INKS + UNNAMED if s else INKS
+            choices.append("D" if d else open_inks.replace("D", "") if up else open_inks)
         measures: dict[tuple[int, ...], _Measures] = {}
         broad = held >= ONE_INK_SHARE
         hue, hued = hue_angles(centres)
@@ -315,7 +317,8 @@ class InkModel(BaseModel):
         # read) flags one, and groups are contested only against a top.
         none = np.zeros(len(rest), bool)
         for other, other_score in self._allowed(centres[rest], top, held[rest], none, none,
-                                                True, lifted_from_black(centres)[rest]):
+                                                every_ink=True,
+                                                not_dark=lifted_from_black(centres)[rest]):
             if other_score >= score - NAMING_MARGIN:
                 out[rest[np.array(other) != chosen]] = True
         return out

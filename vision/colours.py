@@ -46,8 +46,10 @@ beside the board or a neighbour take their tint (game 7000 turn 17: a true colum
 bottom level, 24 pixels on the board, 25-30 off its upper levels' hue; turn 33: levels
 of 12 and 26 pixels, 27 apart)."""
 HUE_DARK_BELOW = 45.0
-"""A level darker than this (its side's three channels summed) tells no hue (as
-:data:`vision.confidence.HUE_DARK`: a column in deep shade spreads 45-63 in hue)."""
+"""A level darker than this (its side's three channels summed) tells no hue: a true
+column in deep shade (game 6000 turn 27, levels summing to 31-35) spread 45-63 in hue,
+as far as bricks of their own colours do (the confidences' doubt asks the same,
+:data:`vision.confidence.HUE_DARK`)."""
 BOARD_ROWS = 2
 """The rows (of the decoder's region) at the bottom of a ground level's side whose
 chromaticity the board tints: the region is softened and the frame's colour is coarser
@@ -100,29 +102,12 @@ class LevelColours:
             spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
-        hue = self._clear_hue_spread(piece)
+        if best >= 1.0:
+            return best
+        hue = self.hue_spread(piece, HUE_DARK_BELOW, HUE_LEVEL_PX)
         return max(best, min(max((hue - HUE_FROM) / HUE_RAMP, 0.0), 1.0))
 
-    def _clear_hue_spread(self, piece: Piece) -> float:
-        """The most two levels of a column differ in chromaticity alone, of the levels
-        each view shows clearly (:data:`HUE_LEVEL_PX` side pixels, not darker than
-        :data:`HUE_DARK_BELOW`); 0 where no view shows two."""
-        floor = 100.0 * math.log(HUE_DARK_BELOW + 6.0)  # colour_features' light unit
-        best = 0.0
-        for i, ev in enumerate(self.evidence):
-            if ev.colour is None:
-                continue
-            means = [mean for level in range(piece.z, piece.top)
-                     if len(ev.view.side_pixels((piece.x, piece.y, level, 0))) >= HUE_LEVEL_PX
-                     and (mean := self._colour_of(i, piece.x, piece.y, level)) is not None
-                     and mean[2] >= floor]
-            for j, a in enumerate(means):
-                for b in means[j + 1:]:
-                    d = a[:2] - b[:2]
-                    best = max(best, float(np.sqrt(d.dot(d))))
-        return best
-
-    def hue_spread(self, piece: Piece, dark_below: float = 0.0) -> float:
+    def hue_spread(self, piece: Piece, dark_below: float = 0.0, min_px: int = 0) -> float:
         """The most a column's levels differ in chromaticity alone (colour units, the
         light left out), in the view where they differ most; 0 where no view sees two of
         them. A shadow across a level, or a brighter fill on one, changes its light and
@@ -130,14 +115,18 @@ class LevelColours:
         that differ only in light leave a column in shade and a stack of tans open.
         Levels darker than ``dark_below`` (the three channels summed) tell no hue: a
         channel of ten or so is mostly noise and the compression's steps. A column whose
-        levels' hue no view shows spreads 0: its colours cannot tell it either."""
+        levels' hue no view shows spreads 0: its colours cannot tell it either. Levels
+        showing fewer than ``min_px`` side pixels in a view are left out there: a few
+        pixels beside the board or a neighbour take their tint."""
         floor = 100.0 * math.log(dark_below + 6.0)  # colour_features' light unit
         best = 0.0
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:
                 continue
             means = [mean for level in range(piece.z, piece.top)
-                     if (mean := self._colour_of(i, piece.x, piece.y, level)) is not None
+                     if (not min_px or len(ev.view.side_pixels((piece.x, piece.y, level, 0)))
+                         >= min_px)
+                     and (mean := self._colour_of(i, piece.x, piece.y, level)) is not None
                      and mean[2] >= floor]
             for j, a in enumerate(means):
                 for b in means[j + 1:]:

@@ -20,6 +20,7 @@ from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, staircase_end
+from vision.colours import HUE_DARK_BELOW
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 from vision.rival_readings import restacked, rival_readings
@@ -131,11 +132,9 @@ whose levels differ only in light (a shadow across one or two) spread 11.6-16.3,
 stacks of bricks 22-106 but for four with a reddish-brown brick in shade, its hue washed
 towards grey (10-17); tan and dark tan are 5 apart. At 25 as many wrong pieces and 5
 more right ones are flagged."""
-HUE_DARK = 45.0
-"""A level darker than this (its side's three channels summed) tells no hue: a true
-column in deep shade (game 6000 turn 27, levels summing to 31-35) spread 45-63 in hue,
-as far as bricks of their own colours do. Without it the doubt flags 3 fewer wrong
-pieces and 7 fewer right ones on those sets."""
+HUE_DARK = HUE_DARK_BELOW
+"""Levels darker than :data:`vision.colours.HUE_DARK_BELOW` tell no hue here either.
+Without it the doubt flags 3 fewer wrong pieces and 7 fewer right ones on those sets."""
 
 
 def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
