@@ -327,12 +327,8 @@ def _judged(
         # quarters cost right boards: found ones had quarters down to 0.10.
         colours = top_colours(image, camera, grid.pose)
         tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours) or (
-            quarters_problem(
-                image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0,
-                colours=colours,
-            )
-            if quarters
-            else ""
+            quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT,
+                             quarters_told=0, colours=colours) if quarters else ""
         )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"
