@@ -294,7 +294,9 @@ def judge(
 
     ``rim_witness``: the plate's rim lies all round where a thin lattice puts the board
     (asked only where :func:`~calibration.vouching.rim_may_vouch_for_thin_lattice`); with
-    three corner bricks it vouches for that lattice.
+    three corner bricks it vouches for that lattice. Asked where
+    :func:`~calibration.vouching.rim_may_vouch_for_soft_lattice`, it vouches for a soft
+    lattice over 10 or 11 blocks (the stud tops are asked in ``calibration.fit``).
     """
     seen = corners_seen(support)
     rim = support.get(PLATE_GROUP, 0.0)
@@ -309,6 +311,7 @@ def judge(
         vouches_for_soft_lattice(boundary, margin)
         or sides_vouch_for_soft_lattice(grid, boundary)
         or blurred
+        or rim_witness
     )
     problem = lattice_problem(
         grid, vouched, BLURRED_SIDES_CLARITY if blurred else BLURRED_LATTICE_CLARITY

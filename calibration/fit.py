@@ -44,8 +44,10 @@ from calibration.turn_agreement import judge_turn
 from calibration.vouching import (
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
+    RIM_SOFT_BLOCKS,
     SIDES_VOUCHED_CLARITY,
     SOFT_LATTICE_CLARITY,
+    rim_may_vouch_for_soft_lattice,
     rim_may_vouch_for_thin_lattice,
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
@@ -137,23 +139,16 @@ def finish(
         return result
     # A soft lattice refused: tops darker than the card, blurred into their holes, draw
     # the usual shade template onto the gaps between studs (dev frames settled there
-    # from the truth itself, half a stud off over the whole board). Fitted again from
-    # the same start with a template blind to the tops, it is judged by the same checks
-    # (the stud tops' colour among them), and taken only if it passes them all. Most
-    # starts a search refuses are soft because they are wrong: the second fit (15 ms
-    # with its checks) is tried only where the blind template already read the usual
-    # fit's blocks sharply (on dev frames, 20 of 267 refused starts; it lost none of
-    # the boards that a second fit of every such start had found), and only where the
-    # usual fit agreed on a few blocks at least: a blind fit reading under
-    # BLIND_SHARP_CLARITY is judged a soft lattice, which needs ten, and of 44 second
-    # fits after a usual one on 4 to 6 blocks none got there (after one on 7, three of
-    # six did).
-    # Where neither template reads the blocks sharply, the stud tops' colour may still
-    # say that the usual fit sits on the gaps (ON_GAPS_READ): the usual template misread
-    # the tops. Only the blind refit from the same start is tried: a second one from
-    # where the colour puts the studs found dev 20145, but took the bench's frame 1009,
-    # moved slightly as the tracked frame moves it, 2.4 px off (a blind fit at 4.96 over
-    # 14 blocks that every check passed).
+    # from the truth itself, half a stud off). Fitted again from the same start with a
+    # template blind to the tops, it is judged by the same checks, the stud tops' colour
+    # among them. Most refused starts are soft because they are wrong: the second fit
+    # (15 ms with its checks) is tried only where the blind template already read the
+    # usual fit's blocks sharply (20 of 267 refused dev starts; it lost none of the
+    # boards a second fit of every such start found), after a usual fit on a few blocks
+    # (BLIND_GATE_BLOCKS). Where neither template reads the blocks sharply, the stud
+    # tops' colour may say that the usual fit sits on the gaps (ON_GAPS_READ). Only the
+    # refit from the same start is tried: one from where the colour puts the studs took
+    # the bench's frame 1009, moved as the tracked frame is, 2.4 px off.
     on_gaps = functools.cache(lambda: on_the_gaps(image, camera, grid.pose))
     if (
         grid.blind_clarity < SOFT_LATTICE_CLARITY
@@ -194,20 +189,20 @@ def _blind_refit(
         # Soft to both templates alike, the studs are blurred, not misread: a second fit
         # there settled 1.9 px off a board 7 px a stud (dev), over 14 blocks, and was
         # taken. Only a blind template reading them clearly sharper than the usual one
-        # (or the usual fit put on the gaps by the stud tops' colour) says that the usual
-        # one misread the tops, and only a fit that has settled (that board's blind fit,
-        # drawn with the seams, reads 4.9 against the usual fit's 4.1, but over 12 blocks
-        # at a residual of 0.51 px, 1.6 px off).
+        # (or the usual fit on the gaps by the stud tops' colour) says that the usual one
+        # misread the tops, and only a settled fit (that board's blind fit, drawn with
+        # the seams, reads 4.9 against 4.1, over 12 blocks at 0.51 px, 1.6 px off).
         return None
     if grid.blocks < SETTLING_BLOCKS and blind.clarity < BLIND_SHARP_CLARITY:
         # After a usual fit on 6 blocks, a blind fit judged as a soft lattice has never
         # got there (BLIND_GATE_BLOCKS): only a sharp one is judged.
         return None
-    if blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY:
+    thin = blind.blocks < MIN_SOFT_GRID_BLOCKS and blind.clarity < STUD_TOPS_CLARITY
+    if thin and not (blind.blocks >= RIM_SOFT_BLOCKS
+                     and rim_witnesses(rim_moves(gray, camera, blind.pose))):
         # Over 11 blocks at 5.3 a blind fit of a board 7 px a stud (dev) was taken tilted,
         # 0.5 px off at one corner and 3.6 px at the opposite one, every quarter's stud
-        # tops agreeing: the blurred lattice's allowance of 11 blocks is for the usual
-        # template's fits. Two right blind fits over 11 blocks (dev) read 7.1 and 7.2.
+        # tops agreeing: only the plate's rim, fitted all round, sees that tilt.
         return None
     second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True)
     return second if second.found else None
@@ -288,9 +283,12 @@ def _judged(
     support = edge_support(gray, camera, grid.pose, EDGE_MODEL, 6.0, 4.0)
     # The plate's rim fitted at full size (about 5 ms), once, and only if asked below.
     rim = functools.cache(lambda: rim_moves(gray, camera, grid.pose))
-    # A sharp lattice seen in few blocks, all four sides where it puts the board: the
-    # plate's rim may vouch for its plane.
-    witness = rim_may_vouch_for_thin_lattice(grid, boundary) and rim_witnesses(rim())
+    # A sharp lattice seen in few blocks, or a soft one in 10 or 11, all four sides where
+    # it puts the board: the plate's rim may vouch for its plane.
+    witness = (
+        rim_may_vouch_for_thin_lattice(grid, boundary)
+        or rim_may_vouch_for_soft_lattice(grid, boundary)
+    ) and rim_witnesses(rim())
     # The pose stands on the plate, the studs and the corner bricks alone: the map only
     # says which way round, and vouches for nothing. (With a right map allowed to vouch
     # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
@@ -303,8 +301,13 @@ def _judged(
         # studs: a soft lattice is taken only over most of the board with all four
         # sides where it puts them, and with the stud tops' colour, which the lattice
         # fit never reads, putting the studs where it does.
-        strict = sides_vouch_for_soft_lattice(grid, boundary)
-        if not strict and not sides_vouch_for_blurred_lattice(grid, boundary):
+        # Where the rim vouches for the plane (witness), the whole board's stud tops
+        # suffice: the quarters refused right blind fits of 10 blocks (dev 20118). The
+        # blurred allowance of 11 blocks is the usual template's (_blind_refit).
+        strict = sides_vouch_for_soft_lattice(grid, boundary) or witness
+        blurred = sides_vouch_for_blurred_lattice(grid, boundary) and not (
+            top_blind and grid.blocks < MIN_SOFT_GRID_BLOCKS)
+        if not strict and not blurred:
             reason = f"the studs are soft (clarity {grid.clarity:.1f})"
         else:
             # Softer still, or over fewer blocks: every quarter of the board must put
@@ -324,12 +327,8 @@ def _judged(
         # quarters cost right boards: found ones had quarters down to 0.10.
         colours = top_colours(image, camera, grid.pose)
         tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours) or (
-            quarters_problem(
-                image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT, quarters_told=0,
-                colours=colours,
-            )
-            if quarters
-            else ""
+            quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT,
+                             quarters_told=0, colours=colours) if quarters else ""
         )
         if tops:
             reason = f"the stud lattice may lie on the gaps (clarity {grid.clarity:.1f}): {tops}"

@@ -19,6 +19,10 @@ says what must agree:
   step where it puts them, but its plane is pinned loosely: the plate's rim, fitted at
   full size all round the board, may pin its tilt
   (:func:`rim_may_vouch_for_thin_lattice`).
+- A soft lattice seen in 10 or 11 blocks leaves its plane's tilt open as a thin one
+  does, and the quarters' stud tops do not see a tilt of a fraction of a stud: the rim
+  fitted all round, all four sides and the whole board's stud tops may vouch for it
+  (:func:`rim_may_vouch_for_soft_lattice`).
 
 :func:`calibration.evidence.judge` and :func:`calibration.fit.finish` ask these rules;
 the thresholds they share with :func:`calibration.evidence.lattice_problem` live here,
@@ -50,6 +54,10 @@ MIN_BLURRED_GRID_BLOCKS = 11
 clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`.
 With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten blocks
 leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
+RIM_SOFT_BLOCKS = 10
+"""The fewest blocks of a soft lattice that the plate's rim, all four sides and the whole
+board's stud tops may vouch for together (:func:`rim_may_vouch_for_soft_lattice`): the
+lattice's own allowance for a vouched fit (``evidence.VOUCHED_GRID_BLOCKS``)."""
 THIN_WITNESSED_BLOCKS = 7
 """The fewest blocks of a sharp lattice that the plate's rim, all four sides and three
 corner bricks may vouch for together (:func:`rim_may_vouch_for_thin_lattice`)."""
@@ -122,5 +130,27 @@ def rim_may_vouch_for_thin_lattice(grid: GridFit, boundary: BoundaryCheck) -> bo
     return (
         THIN_WITNESSED_BLOCKS <= grid.blocks < TRUSTED_GRID_BLOCKS
         and grid.clarity >= SOFT_LATTICE_CLARITY
+        and _tight_within_four_sides(grid, boundary)
+    )
+
+
+def rim_may_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
+    """Whether a soft lattice seen in too few blocks for the sides alone is boxed in
+    enough by them for the plate's rim to be asked to vouch for it (as for a thin sharp
+    lattice: ``calibration.fit`` asks the rim, and the whole board's stud tops).
+
+    Soft lattices over 10 or 11 blocks within a pixel of the truth had all four sides
+    and the stud tops agreeing, and so had the top-blind fits of one small board tilted
+    2.6 to 2.8 px off (dev 20118, 7 px a stud, every quarter's stud tops agreeing too):
+    what parts them is the tilt, which the rim fitted all round pins (those fits moved
+    a corner stud 2.8 to 3.2 px, the right ones 1.3). Of 62 such fits over the 400 dev
+    frames (from truths, perturbed and moved truths; 6 over 2 px off), the stud tops
+    alone passed one 3.4 px off, the rim and the stud tops together none over 1.2 px.
+    Under 10 blocks (fits passing both 1.97 px off), or softer than the sides may vouch
+    for, the rim is not asked.
+    """
+    return (
+        RIM_SOFT_BLOCKS <= grid.blocks < MIN_SOFT_GRID_BLOCKS
+        and SIDES_VOUCHED_CLARITY <= grid.clarity < SOFT_LATTICE_CLARITY
         and _tight_within_four_sides(grid, boundary)
     )
