@@ -75,33 +75,44 @@ def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) 
         return False
     by_turns = not map_problem(evidence.margin, evidence.score, blocks) or (
         blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(evidence, ground))
-    return by_turns and beats_mirror_images(evidence, ground)
+    return by_turns and beats_own_nulls(evidence, ground)
 
 
 MIRROR_GAP = 0.08
 """By how much a map's winning turn must agree better than the best of its mirror images
-(:func:`beats_mirror_images`). At the found poses of 141 development boards (seeds 3000
-to 3149): right maps that settled their turn beat them by 0.11 to 0.96 (1 % under 0.15),
+(:func:`beats_own_nulls`). At the found poses of 141 development boards (seeds 3000 to
+3149): right maps that settled their turn beat them by 0.11 to 0.96 (1 % under 0.15),
 mirrored and transposed maps that settled a turn fell 0.20 to 0.48 short, and the
 random layouts that settled one (8 of 14,100) beat them by 0.005 to 0.24: 0.08 refuses
 five of those (three a wrong turn) and every mirrored map, and no right map."""
+OWN_TURNS_FLOOR = 0.1
+"""By how much a map's winning turn must agree better than each of its other turns
+however far its scores' margin puts it ahead. Right maps that settled their turn on 229
+development boards (seeds 3000 to 3149, 20000 to 20099): 0.26 or more; a random layout
+settled a quarter turn off on a margin of 35 with its other turns within 0.02."""
 
 
-def beats_mirror_images(evidence: TurnEvidence, ground: GroundMap) -> bool:
-    """Whether the map fits the card clearly better (:data:`MIRROR_GAP`) under its winning
-    turn than any of its mirror images under any turn: a null drawn from the map itself.
+def beats_own_nulls(evidence: TurnEvidence, ground: GroundMap) -> bool:
+    """Whether the map fits the card clearly better under its winning turn than the
+    layouts drawn from the map itself: its other turns (:data:`OWN_TURNS_FLOOR`) and its
+    mirror images under any turn (:data:`MIRROR_GAP`). Eight agreements on the colours
+    already read.
 
     A mirrored or transposed map keeps the inks, the regions' sizes and their shapes, so
     neither the inks' order nor unrelated layouts tell it from the right one, and it can
-    settle a wrong turn. Its mirror images are the map's four mirror images, which no
-    turn of the board can show unless the map is the board's mirror: with the right map
-    they are layouts of its own inks and shapes unrelated to the card, with a mirrored
-    map one of them is the board's own and fits better. Four agreements on the colours
-    already read."""
-    images = mirror_labelings(ground)
-    if evidence.colours is None or not len(images):
+    settle a wrong turn. No turn of the board can show one of the map's mirror images
+    unless the map is the board's mirror: with the right map they are layouts of its
+    own inks and shapes unrelated to the card; with a mirrored map one of them is the
+    board's own and fits better. A map whose other turns agree about as well as its
+    winning one has not chosen a turn, whatever its scores' margin says."""
+    if evidence.colours is None:
         return True
-    return evidence.agreement - float(agreements(evidence.colours, images).max()) >= MIRROR_GAP
+    images = mirror_labelings(ground)
+    own = map_labels(ground)[UNTURN]
+    kappas = agreements(evidence.colours, np.vstack([own, images]))
+    if evidence.agreement - float(np.delete(kappas[:4], evidence.turn).max()) < OWN_TURNS_FLOOR:
+        return False
+    return not len(images) or evidence.agreement - float(kappas[4:].max()) >= MIRROR_GAP
 
 
 def mirror_labelings(ground: GroundMap) -> NDArray[np.int32]:

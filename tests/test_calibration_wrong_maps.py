@@ -8,7 +8,7 @@ from bench.calibration import twin_frame
 from bench.wrong_maps import TurnInputs, located_with_inputs
 from calibration.camera import Pose
 from calibration.pose import locate_board
-from calibration.turn import TurnEvidence, map_explains
+from calibration.turn import TurnEvidence, map_explains, map_labels
 from rules.maps import GroundMap
 from rules.random_map import random_map
 
@@ -89,7 +89,7 @@ def test_a_layout_its_mirror_images_match_does_not_settle_the_turn() -> None:
 def test_a_mirror_symmetric_map_has_no_mirror_images() -> None:
     """A map that is its own mirror image leaves its mirror images out (they are its own
     turns, which the turn rules weigh already) and is not held back by them."""
-    from calibration.turn_agreement import beats_mirror_images, mirror_labelings
+    from calibration.turn_agreement import beats_own_nulls, mirror_labelings
     from rules.maps import load_map
 
     classic = load_map("1")
@@ -98,6 +98,21 @@ def test_a_mirror_symmetric_map_has_no_mirror_images() -> None:
     grid[:, 16:] = grid[:, :16][:, ::-1]
     symmetric = GroundMap(name="symmetric", ground=tuple("".join(row) for row in grid))
     assert len(mirror_labelings(symmetric)) == 0
-    evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), agreement=0.9, turn=0,
-                            colours=np.zeros((1024, 3), np.float32))
-    assert beats_mirror_images(evidence, symmetric)
+    # A card printed exactly as the map (one Lab colour an ink), seen under turn 0.
+    inks = np.array([[80, -40, 40], [35, -30, 15], [70, 10, 60], [50, 0, 0], [50, 0, 0]])
+    colours = inks[map_labels(symmetric)].astype(np.float32)
+    evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), agreement=1.0, turn=0,
+                            colours=colours)
+    assert beats_own_nulls(evidence, symmetric)
+
+
+def test_a_layout_whose_other_turns_agree_as_well_does_not_settle_the_turn() -> None:
+    """Dev frame 3002 with unrelated layout 58: its scores put one turn 35 times ahead of
+    the next and it agrees 0.56 there (0.17 over the unrelated layouts, 0.15 over its
+    mirror images), but its other turns agree within 0.02 of it: it once settled a
+    quarter turn off."""
+    found = _found_pose(3002)
+    wrong = random_map(np.random.default_rng(500_000 + 3002 * 1000 + 58))
+    evidence, resolved, _ = found.judge(wrong)
+    assert map_explains(evidence.agreement, evidence.null)
+    assert not resolved
