@@ -11,6 +11,8 @@ under one turn and 0.6 under the next has chosen its turn, whatever the ratio of
 The same comparison of a map with its own other turns vouches for a map that unrelated
 layouts nearly match (:func:`own_turns_vouch`): a card mostly of one ink, or seen in a few
 hundred cells, lets the best of 64 unrelated layouts reach an agreement of 0.4 to 0.65.
+And the map's mirror images, layouts of its own inks and shapes that no turn of the board
+shows, tell a mirrored or transposed map from the right one (:func:`beats_own_nulls`).
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) 
     """Whether the map says which way round: it is trusted at all (:func:`map_trusted`)
     and settles the turn by its scores' margin (:func:`calibration.evidence.map_problem`),
     or, where that margin is short on a pose resting on a trusted lattice, by its
-    agreement under each turn (:func:`turn_stands_out`). The one rule the first detection
-    and the tracker both ask."""
+    agreement under each turn (:func:`turn_stands_out`), and beats the layouts drawn from
+    the map itself (:func:`beats_own_nulls`). The one rule the first detection and the
+    tracker both ask."""
     if ground is None or not map_trusted(evidence, ground):
         return False
     by_turns = not map_problem(evidence.margin, evidence.score, blocks) or (
@@ -81,10 +84,11 @@ def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) 
 MIRROR_GAP = 0.08
 """By how much a map's winning turn must agree better than the best of its mirror images
 (:func:`beats_own_nulls`). At the found poses of 141 development boards (seeds 3000 to
-3149): right maps that settled their turn beat them by 0.11 to 0.96 (1 % under 0.15),
-mirrored and transposed maps that settled a turn fell 0.20 to 0.48 short, and the
+3149): right maps that settled their turn beat them by 0.11 to 0.88 (2 of 137 under
+0.15), mirrored and transposed maps that settled a turn fell 0.20 to 0.48 short, and the
 random layouts that settled one (8 of 14,100) beat them by 0.005 to 0.24: 0.08 refuses
-five of those (three a wrong turn) and every mirrored map, and no right map."""
+five of those (three a wrong turn) and every mirrored map, and no right map
+(docs/real-tables-log.md, "Mirrored maps: a null drawn from the map itself")."""
 OWN_TURNS_FLOOR = 0.1
 """By how much a map's winning turn must agree better than each of its other turns
 however far its scores' margin puts it ahead. Right maps that settled their turn on 229
