@@ -11,9 +11,13 @@ under one turn and 0.6 under the next has chosen its turn, whatever the ratio of
 The same comparison of a map with its own other turns vouches for a map that unrelated
 layouts nearly match (:func:`own_turns_vouch`): a card mostly of one ink, or seen in a few
 hundred cells, lets the best of 64 unrelated layouts reach an agreement of 0.4 to 0.65.
+And the map's mirror images, layouts of its own inks and shapes that no turn of the board
+shows, tell a mirrored or transposed map from the right one (:func:`beats_own_nulls`).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,6 +38,7 @@ from calibration.turn import (
 )
 from calibration.vouching import TRUSTED_GRID_BLOCKS
 from rules.maps import GroundMap
+from rules.pieces import BOARD_STUDS
 
 STRONG_AGREEMENT = 0.8
 """The agreement a map must reach under its winning turn before its agreement may settle
@@ -66,12 +71,70 @@ def turn_settled(evidence: TurnEvidence, ground: GroundMap | None, blocks: int) 
     """Whether the map says which way round: it is trusted at all (:func:`map_trusted`)
     and settles the turn by its scores' margin (:func:`calibration.evidence.map_problem`),
     or, where that margin is short on a pose resting on a trusted lattice, by its
-    agreement under each turn (:func:`turn_stands_out`). The one rule the first detection
-    and the tracker both ask."""
+    agreement under each turn (:func:`turn_stands_out`), and beats the layouts drawn from
+    the map itself (:func:`beats_own_nulls`). The one rule the first detection and the
+    tracker both ask."""
     if ground is None or not map_trusted(evidence, ground):
         return False
-    return not map_problem(evidence.margin, evidence.score, blocks) or (
+    by_turns = not map_problem(evidence.margin, evidence.score, blocks) or (
         blocks >= TRUSTED_GRID_BLOCKS and turn_stands_out(evidence, ground))
+    return by_turns and beats_own_nulls(evidence, ground)
+
+
+MIRROR_GAP = 0.08
+"""By how much a map's winning turn must agree better than the best of its mirror images
+(:func:`beats_own_nulls`). At the found poses of 141 development boards (seeds 3000 to
+3149): right maps that settled their turn beat them by 0.11 to 0.88 (2 of 137 under
+0.15), mirrored and transposed maps that settled a turn fell 0.20 to 0.48 short, and the
+random layouts that settled one (8 of 14,100) beat them by 0.005 to 0.24: 0.08 refuses
+five of those (three a wrong turn) and every mirrored map, and no right map
+(docs/real-tables-log.md, "Mirrored maps: a null drawn from the map itself")."""
+OWN_TURNS_FLOOR = 0.1
+"""By how much a map's winning turn must agree better than each of its other turns
+however far its scores' margin puts it ahead. Right maps that settled their turn on 229
+development boards (seeds 3000 to 3149, 20000 to 20099): 0.26 or more; a random layout
+settled a quarter turn off on a margin of 35 with its other turns within 0.02."""
+
+
+def beats_own_nulls(evidence: TurnEvidence, ground: GroundMap) -> bool:
+    """Whether the map fits the card clearly better under its winning turn than the
+    layouts drawn from the map itself: its other turns (:data:`OWN_TURNS_FLOOR`) and its
+    mirror images under any turn (:data:`MIRROR_GAP`). Eight agreements on the colours
+    already read.
+
+    A mirrored or transposed map keeps the inks, the regions' sizes and their shapes, so
+    neither the inks' order nor unrelated layouts tell it from the right one, and it can
+    settle a wrong turn. No turn of the board can show one of the map's mirror images
+    unless the map is the board's mirror: with the right map they are layouts of its
+    own inks and shapes unrelated to the card; with a mirrored map one of them is the
+    board's own and fits better. A map whose other turns agree about as well as its
+    winning one has not chosen a turn, whatever its scores' margin says."""
+    if evidence.colours is None:
+        return True
+    images = mirror_labelings(ground)
+    own = map_labels(ground)[UNTURN]
+    kappas = agreements(evidence.colours, np.vstack([own, images]))
+    if evidence.agreement - float(np.delete(kappas[:4], evidence.turn).max()) < OWN_TURNS_FLOOR:
+        return False
+    return not len(images) or evidence.agreement - float(kappas[4:].max()) >= MIRROR_GAP
+
+
+def mirror_labelings(ground: GroundMap) -> NDArray[np.int32]:
+    """The map's cells mirrored, under each of the four turns (rows as
+    :func:`calibration.turn.map_labels`), leaving out any that equals one of the map's
+    own turns (a mirror-symmetric map: that image is the map itself)."""
+    return _mirror_labelings(ground.ground)
+
+
+@functools.lru_cache(maxsize=16)
+def _mirror_labelings(rows: tuple[str, ...]) -> NDArray[np.int32]:
+    """Made once per map: a tracked frame should not mirror the map again."""
+    own = map_labels(GroundMap(name="", ground=rows))[UNTURN]
+    mirrored = own[0].reshape(-1, BOARD_STUDS)[:, ::-1].ravel()[UNTURN]
+    kept = [image for image in mirrored if not (image[None] == own).all(axis=1).any()]
+    out = np.array(kept, dtype=np.int32).reshape(len(kept), own.shape[1])
+    out.setflags(write=False)
+    return out
 
 
 OWN_TURNS_GAP = 0.4

@@ -132,6 +132,8 @@ def test_only_a_trusted_map_settles_the_turn(monkeypatch) -> None:
     evidence = TurnEvidence(Pose(np.zeros(3), np.zeros(3)), margin=100 * MIN_MAP_MARGIN,
                             score=1.0, agreement=0.9, mapped=True, turn=0,
                             colours=np.zeros((4, 3)))
+    # The map's own nulls are a rule of their own (tests/test_calibration_wrong_maps.py).
+    monkeypatch.setattr(turn_agreement, "beats_own_nulls", lambda e, g: True)
     for trusted in (True, False):
         monkeypatch.setattr(turn_agreement, "map_trusted", lambda e, g, t=trusted: t)
         assert turn_agreement.turn_settled(evidence, load_map("1"), 12) is trusted
