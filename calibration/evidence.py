@@ -35,6 +35,7 @@ from calibration.vouching import (
     MIN_SOFT_GRID_BLOCKS,
     SOFT_LATTICE_CLARITY,
     TRUSTED_GRID_BLOCKS,
+    VOUCHED_GRID_BLOCKS,
     VOUCHED_RMS_PX,
     sides_vouch_for_blurred_lattice,
     sides_vouch_for_soft_lattice,
@@ -62,7 +63,6 @@ frames and the Cycles set all passed the stud tops' check, which misses only on
 sharper boards (a card of one colour under glossy tops)."""
 BLURRED_LATTICE_CLARITY = 4.0
 """The least clarity a lattice vouched for by the rest of the picture may have."""
-VOUCHED_GRID_BLOCKS = 10
 THIN_WITNESSED_CORNERS = 3
 """Corner bricks a thin lattice vouched for by the rim must show."""
 MIN_BOARD_IN_VIEW = 0.6

@@ -63,7 +63,12 @@ def _own_turns_gap(evidence: TurnEvidence, labels: np.ndarray) -> float:
     """How far the map's agreement under its winning turn beats its best other turn's
     (``labels``: the map's cells under each of its four turns)."""
     assert evidence.colours is not None
-    kappas = agreements(evidence.colours, labels)
+    return _over_other_turns(evidence, agreements(evidence.colours, labels))
+
+
+def _over_other_turns(evidence: TurnEvidence, kappas: FloatArray) -> float:
+    """The winning turn's agreement less the best of the other three (``kappas``: the
+    map's agreement under each of its four turns)."""
     return evidence.agreement - float(np.delete(kappas, evidence.turn).max())
 
 
@@ -114,7 +119,7 @@ def beats_own_nulls(evidence: TurnEvidence, ground: GroundMap) -> bool:
     images = mirror_labelings(ground)
     own = map_labels(ground)[UNTURN]
     kappas = agreements(evidence.colours, np.vstack([own, images]))
-    if evidence.agreement - float(np.delete(kappas[:4], evidence.turn).max()) < OWN_TURNS_FLOOR:
+    if _over_other_turns(evidence, kappas[:4]) < OWN_TURNS_FLOOR:
         return False
     return not len(images) or evidence.agreement - float(kappas[4:].max()) >= MIRROR_GAP
 

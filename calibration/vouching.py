@@ -54,10 +54,12 @@ MIN_BLURRED_GRID_BLOCKS = 11
 clarity of :data:`SIDES_VOUCHED_CLARITY` on; under it, :data:`MIN_SOFT_GRID_BLOCKS`.
 With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten blocks
 leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
-RIM_SOFT_BLOCKS = 10
+VOUCHED_GRID_BLOCKS = 10
+"""The fewest blocks of a lattice that the rest of the picture may vouch for."""
+RIM_SOFT_BLOCKS = VOUCHED_GRID_BLOCKS
 """The fewest blocks of a soft lattice that the plate's rim, all four sides and the whole
 board's stud tops may vouch for together (:func:`rim_may_vouch_for_soft_lattice`): the
-lattice's own allowance for a vouched fit (``evidence.VOUCHED_GRID_BLOCKS``)."""
+lattice's own allowance for a vouched fit."""
 THIN_WITNESSED_BLOCKS = 7
 """The fewest blocks of a sharp lattice that the plate's rim, all four sides and three
 corner bricks may vouch for together (:func:`rim_may_vouch_for_thin_lattice`)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.calibration import twin_frame
-from bench.wrong_maps import TurnInputs, located_with_inputs
+from bench.wrong_maps import TurnInputs, hard_maps, located_with_inputs
 from calibration.camera import Pose
 from calibration.pose import locate_board
 from calibration.turn import TurnEvidence, map_explains, map_labels
@@ -52,14 +52,6 @@ def test_tracker_asks_the_pose_check_before_a_map_settles_the_turn() -> None:
     assert not (again.found and again.turn_resolved)
 
 
-def _mirrored(ground: GroundMap, transposed: bool = False) -> GroundMap:
-    """The map as a user might pass it the wrong way over: mirrored left to right, or
-    transposed."""
-    grid = np.array([list(row) for row in ground.ground])
-    grid = grid.T if transposed else grid[:, ::-1]
-    return GroundMap(name="mirrored", ground=tuple("".join(row) for row in grid))
-
-
 def test_a_mirrored_map_does_not_settle_the_turn() -> None:
     """Dev frame 3024: its map mirrored, or transposed, explains the card 0.51 at a turn
     (0.25 over unrelated layouts, the inks in order, the scores' margin past 4) and once
@@ -67,8 +59,9 @@ def test_a_mirrored_map_does_not_settle_the_turn() -> None:
     better. The right map still settles the turn, 0.5 better than its mirror images."""
     found = _found_pose(3024)
     ground = twin_frame(3024).ground
-    for transposed in (False, True):
-        evidence, resolved, _ = found.judge(_mirrored(ground, transposed))
+    wrong = dict(hard_maps(ground, np.random.default_rng(0), 0))
+    for kind in ("mirror", "transpose"):
+        evidence, resolved, _ = found.judge(wrong[kind])
         assert map_explains(evidence.agreement, evidence.null)  # trusted as before
         assert not resolved
     _, right, _ = found.judge(ground)
