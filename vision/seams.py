@@ -205,27 +205,29 @@ class SeamLines:
         starts = np.cumsum([0] + [len(s[3]) for s in sampled[:-1]])
         counts = np.add.reduceat(inside.astype(np.int64), starts).tolist()
         news = np.add.reduceat(changed.astype(np.int64), starts).tolist()
-        for (k, heights, per_mm, pts), at, count, new in zip(sampled, starts.tolist(), counts,
-                                                             news, strict=True):
-            if not count or new / count < NEW_SHARE:
-                continue
-            part = slice(at, at + len(pts))
-            profile = self._profile(view, pts, image[part], region[part], inside[part],
-                                    len(heights))
+        read = [(face, at) for face, at, count, new
+                in zip(sampled, starts.tolist(), counts, news, strict=True)
+                if count and new / count >= NEW_SHARE]
+        if not read:
+            return
+        # The faces read, their samples together (one depth test, one remap); each
+        # sample's value is its own (per point), so each face's profile is the one it
+        # gets alone.
+        take = np.concatenate([np.arange(at, at + len(face[3])) for face, at in read])
+        values = self._samples(view, points[take], image[take], region[take], inside[take])
+        at = 0
+        for k, heights, per_mm, pts in (face for face, _ in read):
+            profile = self._profile(values[at:at + len(pts)], len(heights))
+            at += len(pts)
             if profile is not None:
                 best[k] = max(best[k], joint_dip(profile, heights, per_mm))
 
-    def _profile(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
-                 region: NDArray[np.int64], inside: NDArray[np.bool_],
-                 rows: int) -> NDArray[np.float32] | None:
-        """One face's median brightness up its height, from its samples (``rows`` of
-        :data:`LINES`; their points, their pixels in the frame and in the region, and
-        which lie in the region), for a face new enough (:meth:`_dips` asks that
-        first); None when it is mostly hidden.
-
-        A sample is hidden where the palace before the turn is nearer than
-        :data:`HIDDEN_MM` in front of it, or off the region (a face at the frame's edge):
-        nothing is known of it there."""
+    def _samples(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
+                 region: NDArray[np.int64], inside: NDArray[np.bool_]) -> NDArray[np.float32]:
+        """The frame's light at samples (their points, their pixels in the frame and in
+        the region, and which lie in the region), NaN where hidden: where the palace
+        before the turn is nearer than :data:`HIDDEN_MM` in front of the sample, or off
+        the region (a face at the frame's edge), nothing is known of it."""
         v = self.evidence[view].view
         col, row = region[inside, 0], region[inside, 1]
         # np.linalg.norm's own sums along a row (the same floats), without its checks.
@@ -236,8 +238,16 @@ class SeamLines:
         grey = self._grey_of(view)
         values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                           borderValue=np.nan).reshape(rows, LINES)
-        values[hidden.reshape(values.shape)] = np.nan
+                           borderValue=np.nan).reshape(-1)
+        values[hidden] = np.nan
+        return values
+
+    @staticmethod
+    def _profile(values: NDArray[np.float32], rows: int) -> NDArray[np.float32] | None:
+        """One face's median light up its height, from its samples' (``rows`` of
+        :data:`LINES`, :meth:`_samples`), for a face new enough (:meth:`_dips` asks that
+        first); None when it is mostly hidden."""
+        values = values.reshape(rows, LINES)
         shown = np.isfinite(values)
         if shown.sum(axis=1).min() < LINES // 2 + 1:
             return None
