@@ -54,6 +54,9 @@ class CloserBound:
         self.signs = signs
         self.signed = signed
         self._tops: dict[int, _Top] = {}
+        self._located: dict[tuple[int, int], tuple[LegWays | None, int, tuple[Piece, ...]]] = {}
+        """Where each way comes from (:meth:`LegWays.locate`: the ways below it and which of
+        them, and its own pieces), the same for every top."""
         self._open = any(float(ev.leaf.min(initial=0.0)) < 0 for ev in scorer.evidence)
         """Leaves' evidence below zero breaks the bound's premise: then it rules out
         nothing."""
@@ -81,24 +84,32 @@ class CloserBound:
         less their prices, the most negative one's negative, the sum of their magnitudes),
         kept per way: the ways scored share their lower parts."""
         covered, _, pieces, made = top
-        hit = made.get((id(ways), i))
+        key = (id(ways), i)
+        hit = made.get(key)
         if hit is not None:
             return hit
-        part, below, far = ways.locate(i)
-        if isinstance(part, list):
+        at = self._located.get(key)
+        if at is None:
+            part, below, far = ways.locate(i)
+            if isinstance(part, list):
+                at = self._located[key] = (None, -1, tuple(part))
+            else:
+                at = self._located[key] = (part.below, below,
+                                           (*part.fars[far], part.lower, *part.brick))
+        lower, below, rest = at
+        if lower is None:
             gain, worst, size = 0.0, 0.0, 0.0
-            rest: Sequence[Piece] = part
         else:
-            gain, worst, size = self._way(top, part.below, below)
-            rest = (*part.fars[far], part.lower, *part.brick)
+            gain, worst, size = self._way(top, lower, below)
         for piece in rest:
             got = pieces.get(id(piece))
             if got is None:
                 got = pieces[id(piece)] = self._beyond(covered, piece)
             gain += got[0]
-            worst = min(worst, got[1])
+            if got[1] < worst:  # what min(worst, got[1]) keeps
+                worst = got[1]
             size += got[2]
-        made[(id(ways), i)] = hit = (gain, worst, size)
+        made[key] = hit = (gain, worst, size)
         return hit
 
     def _covered(self, top: list[Candidate]) -> list[NDArray[np.bool_]]:
