@@ -75,6 +75,10 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+BOX_MARGIN_PX = 2
+"""Region pixels by which a face's box (its corners' pixels) is widened before it is
+asked for changed pixels: a sample's pixel is rounded (half a pixel), and the lens bends
+a face's straight edges by far less than a pixel over its few dozen."""
 GROUP_POINTS = 4096
 """Samples projected at once (:meth:`SeamLines._dips`)."""
 _ACROSS = np.linspace(0.15, 0.85, LINES)
@@ -89,6 +93,7 @@ class SeamLines:
         self.evidence = list(evidence)
         self._known: dict[tuple[int, int, int], float] = {}
         self._grey: list[NDArray[np.float32] | None] = [None] * len(self.evidence)
+        self._table: list[NDArray[np.int32] | None] = [None] * len(self.evidence)
         self._eyes = [tuple(ev.view.pose.camera_center.tolist()) for ev in self.evidence]
 
     def seen(self, piece: Piece) -> float:
@@ -144,10 +149,15 @@ class SeamLines:
         ends = np.array([[[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
-                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]]
+                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM],
+                          [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base],
+                          [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 3 * BRICK_MM]]
                          for _, a, b, x, y, base in faces])
-        corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 4, 2)
-        finite = np.isfinite(corners).all(axis=(1, 2)).tolist()
+        corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 6, 2)
+        finite = np.isfinite(corners).all(axis=(1, 2))
+        # A face none of whose samples can lie on a changed pixel is no new face (its
+        # share of them is 0): it is neither sampled nor projected.
+        finite = (finite & self._may_be_new(view, corners[:, 2:], finite)).tolist()
         # Each face the camera sees well enough: its heights and its samples' points.
         sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
         for (k, a, b, x, y, base), px, ok in zip(faces, corners, finite, strict=True):
@@ -181,6 +191,34 @@ class SeamLines:
                 self._read_faces(view, group, best)
                 group, size = [], 0
         return best
+
+    def _may_be_new(self, view: int, corners: NDArray[np.float64],
+                    finite: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Whether any changed pixel of the region lies in each face's box (its four
+        corners' pixels, ``corners``, widened by :data:`BOX_MARGIN_PX`): every sample's
+        pixel lies in it, so a face without one has none on changed pixels."""
+        v = self.evidence[view].view
+        h, w = v.shape
+        region = v.to_region(np.where(finite[:, None, None], corners, 0.0))
+        lo = np.floor(region.min(axis=1)).astype(np.int64) - BOX_MARGIN_PX
+        hi = np.ceil(region.max(axis=1)).astype(np.int64) + BOX_MARGIN_PX
+        x0, y0 = np.maximum(lo[:, 0], 0), np.maximum(lo[:, 1], 0)
+        x1, y1 = np.minimum(hi[:, 0], w - 1) + 1, np.minimum(hi[:, 1], h - 1) + 1
+        some = (x0 < x1) & (y0 < y1)
+        x0, y0, x1, y1 = (np.where(some, c, 0) for c in (x0, y0, x1, y1))
+        table = self._changed_table(view)
+        count = table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+        return some & (count > 0)
+
+    def _changed_table(self, view: int) -> NDArray[np.int32]:
+        """The count of changed pixels above and left of each region pixel (a summed-area
+        table, ``cv2.integral``), made once a turn."""
+        table = self._table[view]
+        if table is None:
+            ev = self.evidence[view]
+            changed = (ev.weight > 0).astype(np.uint8).reshape(ev.view.shape)
+            table = self._table[view] = cv2.integral(changed)
+        return table
 
     def _read_faces(self, view: int,
                     sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]],
