@@ -177,3 +177,38 @@ def test_places_looked_at_together_get_what_each_gets_alone(
              for x, y, z in places]
     assert seen == alone
     assert seen[places.index((14, 13, 0))] > 0.0  # the stack's seams show: a whole look
+
+
+@pytest.mark.usefixtures("plain_look")
+def test_faces_left_unsampled_for_their_box_change_no_dip(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A face is not sampled when no changed pixel lies in its box: every place's dip
+    is the one it gets with every face sampled."""
+    from vision import confidence, turn
+    from vision.seams import SeamLines
+
+    kept: dict[str, object] = {}
+
+    def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]
+        kept["evidence"] = decoder.evidence
+        return confidence.rate_pieces(decoder, pieces, legal=legal)
+
+    monkeypatch.setattr(turn, "rate_pieces", keep)
+    stack = [Piece(Kind.BRICK, 14, 13, z, color="tan") for z in range(3)]
+    read_on_setup(stack, RenderOptions(clutter=False, color_jitter=0.0, settled=True,
+                                       seams=True))
+    evidence = kept["evidence"]
+    places = [(x, y, z) for x in range(8, 21) for y in range(7, 20) for z in range(3)]
+    boxed = SeamLines(evidence)._dips(0, places)  # type: ignore[arg-type]
+    tested: list[int] = []
+
+    def every(self, view, corners, finite):  # type: ignore[no-untyped-def]
+        tested.append(int((~self_may(self, view, corners, finite) & finite).sum()))
+        return np.ones(len(corners), bool)
+
+    self_may = SeamLines._may_be_new
+    monkeypatch.setattr(SeamLines, "_may_be_new", every)
+    full = SeamLines(evidence)._dips(0, places)  # type: ignore[arg-type]
+    assert boxed == full
+    assert sum(tested) > 100  # most faces are left out by their box
+    assert max(full) > SEAM_FROM  # the stack's own seams are among them

@@ -75,6 +75,10 @@ front of it."""
 _FACES = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)), ((1.0, 0.0), (1.0, 1.0), (1.0, 0.0)),
           ((0.0, 0.0), (1.0, 0.0), (0.0, -1.0)), ((0.0, 1.0), (1.0, 1.0), (0.0, 1.0)))
 """A cell's four sides: their two bottom corners (in cells) and their outward normal."""
+BOX_MARGIN_PX = 2
+"""Region pixels by which a face's box (its corners' pixels) is widened before it is
+asked for changed pixels: a sample's pixel is rounded (half a pixel), and the lens bends
+a face's straight edges by far less than a pixel over its few dozen."""
 GROUP_POINTS = 4096
 """Samples projected at once (:meth:`SeamLines._dips`)."""
 _ACROSS = np.linspace(0.15, 0.85, LINES)
@@ -89,6 +93,7 @@ class SeamLines:
         self.evidence = list(evidence)
         self._known: dict[tuple[int, int, int], float] = {}
         self._grey: list[NDArray[np.float32] | None] = [None] * len(self.evidence)
+        self._table: list[NDArray[np.int32] | None] = [None] * len(self.evidence)
         self._eyes = [tuple(ev.view.pose.camera_center.tolist()) for ev in self.evidence]
 
     def seen(self, piece: Piece) -> float:
@@ -144,10 +149,15 @@ class SeamLines:
         ends = np.array([[[(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 1.5 * BRICK_MM],
                           [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base],
-                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM]]
+                          [(x + a[0]) * STUD_MM, (y + a[1]) * STUD_MM, base + 3 * BRICK_MM],
+                          [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base],
+                          [(x + b[0]) * STUD_MM, (y + b[1]) * STUD_MM, base + 3 * BRICK_MM]]
                          for _, a, b, x, y, base in faces])
-        corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 4, 2)
-        finite = np.isfinite(corners).all(axis=(1, 2)).tolist()
+        corners = project(cam, pose, ends.reshape(-1, 3)).reshape(len(faces), 6, 2)
+        finite = np.isfinite(corners).all(axis=(1, 2))
+        # A face none of whose samples can lie on a changed pixel is no new face (its
+        # share of them is 0): it is neither sampled nor projected.
+        finite = (finite & self._may_be_new(view, corners[:, 2:], finite)).tolist()
         # Each face the camera sees well enough: its heights and its samples' points.
         sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]] = []
         for (k, a, b, x, y, base), px, ok in zip(faces, corners, finite, strict=True):
@@ -182,6 +192,34 @@ class SeamLines:
                 group, size = [], 0
         return best
 
+    def _may_be_new(self, view: int, corners: NDArray[np.float64],
+                    finite: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Whether any changed pixel of the region lies in each face's box (its four
+        corners' pixels, ``corners``, widened by :data:`BOX_MARGIN_PX`): every sample's
+        pixel lies in it, so a face without one has none on changed pixels."""
+        v = self.evidence[view].view
+        h, w = v.shape
+        region = v.to_region(np.where(finite[:, None, None], corners, 0.0))
+        lo = np.floor(region.min(axis=1)).astype(np.int64) - BOX_MARGIN_PX
+        hi = np.ceil(region.max(axis=1)).astype(np.int64) + BOX_MARGIN_PX
+        x0, y0 = np.maximum(lo[:, 0], 0), np.maximum(lo[:, 1], 0)
+        x1, y1 = np.minimum(hi[:, 0], w - 1) + 1, np.minimum(hi[:, 1], h - 1) + 1
+        some = (x0 < x1) & (y0 < y1)
+        x0, y0, x1, y1 = (np.where(some, c, 0) for c in (x0, y0, x1, y1))
+        table = self._changed_table(view)
+        count = table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+        return some & (count > 0)
+
+    def _changed_table(self, view: int) -> NDArray[np.int32]:
+        """The count of changed pixels above and left of each region pixel (a summed-area
+        table, ``cv2.integral``), made once a turn."""
+        table = self._table[view]
+        if table is None:
+            ev = self.evidence[view]
+            changed = (ev.weight > 0).astype(np.uint8).reshape(ev.view.shape)
+            table = self._table[view] = cv2.integral(changed)
+        return table
+
     def _read_faces(self, view: int,
                     sampled: list[tuple[int, NDArray[np.float64], float, NDArray[np.float64]]],
                     best: list[float]) -> None:
@@ -205,27 +243,29 @@ class SeamLines:
         starts = np.cumsum([0] + [len(s[3]) for s in sampled[:-1]])
         counts = np.add.reduceat(inside.astype(np.int64), starts).tolist()
         news = np.add.reduceat(changed.astype(np.int64), starts).tolist()
-        for (k, heights, per_mm, pts), at, count, new in zip(sampled, starts.tolist(), counts,
-                                                             news, strict=True):
-            if not count or new / count < NEW_SHARE:
-                continue
-            part = slice(at, at + len(pts))
-            profile = self._profile(view, pts, image[part], region[part], inside[part],
-                                    len(heights))
+        read = [(face, at) for face, at, count, new
+                in zip(sampled, starts.tolist(), counts, news, strict=True)
+                if count and new / count >= NEW_SHARE]
+        if not read:
+            return
+        # The faces read, their samples together (one depth test, one remap); each
+        # sample's value is its own (per point), so each face's profile is the one it
+        # gets alone.
+        take = np.concatenate([np.arange(at, at + len(face[3])) for face, at in read])
+        values = self._samples(view, points[take], image[take], region[take], inside[take])
+        at = 0
+        for k, heights, per_mm, pts in (face for face, _ in read):
+            profile = self._profile(values[at:at + len(pts)], len(heights))
+            at += len(pts)
             if profile is not None:
                 best[k] = max(best[k], joint_dip(profile, heights, per_mm))
 
-    def _profile(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
-                 region: NDArray[np.int64], inside: NDArray[np.bool_],
-                 rows: int) -> NDArray[np.float32] | None:
-        """One face's median brightness up its height, from its samples (``rows`` of
-        :data:`LINES`; their points, their pixels in the frame and in the region, and
-        which lie in the region), for a face new enough (:meth:`_dips` asks that
-        first); None when it is mostly hidden.
-
-        A sample is hidden where the palace before the turn is nearer than
-        :data:`HIDDEN_MM` in front of it, or off the region (a face at the frame's edge):
-        nothing is known of it there."""
+    def _samples(self, view: int, points: NDArray[np.float64], image: NDArray[np.float32],
+                 region: NDArray[np.int64], inside: NDArray[np.bool_]) -> NDArray[np.float32]:
+        """The frame's light at samples (their points, their pixels in the frame and in
+        the region, and which lie in the region), NaN where hidden: where the palace
+        before the turn is nearer than :data:`HIDDEN_MM` in front of the sample, or off
+        the region (a face at the frame's edge), nothing is known of it."""
         v = self.evidence[view].view
         col, row = region[inside, 0], region[inside, 1]
         # np.linalg.norm's own sums along a row (the same floats), without its checks.
@@ -236,8 +276,16 @@ class SeamLines:
         grey = self._grey_of(view)
         values = cv2.remap(grey, image[:, 0].reshape(1, -1), image[:, 1].reshape(1, -1),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                           borderValue=np.nan).reshape(rows, LINES)
-        values[hidden.reshape(values.shape)] = np.nan
+                           borderValue=np.nan).reshape(-1)
+        values[hidden] = np.nan
+        return values
+
+    @staticmethod
+    def _profile(values: NDArray[np.float32], rows: int) -> NDArray[np.float32] | None:
+        """One face's median light up its height, from its samples' (``rows`` of
+        :data:`LINES`, :meth:`_samples`), for a face new enough (:meth:`_dips` asks that
+        first); None when it is mostly hidden."""
+        values = values.reshape(rows, LINES)
         shown = np.isfinite(values)
         if shown.sum(axis=1).min() < LINES // 2 + 1:
             return None

@@ -36,9 +36,10 @@ Signs = list[tuple[NDArray[np.float32], NDArray[np.float32]]]
 
 
 _Beyond = tuple[float, float, float]
-_Top = tuple[list[Candidate], float, dict[int, _Beyond], dict[tuple[int, int], _Beyond]]
-"""A top's pieces, their magnitude, and each lower piece's and each way's evidence
-beyond them."""
+_Top = tuple[list[NDArray[np.bool_]], float, dict[int, _Beyond],
+             dict[tuple[int, int], _Beyond]]
+"""A top's pixels (a mask per view), its pieces' magnitude, and each lower piece's and
+each way's evidence beyond them."""
 
 
 class CloserBound:
@@ -53,6 +54,9 @@ class CloserBound:
         self.signs = signs
         self.signed = signed
         self._tops: dict[int, _Top] = {}
+        self._located: dict[tuple[int, int], tuple[LegWays | None, int, tuple[Piece, ...]]] = {}
+        """Where each way comes from (:meth:`LegWays.locate`: the ways below it and which of
+        them, and its own pieces), the same for every top."""
         self._open = any(float(ev.leaf.min(initial=0.0)) < 0 for ev in scorer.evidence)
         """Leaves' evidence below zero breaks the bound's premise: then it rules out
         nothing."""
@@ -71,7 +75,7 @@ class CloserBound:
         if hit is None:
             cands = [self.scorer.candidate(p) for p in top]
             size = sum(self._magnitude(p, c) for p, c in zip(top, cands, strict=True))
-            hit = self._tops[id(top)] = (cands, size, {}, {})
+            hit = self._tops[id(top)] = (self._covered(cands), size, {}, {})
         gain, worst, size = self._way(hit, ways, i)
         return head + gain + worst + SLACK * (hit[1] + size)
 
@@ -79,35 +83,55 @@ class CloserBound:
         """A way's pieces' evidence beyond the top (the sum of their positive evidence
         less their prices, the most negative one's negative, the sum of their magnitudes),
         kept per way: the ways scored share their lower parts."""
-        cands, _, pieces, made = top
-        hit = made.get((id(ways), i))
+        covered, _, pieces, made = top
+        key = (id(ways), i)
+        hit = made.get(key)
         if hit is not None:
             return hit
-        part, below, far = ways.locate(i)
-        if isinstance(part, list):
+        at = self._located.get(key)
+        if at is None:
+            part, below, far = ways.locate(i)
+            if isinstance(part, list):
+                at = self._located[key] = (None, -1, tuple(part))
+            else:
+                at = self._located[key] = (part.below, below,
+                                           (*part.fars[far], part.lower, *part.brick))
+        lower, below, rest = at
+        if lower is None:
             gain, worst, size = 0.0, 0.0, 0.0
-            rest: Sequence[Piece] = part
         else:
-            gain, worst, size = self._way(top, part.below, below)
-            rest = (*part.fars[far], part.lower, *part.brick)
+            gain, worst, size = self._way(top, lower, below)
         for piece in rest:
             got = pieces.get(id(piece))
             if got is None:
-                got = pieces[id(piece)] = self._beyond(cands, piece)
+                got = pieces[id(piece)] = self._beyond(covered, piece)
             gain += got[0]
-            worst = min(worst, got[1])
+            if got[1] < worst:  # what min(worst, got[1]) keeps
+                worst = got[1]
             size += got[2]
-        made[(id(ways), i)] = hit = (gain, worst, size)
+        made[key] = hit = (gain, worst, size)
         return hit
 
-    def _beyond(self, top: list[Candidate], piece: Piece) -> _Beyond:
-        """A lower piece's positive evidence outside the top's pixels less its price, its
-        negative evidence there, and its evidence's magnitude."""
-        scorer = self.scorer
-        cand = scorer.candidate(piece)
+    def _covered(self, top: list[Candidate]) -> list[NDArray[np.bool_]]:
+        """The top's pixels marked, per view, once for all the lower pieces asked
+        under it (what :meth:`vision.scoring.Scorer.outside` marks and clears again for
+        each)."""
+        masks = []
+        for i, (positive, _) in enumerate(self.signs):
+            mask = np.zeros(len(positive), bool)
+            for c in top:
+                mask[c.pixels[i]] = True
+            masks.append(mask)
+        return masks
+
+    def _beyond(self, covered: list[NDArray[np.bool_]], piece: Piece) -> _Beyond:
+        """A lower piece's positive evidence outside the top's pixels (``covered``)
+        less its price, its negative evidence there, and its evidence's magnitude."""
+        cand = self.scorer.candidate(piece)
         gain, loss = -cand.price, 0.0
         for i, (positive, negative) in enumerate(self.signs):
-            px = scorer.outside(cand.pixels[i], [c.pixels[i] for c in top])
+            idx = cand.pixels[i]
+            px = idx[~covered[i][idx]]
             gain += float(positive[px].sum())
             loss += float(negative[px].sum())
         return gain, loss, self._magnitude(piece, cand)

@@ -79,7 +79,9 @@ class Tiles(Generic[Holder]):
                             [len(p) for p in parts])
                   * count + tile_of[np.concatenate(parts)])
         if len(tagged) > 1:
-            tagged = np.unique(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
+            # np.unique's array, sorted and each value kept once, without its hashing.
+            tagged = np.sort(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
+            tagged = tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))]
         self._pairs[view].append(tagged)
 
     def spoiled(self, view: int, changed: NDArray[np.intp]) -> Iterator[list[Holder]]:
@@ -94,7 +96,11 @@ class Tiles(Generic[Holder]):
         hit = np.zeros(count, bool)
         hit[self._tile_of[view][changed]] = True
         tagged = pairs[0]
-        owners = np.unique(tagged[hit[tagged % count]] // count)
+        # The pairs ascend (each chunk is sorted, and a later chunk's boxes are numbered
+        # after an earlier one's), so each box's pairs are a run: its first is kept.
+        owners = tagged[hit[tagged % count]] // count
+        if len(owners) > 1:
+            owners = owners[np.concatenate(([True], owners[1:] != owners[:-1]))]
         lists = self._lists[view]
         for o in owners.tolist():
             yield lists[o]
