@@ -40,9 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
-from calibration.board_model import (
-    moved_pose,
-)
+from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import refine_pose
