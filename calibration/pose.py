@@ -40,9 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
-from calibration.board_model import (
-    moved_pose,
-)
+from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import refine_pose
@@ -61,6 +59,8 @@ from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
+    SOFT_REPEAT_PX,
+    Tried,
     initial_pose,
     outline_hypotheses,
     rim_fit,
@@ -125,7 +125,7 @@ def locate_board(
     gray = gray_float(image)
     h, w = gray.shape
     half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    tried: list[Pose] = []
+    tried = Tried()
     if refine_focal:
         result = locate_with_focal(image, gray, half, camera, ground, MAX_CANDIDATES)
         return _found_by(result, "focal") if result.found else result
@@ -139,7 +139,7 @@ def locate_board(
     deadline = started + budget_s
     closest = _Closest()
     quick = search_plate(image, camera, quick=True)
-    deferred: list[Pose] = []
+    deferred: list[tuple[Pose, Pose]] = []
     result = _fit_outlines(
         image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted, closest,
         deferred,
@@ -154,9 +154,10 @@ def locate_board(
     lattice = _search_lattice(image, gray, camera, ground, tried, closest, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
-    for coarse in deferred:
+    for pose, coarse in deferred:
         # A quick outline whose rim was mostly missing, fitted only now.
         first = closest.note(finish(image, gray, camera, coarse, ground, False))
+        tried.judged(pose, first.lattice_clarity)
         if first.found:
             return _found_by(first, "outline")
     search = search_plate(image, camera, prior=quick)
@@ -239,10 +240,10 @@ def _fit_outlines(
     ground: GroundMap | None,
     search: PlateSearch,
     budget: int,
-    tried: list[Pose],
+    tried: Tried,
     fitted: list[tuple[Pose, Pose]],
     closest: _Closest,
-    deferred: list[Pose] | None = None,
+    deferred: list[tuple[Pose, Pose]] | None = None,
 ) -> BoardLocation:
     """The first ``budget`` new outlines, each fitted by its rim at half size and finished.
 
@@ -255,17 +256,19 @@ def _fit_outlines(
     def results() -> Iterator[BoardLocation]:
         for quad in search.quads[:budget]:
             pose = initial_pose(quad, camera)
-            if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
+            if pose is None or tried.repeats(camera, pose):
                 continue
-            tried.append(pose)
+            tried.add(pose)
             rim = rim_fit(half, camera, pose)
             coarse = rim.pose
             fitted.append((pose, coarse))
             if (deferred is not None
                     and rim.group_support.get(PLATE_GROUP, 0.0) < LATTICE_FIRST_RIM):
-                deferred.append(coarse)
+                deferred.append((pose, coarse))
                 continue
-            yield closest.note(finish(image, gray, camera, coarse, ground, False))
+            result = closest.note(finish(image, gray, camera, coarse, ground, False))
+            tried.judged(pose, result.lattice_clarity)
+            yield result
 
     return first_found(results())
 
@@ -275,7 +278,7 @@ def _search_lattice(
     gray: NDArray[np.float32],
     camera: Camera,
     ground: GroundMap | None,
-    tried: list[Pose],
+    tried: Tried,
     closest: _Closest,
     stride: int = STRIDE_PX,
     patches: list[Patch] | None = None,
@@ -286,10 +289,11 @@ def _search_lattice(
     """
     further_in: list[Pose] = []
     for placed in lattice_starts(image, gray, camera, ground, stride, patches, further_in):
-        if stride < STRIDE_PX and any(same_outline(camera, placed, t, 2.0) for t in tried):
+        if stride < STRIDE_PX and tried.repeats(camera, placed, SOFT_REPEAT_PX):
             continue
-        tried.append(placed)
+        tried.add(placed)
         result = closest.note(finish(image, gray, camera, placed, ground, False))
+        tried.judged(placed, result.lattice_clarity)
         if result.found:
             return result
         if result.reason.startswith(FURTHER_IN):
@@ -366,7 +370,7 @@ def _search_hypotheses(
     camera: Camera,
     ground: GroundMap | None,
     search: PlateSearch,
-    tried: list[Pose],
+    tried: Tried,
     deadline: float,
     closest: _Closest,
 ) -> BoardLocation | None:
@@ -386,15 +390,16 @@ def _search_hypotheses(
             break
         if time.thread_time() > deadline:
             break
-        if any(same_outline(camera, pose, t, 6.0) for t in tried):
+        if tried.repeats(camera, pose):
             continue
-        tried.append(pose)
+        tried.add(pose)
         fitted += 1
         coarse = refine_pose(
             half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(6, 4), spacing_px=4.0
         )
         for start in (coarse.pose, pose):
             result = closest.note(finish(image, gray, camera, start, ground, False))
+            tried.judged(pose, result.lattice_clarity)
             if result.found:
                 return result
     return None
