@@ -80,8 +80,7 @@ class Tiles(Generic[Holder]):
                   * count + tile_of[np.concatenate(parts)])
         if len(tagged) > 1:
             # np.unique's array, sorted and each value kept once, without its hashing.
-            tagged = np.sort(tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))])
-            tagged = tagged[np.concatenate(([True], tagged[1:] != tagged[:-1]))]
+            tagged = _run_heads(np.sort(_run_heads(tagged)))
         self._pairs[view].append(tagged)
 
     def spoiled(self, view: int, changed: NDArray[np.intp]) -> Iterator[list[Holder]]:
@@ -100,7 +99,12 @@ class Tiles(Generic[Holder]):
         # after an earlier one's), so each box's pairs are a run: its first is kept.
         owners = tagged[hit[tagged % count]] // count
         if len(owners) > 1:
-            owners = owners[np.concatenate(([True], owners[1:] != owners[:-1]))]
+            owners = _run_heads(owners)
         lists = self._lists[view]
         for o in owners.tolist():
             yield lists[o]
+
+
+def _run_heads(values: NDArray[np.intp]) -> NDArray[np.intp]:
+    """The first of each run of equal values (a sorted array's values, each once)."""
+    return values[np.concatenate(([True], values[1:] != values[:-1]))]
