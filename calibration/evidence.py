@@ -96,9 +96,6 @@ class BoardLocation:
     """Whether the map settled the turn on the card's colours evened by the stud tops
     (uneven light, :func:`calibration.turn_agreement.judge_turn`): a tracked frame scores
     the kept turn on the same view, since it compares that score with ``map_score``."""
-    lattice_clarity: float = 0.0
-    """The usual lattice fit's clarity where :func:`calibration.fit.finish` refused a start (0
-    where none held): the search counts starts near a soft one as new (``outline_pose.Tried``)."""
 
     @classmethod
     def located(

@@ -130,7 +130,6 @@ def finish(
     """
     grid = refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, blind_too=True)
     result = _judged(image, gray, camera, grid, ground, focal_refined, quarters)
-    result.lattice_clarity = 0.0 if grid is None else grid.clarity
     if (
         result.found
         or grid is None

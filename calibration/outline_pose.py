@@ -17,7 +17,7 @@ from calibration.board_model import PLATE_CORNERS
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.edges import EdgeFit, edge_support, refine_pose
 from calibration.evidence import MIN_BOARD_IN_VIEW, PLATE_GROUP, RIM_MODEL
-from calibration.fit import BLIND_RETRY_CLARITY, in_front
+from calibration.fit import in_front
 from calibration.intrinsics import focal_from_homography
 
 
@@ -100,40 +100,6 @@ def same_outline(camera: Camera, a: Pose, b: Pose, tol_px: float) -> bool:
     pa = project(camera, a, PLATE_CORNERS)
     pb = project(camera, b, PLATE_CORNERS)
     return any(np.abs(np.roll(pa, k, axis=0) - pb).max() < tol_px for k in range(4))
-
-
-REPEAT_PX = 6.0
-"""How near (px, the plate's corners) a start must lie to a finished one to count as its
-repeat, and not be finished again."""
-SOFT_REPEAT_PX = 2.0
-"""The same, near a start whose lattice fit read soft (under
-:data:`~calibration.fit.BLIND_RETRY_CLARITY`): as near as the lattice's own starts must lie
-to count as one. A soft lattice over 10 or 11 blocks settles on a plane that its start
-chose, not its studs: on dev 20118 (7 px a stud) outline starts 1.3 to 2.4 px off, their
-plate corners 1.4 to 2.2 px apart once pulled onto the rim, gave top-blind fits 0.96 px
-off (taken) and 2.6 to 3.6 px off (refused by the rim); the outline that leads to the
-right one lay 3.1 px from one already finished, and was skipped."""
-
-
-class Tried:
-    """The starts :func:`calibration.fit.finish` has taken, each with how near a new start
-    must lie to repeat it: :data:`REPEAT_PX`, or :data:`SOFT_REPEAT_PX` once its fit read
-    soft."""
-
-    def __init__(self) -> None:
-        self.starts: list[tuple[Pose, float]] = []
-
-    def add(self, pose: Pose) -> None:
-        self.starts.append((pose, REPEAT_PX))
-
-    def judged(self, pose: Pose, lattice_clarity: float) -> None:
-        """Records how the fit from ``pose`` (added before) read."""
-        if 0.0 < lattice_clarity < BLIND_RETRY_CLARITY:
-            self.starts = [(p, SOFT_REPEAT_PX if p is pose else r) for p, r in self.starts]
-
-    def repeats(self, camera: Camera, pose: Pose, tol_px: float = REPEAT_PX) -> bool:
-        """Whether ``pose`` lies within ``tol_px`` (at most) of a start's reach."""
-        return any(same_outline(camera, pose, p, min(tol_px, r)) for p, r in self.starts)
 
 
 def focal_guess(quad: FloatArray, camera: Camera) -> Camera:

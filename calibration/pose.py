@@ -40,7 +40,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
-from calibration.board_model import moved_pose
+from calibration.board_model import (
+    moved_pose,
+)
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import refine_pose
@@ -59,8 +61,6 @@ from calibration.lattice_pose import lattice_poses
 from calibration.map_place import place_by_map
 from calibration.outline_pose import (
     OUTLINE_POINTS,
-    SOFT_REPEAT_PX,
-    Tried,
     initial_pose,
     outline_hypotheses,
     rim_fit,
@@ -125,7 +125,7 @@ def locate_board(
     gray = gray_float(image)
     h, w = gray.shape
     half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    tried = Tried()
+    tried: list[Pose] = []
     if refine_focal:
         result = locate_with_focal(image, gray, half, camera, ground, MAX_CANDIDATES)
         return _found_by(result, "focal") if result.found else result
@@ -139,7 +139,7 @@ def locate_board(
     deadline = started + budget_s
     closest = _Closest()
     quick = search_plate(image, camera, quick=True)
-    deferred: list[tuple[Pose, Pose]] = []
+    deferred: list[Pose] = []
     result = _fit_outlines(
         image, gray, half, camera, ground, quick, FAST_CANDIDATES, tried, fitted, closest,
         deferred,
@@ -154,10 +154,9 @@ def locate_board(
     lattice = _search_lattice(image, gray, camera, ground, tried, closest, patches=patches)
     if lattice is not None:
         return _found_by(lattice, "lattice")
-    for pose, coarse in deferred:
+    for coarse in deferred:
         # A quick outline whose rim was mostly missing, fitted only now.
         first = closest.note(finish(image, gray, camera, coarse, ground, False))
-        tried.judged(pose, first.lattice_clarity)
         if first.found:
             return _found_by(first, "outline")
     search = search_plate(image, camera, prior=quick)
@@ -240,10 +239,10 @@ def _fit_outlines(
     ground: GroundMap | None,
     search: PlateSearch,
     budget: int,
-    tried: Tried,
+    tried: list[Pose],
     fitted: list[tuple[Pose, Pose]],
     closest: _Closest,
-    deferred: list[tuple[Pose, Pose]] | None = None,
+    deferred: list[Pose] | None = None,
 ) -> BoardLocation:
     """The first ``budget`` new outlines, each fitted by its rim at half size and finished.
 
@@ -256,19 +255,17 @@ def _fit_outlines(
     def results() -> Iterator[BoardLocation]:
         for quad in search.quads[:budget]:
             pose = initial_pose(quad, camera)
-            if pose is None or tried.repeats(camera, pose):
+            if pose is None or any(same_outline(camera, pose, t, 6.0) for t in tried):
                 continue
-            tried.add(pose)
+            tried.append(pose)
             rim = rim_fit(half, camera, pose)
             coarse = rim.pose
             fitted.append((pose, coarse))
             if (deferred is not None
                     and rim.group_support.get(PLATE_GROUP, 0.0) < LATTICE_FIRST_RIM):
-                deferred.append((pose, coarse))
+                deferred.append(coarse)
                 continue
-            result = closest.note(finish(image, gray, camera, coarse, ground, False))
-            tried.judged(pose, result.lattice_clarity)
-            yield result
+            yield closest.note(finish(image, gray, camera, coarse, ground, False))
 
     return first_found(results())
 
@@ -278,7 +275,7 @@ def _search_lattice(
     gray: NDArray[np.float32],
     camera: Camera,
     ground: GroundMap | None,
-    tried: Tried,
+    tried: list[Pose],
     closest: _Closest,
     stride: int = STRIDE_PX,
     patches: list[Patch] | None = None,
@@ -289,11 +286,10 @@ def _search_lattice(
     """
     further_in: list[Pose] = []
     for placed in lattice_starts(image, gray, camera, ground, stride, patches, further_in):
-        if stride < STRIDE_PX and tried.repeats(camera, placed, SOFT_REPEAT_PX):
+        if stride < STRIDE_PX and any(same_outline(camera, placed, t, 2.0) for t in tried):
             continue
-        tried.add(placed)
+        tried.append(placed)
         result = closest.note(finish(image, gray, camera, placed, ground, False))
-        tried.judged(placed, result.lattice_clarity)
         if result.found:
             return result
         if result.reason.startswith(FURTHER_IN):
@@ -370,7 +366,7 @@ def _search_hypotheses(
     camera: Camera,
     ground: GroundMap | None,
     search: PlateSearch,
-    tried: Tried,
+    tried: list[Pose],
     deadline: float,
     closest: _Closest,
 ) -> BoardLocation | None:
@@ -390,16 +386,15 @@ def _search_hypotheses(
             break
         if time.thread_time() > deadline:
             break
-        if tried.repeats(camera, pose):
+        if any(same_outline(camera, pose, t, 6.0) for t in tried):
             continue
-        tried.add(pose)
+        tried.append(pose)
         fitted += 1
         coarse = refine_pose(
             half, camera.scaled_to(w // 2, h // 2), pose, RIM_MODEL, radii=(6, 4), spacing_px=4.0
         )
         for start in (coarse.pose, pose):
             result = closest.note(finish(image, gray, camera, start, ground, False))
-            tried.judged(pose, result.lattice_clarity)
             if result.found:
                 return result
     return None
