@@ -152,11 +152,9 @@ def test_quantile_is_numpys_linear_quantile_to_the_bit() -> None:
         assert quantile(values.tolist(), share) == float(np.quantile(values, share))
 
 
-@pytest.mark.usefixtures("plain_look")
-def test_places_looked_at_together_get_what_each_gets_alone(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _stack_evidence(monkeypatch: pytest.MonkeyPatch) -> object:
+    """The evidence a turn read over a stack of three tan bricks with seams drawn."""
     from vision import confidence, turn
-    from vision.seams import SeamLines
 
     kept: dict[str, object] = {}
 
@@ -168,7 +166,15 @@ def test_places_looked_at_together_get_what_each_gets_alone(
     stack = [Piece(Kind.BRICK, 14, 13, z, color="tan") for z in range(3)]
     read_on_setup(stack, RenderOptions(clutter=False, color_jitter=0.0, settled=True,
                                        seams=True))
-    evidence = kept["evidence"]
+    return kept["evidence"]
+
+
+@pytest.mark.usefixtures("plain_look")
+def test_places_looked_at_together_get_what_each_gets_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.seams import SeamLines
+
+    evidence = _stack_evidence(monkeypatch)
     places = [(x, y, z) for x in range(11, 18) for y in range(10, 17) for z in range(2)]
     together = SeamLines(evidence)  # type: ignore[arg-type]
     together.look(places)
@@ -184,20 +190,9 @@ def test_faces_left_unsampled_for_their_box_change_no_dip(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A face is not sampled when no changed pixel lies in its box: every place's dip
     is the one it gets with every face sampled."""
-    from vision import confidence, turn
     from vision.seams import SeamLines
 
-    kept: dict[str, object] = {}
-
-    def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]
-        kept["evidence"] = decoder.evidence
-        return confidence.rate_pieces(decoder, pieces, legal=legal)
-
-    monkeypatch.setattr(turn, "rate_pieces", keep)
-    stack = [Piece(Kind.BRICK, 14, 13, z, color="tan") for z in range(3)]
-    read_on_setup(stack, RenderOptions(clutter=False, color_jitter=0.0, settled=True,
-                                       seams=True))
-    evidence = kept["evidence"]
+    evidence = _stack_evidence(monkeypatch)
     places = [(x, y, z) for x in range(8, 21) for y in range(7, 20) for z in range(3)]
     boxed = SeamLines(evidence)._dips(0, places)  # type: ignore[arg-type]
     tested: list[int] = []
