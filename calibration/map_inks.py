@@ -6,7 +6,7 @@ frame's white balance turns every hue of the board by the same few tens of degre
 a light green under warm light shows the hue a gold print shows under cool light. So the
 inked cells are grouped first (k-means, the number of groups being the most whose every
 pair stands clearly apart; two groups hiding a third ink the model names are split
-again, :func:`third_ink`), and the groups are named together, by the most likely
+again, :mod:`calibration.third_ink`), and the groups are named together, by the most likely
 assignment of inks to groups under a small statistical model (:mod:`calibration.ink_model`):
 
 - each group against the plate's stud tops, the one colour every board shows whatever
@@ -27,8 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
-from calibration.ink_bounds import near_black
-from calibration.ink_model import INK_MODEL, NAMING_MARGIN
+from calibration.ink_model import INK_MODEL
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -80,12 +79,12 @@ def _separation(x: NDArray[np.float32], labels: NDArray[np.int32], i: int, j: in
     return gap / float(spread)
 
 
-def _min_group(cells: int) -> int:
+def min_group(cells: int) -> int:
     """The fewest cells a colour group may hold: noise alone makes smaller ones."""
     return max(4, cells // 100)
 
 
-def _kmeans(x: NDArray[np.float32], k: int) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
+def seeded_kmeans(x: NDArray[np.float32], k: int) -> tuple[NDArray[np.int32], NDArray[np.float32]]:
     """k-means labels and centres, seeded alike every time (a reading reads the same)."""
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.05)
     cv2.setRNGSeed(7)
@@ -98,11 +97,11 @@ def group(lab: FloatArray) -> NDArray[np.int32]:
     ``MAX_GROUPS`` whose every pair stands apart."""
     x = grouping_features(lab)
     best = np.zeros(len(lab), np.int32)
-    min_size = _min_group(len(lab))
+    min_size = min_group(len(lab))
     for k in range(2, MAX_GROUPS + 1):
         if len(lab) < k * min_size:
             break
-        labels, centres = _kmeans(x, k)
+        labels, centres = seeded_kmeans(x, k)
         if np.bincount(labels, minlength=k).min() < min_size:
             continue
         pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
@@ -112,7 +111,7 @@ def group(lab: FloatArray) -> NDArray[np.int32]:
     return best
 
 
-def _near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: FloatArray,
+def near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: FloatArray,
                kernel: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """At each of ``cells`` (row-major on the 32 x 32 board), the weights and the values
     (one per cell, or a row of channels) of the cells round it summed under ``kernel``
@@ -148,7 +147,7 @@ def local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
     kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
     own = members.astype(np.float32)
-    near_w, near_x = _near_sums(cells, own, x * own[:, None], kernel)
+    near_w, near_x = near_sums(cells, own, x * own[:, None], kernel)
     near_w = near_w - own
     near_x = near_x - x * own[:, None]
     whole = np.median(x[members], axis=0) if members.any() else np.full(3, np.inf)
@@ -195,141 +194,7 @@ def settled(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp]
     return (numbered.astype(np.int32) if len(used) < k else out), doubt
 
 
-THIRD_INK_PRICE = 10.0
-"""Where two colour groups are found, the three-group k-means, settled, is taken instead
-when the ink model names its groups the three inks and its naming scores at most this
-much (log) below the two groups' best naming. A glossy card or a dim frame can bring two
-inks so near that the grouping's separation test keeps them in one group beside the
-third ink; that merged group then takes one ink's name and the other ink's cells are
-read wrong by the hundred. On the fitting maps (seeds 50200-50549) 99 two-group views
-split so were named three inks; taken in all, their studs read wrong fell from 14,229 to
-9,950; within the price, in 50 of them, from 7,388 to 2,953 (4,400 fewer over all views
-there, 4,900 fewer on 50550-50799). A price of 12 did more on those maps but lost 172
-studs on the independent renderer's frames; 8 and under did less."""
-
-
-THIRD_INK_TOSS_UP = True
-"""Whether three groups taken by a naming within ``NAMING_MARGIN`` (log) of the
-``THIRD_INK_PRICE`` bound are a toss-up against the two groups: the cells the two
-readings name differently are then left unknown (:func:`calibration.map_read.name_cells`),
-as :meth:`calibration.ink_model.InkModel.contested` leaves a group two namings within
-the margin name otherwise. The price is a threshold on scores that differ by a fraction
-of a log unit either side of it; development map 51006's palace view (two inks, its
-light green cut in two by hue and the lighter half named gold 0.4 inside the price)
-read 461 studs of light green as gold."""
-
-
-HUE_SPLIT = True
-"""Whether each of two groups cut in two by hue (:func:`_hue_halves`) is tried as three
-inks as well (:func:`third_ink`). Studs read wrong, one view each: fitting maps
-50200-50399 20 views better by 1,159, 7 worse by 431; dev 40000-40099 6 better by 600,
-1 worse by 31; 50400-50799 33 better by 1,611, 21 worse by 761; held out 60000-60059 13
-better by 123, 4 worse by 22; on the bench a wash (a glossy card 461 fewer, a palace
-standing 457 more; the Cycles frames as before)."""
-
-
-THIRD_NOT_BLACK = True
-"""Whether a near-black group (:func:`calibration.ink_bounds.near_black`) keeps the three
-groups from being taken."""
-
-
-HUE_SPLIT_SIGMA = 1.0
-"""Studs: each cell's hue is averaged over its own group's cells this near (a Gaussian's
-sigma) before a group is cut in two by hue (:func:`_hue_halves`)."""
-
-
-def _smoothed(values: FloatArray, cells: NDArray[np.intp], sigma: float) -> FloatArray:
-    """Each cell's value averaged with the given cells near it on the board (a Gaussian
-    of ``sigma`` studs, weights normalised over the cells present)."""
-    reach = int(3 * sigma) + 1
-    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / sigma) ** 2).astype(np.float32)
-    near_w, near_t = _near_sums(cells, np.ones(len(cells), np.float32), values, kernel)
-    return (near_t / near_w).astype(np.float64)
-
-
-def _two_means_cut(values: FloatArray, min_size: int) -> float | None:
-    """The cut of sorted ``values`` into two runs of at least ``min_size`` each with the
-    least spread within them (1-D two-means, exact), or None when too few."""
-    ordered = np.sort(values)
-    n = len(ordered)
-    if n < 2 * min_size:
-        return None
-    sums, squares = np.cumsum(ordered), np.cumsum(ordered * ordered)
-    low = np.arange(min_size, n - min_size + 1)
-    low_sum, high_sum = sums[low - 1], sums[-1] - sums[low - 1]
-    spread = (squares[-1] - low_sum ** 2 / low - high_sum ** 2 / (n - low))
-    at = int(low[np.argmin(spread)])
-    return float((ordered[at - 1] + ordered[at]) / 2)
-
-
-def _hue_halves(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
-                g: int, min_size: int) -> NDArray[np.int32] | None:
-    """``labels`` with group ``g`` cut in two by its cells' hue averaged over its own
-    cells near each (``HUE_SPLIT_SIGMA``), the lower half numbered 2; None where too few.
-
-    Light green and gold drift together as the light falls off across a glossy card, so
-    the groups' k-means, which follows the falloff's lightness, does not part them; but
-    gold stands a few degrees lower in hue than light green beside it, and the inks are
-    printed in regions several studs wide, so the hue averaged over a cell's neighbours
-    parts them where one cell's does not."""
-    inside = np.flatnonzero(labels == g)
-    # On 0..360: the greens lie near 90-180 and gold below them, so a dark green whose
-    # b* dips under 0 stays beside its kin (at -180 it would leap to the far end).
-    hue = np.degrees(np.arctan2(lab[inside, 2], lab[inside, 1])) % 360.0
-    near = _smoothed(hue, cells[inside], HUE_SPLIT_SIGMA)
-    cut = _two_means_cut(near, min_size)
-    if cut is None:
-        return None
-    out = labels.copy()
-    out[inside[near < cut]] = 2
-    return out
-
-
-def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
-              top: FloatArray | None
-              ) -> tuple[NDArray[np.int32], NDArray[np.float32], bool] | None:
-    """Three settled groups (and each cell's doubt) where ``labels`` holds two and a third
-    ink hides in one of them (``THIRD_INK_PRICE``), else None; ``top`` as for
-    :func:`name_groups`. Without a stud top the pairs alone cannot weigh it.
-
-    The three groups tried are the three-group k-means and, with ``HUE_SPLIT``, each of
-    the two groups cut in two by hue (:func:`_hue_halves`); the best named of those that
-    pass is taken. The flag says whether taking them was a toss-up
-    (``THIRD_INK_TOSS_UP``): their naming scored within ``NAMING_MARGIN`` of the price."""
-    top = reference_top(top)
-    if top is None or len(labels) == 0 or labels.max() != 1:
-        return None
-    min_size = _min_group(len(lab))
-    two_centres, two_shares = _centres_and_shares(lab, labels)
-    _, two_score = INK_MODEL.naming(two_centres, top, two_shares)
-    tries = [_kmeans(grouping_features(lab), 3)[0]]
-    if HUE_SPLIT:
-        tries += [halves for g in (0, 1)
-                  if (halves := _hue_halves(lab, labels, cells, g, min_size)) is not None]
-    best: tuple[float, NDArray[np.int32], NDArray[np.float32]] | None = None
-    for three in tries:
-        if np.bincount(three, minlength=3).min() < min_size:
-            continue
-        three, doubt = settled(lab, three, cells)
-        if three.max() != 2:
-            continue
-        centres, shares = _centres_and_shares(lab, three)
-        if THIRD_NOT_BLACK and near_black(centres).any():
-            # A near-black group is named dark green unscored: a shadow cut off two inks
-            # would pass as the third ink at no cost.
-            continue
-        names, score = INK_MODEL.naming(centres, top, shares, every_ink=False)
-        if sorted(names) != ["D", "G", "L"] or score < two_score - THIRD_INK_PRICE:
-            continue
-        if best is None or score > best[0]:
-            best = (score, three, doubt)
-    if best is None:
-        return None
-    toss_up = THIRD_INK_TOSS_UP and best[0] < two_score - THIRD_INK_PRICE + NAMING_MARGIN
-    return best[1], best[2], toss_up
-
-
-def _centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]
+def centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]
                         ) -> tuple[FloatArray, FloatArray]:
     """Each group's median colour and its share of the cells."""
     k = int(labels.max()) + 1
@@ -346,7 +211,7 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     k = int(labels.max()) + 1 if len(labels) else 0
     if k == 0:
         return np.full(0, "L", dtype="<U1")
-    centres, shares = _centres_and_shares(lab, labels)
+    centres, shares = centres_and_shares(lab, labels)
     seen_top, top = top, reference_top(top)
     dark = darker_than_shine(centres, None if top is not None else seen_top)
     if k == 1 and top is None:

@@ -32,9 +32,10 @@ from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
 from calibration.ink_cells import strays, unlike_their_ink
 from calibration.ink_model import signed_lab
-from calibration.map_inks import group, name_groups, settled, third_ink
+from calibration.map_inks import group, name_groups, settled
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
+from calibration.third_ink import third_ink, third_ink_beside_stray
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
 from rules.maps import SETUP_PIECES, UNKNOWN_GROUND, GroundMap
 from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
@@ -222,9 +223,10 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
     each cell (:func:`calibration.map_inks.settled`), which also gives each cell's doubt
     between its group and the next (0 where the groups are not settled). Given the stud
     tops' colour as well (``top``, same scale), two settled groups hiding a third ink
-    become three (:func:`calibration.map_inks.third_ink`); where that was a toss-up, the
-    two groups come back as well (the last value, else None), for the cells the two
-    readings name differently to be left unknown."""
+    become three (:func:`calibration.third_ink.third_ink`, also beside a stray group);
+    where two or three was a toss-up, the groups not taken come back as well (the last
+    value, else None), for the cells the two readings name differently to be left
+    unknown."""
     white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
     groups = np.zeros(len(lab), np.int32)
     doubt = np.zeros(len(lab), np.float32)
@@ -236,11 +238,14 @@ def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
         groups[~white] = found
     else:
         groups[~white], doubt[~white] = settled(inked, found, cells[~white])
-        three = third_ink(inked, groups[~white], cells[~white], top)
+        three = (third_ink(inked, groups[~white], cells[~white], top)
+                 or third_ink_beside_stray(inked, groups[~white], cells[~white], top))
         if three is not None:
-            if three[2]:
-                rival = groups.copy()
-            groups[~white], doubt[~white] = three[0], three[1]
+            rival = groups.copy() if three.toss_up else None
+            if three.taken:
+                groups[~white], doubt[~white] = three.labels, three.doubt
+            elif rival is not None:
+                rival[~white] = three.labels
     return white, groups, doubt, rival
 
 

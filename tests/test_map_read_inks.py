@@ -12,6 +12,7 @@ import calibration.ink_cells as ink_cells
 import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
 import calibration.map_read as map_read
+import calibration.third_ink as third_ink
 from calibration.map_inks import name_groups, reference_top
 from calibration.map_read import colour_groups
 from rules.maps import UNKNOWN_GROUND
@@ -122,12 +123,12 @@ def _striped(inks: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return lab, truth
 
 
-@pytest.mark.parametrize("price", [map_inks.THIRD_INK_PRICE, -np.inf])
+@pytest.mark.parametrize("price", [third_ink.THIRD_INK_PRICE, -np.inf])
 def test_a_third_ink_hidden_in_one_of_two_groups_is_parted(monkeypatch, price: float) -> None:
     """The two greens stand too near for the grouping's separation test, so they make one
     group beside the gold, named one ink, and the other green's cells are read wrong.
     Three groups, named the three inks by the ink model, part them."""
-    monkeypatch.setattr(map_inks, "THIRD_INK_PRICE", price)
+    monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", price)
     lab, truth = _striped("GLD", 3)
     assert map_inks.group(lab).max() == 1
     white, groups, _, _ = colour_groups(lab, np.arange(len(lab)), np.array(DIM_TOP))
@@ -154,11 +155,11 @@ def test_a_shadow_cut_off_two_inks_is_no_third_ink(monkeypatch, guard: bool) -> 
     """Two inks, one of them partly in a near-black shadow, grouped in two: the three-group
     split cuts the shadow off, and a near-black group is named dark green unscored, so
     without the guard it passes as the third ink."""
-    monkeypatch.setattr(map_inks, "THIRD_NOT_BLACK", guard)
+    monkeypatch.setattr(third_ink, "THIRD_NOT_BLACK", guard)
     monkeypatch.setitem(DIM_INKS, "S", ((14.0, -5.0, 6.0), 1.5))
     lab, truth = _striped("GLLS", 5)
     labels = (truth != "G").astype(np.int32)  # the gold, and the light green with its shade
-    parted = map_inks.third_ink(lab, labels, np.arange(len(lab)), np.array(DIM_TOP))
+    parted = third_ink.third_ink(lab, labels, np.arange(len(lab)), np.array(DIM_TOP))
     assert (parted is None) == guard
 
 
@@ -200,7 +201,7 @@ def test_light_green_and_gold_merged_are_parted_by_hue(monkeypatch, hue_split: b
     gold stand apart, so they make one group and the three-group k-means cuts it by
     lightness, which names no three inks. Their hue averaged over each cell's
     neighbours parts them, and the ink model names the three."""
-    monkeypatch.setattr(map_inks, "HUE_SPLIT", hue_split)
+    monkeypatch.setattr(third_ink, "HUE_SPLIT", hue_split)
     lab, truth = _blocks_beside_dark(-5.0, 30.0, 3)
     white, groups, _, _ = colour_groups(lab, np.arange(len(lab)), np.array(DIM_TOP))
     names = name_groups(lab[~white], groups[~white], np.array(DIM_TOP))
@@ -224,18 +225,18 @@ def test_a_third_ink_taken_by_a_hair_leaves_what_the_readings_part_on_unknown(
     palace view: one light green cut in two by hue, the lighter half named gold 0.4
     inside the price). The cells the two readings name differently are then unknown,
     the ink both name alike is still read."""
-    monkeypatch.setattr(map_inks, "THIRD_INK_TOSS_UP", toss_up)
+    monkeypatch.setattr(third_ink, "THIRD_INK_TOSS_UP", toss_up)
     lab, truth = _striped("GLD", 3)
     cells, top = np.arange(len(lab)), np.array(DIM_TOP)
     two, _ = map_inks.settled(lab, map_inks.group(lab), cells)
-    three = map_inks.third_ink(lab, two, cells, top)
+    three = third_ink.third_ink(lab, two, cells, top)
     assert three is not None
     two_score, three_score = (
         ink_model.INK_MODEL.naming(centres, top, shares)[1]
-        for centres, shares in (map_inks._centres_and_shares(lab, labels)
+        for centres, shares in (map_inks.centres_and_shares(lab, labels)
                                 for labels in (two, three[0])))
     # The price set so that the three groups are taken half a log unit inside it.
-    monkeypatch.setattr(map_inks, "THIRD_INK_PRICE", two_score - three_score + 0.5)
+    monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", two_score - three_score + 0.5)
     names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(top))
     # The two groups name the merged greens light green: the dark green is what parts.
     dark = truth == "D"
