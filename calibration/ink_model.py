@@ -234,7 +234,7 @@ class InkModel(BaseModel):
         flagged ``dark`` may only be named dark green
         (:func:`calibration.map_inks.darker_than_shine`). Without ``every_ink`` a naming
         that leaves an ink out of three broad groups pays no ``MISSING_INK_PRICE``: where
-        three groups are weighed as three inks (:func:`calibration.map_inks.third_ink`),
+        three groups are weighed as three inks (:func:`calibration.third_ink.third_ink`),
         the price would push the naming of one ink cut in two onto all three."""
         held = _held(centres, shares)
         black = near_black(centres)
