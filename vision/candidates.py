@@ -168,6 +168,28 @@ def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
     return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
 
 
+def ground_step(pieces: Sequence[Piece]) -> bool:
+    """Whether an arch of ``pieces`` on the plate holds a leg of another of them on an
+    end knob: the first step of the starting set-up (arch A on the ground, arch B with
+    one leg on A's end knob), the way most staircases start
+    (:data:`vision.decode.GROUND_STEP_BONUS`)."""
+    knobs = {(x, y) for p in pieces if p.kind is Kind.ARCH and p.z == 0 for x, y in p.knobs()}
+    return bool(knobs) and any(p.kind is Kind.ARCH and p.z == 1 and not knobs.isdisjoint(p.legs())
+                               for p in pieces)
+
+
+def both_outlines(pieces: list[Piece]) -> list[list[Piece]]:
+    """``pieces``, and where they have a decoration, the same with the decoration in the
+    other outline (a plant's or the gold one's): an edit that moves the staircase's
+    start may move it onto ground of another colour, and the decoration's colour (which
+    its outline is read in) follows the start."""
+    for i, p in enumerate(pieces):
+        if p.kind is Kind.DECORATION:
+            other = PLANT if p.color == DecorationColor.GOLD.value else DecorationColor.GOLD.value
+            return [pieces, [*pieces[:i], p.moved(color=other, id=""), *pieces[i + 1:]]]
+    return [pieces]
+
+
 IDLE_REFUSED = True
 """Whether a reading with an idle piece that earns nothing (:func:`is_legal_turn`) is
 refused the legal bonus; off only to measure what it brings."""

@@ -15,10 +15,12 @@ one or two levels (with what stands on it, dropping the bricks under its legs), 
 piece that nothing stands on left out (a stray piece that the evidence pays for can
 still cost the reading its legality, which the search never weighs), each run of bricks
 in a line taken as an arch over it, each two bricks an arch's length apart as the arch
-on them, and each decoration moved to its arch's other end knob; an edit is kept when
-the whole reading, judged with the rules' word in it, scores better. On the development
-turns where the read staircase was wrong, the true one scored better than the one read
-in most cases: the search, not the evidence, had missed it."""
+on them, each lone brick on the plate under a step's leg as an arch on the plate (the
+usual first step, seen end on), and each decoration moved to its arch's other end
+knob; an edit is kept when the whole reading, judged with the rules' word in it,
+scores better. On the development turns where the read staircase was wrong, the true
+one scored better than the one read in most cases: the search, not the evidence, had
+missed it."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from typing import Protocol
 
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
-from vision.candidates import built_on
+from vision.candidates import both_outlines, built_on
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MAX_DROP = 2
@@ -69,7 +71,8 @@ def refine(reading: Reading, score: float) -> float:
 def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """The whole reading slid one stud each way, each arch lowered, each piece that
     nothing stands on left out, each run of bricks as an arch, each two bricks an arch's
-    length apart as the arch on them, and each decoration on its arch's other end knob."""
+    length apart as the arch on them, each decoration on its arch's other end knob, and
+    each lone brick on the plate under a step's leg as a first step on the plate."""
     if not pieces:
         return
     for dx, dy in SLIDES:
@@ -84,6 +87,7 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
         yield _as_arch(pieces, arch)
     yield from _arches_on_legs(pieces, bricks, set(run_arches))
     yield from _decorations_turned(pieces)
+    yield from _ground_steps(pieces)
 
 
 def _brick_cells(pieces: Sequence[Piece]) -> set[tuple[int, int, int]]:
@@ -133,6 +137,28 @@ def _arches_on_legs(pieces: Sequence[Piece], bricks: set[tuple[int, int, int]],
             arch = Piece(Kind.ARCH, x, y, z, axis=axis)
             if arch not in over_runs:
                 yield _as_arch(pieces, arch)
+
+
+def _ground_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each lone brick on the plate under a leg of an arch a level up, taken as an arch
+    on the plate with an end knob there, each way it can lie, the decoration in both
+    outlines (:func:`vision.candidates.both_outlines`): the usual first step (the
+    starting set-up's arch on the ground with the next one's leg on its end knob) seen
+    end on, or with its far half behind the palace, shows little more than that leg,
+    and the search props the step above on the brick its near leg looks like. The
+    arch moves the staircase's start to its far end, which may lie on ground of
+    another colour: the decoration's colour, and so its outline, follows."""
+    legs = {leg for p in pieces if p.kind is Kind.ARCH and p.z == 1 for leg in p.legs()}
+    for brick in pieces:
+        if brick.kind is not Kind.BRICK or brick.z != 0 or (brick.x, brick.y) not in legs:
+            continue
+        others = [p for p in pieces if p is not brick]
+        for axis, (dx, dy) in ((Axis.X, (1, 0)), (Axis.Y, (0, 1))):
+            for back in (0, ARCH_LENGTH - 1):
+                arch = Piece(Kind.ARCH, brick.x - back * dx, brick.y - back * dy, 0,
+                             axis=axis)
+                if arch.on_plate():
+                    yield from both_outlines([*others, arch])
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
