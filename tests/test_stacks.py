@@ -17,8 +17,10 @@ class Reading:
     """A reading judged by how many columns it has (``per_column`` each), taken as the
     decoder takes one: placed again from the palace before, with fresh ids."""
 
-    def __init__(self, pieces: Sequence[Piece], per_column: float) -> None:
-        built = built_on(BEFORE, pieces)
+    def __init__(self, pieces: Sequence[Piece], per_column: float,
+                 before: Palace = BEFORE) -> None:
+        self.before = before
+        built = built_on(before, pieces)
         assert built is not None
         self.added = built[1]
         self.per_column = per_column
@@ -27,7 +29,7 @@ class Reading:
         return self.per_column * sum(p.kind is Kind.COLUMN for p in pieces)
 
     def take(self, pieces: Sequence[Piece]) -> bool:
-        built = built_on(BEFORE, pieces)
+        built = built_on(self.before, pieces)
         if built is None:
             return False
         self.added = built[1]
@@ -59,3 +61,26 @@ def test_runs_of_bricks_become_columns_and_nothing_changes_when_no_swap_pays() -
         map(place_key, two_stacks()), key=repr)
     settled = Reading(two_stacks(), per_column=1.0)
     assert restack(settled, settled.judge) == 0
+
+
+def _box_nearly_full(columns: int) -> Palace:
+    """The board with ``columns`` columns standing on its far corner before the turn."""
+    return Palace(load_map("1"), [Piece(Kind.COLUMN, 24 + i % 4, 24 + i // 4, 0)
+                                  for i in range(columns)])
+
+
+def test_restacking_keeps_to_the_columns_the_box_holds() -> None:
+    bricks = [Piece(Kind.BRICK, 14, 13, z) for z in range(3)]
+    spare = Reading(bricks, per_column=1.0, before=_box_nearly_full(15))
+    assert restack(spare, spare.judge) == 1
+    assert [p.kind for p in spare.added] == [Kind.COLUMN]
+    # The sixteenth column stands already: the three bricks stay, whatever they judge.
+    full = Reading(bricks, per_column=1.0, before=_box_nearly_full(16))
+    assert restack(full, full.judge) == 0
+
+
+def test_a_reading_beyond_the_box_is_restacked_whatever_it_judges() -> None:
+    reading = Reading([Piece(Kind.COLUMN, 14, 13, 0)], per_column=1.0,
+                      before=_box_nearly_full(16))
+    assert restack(reading, reading.judge) == 1
+    assert sorted((p.kind, p.z) for p in reading.added) == [(Kind.BRICK, z) for z in range(3)]

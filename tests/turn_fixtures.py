@@ -100,10 +100,14 @@ def two_staircases() -> list[tuple[Palace, list[Piece]]]:
 
 
 
-def read_on_setup(added: list[Piece], options: RenderOptions) -> TurnReading:
-    """``added`` built on the set-up palace, read from one view near a stack at (14, 13)
-    (the same webcam and light before and after: a settled table)."""
+def read_on_setup(added: list[Piece], options: RenderOptions,
+                  old: list[Piece] | None = None) -> TurnReading:
+    """``added`` built on the set-up palace (with ``old`` pieces placed on it before the
+    turn), read from one view near a stack at (14, 13) (the same webcam and light before
+    and after: a settled table)."""
     before = Palace.setup(load_map("1"))
+    for piece in old or []:
+        before.place(piece)
     camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
                                  fill=(0.7, 0.8))
     before_frame = render(before, camera, pose, options, seed=4).image

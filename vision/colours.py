@@ -61,6 +61,28 @@ it, and a face's upper rows alone lie lighter or darker than the level above by 
 shading (game 6000 turn 6, a true column then read as three bricks)."""
 
 
+DARK_LIGHT_ONLY = True
+"""Whether two levels, one of them darker than :data:`WHOLE_DARK_BELOW`, differ in the
+whole spread by their light alone: their chromaticity is then the noise of channels of
+ten or so, and a dark level on the board takes the board's green besides."""
+WHOLE_DARK_BELOW = 38.0
+"""The light (three channels summed) below which a level's chromaticity is left out of
+the whole spread (:data:`DARK_LIGHT_ONLY`). On the development turns the dark red
+columns in deep shade (game 6000 turn 27, levels summing to 31-35; game 7000 turn 17,
+29-35) spread 51 and 36 in all, 9 and 16 in light; a reddish-brown brick under a dark
+orange one (game 6000 turn 25, its level summing to 40.5) differs from it by 33 in
+hue alone. At :data:`HUE_DARK_BELOW` (45) that stack was read as a column."""
+
+
+def _apart(a: NDArray[np.float32], b: NDArray[np.float32], floor: float) -> float:
+    """How far two levels' colours lie apart (colour units), in light alone where
+    either is darker than ``floor`` (:data:`DARK_LIGHT_ONLY`)."""
+    if min(a[2], b[2]) < floor:
+        return abs(float(a[2] - b[2]))
+    # np.linalg.norm's own sum for a vector (the same float), without its checks.
+    return float(np.sqrt((a - b).dot(a - b)))
+
+
 class LevelColours:
     """Each stud level's median side colour per view (None: too few side pixels),
     worked out when first asked and kept for the turn."""
@@ -87,6 +109,7 @@ class LevelColours:
     def _spread_steps(self, piece: Piece) -> float:
         """:meth:`steps` worked out."""
         best = 0.0
+        floor = 100.0 * math.log(WHOLE_DARK_BELOW + 6.0) if DARK_LIGHT_ONLY else -math.inf
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:
                 continue
@@ -98,8 +121,7 @@ class LevelColours:
                     means.append(mean)
             if len(means) < 2:
                 continue
-            # np.linalg.norm's own sum for a vector (the same float), without its checks.
-            spread = max(float(np.sqrt((a - b).dot(a - b))) for j, a in enumerate(means)
+            spread = max(_apart(a, b, floor) for j, a in enumerate(means)
                          for b in means[j + 1:])
             best = max(best, min(max((spread - UNIFORM_WITHIN) / MIXED_RAMP, 0.0), 1.0))
         if best >= 1.0:

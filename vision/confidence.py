@@ -149,7 +149,7 @@ def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
     if pieces[i].kind is not Kind.BRICK:
         return False
     scorer = decoder.scorer
-    for _, column in restacked(pieces, i):
+    for _, column in restacked(decoder.before, pieces, i):
         if (scorer.colours.hue_spread(column, HUE_DARK) < HUE_WITHIN
                 and scorer.seams.seen(column) < 0.5):
             return True
@@ -164,7 +164,7 @@ def _column_price_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: f
     colours' price."""
     if shape[i].kind is not Kind.BRICK:
         return 1.0
-    columns = [column for _, column in restacked(shape, i)]
+    columns = [column for _, column in restacked(decoder.before, shape, i)]
     if not columns or max(decoder.scorer.seams.seen(c) for c in columns) >= 0.5:
         return 1.0
     size = max(decoder.view_area(shape[i]), 1.0)

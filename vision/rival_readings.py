@@ -11,12 +11,14 @@ the evidence and takes the margin.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, stack_swap, supports
 from vision.corners import corner_swapped
+from vision.stacks import beyond_box
 
 END_RIVALS = True
 """Whether a legal reading's decoration, and the arch it stands on, are weighed against
@@ -65,7 +67,7 @@ def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | No
         trials.append((others, None))
         trials += [([*others, alt], alt) for alt in _variants(shape[i])
                    if alt.x >= 0 and alt.y >= 0 and alt.z >= 0]
-        trials += list(restacked(shape, i))
+        trials += list(restacked(before, shape, i))
         if LEG_ARCH_RIVALS:
             trials += list(_leg_arches(shape, i))
     if LEVEL_RIVALS:
@@ -200,11 +202,16 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                 yield [*uncrowned, *way, step, alt], alt
 
 
-def restacked(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:
+def restacked(before: Palace, pieces: Sequence[Piece], i: int
+              ) -> Iterator[tuple[list[Piece], Piece]]:
     """The reading with piece ``i``'s stack told the other way
     (:func:`~vision.candidates.stack_swap`), and the piece that stands for it: a column
     as three bricks, any run of three bricks it is in as a column. A level hidden behind
-    this turn's other pieces, or a shadow across it, leaves the two open."""
+    this turn's other pieces, or a shadow across it, leaves the two open; the pieces
+    left in the box on ``before`` do not (:func:`vision.stacks.beyond_box`): a swap
+    that needs more than the reading does is no rival."""
+    held = Counter(p.kind for p in before)
+    over = beyond_box(held, pieces)
     piece = pieces[i]
     if piece.kind is Kind.COLUMN:
         bases = [piece]
@@ -218,7 +225,9 @@ def restacked(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Pi
         found = stack_swap(base, pieces)
         if found is not None:
             olds, instead = found
-            yield [p for p in pieces if not any(p is q for q in olds)] + instead, instead[0]
+            trial = [p for p in pieces if not any(p is q for q in olds)] + instead
+            if beyond_box(held, trial) <= over:
+                yield trial, instead[0]
 
 
 def _level_out(shape: Sequence[Piece], i: int, end: int | None
