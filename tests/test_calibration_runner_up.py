@@ -10,6 +10,7 @@ from calibration.board_model import moved_pose
 from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation, gray_float
 from calibration.grid import align_on_grid, refine_on_grid
+from calibration.lattice_patches import lattice_patches
 from calibration.lattice_pose import lattice_poses
 from calibration.side_pinning import pins_own_size
 from tests.calibration_frames import found_right, not_located_wrong
@@ -34,7 +35,10 @@ def test_the_rim_is_the_runner_up_where_the_sides_best_move_is_wrong(seed: int) 
     frame = twin_frame(seed).frame
     camera, truth = frame.camera, frame.pose
     gray = gray_float(frame.image)
-    start = next(iter(lattice_poses(gray, camera)))
+    # The plain windows' plane: high-passed, 3033's first look already places the
+    # board where the sides' best move is right, and the runner-up is not needed.
+    plain = lattice_patches(gray, high_pass=False)
+    start = next(iter(lattice_poses(gray, camera, patches=plain)))
     grid = refine_on_grid(gray, camera, align_on_grid(gray, camera, start.pose))
     assert grid is not None and pins_own_size(grid)
     best, *others = stud_moves(frame.image, camera, grid.pose, start.reach)
