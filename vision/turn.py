@@ -214,9 +214,10 @@ def _read_classically(before: Palace,
     The camera loop reads a turn only once the picture changed, and a turn adds a
     staircase: a reading of nothing with no trace in the model's map means the model
     missed it, not that nothing was built. A first arch on the plate half hidden by the
-    palace can show only 10 to 24 pixels, which the model finds surely old (all three
-    such development turns, games 6000 / 7000, 0.0016 to 0.09 at most), while the
-    classical change finds 0.96 to 1.0 on them. The classical change also lights up the
+    palace can show only 10 to 24 pixels, which the model finds surely old (two of the
+    three development turns read as nothing, games 6000 / 7000: 0.0016 and 0.09 at most
+    over the plate; the third shows none of its staircase), while the classical change
+    finds 0.96 to 1.0 on the pieces' pixels. The classical change also lights up the
     light's and the exposure's changes, so what it reads rests on weaker evidence: no
     more than :data:`FAINT_READING_AT_MOST` for any piece."""
     classical = [replace(_view_evidence(view, after, reference, False), picture=ev.picture)
