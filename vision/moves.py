@@ -43,6 +43,10 @@ class Moves:
         (:meth:`leg_ways`): shared by the rounds and the readings of the turn."""
         self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
         """The same ways with what the moves ask of them, kept until one goes stale."""
+        self._made: dict[int, Candidate] = {}
+        """The candidates of the pieces of :attr:`_shapes`, by the piece's id (they live
+        as long as the moves): each round asks for hundreds again, and a piece's
+        candidate is the scorer's for the turn."""
         self._close = CloseBounds(scorer)
         """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
 
@@ -94,7 +98,11 @@ class Moves:
             if fits and not joined:
                 continue
             starting.append((piece, fits, joined))
-        made = scorer.prepare([piece for piece, _, _ in starting])
+        known = self._made
+        todo = [piece for piece, _, _ in starting if id(piece) not in known]
+        if todo:
+            known.update(zip(map(id, todo), scorer.prepare(todo), strict=True))
+        made = [known[id(piece)] for piece, _, _ in starting]
         paying: list[tuple[Candidate, bool, bool]] = []
         asked: set[int] = set()
         for cand, (_, fits, joined) in zip(made, starting, strict=True):
