@@ -320,10 +320,13 @@ class Scorer:
         """The score of a whole set of new pieces, from nothing."""
         if not pieces:
             return 0.0
-        cands = [self.candidate(p) for p in pieces]
-        key = tuple(c.key for c in cands)
+        # Keyed by the pieces' keys (their candidates' own): a set scored before, as
+        # most are (the edits and the rules' checks ask the same readings again), is
+        # answered without looking up its candidates.
+        key = tuple(map(piece_key, pieces))
         hit = self._whole.get(key)
         if hit is None:
+            cands = [self.candidate(p) for p in pieces]
             union, around = self._union(cands)
             hit = self._whole[key] = self._gain(union, around, sum(c.price for c in cands),
                                                 None)
