@@ -241,3 +241,22 @@ def test_fits_says_what_an_empty_check_says_of_every_piece_near_a_built_palace()
     for x, y in animal.footprint():
         assert not palace.fits(brick(x, y, animal.top))
     assert 0 < fitting < asked
+
+
+def test_a_piece_given_an_id_is_the_one_dataclasses_replace_gives():
+    import dataclasses
+
+    piece = Piece(Kind.ARCH, 3, 4, 2, axis=Axis.Y, turn=1, color="tan", id="p7",
+                  extra={"note": 1})
+    for changes in ({"id": "p9"}, {"id": ""}, {"z": 3}, {"id": "p2", "color": "gold"}):
+        made, want = piece.moved(**changes), dataclasses.replace(piece, **changes)
+        assert made == want and repr(made) == repr(want) and made.extra is want.extra
+
+
+def test_the_plate_check_kept_with_a_piece_is_the_one_worked_out():
+    for piece in (Piece(Kind.ARCH, 29, 5, 0), Piece(Kind.ARCH, 28, 5, 0),
+                  Piece(Kind.BRICK, -1, 0, 0), Piece(Kind.BRICK, 0, 0, -1),
+                  Piece(Kind.ARCH, 5, 29, 1, axis=Axis.Y), Piece(Kind.COLUMN, 31, 31, 4)):
+        worked_out = piece.z >= 0 and all(0 <= x < 32 and 0 <= y < 32
+                                          for x, y in piece.footprint())
+        assert piece.on_plate() is worked_out and piece.on_plate() is worked_out

@@ -3,7 +3,8 @@ loop and sort give; the close bound must never rule out a move that beats the fl
 and asked of many moves at once must answer as asked of each, from each way's pixels
 off its arch;
 pieces' pixels gathered together must be each piece's own; ways kept from round to round
-must hold what ways made afresh hold."""
+must hold what ways made afresh hold; a whole reading's kept score must be the one worked
+out, and a column listed again must have its seams looked at once."""
 
 from __future__ import annotations
 
@@ -239,3 +240,26 @@ def test_a_round_makes_candidates_only_of_pieces_that_can_start_a_move() -> None
     eager = Decoder(before, [evidence()])
     eager.scorer.prepare([p for v in sorted(hot) for p in shapes_at(*v)])
     assert round_of(eager) == moves
+
+
+def test_a_whole_reading_s_kept_score_is_the_one_a_fresh_scorer_works_out() -> None:
+    ev = evidence()
+    scorer = Scorer([ev])
+    many = pieces()
+    sets = [many[k:k + 3] for k in range(0, 60, 7)]
+    first = [scorer.whole(s) for s in sets]
+    # The same pieces under ids (as placed) are the same reading.
+    again = [scorer.whole([p.moved(id=f"p{j}") for j, p in enumerate(s)]) for s in sets]
+    fresh = [Scorer([ev]).whole(s) for s in sets]
+    assert first == again == fresh
+
+
+def test_a_column_listed_again_has_its_seams_looked_at_once() -> None:
+    scorer = Scorer([evidence()])
+    columns = [scorer.candidate(Piece(Kind.COLUMN, x, 10, 0)) for x in range(8, 13)]
+    asked: list[list[tuple[int, int, int]]] = []
+    scorer.seams.look = asked.append  # type: ignore[method-assign]
+    scorer.look_ahead([*columns, *columns[::-1], columns[0]])
+    want = [(c.piece.x, c.piece.y, c.piece.z) for c in columns
+            if scorer.colours.steps(c.piece) < 1.0]
+    assert asked == [want]

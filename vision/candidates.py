@@ -151,7 +151,8 @@ def built_on(before: Palace, pieces: Sequence[Piece]) -> tuple[Palace, list[Piec
     placed: list[Piece] = []
     try:
         for p in sorted(pieces, key=lambda q: q.z):
-            placed.append(state.place(p.moved(id="")))
+            # A piece without an id is placed as it is (placing gives it one).
+            placed.append(state.place(p.moved(id="") if p.id else p))
     except PalaceError:
         return None
     return state, placed

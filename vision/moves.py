@@ -43,6 +43,13 @@ class Moves:
         (:meth:`leg_ways`): shared by the rounds and the readings of the turn."""
         self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
         """The same ways with what the moves ask of them, kept until one goes stale."""
+        self._distinct: dict[tuple[Voxel, ...], list[Piece]] = {}
+        """The shapes' pieces on a set of changed voxels (sorted), each once: the
+        readings' rounds ask the same sets again (two rounds in three)."""
+        self._made: dict[int, Candidate] = {}
+        """The candidates of the pieces of :attr:`_shapes`, by the piece's id (they live
+        as long as the moves): each round asks for hundreds again, and a piece's
+        candidate is the scorer's for the turn."""
         self._close = CloseBounds(scorer)
         """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
 
@@ -71,8 +78,7 @@ class Moves:
             reach = 4
             hot = {(x, y, z) for x, y, z in hot if min(xs) - reach <= x <= max(xs) + reach
                    and min(ys) - reach <= y <= max(ys) + reach}
-        ordered = sorted(hot)
-        self.prepare_shapes(ordered)
+        ordered = tuple(sorted(hot))
         # The arches that need their legs held up are found first, so that the ways under
         # all their legs are worked out together (one projection a view for all their
         # pieces); the moves are then made and ranked together.
@@ -84,8 +90,15 @@ class Moves:
         # the candidates of those left are made together.
         shapes = self._shapes
         starting: list[tuple[Piece, bool, bool]] = []
-        for piece in {id(p): p for voxel in ordered for p in shapes[voxel]}.values():
-            if piece.kind is Kind.DECORATION and not _decoration_spot(state, added, piece, ids):
+        distinct = self._distinct.get(ordered)
+        if distinct is None:
+            self.prepare_shapes(ordered)
+            distinct = self._distinct[ordered] = list(
+                {id(p): p for voxel in ordered for p in shapes[voxel]}.values())
+        decorated = any(p.kind is Kind.DECORATION for p in added)
+        for piece in distinct:
+            if piece.kind is Kind.DECORATION and (decorated
+                                                  or not _decoration_spot(state, piece, ids)):
                 continue
             fits = state.fits(piece)
             if not fits and (piece.kind is not Kind.ARCH or piece.z == 0):
@@ -94,7 +107,11 @@ class Moves:
             if fits and not joined:
                 continue
             starting.append((piece, fits, joined))
-        made = scorer.prepare([piece for piece, _, _ in starting])
+        known = self._made
+        todo = [piece for piece, _, _ in starting if id(piece) not in known]
+        if todo:
+            known.update(zip(map(id, todo), scorer.prepare(todo), strict=True))
+        made = [known[id(piece)] for piece, _, _ in starting]
         paying: list[tuple[Candidate, bool, bool]] = []
         asked: set[int] = set()
         for cand, (_, fits, joined) in zip(made, starting, strict=True):
@@ -239,9 +256,8 @@ class Moves:
         return ranked[:n]
 
 
-def _decoration_spot(state: Palace, added: Sequence[Piece], piece: Piece, ids: set[str]) -> bool:
-    """A decoration goes on an end knob of an arch of this turn, once per turn."""
-    if any(p.kind is Kind.DECORATION for p in added):
-        return False
+def _decoration_spot(state: Palace, piece: Piece, ids: set[str]) -> bool:
+    """A decoration goes on an end knob of an arch of this turn (once per turn: the
+    caller passes over every decoration once the pieces read hold one)."""
     owner = state.knob_owner(piece.x, piece.y, piece.z)
     return owner is not None and owner.kind is Kind.ARCH and owner.id in ids

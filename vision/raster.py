@@ -100,17 +100,19 @@ def _fill_band(chosen: Sequence[NDArray[np.int32]], rects: NDArray[np.int64],
     for size in sizes:
         cv2.fillConvexPoly(canvas, points[at:at + size], 1, shift=2)
         at += size
-    # Per canvas row: its polygon, and the image row and column the row starts at.
+    # Per canvas row: what takes a canvas pixel to its image pixel (the image row's
+    # start and the band's column, less the canvas row's start), and its polygon's
+    # distance; a pixel's sums are then one lookup by its row, not one per term.
     owner = np.repeat(np.arange(n), heights)
-    image_y = np.arange(int(top[-1])) + np.repeat(y0 - top[:-1], heights)
+    rows = np.arange(int(top[-1]))
+    offset = (rows + (y0 - top[:-1])[owner]) * w + x0[owner] - rows * width
     found = np.flatnonzero(canvas)
     row = found // width
-    x = found - row * width + x0[owner[row]]
-    y = image_y[row]
-    flat = y * w + x
-    front = depth.ravel()[flat] > near[owner[row]]
+    flat = found + offset[row]
+    front = depth.ravel()[flat] > near[owner][row]
     flat = flat[front]
-    cuts = np.searchsorted(owner[row[front]], np.arange(n + 1)).tolist()
+    # Bands are stacked in order: a polygon's pixels start at its band's first row.
+    cuts = np.searchsorted(row[front], top).tolist()
     return [flat[a:b] for a, b in itertools.pairwise(cuts)]
 
 
@@ -191,7 +193,9 @@ def sides_many(pixels: Sequence[NDArray[np.intp]], faces: Sequence[Face | None],
 def _band_pixels(at: NDArray[np.intp], band: NDArray[np.intp], width: int,
                  top: NDArray[np.intp], xa: NDArray[np.intp], ya: NDArray[np.intp], w: int
                  ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Canvas pixels (flat, ascending) as image pixels, with their canvas rows."""
+    """Canvas pixels (flat, ascending) as image pixels, with their canvas rows: what
+    takes a canvas row's pixels to the image is worked out per row, then looked up."""
+    rows = np.arange(len(band))
+    offset = (rows - top[band] + ya[band]) * w + xa[band] - rows * width
     row = at // width
-    o = band[row]
-    return (row - top[o] + ya[o]) * w + (at - row * width + xa[o]), row
+    return at + offset[row], row

@@ -13,6 +13,7 @@ made into Python objects.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -173,10 +174,16 @@ def _ways_added(whole: Sequence[float], per_piece: Sequence[Sequence[float]],
     """Per move, the first way's ``whole`` value, then the second way's ``per_piece``
     values one by one: the additions ``sum(second_values, first_value)`` makes, in its
     order (an empty place adds 0.0, which changes no sum)."""
-    depth = max((len(values) for values in per_piece), default=0)
+    # The table of values (a row per way, zeros after its last) filled at once: a slice
+    # assignment per way costs more than the few values it writes.
+    lengths = np.fromiter(map(len, per_piece), np.intp, len(per_piece))
+    depth = int(lengths.max(initial=0))
     table = np.zeros((len(per_piece), depth))
-    for r, values in enumerate(per_piece):
-        table[r, :len(values)] = values
+    if depth:
+        rows = np.repeat(np.arange(len(per_piece)), lengths)
+        cols = np.arange(len(rows)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        table[rows, cols] = np.fromiter(itertools.chain.from_iterable(per_piece), np.float64,
+                                        len(rows))
     out = np.asarray(whole, np.float64)[first]
     for d in range(depth):
         out = out + table[second, d]

@@ -188,10 +188,18 @@ class Scorer:
         """Looks at the seams of the columns among ``cands`` whose price is not known yet
         and whose levels' colours leave it open, all at once
         (:meth:`vision.seams.SeamLines.look`): their prices are asked next, each of
-        which would look at its place alone (:func:`vision.colours.bricks_shown`)."""
-        self.seams.look([(c.piece.x, c.piece.y, c.piece.z) for c in cands
-                         if c._price is None and c.piece.kind is Kind.COLUMN
-                         and seams_needed(self.colours, c.piece)])
+        which would look at its place alone (:func:`vision.colours.bricks_shown`). A
+        column listed again (the ways under a round's legs share their stacks: a dozen
+        times each) is asked once."""
+        places = []
+        asked: set[int] = set()
+        colours = self.colours
+        for c in cands:
+            if c._price is None and c.piece.kind is Kind.COLUMN and id(c) not in asked:
+                asked.add(id(c))
+                if seams_needed(colours, c.piece):
+                    places.append((c.piece.x, c.piece.y, c.piece.z))
+        self.seams.look(places)
 
     # -- scores against the masks ------------------------------------------------------
     def sync(self, masks: Masks) -> None:
@@ -312,10 +320,13 @@ class Scorer:
         """The score of a whole set of new pieces, from nothing."""
         if not pieces:
             return 0.0
-        cands = [self.candidate(p) for p in pieces]
-        key = tuple(c.key for c in cands)
+        # Keyed by the pieces' keys (their candidates' own): a set scored before, as
+        # most are (the edits and the rules' checks ask the same readings again), is
+        # answered without looking up its candidates.
+        key = tuple(map(piece_key, pieces))
         hit = self._whole.get(key)
         if hit is None:
+            cands = [self.candidate(p) for p in pieces]
             union, around = self._union(cands)
             hit = self._whole[key] = self._gain(union, around, sum(c.price for c in cands),
                                                 None)

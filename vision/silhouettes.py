@@ -282,18 +282,18 @@ class View:
         if not several:
             return out
         size = self.shape[0] * self.shape[1]
-        tagged = np.repeat(np.array(owners, np.intp), lengths) * size + np.concatenate(parts)
+        tagged = np.repeat(np.array(owners, np.intp) * size, lengths) + np.concatenate(parts)
         tagged.sort(kind="stable")
         if len(tagged) > 1:
             keep = np.empty(len(tagged), bool)
             keep[0] = True
             np.not_equal(tagged[1:], tagged[:-1], out=keep[1:])
             tagged = tagged[keep]
-        owner = tagged // size
-        pixels = tagged - owner * size
-        cuts = np.searchsorted(owner, np.arange(len(several) + 1)).tolist()
+        # Each piece's run starts at its tag; its pixels are the run less the tag (a
+        # division over every pixel costs more than a subtraction per piece).
+        cuts = np.searchsorted(tagged, np.arange(len(several) + 1) * size).tolist()
         for j, k in enumerate(several):
-            out[k] = pixels[cuts[j]:cuts[j + 1]]
+            out[k] = tagged[cuts[j]:cuts[j + 1]] - j * size
         return out
 
     @staticmethod

@@ -75,9 +75,9 @@ class Tiles(Generic[Holder]):
             lists.append(by_box.setdefault(b, []))
         tile_of = self._tile_of[view]
         count = self._count[view]
-        tagged = (np.repeat(np.arange(first, first + len(new), dtype=np.intp),
+        tagged = (np.repeat(np.arange(first, first + len(new), dtype=np.intp) * count,
                             [len(p) for p in parts])
-                  * count + tile_of[np.concatenate(parts)])
+                  + tile_of[np.concatenate(parts)])
         if len(tagged) > 1:
             # np.unique's array, sorted and each value kept once, without its hashing.
             tagged = _run_heads(np.sort(_run_heads(tagged)))
