@@ -103,7 +103,8 @@ def lattice_patches(
         return []
     stack = np.stack([gray[y : y + WINDOW_PX, x : x + WINDOW_PX] for x, y in corners])
     stack -= stack.mean(axis=(1, 2), keepdims=True)
-    if high_pass if high_pass is not None else stride >= STRIDE_PX:
+    first_look = stride >= STRIDE_PX if high_pass is None else high_pass
+    if first_look:
         # A map region's edge or a shadow across a window adds a broad hump round zero
         # lag that pulls the first repeat in. One blur of the windows stacked: where it
         # reaches into the next window the taper is nearly zero.

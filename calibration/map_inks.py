@@ -111,6 +111,12 @@ def group(lab: FloatArray) -> NDArray[np.int32]:
     return best
 
 
+def gaussian_kernel(sigma: float, reach: int) -> NDArray[np.float32]:
+    """A 1-D Gaussian of ``sigma`` studs over ``-reach..reach``, unnormalised: the
+    neighbourhood sums (:func:`near_sums`) normalise by their own weights."""
+    return np.exp(-0.5 * (np.arange(-reach, reach + 1) / sigma) ** 2).astype(np.float32)
+
+
 def near_sums(cells: NDArray[np.intp], weights: NDArray[np.float32], values: FloatArray,
                kernel: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """At each of ``cells`` (row-major on the 32 x 32 board), the weights and the values
@@ -144,7 +150,7 @@ def local_colour(x: NDArray[np.float32], members: NDArray[np.bool_],
     whole board where it has under ``LOCAL_SUPPORT`` of its cells' weight there (infinite
     for an empty group)."""
     reach = int(3 * LOCAL_SIGMA)
-    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / LOCAL_SIGMA) ** 2).astype(np.float32)
+    kernel = gaussian_kernel(LOCAL_SIGMA, reach)
     kernel /= kernel[reach]  # the cell's own weight is 1, taken out again below
     own = members.astype(np.float32)
     near_w, near_x = near_sums(cells, own, x * own[:, None], kernel)

@@ -23,6 +23,7 @@ from calibration.ink_bounds import near_black
 from calibration.ink_model import INK_MODEL, NAMING_MARGIN, STRAY_SHARE
 from calibration.map_inks import (
     centres_and_shares,
+    gaussian_kernel,
     grouping_features,
     min_group,
     near_sums,
@@ -104,7 +105,7 @@ def _smoothed(values: FloatArray, cells: NDArray[np.intp], sigma: float) -> Floa
     """Each cell's value averaged with the given cells near it on the board (a Gaussian
     of ``sigma`` studs, weights normalised over the cells present)."""
     reach = int(3 * sigma) + 1
-    kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / sigma) ** 2).astype(np.float32)
+    kernel = gaussian_kernel(sigma, reach)
     near_w, near_t = near_sums(cells, np.ones(len(cells), np.float32), values, kernel)
     return (near_t / near_w).astype(np.float64)
 
@@ -170,7 +171,7 @@ def third_ink(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp
         tries += [halves for g in (0, 1)
                   if (halves := _hue_halves(lab, labels, cells, g, min_size)) is not None]
     best: tuple[float, NDArray[np.int32], NDArray[np.float32]] | None = None
-    near = best
+    near: tuple[float, NDArray[np.int32], NDArray[np.float32]] | None = None
     for three in tries:
         if np.bincount(three, minlength=3).min() < min_size:
             continue

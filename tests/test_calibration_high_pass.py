@@ -3,6 +3,8 @@ crosses read their repeats short unless the broad hump round zero lag is taken o
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -56,12 +58,13 @@ def test_the_dense_look_stays_plain() -> None:
 
 
 @pytest.mark.parametrize("seed", [20092])
-def test_a_board_the_plain_first_look_missed_is_found(seed: int, monkeypatch) -> None:
+def test_a_board_the_plain_first_look_missed_is_found(seed: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     frame = twin_frame(seed).frame
     found_right(frame)
     plain = patches_module.lattice_patches
 
-    def unfiltered(*args, **kwargs):
+    def unfiltered(*args: Any, **kwargs: Any) -> Any:
         kwargs["high_pass"] = False
         return plain(*args, **kwargs)
 

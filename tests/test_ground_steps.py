@@ -53,7 +53,7 @@ def _read(turn: TurnPair) -> set[tuple[object, ...]]:
 
 
 def test_a_first_step_seen_end_on_is_read_as_the_arch(end_on: TurnPair,
-                                                      monkeypatch) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     truth = {place_key(p) for p in end_on.added if p.kind not in ANIMAL_KINDS}
     first = place_key(Piece(Kind.ARCH, 9, 25, 0, axis=Axis.Y))
     assert first in truth

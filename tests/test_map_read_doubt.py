@@ -54,7 +54,7 @@ def _price_short_by(lab: np.ndarray, short: float) -> float:
 
 @pytest.mark.parametrize("doubt", [third_ink.THIRD_INK_DOUBT, 0.0])
 def test_a_third_ink_short_of_the_price_leaves_the_merged_inks_unknown(
-        monkeypatch, doubt: float) -> None:
+        monkeypatch: pytest.MonkeyPatch, doubt: float) -> None:
     """The two greens make one group, named light green; three groups name the three
     inks but 5 (log) short of the price. Within the doubt the dark green's cells are
     unknown; without it they are read light green, wrong. The gold is read either way."""
@@ -72,7 +72,7 @@ def test_a_third_ink_short_of_the_price_leaves_the_merged_inks_unknown(
 
 
 @pytest.mark.parametrize("beside", [True, False])
-def test_a_stray_group_does_not_keep_the_merged_inks_from_doubt(monkeypatch,
+def test_a_stray_group_does_not_keep_the_merged_inks_from_doubt(monkeypatch: pytest.MonkeyPatch,
                                                                 beside: bool) -> None:
     """The same board with a fleck of 12 purple cells: it makes a group of its own (under
     2 % of the cells), and the two greens and the gold are weighed as without it."""

@@ -243,7 +243,7 @@ def test_fits_says_what_an_empty_check_says_of_every_piece_near_a_built_palace()
     assert 0 < fitting < asked
 
 
-def test_a_piece_given_an_id_is_the_one_dataclasses_replace_gives():
+def test_a_piece_given_an_id_is_the_one_dataclasses_replace_gives() -> None:
     import dataclasses
 
     piece = Piece(Kind.ARCH, 3, 4, 2, axis=Axis.Y, turn=1, color="tan", id="p7",
@@ -253,7 +253,7 @@ def test_a_piece_given_an_id_is_the_one_dataclasses_replace_gives():
         assert made == want and repr(made) == repr(want) and made.extra is want.extra
 
 
-def test_the_plate_check_kept_with_a_piece_is_the_one_worked_out():
+def test_the_plate_check_kept_with_a_piece_is_the_one_worked_out() -> None:
     for piece in (Piece(Kind.ARCH, 29, 5, 0), Piece(Kind.ARCH, 28, 5, 0),
                   Piece(Kind.BRICK, -1, 0, 0), Piece(Kind.BRICK, 0, 0, -1),
                   Piece(Kind.ARCH, 5, 29, 1, axis=Axis.Y), Piece(Kind.COLUMN, 31, 31, 4)):

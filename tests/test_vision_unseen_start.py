@@ -42,7 +42,7 @@ def test_a_staircase_the_model_misses_is_read_classically_and_doubted(
     assert all(r.confidence < UNCERTAIN_BELOW for r in reading.added)
     assert any(r.alternatives for r in reading.added)
     # Without the classical reading the turn is read as nothing, and surely so.
-    monkeypatch.setattr(turn_mode, "_read_classically", lambda *args: [])
+    monkeypatch.setattr(turn_mode, "_read_classically", lambda *args: ())
     missed = _read(second)
     assert missed.added == () and not missed.uncertain
 

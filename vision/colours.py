@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from calibration.turn import row_medians
 from rules.pieces import Piece
-from vision.evidence import Evidence
+from vision.evidence import Evidence, light_unit
 from vision.seams import SeamLines
 
 UNIFORM_WITHIN = 35.0
@@ -109,7 +109,7 @@ class LevelColours:
     def _spread_steps(self, piece: Piece) -> float:
         """:meth:`steps` worked out."""
         best = 0.0
-        floor = 100.0 * math.log(WHOLE_DARK_BELOW + 6.0) if DARK_LIGHT_ONLY else -math.inf
+        floor = light_unit(WHOLE_DARK_BELOW) if DARK_LIGHT_ONLY else -math.inf
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:
                 continue
@@ -140,7 +140,7 @@ class LevelColours:
         levels' hue no view shows spreads 0: its colours cannot tell it either. Levels
         showing fewer than ``min_px`` side pixels in a view are left out there: a few
         pixels beside the board or a neighbour take their tint."""
-        floor = 100.0 * math.log(dark_below + 6.0)  # colour_features' light unit
+        floor = light_unit(dark_below)
         best = 0.0
         for i, ev in enumerate(self.evidence):
             if ev.colour is None:

@@ -8,6 +8,7 @@ which are all the places a new piece can be.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,12 +52,23 @@ class Evidence:
     (:mod:`vision.seams`) is a pixel wide, gone at the working scale."""
 
 
+LIGHT_OFFSET = 6.0
+"""Added to a pixel's channel sum before its logarithm: the sensor's dark noise (a few
+levels a channel), so that near-black pixels do not spread into huge negative lights."""
+
+
+def light_unit(total: float) -> float:
+    """A channel sum (three channels) in :func:`colour_features`' brightness unit: the
+    colour rules compare their thresholds with the features in the same unit."""
+    return 100.0 * math.log(total + LIGHT_OFFSET)
+
+
 def colour_features(region: NDArray[np.float32]) -> NDArray[np.float32]:
     """Per pixel (flat): chromaticity (r, g shares x 300) and log brightness (x 100), the
     units in which one LEGO colour differs from another by tens and a piece's own shading
     from face to face by less."""
     flat = region.reshape(-1, 3).astype(np.float32)
-    total = flat.sum(axis=1) + 6.0
+    total = flat.sum(axis=1) + LIGHT_OFFSET
     out = np.empty((len(flat), 3), np.float32)
     out[:, 0] = flat[:, 2] / total * 300.0
     out[:, 1] = flat[:, 1] / total * 300.0

@@ -191,7 +191,7 @@ class Scorer:
         which would look at its place alone (:func:`vision.colours.bricks_shown`). A
         column listed again (the ways under a round's legs share their stacks: a dozen
         times each) is asked once."""
-        places = []
+        places: list[tuple[int, int, int]] = []
         asked: set[int] = set()
         colours = self.colours
         for c in cands:

@@ -181,7 +181,11 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
                            time.perf_counter() - started)
     decoder = Decoder(before, evidence)
     pieces = decoder.run(hot)
-    pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
+    # The first view kept (a view whose board is out of sight was dropped above) names
+    # the decoration: its picture and its view are the same camera's.
+    picture = evidence[0].picture
+    assert picture is not None
+    pieces = name_decoration(before, pieces, picture, evidence[0].view)
     readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
     changed = not readings and (len(hot) >= MIN_UNEXPLAINED or (
         model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS))
@@ -190,12 +194,12 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # hung from the arches on the voxels the faint pixels show.
         pieces = decoder.search_nothing(hot | _faint_cells(evidence, top))
         if pieces:
-            pieces = name_decoration(before, pieces, usable[0][0], evidence[0].view)
-            readings = [replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
-                        for r in rate_pieces(decoder, pieces,
-                                             legal=analyse_added(before, pieces).legal)]
+            pieces = name_decoration(before, pieces, picture, evidence[0].view)
+            readings = tuple(replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
+                             for r in rate_pieces(decoder, pieces,
+                                                  legal=analyse_added(before, pieces).legal))
     if not readings and not changed and model:
-        readings = _read_classically(before, pairs, evidence, top, usable[0][0]) or readings
+        readings = _read_classically(before, pairs, evidence, top, picture)
     if not readings and changed:
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
@@ -207,7 +211,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
 def _read_classically(before: Palace,
                       pairs: Sequence[tuple[View, NDArray[np.float32], NDArray[np.float32]]],
                       evidence: Sequence[Evidence], top: int, picture: NDArray[np.uint8]
-                      ) -> list[PieceReading]:
+                      ) -> tuple[PieceReading, ...]:
     """The staircase the classical change (:func:`vision.change.change_evidence`) reads
     where the model saw nothing new at all, every piece put to the players.
 
@@ -224,17 +228,17 @@ def _read_classically(before: Palace,
                  for (view, after, reference), ev in zip(pairs, evidence, strict=True)]
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
-        return []
+        return ()
     decoder = Decoder(before, classical)
     # Where no first move gains (the arch's few pixels light one voxel at most), whole
     # staircases round the changed voxels, a level below them too, are weighed against
     # nothing.
     pieces = decoder.run(hot) or decoder.search_nothing(_near(hot, (-1, 0)))
     if not pieces:
-        return []
+        return ()
     pieces = name_decoration(before, pieces, picture, classical[0].view)
-    return [replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
-            for r in rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)]
+    return tuple(replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
+                 for r in rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal))
 
 
 def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.float32],
@@ -309,7 +313,9 @@ def _faint_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
 
 
 def _near(cells: set[Voxel], levels: Sequence[int]) -> set[Voxel]:
-    """``cells`` and their neighbours on the board, a stud aside and ``levels`` up."""
+    """``cells`` and their neighbours on the board, a stud aside and ``levels`` up: a
+    piece half hidden lights only some of its own voxels, and a first arch only those a
+    level above its own (so the classical re-read looks a level down too)."""
     return {(x + dx, y + dy, z + dz) for x, y, z in cells for dx in (-1, 0, 1)
             for dy in (-1, 0, 1) for dz in levels
             if 0 <= x + dx < BOARD_STUDS and 0 <= y + dy < BOARD_STUDS and z + dz >= 0}
