@@ -63,30 +63,3 @@ def test_a_first_step_seen_end_on_is_read_as_the_arch(end_on: TurnPair,
     without = _read(end_on)
     assert first not in without
     assert place_key(Piece(Kind.BRICK, 9, 25, 0)) in without
-
-
-def test_a_first_step_whose_own_pixels_show_bare_board_earns_no_bonus(
-        end_on: TurnPair, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The true first step, seen end on, keeps its bonus (its own pixels: a few, about
-    even); the same step laid the other way from the knob under the next arch's leg puts
-    its far half on bare board that the picture shows unchanged, and is judged as a
-    legal staircase only, the bonus that made such an arch beat a true lone brick gone."""
-    caught: list[decode.Decoder] = []
-    run = decode.Decoder.run
-
-    def catch(self: decode.Decoder, hot: set) -> list[Piece]:
-        caught.append(self)
-        return run(self, hot)
-
-    monkeypatch.setattr(decode.Decoder, "run", catch)
-    _read(end_on)
-    decoder = caught[-1].fork()
-    truth = [p for p in end_on.added if p.kind not in ANIMAL_KINDS]
-    first = next(p for p in truth if p.kind is Kind.ARCH and p.z == 0)
-    rest = [p for p in truth if p is not first]
-    bonus = decode.LEGAL_BONUS + decode.GROUND_STEP_BONUS
-    assert decoder.judged(truth) == pytest.approx(decoder.score_of(truth) + bonus)
-    laid_back = [Piece(Kind.ARCH, first.x, first.y - 3, 0, axis=Axis.Y), *rest]
-    assert ground_step(laid_back)
-    assert decoder.judged(laid_back) == pytest.approx(
-        decoder.score_of(laid_back) + decode.LEGAL_BONUS)

@@ -173,15 +173,9 @@ def ground_step(pieces: Sequence[Piece]) -> bool:
     end knob: the first step of the starting set-up (arch A on the ground, arch B with
     one leg on A's end knob), the way most staircases start
     (:data:`vision.decode.GROUND_STEP_BONUS`)."""
-    return bool(ground_steps(pieces))
-
-
-def ground_steps(pieces: Sequence[Piece]) -> list[Piece]:
-    """The arches of ``pieces`` on the plate that hold a leg of an arch of them a level
-    up on an end knob (:func:`ground_step`)."""
-    legs = {(x, y) for p in pieces if p.kind is Kind.ARCH and p.z == 1 for x, y in p.legs()}
-    return [p for p in pieces if p.kind is Kind.ARCH and p.z == 0
-            and not legs.isdisjoint(p.knobs())]
+    knobs = {(x, y) for p in pieces if p.kind is Kind.ARCH and p.z == 0 for x, y in p.knobs()}
+    return bool(knobs) and any(p.kind is Kind.ARCH and p.z == 1 and not knobs.isdisjoint(p.legs())
+                               for p in pieces)
 
 
 def both_outlines(pieces: list[Piece]) -> list[list[Piece]]:

@@ -21,7 +21,7 @@ import numpy as np
 from rules.palace import Palace
 from rules.pieces import Piece, Voxel
 from vision import rulings, stacks
-from vision.candidates import built_on, ground_steps, is_legal_turn
+from vision.candidates import built_on, ground_step, is_legal_turn
 from vision.evidence import Evidence
 from vision.moves import Moves
 from vision.refine import refine
@@ -63,20 +63,6 @@ staircases' lowest arches). On games 6000 / 7000 (exact, reports of 40), 0: 32/3
 and their edits (:func:`vision.refine.refine`, :func:`vision.rulings.resupport`) bring
 the first steps; bounds raised by this bonus as well prune far less (with an earlier,
 broader form of the bonus, games 7000 took a median 0.94 against 0.64 s, wall clock)."""
-GROUND_STEP_DENIED = -10.0
-"""The evidence of its own pixels (those no other piece of the reading covers) below
-which a first-step arch earns no ``GROUND_STEP_BONUS``. On games 9000 (60 turns) the true
-first-step arches' own pixels sum to -3.0 at worst (10 pixels, seen past the palace's
-edge; 0 where wholly hidden, up to 431 in full view), while turn 28's reading put an
-arch on the plate under a brick's place, its far half on 27 pixels of bare board that
-deny it (-20.2): the bonus alone made it beat the true lone brick (by 16), one credit
-too many."""
-
-DENIED_PER_PIXEL = -0.5
-"""The mean evidence per own pixel below which they deny the arch as well: game 9000's
-bare board under the wrong arch averages -0.75 (27 pixels); a true arch's far leg before
-an old piece of its colour, -0.64 on 29 pixels (game 6000 turn 8), is offset by the rest
-of the arch's own pixels."""
 
 
 class Decoder:
@@ -202,15 +188,7 @@ class Decoder:
             return score
         if not is_legal_turn(self.before, pieces):
             return score
-        return score + LEGAL_BONUS + (GROUND_STEP_BONUS if self.ground_step(pieces) else 0.0)
-
-    def ground_step(self, pieces: Sequence[Piece]) -> bool:
-        """Whether ``pieces`` start as the starting set-up does (:func:`ground_steps`) on
-        an arch the picture does not deny: the bonus is for an arch that shows little
-        (end on, or behind the palace), not for one whose own pixels show the old board
-        (:data:`GROUND_STEP_DENIED`)."""
-        return any(not _denied(*self.scorer.own_evidence(a, [p for p in pieces if p is not a]))
-                   for a in ground_steps(pieces))
+        return score + LEGAL_BONUS + (GROUND_STEP_BONUS if ground_step(pieces) else 0.0)
 
     def restack(self) -> None:
         """Swaps each column read for three bricks, and each run of three bricks for a
@@ -250,8 +228,3 @@ class Decoder:
         for piece in self.added:
             self._cover(piece)
 
-
-def _denied(total: float, count: int) -> bool:
-    """Whether pixels with this much evidence in all deny the piece that alone shows them:
-    both in sum and on average (:data:`GROUND_STEP_DENIED`, :data:`DENIED_PER_PIXEL`)."""
-    return total < GROUND_STEP_DENIED and total < DENIED_PER_PIXEL * count

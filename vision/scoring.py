@@ -322,19 +322,6 @@ class Scorer:
         return hit
 
     # -- the picture's other questions -------------------------------------------------
-    def own_evidence(self, piece: Piece, others: Sequence[Piece]) -> tuple[float, int]:
-        """The evidence of the pixels ``piece`` shows that none of ``others`` covers, over
-        the views, and how many they are: what the picture says of that piece alone, the
-        rest of its reading taken as read (no price, no leaves)."""
-        cand = self.candidate(piece)
-        rest = [self.candidate(p) for p in others]
-        total, count = 0.0, 0
-        for i, ev in enumerate(self.evidence):
-            own = self.outside(cand.pixels[i], [c.pixels[i] for c in rest])
-            total += float(ev.weight[own].sum())
-            count += len(own)
-        return total, count
-
     def view_area(self, piece: Piece) -> float:
         """The piece's whole outline in region pixels (nothing in front, the part beyond
         the region's edges too: :meth:`vision.silhouettes.View.piece_area`), over the
