@@ -54,9 +54,7 @@ def test_the_start_colour_leaves_a_decoration_alone_when_the_start_shows() -> No
         decoder, _ = decoder_for(before, added, [])
         shape = [confidence._outline(p) for p in added]
         whole = decoder.judged(shape)
-        # As rate_pieces weighs them: a brick on a ground arch's leg has a cap of its own.
-        scored = [[(decoder.judged(t), t) for t, alt in rival_readings(before, shape, i, end)
-                   if not confidence._leg_brick(alt, shape[i])]
+        scored = [[(decoder.judged(t), t) for t, _ in rival_readings(before, shape, i, end)]
                   for i in range(len(added))]
         assert confidence._start_colour_cap(decoder, added, shape, whole, scored) > 0.9
 
