@@ -125,9 +125,6 @@ whose levels a tinted light or a shadow's grain make differ in hue. On the seven
 development sets 0.13 / 0.14 / 0.16 / 0.18 flag 0 / 2 / 4 / 6 more of 164 wrong pieces
 and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision-log.md, "Where flagging fails off
 the twin (issue #12, second round)")."""
-LEG_BRICK_SHARE = 0.14
-"""The share of an arch's outline its margin over a brick on a leg's cell is measured
-against (:data:`vision.rival_readings.ARCH_LEG_BRICKS`)."""
 HUE_WITHIN = 20.0
 """Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
 bricks' levels count as one hue. On those sets the true columns read as three bricks
@@ -243,16 +240,11 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         crown = end == i
         trials = rival_readings(decoder.before, shape, i, end)
         scored_trials = [(score(trial), trial, alt) for trial, alt in trials]
-        scored.append([(s, trial) for s, trial, alt in scored_trials
-                       if not _leg_brick(alt, shape[i])])
+        scored.append([(s, trial) for s, trial, _ in scored_trials])
         rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])
-        plain = [s for s, alt in rivals if not _leg_brick(alt, shape[i])]
-        best_rival = plain[0] if plain else -math.inf
+        best_rival = rivals[0][0] if rivals else -math.inf
         confidence = _sureness(decoder, whole - best_rival, shape[i])
         confidence = min(confidence, _outline_cap(decoder, shape[i], whole, rivals))
-        confidence = min(confidence, min(
-            (_sureness(decoder, whole - s, shape[i], LEG_BRICK_SHARE)
-             for s, alt in rivals if _leg_brick(alt, shape[i])), default=1.0))
         if GROUND_ARCH_OUTLINE:
             confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
         if not legal:
@@ -272,12 +264,6 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         cap = _start_colour_cap(decoder, pieces, shape, whole, scored)
         out[end] = replace(out[end], confidence=round(min(out[end].confidence, cap), 4))
     return tuple(out)
-
-
-def _leg_brick(alt: Piece | None, piece: Piece) -> bool:
-    """Whether ``alt`` is a brick on a leg's cell of arch ``piece``, at its level."""
-    return (alt is not None and piece.kind is Kind.ARCH and alt.kind is Kind.BRICK
-            and alt.z == piece.z and (alt.x, alt.y) in piece.legs())
 
 
 def _outline_cap(decoder: Decoder, outline: Piece, whole: float,

@@ -36,13 +36,6 @@ under it taken out and everything above it a level lower (:func:`_level_out`). O
 eleven development sets (games 6000 to 16000 on) it flags 4 more of 241 wrong pieces
 (one staircase top read a level too high) and no right one; taking out any level, not
 only one of bricks, flagged 4 right ones too."""
-ARCH_LEG_BRICKS = True
-"""Whether an arch is also weighed against a brick on either of its legs' cells, the
-mirror of a brick weighed against an arch with a leg on its cell (:func:`_variants`).
-An arch on the ground under the next step's leg, where only a brick stands, had the
-arch turned as its only rival (development games 9000/28 and 10000/50: read at 0.80 and
-0.79, the brick's reading within 16 and 30 of it). Counts in docs/vision-log.md, "A brick
-where an arch was read (issue #12)"."""
 DECORATION_OUTLINES = (DecorationColor.GOLD.value, PLANT)
 """The two outlines a decoration is weighed in: the round gold one and a plant's."""
 LEG_ARCH_RIVALS = True
@@ -98,11 +91,6 @@ def _variants(piece: Piece) -> Iterator[Piece]:
                     yield piece.moved(x=lx + shift, y=ly, axis=other, id="")
                 else:
                     yield piece.moved(x=lx, y=ly + shift, axis=other, id="")
-        if ARCH_LEG_BRICKS and piece.z == 0:
-            # A brick on either leg's cell: the arch's other half read from a shadow,
-            # a neighbour's edge or the palace behind it.
-            for lx, ly in piece.legs():
-                yield Piece(Kind.BRICK, lx, ly, piece.z)
     if piece.kind is Kind.BRICK:
         yield piece.moved(kind=Kind.COLUMN, id="")
     if piece.kind in (Kind.BRICK, Kind.COLUMN):
