@@ -26,7 +26,7 @@ from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import BOARD_STUDS, Voxel
+from rules.pieces import BOARD_STUDS, Piece, Voxel
 from rules.staircase import analyse_added
 from vision.change import change_evidence, region
 from vision.confidence import rate_pieces
@@ -185,8 +185,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     # the decoration: its picture and its view are the same camera's.
     picture = evidence[0].picture
     assert picture is not None
-    pieces = name_decoration(before, pieces, picture, evidence[0].view)
-    readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+    readings = _rated(decoder, pieces, picture, evidence[0].view)
     changed = not readings and (len(hot) >= MIN_UNEXPLAINED or (
         model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS))
     if changed:
@@ -194,10 +193,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # hung from the arches on the voxels the faint pixels show.
         pieces = decoder.search_nothing(hot | _faint_cells(evidence, top))
         if pieces:
-            pieces = name_decoration(before, pieces, picture, evidence[0].view)
-            readings = tuple(replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
-                             for r in rate_pieces(decoder, pieces,
-                                                  legal=analyse_added(before, pieces).legal))
+            readings = _rated(decoder, pieces, picture, evidence[0].view,
+                              FAINT_READING_AT_MOST)
     if not readings and not changed and model:
         readings = _read_classically(before, pairs, evidence, top, picture)
     if not readings and changed:
@@ -236,9 +233,21 @@ def _read_classically(before: Palace,
     pieces = decoder.run(hot) or decoder.search_nothing(_near(hot, (-1, 0)))
     if not pieces:
         return ()
-    pieces = name_decoration(before, pieces, picture, classical[0].view)
-    return tuple(replace(r, confidence=min(r.confidence, FAINT_READING_AT_MOST))
-                 for r in rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal))
+    return _rated(decoder, pieces, picture, classical[0].view, FAINT_READING_AT_MOST)
+
+
+def _rated(decoder: Decoder, pieces: Sequence[Piece], picture: NDArray[np.uint8], view: View,
+           at_most: float = 1.0) -> tuple[PieceReading, ...]:
+    """The decoder's pieces as the turn's readings: the staircase's decoration named
+    (:func:`vision.finish.name_decoration`, from ``picture`` as ``view`` sees it), each
+    piece rated against its rivals, and no piece trusted beyond ``at_most`` (a reading
+    that rests on faint or classical evidence only is put to the players whole)."""
+    before = decoder.before
+    pieces = name_decoration(before, pieces, picture, view)
+    readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+    if at_most >= 1.0:
+        return readings
+    return tuple(replace(r, confidence=min(r.confidence, at_most)) for r in readings)
 
 
 def _view_evidence(view: View, after: NDArray[np.float32], before: NDArray[np.float32],
