@@ -34,6 +34,7 @@ from calibration.ink_cells import strays, unlike_their_ink
 from calibration.ink_model import signed_lab
 from calibration.map_inks import group, name_groups, settled
 from calibration.map_place import stud_cells
+from calibration.map_regions import small_patches
 from calibration.pose import locate_board
 from calibration.third_ink import third_ink, third_ink_beside_stray
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
@@ -350,12 +351,11 @@ fitting maps 50200-50399 (1,600 views) it took the hidden studs read wrongly fro
 def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
     """The cells read, less those no reading can vouch for: the ground under the corner
     bricks (a brick stands there in every game; what shows is the brick and its shadow),
-    a lone stud named unlike every one of its four neighbours, at least three of them
-    read and agreeing, and a stud none of whose eight neighbours is read alike
-    (``UNVOUCHED``). The map is made of regions several studs wide, so such a stud is a
-    shadow's edge, a leaf, a piece's foot or a patch of something else seen between
-    pieces far more often than a one-stud region; as ``?`` it costs a question, read
-    wrong it misleads the rules."""
+    a lone stud named unlike its four neighbours, at least three of them read and
+    agreeing, a stud no eight neighbour of which is read alike (``UNVOUCHED``) and a
+    patch of too few studs (:mod:`calibration.map_regions`): on a map of regions several
+    studs wide such studs are a shadow's edge, a leaf, a piece's foot far more often than
+    a region. As ``?`` they cost a question; read wrong they mislead the rules."""
     out = chars.copy()
     out[CORNER_GROUND] = UNKNOWN_GROUND
     padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
@@ -372,6 +372,7 @@ def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
                            for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx])
         lone |= (out != UNKNOWN_GROUND) & ~(around == out).any(axis=0)
     out[lone] = UNKNOWN_GROUND
+    out[small_patches(out)] = UNKNOWN_GROUND
     return out
 
 
