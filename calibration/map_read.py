@@ -34,7 +34,7 @@ from calibration.ink_cells import strays, unlike_their_ink
 from calibration.ink_model import signed_lab
 from calibration.map_inks import group, name_groups, settled
 from calibration.map_place import stud_cells
-from calibration.map_regions import small_patches
+from calibration.map_regions import interleaved, small_patches
 from calibration.pose import locate_board
 from calibration.third_ink import third_ink, third_ink_beside_stray
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
@@ -279,14 +279,14 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     names = np.full(len(lab), START, dtype="<U1")
     names[~white] = name_groups(lab[~white], groups[~white], top)
     if rival is not None:
-        # Two groups or three was a toss-up: what the two readings name differently is
-        # not known.
+        # Two groups or three was a toss-up: where the readings differ is not known.
         inked = names[~white]
         inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     inked = names[~white]
-    inked[strays(lab[~white], groups[~white], np.flatnonzero(seen)[~white])] = UNKNOWN_GROUND
+    cells, ink = np.flatnonzero(seen)[~white], groups[~white]
+    inked[strays(lab[~white], ink, cells) | interleaved(ink, cells)] = UNKNOWN_GROUND
     names[~white] = inked
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
     if (names == START).sum() > WHITE_AT_MOST:

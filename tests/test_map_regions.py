@@ -1,4 +1,5 @@
-"""A patch of too few studs of one name is no region of the map: it is left unknown."""
+"""A patch of too few studs of one name, and two colour groups scattered through each other,
+are no regions of the map: they are left unknown."""
 
 from __future__ import annotations
 
@@ -9,36 +10,38 @@ import pytest
 import calibration.map_regions as map_regions
 from calibration.camera import Pose
 from calibration.map_read import ViewRead, read_cells
-from calibration.map_regions import small_patches
+from calibration.map_regions import interleaved, small_patches
 from rules.maps import UNKNOWN_GROUND
 
 INKS_BGR = {"L": (70.0, 170.0, 120.0), "D": (45.0, 90.0, 40.0)}
 
 
-def test_patches_under_four_studs_are_found_eight_connected() -> None:
+def test_patches_under_three_studs_are_found_eight_connected() -> None:
     cells = np.full((32, 32), "L")
     cells[:, 16:] = "D"  # two regions: kept
     cells[5, 20:22] = "L"  # two studs of light green inside dark green
-    cells[10, 20], cells[11, 21], cells[12, 22] = "L", "L", "L"  # a diagonal three
+    cells[10, 20], cells[11, 21] = "L", "L"  # two touching at a corner
+    cells[15, 20], cells[16, 21], cells[17, 22] = "L", "L", "L"  # a diagonal three: kept
     cells[20:22, 20:22] = "X"  # a blocked area of four studs: a region
     cells[25, 25] = UNKNOWN_GROUND  # unknown is no patch
     small = small_patches(cells)
-    assert small[5, 20:22].all() and small[10, 20] and small[11, 21] and small[12, 22]
-    assert not small[20:22, 20:22].any() and not small[25, 25]
-    assert small.sum() == 5
+    assert small[5, 20:22].all() and small[10, 20] and small[11, 21]
+    assert not small[15:18, 20:23].any() and not small[20:22, 20:22].any()
+    assert small.sum() == 4
     assert not small_patches(cells, 2)[5, 20:22].any()
+    assert small_patches(cells, 4)[15, 20]
 
 
 def _speckled_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A light and a dark green half, with pairs and triples of dark green studs lifted to
-    light green's colour (a glossy card's sheen, cell by cell), and the truth."""
+    """A light and a dark green half, with pairs of dark green studs lifted to light
+    green's colour (a glossy card's sheen, cell by cell), and the studs so lifted."""
     rng = np.random.default_rng(seed)
     truth = np.full((32, 32), "L")
     truth[:, 16:] = "D"
     printed = truth.copy()
     for y in range(3, 29, 4):  # apart: no two touch
         x = int(rng.integers(19, 27))
-        printed[y, x:x + int(rng.integers(2, 4))] = "L"
+        printed[y, x:x + 2] = "L"
     bgr = np.array([INKS_BGR[c] for c in printed.reshape(-1)])
     bgr += rng.normal(0, 2.0, bgr.shape)
     lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8)[None], cv2.COLOR_BGR2LAB)[0]
@@ -48,8 +51,8 @@ def _speckled_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_speckles_of_another_ink_read_unknown_not_wrong(monkeypatch: pytest.MonkeyPatch,
                                                          seed: int) -> None:
-    """Two or three studs together vouch for each other, so the lone-stud checks pass
-    them: without the patch size they are read as the wrong ink."""
+    """Two studs together vouch for each other, so the lone-stud checks pass them:
+    without the patch size they are read as the wrong ink."""
     lab, speckled = _speckled_board(seed)
     view = ViewRead(Pose(np.zeros(3), np.array([0.0, 0.0, 500.0])), lab, np.ones(1024, bool))
     got = read_cells([view]).reshape(-1)
@@ -60,3 +63,28 @@ def test_speckles_of_another_ink_read_unknown_not_wrong(monkeypatch: pytest.Monk
     monkeypatch.setattr(map_regions, "MIN_PATCH", 1)
     unpatched = read_cells([view]).reshape(-1)
     assert (unpatched[speckled] == "L").mean() > 0.5  # read wrong without the check
+
+
+def _grid_labels(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cells = np.flatnonzero(grid.reshape(-1) >= 0)
+    return grid.reshape(-1)[cells].astype(np.int32), cells
+
+
+def test_groups_scattered_through_each_other_are_interleaved() -> None:
+    """Groups of regions meet along their borders, even a strip two studs wide; two
+    groups drawn cell by cell at random over one region meet as often as chance."""
+    rng = np.random.default_rng(3)
+    grid = np.zeros((32, 32), int)
+    grid[:, 20:] = 1
+    grid[10:12, :20] = 2  # a strip two studs wide
+    grid[25:28, 3:6] = 3  # nine cells: too few to count
+    labels, cells = _grid_labels(grid)
+    assert not interleaved(labels, cells).any()
+    mixed = grid.copy()
+    region = mixed == 1
+    mixed[region] = np.where(rng.random(region.sum()) < 0.4, 4, 1)  # one ink cut in two
+    mixed[0:4, :] = -1  # unread cells count for nothing
+    labels, cells = _grid_labels(mixed)
+    out = interleaved(labels, cells)
+    assert out[np.isin(labels, (1, 4))].all()
+    assert not out[np.isin(labels, (0, 2, 3))].any()
