@@ -51,10 +51,11 @@ INTERLEAVED = 0.55
 random over the pair's cells would are interleaved cell by cell: regions meet along a
 border, far less often, while one ink cut in two by the light, or two inks the light has
 made alike, meet so. On the development maps the pairs of groups of 30 cells or more
-reach 0.42 and under, but for four (51142's two views, 51153's two glossy ones) at 0.60
+reach 0.43 and under, but for four (51142's two views, 51153's two glossy ones) at 0.60
 to 0.78, each a mix of two inks in both groups or one ink named two; 0.45, 0.5 and 0.55
 read alike there: studs read wrong 3,019 to 2,480 for 937 fewer read. Held out
-(52000-52039): 3,969 wrong before this module, 3,558 after, for 1,559 fewer read."""
+(52000-52039, cached locations): 3,969 wrong before this module, 3,558 after, for 1,559
+fewer read."""
 INTERLEAVED_AT_LEAST = 30
 """...counted only for groups of this many cells: a handful of cells meets its
 neighbours as often as chance would, region or not."""
