@@ -92,7 +92,7 @@ and every turn adds a staircase, so a reading of nothing is a staircase not seen
 built wholly behind the palace changes no pixel the view shows (games 7000 turn 39 and
 9000 turn 17, four pieces each: no changed voxel, no faint pixel, nothing in the
 classical change), and passed as a sure reading of nothing. A shadow that came and
-stayed is asked about too; the players then dismiss it."""
+stayed is asked about too; the players then discard it."""
 NOTHING_READ = ("no new piece was seen, yet a turn adds a staircase: is it hidden "
                 "behind the palace? (or the light changed)")
 """The reason a reading of nothing gives (:data:`NOTHING_READ_DOUBTED`)."""
