@@ -10,8 +10,10 @@ session, which judges it by the rules and goes out of sync when it is doubtful.
 Nothing here decides what a turn is worth: the session does. The loop only decides
 when to look. A board that settles after being slid or turned is not read (the picture
 before was taken from elsewhere): its new picture becomes the reference, with no new
-set-up. A settled board whose reading finds nothing new (a shadow came and stayed) is
-not a turn either.
+set-up. A reading that is sure nothing new was built is not a turn either; turn mode
+never is (:data:`vision.turn.NOTHING_READ_DOUBTED`: a turn adds a staircase, so a
+settled change read as nothing, a staircase hidden behind the palace or a shadow that
+came and stayed, is put to the players, who discard it if nothing was built).
 
 ``palace watch`` and ``palace demo`` both run this loop; they differ only in where the
 frames come from.

@@ -3,11 +3,11 @@
 For every piece read, the alternatives are the pieces a misreading would most likely
 give instead (:mod:`vision.rival_readings`: the same piece a stud over, a level up or
 down, an arch turned, a column for bricks and back, no piece at all, a staircase a step
-shorter or longer, ...). Each alternative that can physically stand in its place (with
-everything else of the reading) is scored on the same evidence; the margin of the
-reading over the best of them, against the size of the piece's outline, is its
-confidence. A piece hidden behind a tower has no pixels to win by, so its margin and its
-confidence are near zero.
+shorter or longer, the whole reading a stud over, ...). Each alternative that can
+physically stand in its place (with everything else of the reading) is scored on the
+same evidence; the margin of the reading over the best of them, against the size of
+the piece's outline, is its confidence. A piece hidden behind a tower has no pixels to
+win by, so its margin and its confidence are near zero.
 """
 
 from __future__ import annotations
@@ -236,10 +236,20 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     end = end if legal else None
     out = []
     scored: list[list[tuple[float, list[Piece]]]] = []
+    # Some rivals are the same reading for every piece (the whole reading a stud over,
+    # a level taken out): each is scored once.
+    once: dict[tuple[Piece, ...], float] = {}
+
+    def score_once(trial: list[Piece]) -> float:
+        key = tuple(trial)
+        if key not in once:
+            once[key] = score(trial)
+        return once[key]
+
     for i, piece in enumerate(pieces):
         crown = end == i
         trials = rival_readings(decoder.before, shape, i, end)
-        scored_trials = [(score(trial), trial, alt) for trial, alt in trials]
+        scored_trials = [(score_once(trial), trial, alt) for trial, alt in trials]
         scored.append([(s, trial) for s, trial, _ in scored_trials])
         rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf

@@ -47,8 +47,9 @@ class TurnReading:
 
     ``found`` is False when the board could not be located (``reason`` says why) or the
     frames cannot be compared with the palace before; ``added`` is then empty.
-    ``uncertain`` says that at least one piece is doubtful or something changed that no
-    piece explains. ``seconds`` is the time the reading took.
+    ``uncertain`` says that at least one piece is doubtful, something changed that no
+    piece explains, or nothing was read at all (a turn adds a staircase; ``reason`` then
+    says so). ``seconds`` is the time the reading took.
     """
 
     found: bool

@@ -85,6 +85,17 @@ the greedy search to start anywhere, so the staircase rests on a few faint pixel
 the rules' bonus, and the players are asked about every piece of it. On games 21000
 (first 100 turns and the turns read as nothing) that search read one turn exactly and
 put a wrong arch at 0.94 in another."""
+NOTHING_READ_DOUBTED = True
+"""Whether a reading of nothing new is put to the players even where the pictures show no
+trace of a change. The camera loop reads a turn only once the settled picture changed,
+and every turn adds a staircase, so a reading of nothing is a staircase not seen: one
+built wholly behind the palace changes no pixel the view shows (games 7000 turn 39 and
+9000 turn 17, four pieces each: no changed voxel, no faint pixel, nothing in the
+classical change), and passed as a sure reading of nothing. A shadow that came and
+stayed is asked about too; the players then discard it."""
+NOTHING_READ = ("no new piece was seen, yet a turn adds a staircase: is it hidden "
+                "behind the palace? (or the light changed)")
+"""The reason a reading of nothing gives (:data:`NOTHING_READ_DOUBTED`)."""
 MAX_HOT_CELLS = 1000
 """More changed voxels than this and the frames do not show one turn but a changed
 scene (the light, the exposure, a moved camera against a stale frame before): the
@@ -201,6 +212,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
                            time.perf_counter() - started)
+    if not readings and NOTHING_READ_DOUBTED:
+        return TurnReading(True, NOTHING_READ, (), True, first, time.perf_counter() - started)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
 
