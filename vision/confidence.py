@@ -3,10 +3,10 @@
 For every piece read, the alternatives are the pieces a misreading would most likely
 give instead (:mod:`vision.rival_readings`: the same piece a stud over, a level up or
 down, an arch turned, a column for bricks and back, no piece at all, a staircase a step
-shorter or longer, the whole reading a stud over, ...). Each alternative that can
-physically stand in its place (with everything else of the reading) is scored on the
-same evidence; the margin of the reading over the best of them, against the size of
-the piece's outline, is its confidence. A piece hidden behind a tower has no pixels to
+shorter or longer, ...). Each alternative that can physically stand in its place (with
+everything else of the reading) is scored on the same evidence; the margin of the
+reading over the best of them, against the size of the piece's outline, is its
+confidence. A piece hidden behind a tower has no pixels to
 win by, so its margin and its confidence are near zero.
 """
 
@@ -236,8 +236,8 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     end = end if legal else None
     out = []
     scored: list[list[tuple[float, list[Piece]]]] = []
-    # Some rivals are the same reading for every piece (the whole reading a stud over,
-    # a level taken out): each is scored once.
+    # Some rivals are the same reading for several pieces (a level taken out, a
+    # staircase a step shorter): each is scored once.
     once: dict[tuple[Piece, ...], float] = {}
 
     def score_once(trial: list[Piece]) -> float:

@@ -4,9 +4,9 @@ One view misleads in a few known ways, and each gives a rival reading: the piece
 over, a level up or down, an arch turned about a leg, a column for a brick or for three
 bricks in a run and back, no piece at all, an arch for two bricks read at its two
 ends; a staircase one step shorter or longer; a level of bricks too many under a
-staircase's top; two steps round a square's other corner; the whole reading a stud
-over. Everything here asks only the palace and the rules, never the picture:
-:mod:`vision.confidence` scores each rival on the evidence and takes the margin.
+staircase's top; two steps round a square's other corner. Everything here asks only the
+palace and the rules, never the picture: :mod:`vision.confidence` scores each rival on
+the evidence and takes the margin.
 """
 
 from __future__ import annotations
@@ -51,17 +51,6 @@ against the same two steps round the square's other corner
 (:func:`vision.corners.corner_swapped`); the counts are in docs/vision-log.md,
 "Two steps round the other corner"."""
 
-WHOLE_SHIFT_RIVALS = True
-"""Whether each piece is also weighed against the whole reading a stud over, in x or y
-(:func:`_whole_shifted`). A staircase read a stud off its place has no other rival:
-each of its pieces holds up another or stands on one, so none can move alone, and its
-pieces were read sure while wrong (games 10000 turns 13 and 57, seven pieces at 0.8 to
-1.0, three at 1.0 with no rival at all). On the development sets games 9000 and 10000
-(60 turns each) it flags 12 more of 77 wrong pieces (58 to 70) and 1 more of 572 right
-ones (75 to 76); the readings are the same (docs/vision-log.md, "The whole staircase a
-stud over (issue #12)")."""
-
-
 def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None
                    ) -> list[tuple[list[Piece], Piece | None]]:
     """The readings that can stand on ``before`` with ``shape[i]`` told otherwise, each
@@ -84,8 +73,6 @@ def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | No
         trials += list(_level_out(shape, i, end))
     if CORNER_RIVALS:
         trials += list(corner_swapped(before, shape, i))
-    if WHOLE_SHIFT_RIVALS:
-        trials += list(_whole_shifted(shape, i))
     return [(trial, alt) for trial, alt in trials if built_on(before, trial) is not None]
 
 
@@ -264,14 +251,3 @@ def _level_out(shape: Sequence[Piece], i: int, end: int | None
         alt = None if piece.z == level else piece.moved(z=piece.z - 1, id="")
         yield trial, alt
 
-
-def _whole_shifted(shape: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:
-    """The whole reading a stud over in each direction on the plate, and ``shape[i]``
-    moved with it. A soft, shadowed or low view blurs a staircase's outline by about a
-    stud, and where the palace hides one of its ends the other place explains the
-    pictures about as well; the same four readings for every piece, so the scorer
-    weighs each once (:func:`vision.confidence.rate_pieces`)."""
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        trial = [p.moved(x=p.x + dx, y=p.y + dy, id="") for p in shape]
-        if all(p.on_plate() for p in trial):
-            yield trial, trial[i]
