@@ -18,7 +18,7 @@ from tests.turn_fixtures import evidence, pieces
 from vision.candidates import shapes_at
 from vision.close_bounds import CloseBounds
 from vision.decode import Decoder
-from vision.rounds import Ranked, Start, rank_moves
+from vision.rounds import Ranked, Ranking, Start, rank_moves
 from vision.scored_piece import Candidate, piece_key
 from vision.scoring import Scorer
 from vision.voxels import _voxels, piece_voxels
@@ -264,3 +264,55 @@ def test_a_column_listed_again_has_its_seams_looked_at_once() -> None:
             if scorer.colours.steps(c.piece) < 1.0]
     assert len(want) >= 2
     assert asked == [want]
+
+
+def test_pairings_whose_ways_clash_are_left_out_and_the_rest_keep_their_order() -> None:
+    for seed in range(3):
+        _, starts, start_legs, kept, halo = _round(seed)
+        row, at = {}, 1
+        for leg, options in kept.items():
+            row[leg], at = at, at + len(options)
+        pairings = [(s, row[a] + i, row[b] + j) if arch else (s, 0, 0)
+                    for s, ((*_, arch), (a, b)) in enumerate(zip(starts, start_legs, strict=True))
+                    for i in range(len(kept[a]) if arch else 1)
+                    for j in range(len(kept[b]) if arch else 1)]
+        clash = np.random.default_rng(seed).random(len(pairings)) < 0.4
+        flagged = dict(zip(pairings, clash.tolist(), strict=True))
+
+        def triples(ranking: Ranking) -> list[tuple[int, int, int]]:
+            return list(zip(ranking.start, ranking.first, ranking.second, strict=True))
+
+        every = triples(rank_moves(starts, start_legs, kept, halo))
+        left = triples(rank_moves(starts, start_legs, kept, halo, clash))
+        assert len(left) < len(every)
+        assert left == [t for t in every if not flagged[t]]
+
+
+def test_a_round_leaves_out_only_moves_that_cannot_stand() -> None:
+    before = Palace(load_map("1"), [Piece(Kind.BRICK, 10, 10, 0), Piece(Kind.BRICK, 10, 10, 1),
+                                    Piece(Kind.BRICK, 12, 11, 0)])
+    hot = {(x, y, z) for x, y in [(10, 13), (12, 11), (9, 12), (10, 10)] for z in range(4)}
+    decoder = Decoder(before, [evidence()])
+    decoder.scorer.sync(decoder.masks)
+    state = decoder.state
+    ranking = decoder.moves.ranking(state, decoder.added, hot)
+    # Arches whose place the palace fills are no start, and no way makes them stand.
+    blocked = {p for v in hot for p in shapes_at(*v) if p.kind is Kind.ARCH and p.z > 0
+               and any(state.occupant(*c) is not None for c in p.voxels())}
+    assert blocked
+    assert not {cand.piece for _, cand, _, _ in ranking.starts} & blocked
+    for arch in blocked:
+        legs = [(x, y, arch.z) for x, y in arch.legs()]
+        ways = decoder.moves.leg_ways(state, [], legs)
+        assert not any(state.stands([c.piece for c in (*f.cands, *s.cands)] + [arch])
+                       for f in ways[legs[0]] for s in ways[legs[1]])
+    # Pairings whose ways fill a voxel both cannot stand; the others' ways are apart.
+    moves = decoder.moves
+    assert any(found.any() for found in moves._clashes.values())
+    for (a, b), found in moves._clashes.items():
+        pairs = [(f, s) for f in moves._ways[a] for s in moves._ways[b]]
+        for clash, (f, s) in zip(found.tolist(), pairs, strict=True):
+            cells = [v for c in (*f, *s) for v in c.voxels]
+            assert clash == (len(cells) != len(set(cells)))
+            if clash:
+                assert not state.stands([c.piece for c in (*f, *s)])

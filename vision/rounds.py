@@ -93,12 +93,15 @@ class Ranking:
 
 
 def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
-               kept: dict[Voxel, list[Way]], halo: set[Voxel]) -> Ranking:
+               kept: dict[Voxel, list[Way]], halo: set[Voxel],
+               clash: NDArray[np.bool_] | None = None) -> Ranking:
     """The moves of ``starts`` (an arch's legs are its entry of ``legs``, a piece alone's
     is ignored) whose bounds are above zero, highest bound first, ties in the order of
     ``starts`` and, for an arch, of its first leg's ways, then its second's. An arch's
     pairing is a move when a way has a piece (both empty leave the arch alone, which the
-    rules refused) and the arch or one of its ways joins ``halo``."""
+    rules refused) and the arch or one of its ways joins ``halo``. ``clash``: for every
+    pairing in that order (a piece alone's one included), whether its two ways fill a
+    voxel both (such a move cannot stand, so it is no move)."""
     # Every way of the round once, in one table; row 0 is the empty way.
     ways: list[Way] = [NO_WAY]
     row: dict[Voxel, int] = {}
@@ -139,6 +142,8 @@ def rank_moves(starts: Sequence[Start], legs: Sequence[tuple[Voxel, Voxel]],
     ups = np.array([s[0] for s in starts], np.float64)
     bound = bound + ups[start]
     keep = bound > 0
+    if clash is not None:
+        keep &= ~clash
     is_arch = arch[start]
     has = np.array([bool(w.cands) for w in ways])
     if is_arch.any():
