@@ -16,8 +16,9 @@ piece that nothing stands on left out (a stray piece that the evidence pays for 
 still cost the reading its legality, which the search never weighs), each run of bricks
 in a line taken as an arch over it, each two bricks an arch's length apart as the arch
 on them, each lone brick on the plate under a step's leg as an arch on the plate (the
-usual first step, seen end on), and each decoration moved to its arch's other end
-knob; an edit is kept when the whole reading, judged with the rules' word in it,
+usual first step, seen end on), each arch on the plate under a lone brick as a brick
+(the two alike where both are hidden), and each decoration moved to its arch's other
+end knob; an edit is kept when the whole reading, judged with the rules' word in it,
 scores better. On the development turns where the read staircase was wrong, the true
 one scored better than the one read in most cases: the search, not the evidence, had
 missed it."""
@@ -71,8 +72,9 @@ def refine(reading: Reading, score: float) -> float:
 def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """The whole reading slid one stud each way, each arch lowered, each piece that
     nothing stands on left out, each run of bricks as an arch, each two bricks an arch's
-    length apart as the arch on them, each decoration on its arch's other end knob, and
-    each lone brick on the plate under a step's leg as a first step on the plate."""
+    length apart as the arch on them, each decoration on its arch's other end knob, each
+    lone brick on the plate under a step's leg as a first step on the plate, and each
+    arch on the plate under a lone brick as a brick."""
     if not pieces:
         return
     for dx, dy in SLIDES:
@@ -88,6 +90,7 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     yield from _arches_on_legs(pieces, bricks, set(run_arches))
     yield from _decorations_turned(pieces)
     yield from _ground_steps(pieces)
+    yield from _plate_arches_as_bricks(pieces)
 
 
 def _brick_cells(pieces: Sequence[Piece]) -> set[tuple[int, int, int]]:
@@ -159,6 +162,22 @@ def _ground_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                              axis=axis)
                 if arch.on_plate():
                     yield from both_outlines([*others, arch])
+
+
+def _plate_arches_as_bricks(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each arch on the plate with a brick on one end knob and nothing on the other taken
+    as a lone brick under that brick, the decoration in both outlines: behind the
+    palace both show nothing, and the search, weighing them alike, may take the arch
+    (game 10000 turn 59: the arch moved the staircase's start onto other ground, and the
+    decoration's colour with it)."""
+    for arch in pieces:
+        if arch.kind is not Kind.ARCH or arch.z != 0:
+            continue
+        on = [p for p in pieces if p.z == arch.top and (p.x, p.y) in arch.knobs()]
+        if len(on) != 1 or on[0].kind is not Kind.BRICK:
+            continue
+        others = [p for p in pieces if p is not arch]
+        yield from both_outlines([*others, Piece(Kind.BRICK, on[0].x, on[0].y, 0)])
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
