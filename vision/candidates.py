@@ -169,14 +169,28 @@ def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
     return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
 
 
+def first_steps(pieces: Sequence[Piece]) -> list[tuple[Piece, tuple[int, int], tuple[int, int]]]:
+    """Each arch of ``pieces`` on the plate that holds a leg of another of them on an end
+    knob, with that knob (the near one) and its other end knob (the far one, where the
+    staircase then starts): the first step of the starting set-up (arch A on the
+    ground, arch B with one leg on A's end knob)."""
+    legs = {leg for p in pieces if p.kind is Kind.ARCH and p.z == 1 for leg in p.legs()}
+    out = []
+    for arch in pieces:
+        if arch.kind is not Kind.ARCH or arch.z != 0:
+            continue
+        knobs = arch.knobs()
+        for near, far in ((knobs[0], knobs[1]), (knobs[1], knobs[0])):
+            if near in legs:
+                out.append((arch, near, far))
+    return out
+
+
 def ground_step(pieces: Sequence[Piece]) -> bool:
     """Whether an arch of ``pieces`` on the plate holds a leg of another of them on an
-    end knob: the first step of the starting set-up (arch A on the ground, arch B with
-    one leg on A's end knob), the way most staircases start
+    end knob (:func:`first_steps`), the way most staircases start
     (:data:`vision.decode.GROUND_STEP_BONUS`)."""
-    knobs = {(x, y) for p in pieces if p.kind is Kind.ARCH and p.z == 0 for x, y in p.knobs()}
-    return bool(knobs) and any(p.kind is Kind.ARCH and p.z == 1 and not knobs.isdisjoint(p.legs())
-                               for p in pieces)
+    return bool(first_steps(pieces))
 
 
 def both_outlines(pieces: list[Piece]) -> list[list[Piece]]:

@@ -16,8 +16,9 @@ piece that nothing stands on left out (a stray piece that the evidence pays for 
 still cost the reading its legality, which the search never weighs), each run of bricks
 in a line taken as an arch over it, each two bricks an arch's length apart as the arch
 on them, each lone brick on the plate under a step's leg as an arch on the plate (the
-usual first step, seen end on), and each decoration moved to its arch's other end
-knob; an edit is kept when the whole reading, judged with the rules' word in it,
+usual first step, seen end on), each arch on the plate under a lone brick as a brick
+(the two alike where both are hidden), and each decoration moved to its arch's other
+end knob; an edit is kept when the whole reading, judged with the rules' word in it,
 scores better. On the development turns where the read staircase was wrong, the true
 one scored better than the one read in most cases: the search, not the evidence, had
 missed it."""
@@ -29,7 +30,7 @@ from typing import Protocol
 
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
-from vision.candidates import both_outlines, built_on
+from vision.candidates import both_outlines, built_on, first_steps
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MAX_DROP = 2
@@ -71,8 +72,9 @@ def refine(reading: Reading, score: float) -> float:
 def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """The whole reading slid one stud each way, each arch lowered, each piece that
     nothing stands on left out, each run of bricks as an arch, each two bricks an arch's
-    length apart as the arch on them, each decoration on its arch's other end knob, and
-    each lone brick on the plate under a step's leg as a first step on the plate."""
+    length apart as the arch on them, each decoration on its arch's other end knob, each
+    lone brick on the plate under a step's leg as a first step on the plate, and each
+    arch on the plate under a lone brick as a brick."""
     if not pieces:
         return
     for dx, dy in SLIDES:
@@ -88,6 +90,7 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     yield from _arches_on_legs(pieces, bricks, set(run_arches))
     yield from _decorations_turned(pieces)
     yield from _ground_steps(pieces)
+    yield from _plate_arches_as_bricks(pieces)
 
 
 def _brick_cells(pieces: Sequence[Piece]) -> set[tuple[int, int, int]]:
@@ -159,6 +162,36 @@ def _ground_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                              axis=axis)
                 if arch.on_plate():
                     yield from both_outlines([*others, arch])
+
+
+def _plate_arches_as_bricks(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each arch on the plate with a brick on one end knob and nothing on the other taken
+    as a lone brick under that brick, the decoration in both outlines: behind the
+    palace both show nothing, and the search, weighing them alike, may take the arch
+    (game 10000 turn 59: the arch moved the staircase's start onto other ground, and the
+    decoration's colour with it)."""
+    for arch in pieces:
+        if arch.kind is not Kind.ARCH or arch.z != 0:
+            continue
+        on = [p for p in pieces if p.z == arch.top and (p.x, p.y) in arch.knobs()]
+        if len(on) != 1 or on[0].kind is not Kind.BRICK:
+            continue
+        others = [p for p in pieces if p is not arch]
+        yield from both_outlines([*others, Piece(Kind.BRICK, on[0].x, on[0].y, 0)])
+
+
+def ground_steps_undone(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each first step on the plate (:func:`vision.candidates.first_steps`) taken as the
+    lone brick under the next step's leg, the decoration in both outlines: the edit
+    :func:`_ground_steps` makes, undone. Not an edit itself: the decoder weighs these
+    against its reading to say how much the first-step prior decided
+    (:data:`vision.decode.STEP_RIVALS`). As an edit it read game 7000 turn 15's true
+    first step as the brick with the decoration in the other outline, which the evidence
+    prefers by 43 (the arch's far leg stands on sand, which its tan matches) and the
+    search had not reached."""
+    for arch, near, _ in first_steps(pieces):
+        others = [p for p in pieces if p is not arch]
+        yield from both_outlines([*others, Piece(Kind.BRICK, near[0], near[1], arch.z)])
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
