@@ -41,6 +41,7 @@ from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
 from calibration.board_model import (
+    in_front,
     moved_pose,
 )
 from calibration.camera import Camera, Pose, project
@@ -53,7 +54,7 @@ from calibration.evidence import (
     first_found,
     gray_float,
 )
-from calibration.fit import FURTHER_IN, finish, in_front
+from calibration.fit import FURTHER_IN, finish
 from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
