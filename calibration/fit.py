@@ -28,7 +28,7 @@ from calibration.evidence import (
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
-from calibration.rim_place import places_thin_fit, rim_overrules_tops
+from calibration.rim_place import now_or_later, places_thin_fit, rim_overrules_tops
 from calibration.side_pinning import PAIRED_BLOCKS, one_side_each_way, pinned_check
 from calibration.stud_rows import rows_move
 from calibration.stud_tops import (
@@ -157,10 +157,10 @@ def finish(
         and not _misread(grid, grid.blind_clarity)
         and (grid.blind_clarity < ON_GAPS_READ or not on_gaps())
     ):
-        return placed() or result
+        return now_or_later(placed) or result
     second = _blind_refit(image, gray, camera, blind(), grid, ground, focal_refined, quarters,
                           on_gaps)
-    return second or placed() or result
+    return second or now_or_later(placed) or result
 
 
 def _placed_refit(

@@ -40,10 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
-from calibration.board_model import (
-    in_front,
-    moved_pose,
-)
+from calibration.board_model import in_front, moved_pose
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import refine_pose
@@ -68,6 +65,7 @@ from calibration.outline_pose import (
     rim_score,
     same_outline,
 )
+from calibration.rim_place import placed_last
 from calibration.side_pinning import pins_own_size
 from calibration.side_profiles import shares_reads
 from rules.maps import GroundMap
@@ -103,6 +101,7 @@ run to the next)."""
 
 
 @shares_reads
+@placed_last
 def locate_board(
     image: NDArray[np.uint8],
     camera: Camera,

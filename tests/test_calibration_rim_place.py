@@ -10,12 +10,19 @@ from bench.calibration import WRONG_PX, twin_frame
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
 from calibration.corners import search_plate
-from calibration.evidence import gray_float
+from calibration.evidence import BoardLocation, gray_float
 from calibration.fit import SETTLE_ROUNDS
 from calibration.grid import refine_on_grid
 from calibration.outline_pose import initial_pose, rim_start
 from calibration.pose import MAX_CANDIDATES, locate_board
-from calibration.rim_place import places_thin_fit, rim_places, slid, witnesses_against
+from calibration.rim_place import (
+    now_or_later,
+    placed_last,
+    places_thin_fit,
+    rim_places,
+    slid,
+    witnesses_against,
+)
 from calibration.stud_tops import ON_GAPS_PLACEMENT, top_colours, tops_move, tops_problem
 from calibration.vouching import VOUCHED_GRID_BLOCKS
 from tests.calibration_frames import grid_error, grid_error_px
@@ -93,3 +100,22 @@ def test_a_tilted_blind_fit_is_not_placed() -> None:
                            top_blind=True)
     assert blind is not None and grid_error_px(frame.camera, frame.pose, blind.pose) > WRONG_PX
     assert not places_thin_fit(frame.image, gray, frame.camera, blind)
+
+
+def test_a_placed_refit_waits_until_the_search_finds_nothing() -> None:
+    tried: list[str] = []
+
+    def refit() -> BoardLocation:
+        tried.append("placed")
+        return BoardLocation(True, "")
+
+    @placed_last
+    def search(found: bool) -> BoardLocation:
+        assert now_or_later(refit) is None
+        return BoardLocation(found, "" if found else "no start taken")
+
+    assert search(True).method == "" and tried == []
+    result = search(False)
+    assert result.found and result.method == "placed" and tried == ["placed"]
+    # Outside a search (the tracker's refit), it is judged at once.
+    assert now_or_later(refit) is not None and tried == ["placed", "placed"]
