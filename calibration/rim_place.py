@@ -181,8 +181,9 @@ def places_thin_fit(
     Top-blind fits over 7 blocks or more, tight, at 4.3 or more, from every start of the
     search within 40 px of the truth, three perturbed truths and three truths moved a
     stud (dev 3000 to 3099, 20000 to 20149): 514 passed, all within 0.91 px, 4 of them
-    over 8 or 9 blocks; of 369 such fits over 2 px off, 4 had all four sides stepping where
-    they put the board and the rim fit refused each.
+    over 8 or 9 blocks. Of the 369 such fits over 2 px off on dev 3050 to 3099 and 20100
+    to 20149, 4 had all four sides stepping where they put the board; the rim fit refused
+    each.
     """
     if (
         grid.blocks < THIN_WITNESSED_BLOCKS
