@@ -199,3 +199,21 @@ def inset_polygon(outline: FloatArray, distance: float) -> FloatArray:
 def polygon_edges(outline: FloatArray) -> list[tuple[FloatArray, FloatArray]]:
     """Consecutive vertex pairs of a closed polygon."""
     return [(outline[i], outline[(i + 1) % len(outline)]) for i in range(len(outline))]
+
+
+def renumber_corners(seen: list[int], before: Pose, after: Pose) -> list[int]:
+    """Corner indices of ``before``'s frame expressed in ``after``'s (a quarter turn apart)."""
+    for k in range(4):
+        candidate = turned_pose(before, k)
+        if np.allclose(candidate.rotation, after.rotation, atol=1e-6) and np.allclose(
+            candidate.tvec, after.tvec, atol=1e-4
+        ):
+            # after sees p where before sees T_k p; corner i of before is corner i - k of after.
+            return [(i - k) % 4 for i in seen]
+    return seen
+
+
+def in_front(pose: Pose) -> bool:
+    """Whether the whole board lies in front of the camera, below it."""
+    depth = pose.to_camera(PLATE_CORNERS)[:, 2]
+    return bool(np.all(depth > 10.0) and pose.camera_center[2] > 0)

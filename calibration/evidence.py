@@ -34,6 +34,7 @@ from calibration.vouching import (
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
     SOFT_LATTICE_CLARITY,
+    THIN_WITNESSED_BLOCKS,
     TRUSTED_GRID_BLOCKS,
     VOUCHED_GRID_BLOCKS,
     VOUCHED_RMS_PX,
@@ -240,14 +241,16 @@ def residual_allowed(blocks: int) -> float:
 
 
 def lattice_problem(
-    grid: GridFit, vouched: bool = False, floor: float = BLURRED_LATTICE_CLARITY
+    grid: GridFit, vouched: bool = False, floor: float = BLURRED_LATTICE_CLARITY,
+    vouched_blocks: int = VOUCHED_GRID_BLOCKS,
 ) -> str:
     """Why a stud-lattice fit cannot be trusted on its own (empty if it can).
 
     First detection and tracking both stand on the lattice, so both must refuse the
     same fits: a loose residual, blurred or soft studs, or too few blocks agreeing.
     A ``vouched`` lattice (see :mod:`calibration.vouching`) may be softer, down to
-    a clarity of ``floor`` (lower only where every quarter's stud tops are asked too).
+    a clarity of ``floor`` (lower only where every quarter's stud tops are asked too),
+    over ``vouched_blocks`` blocks (fewer only where the rim places the board).
     """
     limit = residual_allowed(grid.blocks)
     if grid.residual_px > limit:
@@ -264,7 +267,7 @@ def lattice_problem(
     if (
         vouched
         and grid.clarity >= floor
-        and grid.blocks >= VOUCHED_GRID_BLOCKS
+        and grid.blocks >= vouched_blocks
         and grid.residual_px <= VOUCHED_RMS_PX
     ):
         # Mild blur (a slow lens, a hand-held phone) softens the studs without moving
@@ -289,6 +292,7 @@ def judge(
     boundary: BoundaryCheck,
     map_score: float,
     rim_witness: bool = False,
+    placed: bool = False,
 ) -> tuple[str, list[int], float]:
     """Why the fit is not good enough (empty if it is), the corner bricks seen, a 0..1 score.
 
@@ -297,6 +301,8 @@ def judge(
     three corner bricks it vouches for that lattice. Asked where
     :func:`~calibration.vouching.rim_may_vouch_for_soft_lattice`, it vouches for a soft
     lattice over 10 or 11 blocks (the stud tops are asked in ``calibration.fit``).
+    ``placed``: the rim places a thin soft lattice along both axes too, which vouches for
+    it from 7 blocks (:func:`~calibration.rim_place.places_thin_fit`).
     """
     seen = corners_seen(support)
     rim = support.get(PLATE_GROUP, 0.0)
@@ -312,9 +318,11 @@ def judge(
         or sides_vouch_for_soft_lattice(grid, boundary)
         or blurred
         or rim_witness
+        or placed
     )
     problem = lattice_problem(
-        grid, vouched, BLURRED_SIDES_CLARITY if blurred else BLURRED_LATTICE_CLARITY
+        grid, vouched, BLURRED_SIDES_CLARITY if blurred else BLURRED_LATTICE_CLARITY,
+        THIN_WITNESSED_BLOCKS if placed else VOUCHED_GRID_BLOCKS,
     )
     if problem:
         return problem, seen, quality
@@ -340,8 +348,8 @@ def judge(
         # do three over a lattice that fixes the board's size (a hand over the fourth
         # side's corner); one corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
-    return (thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen), rim_witness),
-            seen, quality)
+    thin = thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen), rim_witness)
+    return "" if placed else thin, seen, quality
 
 
 def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int,

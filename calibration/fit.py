@@ -6,7 +6,6 @@ pose) ends here, so that every answer rests on the same fit and the same checks.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -14,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import best_stud_move, check_boundary
-from calibration.board_model import PLATE_CORNERS, moved_pose, turned_pose
+from calibration.board_model import in_front, moved_pose, renumber_corners
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
 from calibration.evidence import (
@@ -29,6 +28,7 @@ from calibration.evidence import (
 from calibration.far_side import far_side_problem
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
+from calibration.rim_place import now_or_later, places_thin_fit, rim_overrules_tops
 from calibration.side_pinning import PAIRED_BLOCKS, one_side_each_way, pinned_check
 from calibration.stud_rows import rows_move
 from calibration.stud_tops import (
@@ -42,11 +42,15 @@ from calibration.stud_tops import (
 from calibration.turn import canonical_turn
 from calibration.turn_agreement import judge_turn
 from calibration.vouching import (
+    BLIND_SHARP_CLARITY,
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
     RIM_SOFT_BLOCKS,
     SIDES_VOUCHED_CLARITY,
     SOFT_LATTICE_CLARITY,
+    THIN_WITNESSED_BLOCKS,
+    VOUCHED_GRID_BLOCKS,
+    as_soft,
     rim_may_vouch_for_soft_lattice,
     rim_may_vouch_for_thin_lattice,
     sides_vouch_for_blurred_lattice,
@@ -75,15 +79,6 @@ it is loose, not because it misreads the tops. A dev board 8.2 px a stud (3018),
 perturbed truth, gave a usual fit loose by 1.35 px over 9 blocks at 3.8 and a blind fit
 1.29 times sharper, settled over 13 blocks with every side and the stud tops agreeing,
 2.5 px off."""
-BLIND_SHARP_CLARITY = 7.0
-"""The clarity from which a top-blind refit is judged at its own clarity, by a sharp
-lattice's rules, rather than as a soft lattice (:func:`_as_soft`). Dark tops on boards
-10 to 14 px a stud mislead the usual template into a fit a side or two off, or over too
-few blocks, while the blind one reads them at 7 to 8 over 10 to 14 blocks within half a
-pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
-20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
-px off); among the blind refits of every lattice start and perturbed truth of 200 dev
-frames, none at 6 or more was taken off the truth when judged at its own clarity."""
 BLIND_GATE_BLOCKS = SETTLING_BLOCKS - 1
 """The fewest blocks a refused usual fit must agree on for the top-blind refit to be
 tried. A blind fit reading under :data:`BLIND_SHARP_CLARITY` is judged a soft lattice,
@@ -137,6 +132,13 @@ def finish(
         or grid.blocks < BLIND_GATE_BLOCKS
     ):
         return result
+    blind = functools.cache(
+        lambda: refine_on_grid(gray, camera, pose, max_rounds=SETTLE_ROUNDS, top_blind=True))
+    # Last, a thin soft blind fit that the rim places along both axes (places_thin_fit),
+    # tried where the blind template reads the usual fit's blocks as the sides may vouch.
+    placed = functools.cache(lambda: _placed_refit(
+        image, gray, camera, blind(), ground, focal_refined, quarters
+    ) if grid.blind_clarity >= BLURRED_SIDES_CLARITY else None)
     # A soft lattice refused: tops darker than the card, blurred into their holes, draw
     # the usual shade template onto the gaps between studs (dev frames settled there
     # from the truth itself, half a stud off). Fitted again from the same start with a
@@ -155,27 +157,44 @@ def finish(
         and not _misread(grid, grid.blind_clarity)
         and (grid.blind_clarity < ON_GAPS_READ or not on_gaps())
     ):
-        return result
-    second = _blind_refit(image, gray, camera, pose, grid, ground, focal_refined, quarters,
+        return now_or_later(placed) or result
+    second = _blind_refit(image, gray, camera, blind(), grid, ground, focal_refined, quarters,
                           on_gaps)
-    return second if second is not None else result
+    return second or now_or_later(placed) or result
+
+
+def _placed_refit(
+    image: NDArray[np.uint8],
+    gray: NDArray[np.float32],
+    camera: Camera,
+    blind: GridFit | None,
+    ground: GroundMap | None,
+    focal_refined: bool,
+    quarters: bool,
+) -> BoardLocation | None:
+    """The top-blind fit ``blind``, judged where the rim places it (else None)."""
+    if blind is None or not in_front(blind.pose) or not places_thin_fit(
+            image, gray, camera, blind):
+        return None
+    second = _judged(image, gray, camera, blind, ground, focal_refined, quarters, True, True)
+    return second if second.found else None
 
 
 def _blind_refit(
     image: NDArray[np.uint8],
     gray: NDArray[np.float32],
     camera: Camera,
-    start: Pose,
+    blind: GridFit | None,
     grid: GridFit,
     ground: GroundMap | None,
     focal_refined: bool,
     quarters: bool,
     on_gaps: Callable[[], bool],
 ) -> BoardLocation | None:
-    """The top-blind fit from ``start`` after the refused usual fit ``grid``, judged, where
-    it is worth judging and is found (else None). ``on_gaps`` says (when asked) whether the
-    stud tops' colour puts the usual fit on the gaps: the usual template misread the tops."""
-    blind = refine_on_grid(gray, camera, start, max_rounds=SETTLE_ROUNDS, top_blind=True)
+    """The top-blind fit ``blind`` (from the start of the refused usual fit ``grid``),
+    judged, where it is worth judging and is found (else None). ``on_gaps`` says (when
+    asked) whether the stud tops' colour puts the usual fit on the gaps: the usual
+    template misread the tops."""
     # A loose usual fit reads low because its blocks disagree, not because it misreads
     # the tops: only a settled one is measured against (MISREAD_OVER_USUAL).
     misread = blind is not None and (
@@ -228,6 +247,7 @@ def _judged(
     focal_refined: bool,
     quarters: bool,
     top_blind: bool = False,
+    placed: bool = False,
 ) -> BoardLocation:
     """:func:`finish` from a lattice fit; with ``top_blind``, a fit with the top-blind
     template, judged as a soft lattice unless it reads :data:`BLIND_SHARP_CLARITY`.
@@ -238,10 +258,11 @@ def _judged(
     the board, all four sides, the stud tops) refuse it.
     """
     if grid is not None and top_blind:
-        grid = _as_soft(grid)
+        grid = as_soft(grid)
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
-    hopeless = lattice_problem(grid, vouched=True, floor=BLURRED_SIDES_CLARITY)
+    hopeless = lattice_problem(grid, True, BLURRED_SIDES_CLARITY,
+                               THIN_WITNESSED_BLOCKS if placed else VOUCHED_GRID_BLOCKS)
     if hopeless:
         # Not even the rest of the picture could vouch for this lattice: the sides, the
         # map and the corner bricks are not worth their time. Most starts a search tries
@@ -274,7 +295,7 @@ def _judged(
             if moved is None or not in_front(moved.pose):
                 continue
             if top_blind:
-                moved = _as_soft(moved)
+                moved = as_soft(moved)
             moved_check = check_boundary(image, camera, moved.pose)
             moved_check, _ = pinned_check(image, camera, moved, moved_check)
             if moved_check.holds(moved.blocks):
@@ -293,7 +314,7 @@ def _judged(
     # says which way round, and vouches for nothing. (With a right map allowed to vouch
     # for thin or soft lattices and sides excused as arms, 4 of 600 wide-twin frames
     # were wrong poses.) So the geometry is judged as if there were no map.
-    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0, witness)
+    reason, seen, quality = judge(grid, support, 0.0, boundary, 0.0, witness, placed)
     if not reason and grid.clarity < SOFT_LATTICE_CLARITY:
         # Soft studs on a small board leave the plane's tilt open (a board a few
         # hundred pixels across has been found tilted 5 px off with all four sides and
@@ -304,7 +325,7 @@ def _judged(
         # Where the rim vouches for the plane (witness), the whole board's stud tops
         # suffice: the quarters refused right blind fits of 10 blocks (dev 20118). The
         # blurred allowance of 11 blocks is the usual template's (_blind_refit).
-        strict = sides_vouch_for_soft_lattice(grid, boundary) or witness
+        strict = sides_vouch_for_soft_lattice(grid, boundary) or witness or placed
         blurred = sides_vouch_for_blurred_lattice(grid, boundary) and not (
             top_blind and grid.blocks < MIN_SOFT_GRID_BLOCKS)
         if not strict and not blurred:
@@ -320,13 +341,15 @@ def _judged(
                 reason = f"the studs are soft (clarity {grid.clarity:.1f}) and {tops}"
     elif not reason and grid.clarity < STUD_TOPS_CLARITY:
         # A little sharper, the lattice can still settle on the gaps between studs over
-        # the whole board, and then every side steps where it puts them too: half a
-        # stud off is no whole stud for the sides to see. The colours tell, asked
-        # only whether the studs sit on the gaps; with ``quarters`` also in each quarter
-        # (a plane tilted onto the gaps at one end). Asked of every first detection, the
-        # quarters cost right boards: found ones had quarters down to 0.10.
+        # the whole board, every side stepping where it puts them too (half a stud off
+        # is no whole stud for the sides to see). The colours tell, asked only whether
+        # the studs sit on the gaps, unless the rim read along the board's axes says
+        # otherwise; with ``quarters`` also in each quarter (a plane tilted onto the gaps
+        # at one end; asked of every first detection, they cost right boards).
         colours = top_colours(image, camera, grid.pose)
-        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours) or (
+        tops = tops_problem(image, camera, grid.pose, ON_GAPS_PLACEMENT, colours)
+        overruled = bool(tops) and rim_overrules_tops(gray, camera, grid, boundary, colours, rim)
+        tops = "" if overruled else tops or (
             quarters_problem(image, camera, grid.pose, QUARTER_ON_GAPS_PLACEMENT,
                              quarters_told=0, colours=colours) if quarters else ""
         )
@@ -361,7 +384,7 @@ def _judged(
     pose = turn.pose if resolved else canonical_turn(camera, grid.pose)
     reason = reason or implausible_view(camera, pose)
     # Corner bricks are reported in the resolved board frame's numbering.
-    seen = sorted(_renumber(seen, grid.pose, pose))
+    seen = sorted(renumber_corners(seen, grid.pose, pose))
     if reason:
         return BoardLocation(
             False, reason, quality=quality, corner_bricks=seen, map_margin=turn.margin
@@ -370,30 +393,3 @@ def _judged(
         camera, pose, grid, seen, quality, focal_refined, turn.margin, turn.score,
         turn_resolved=resolved, turn_evened=resolved and turn.evened,
     )
-
-
-def _as_soft(grid: GridFit) -> GridFit:
-    """The top-blind fit with its clarity taken no higher than a soft lattice's, unless it
-    reads :data:`BLIND_SHARP_CLARITY` or more: then it is judged at its own clarity."""
-    if grid.clarity >= BLIND_SHARP_CLARITY:
-        return grid
-    soft = float(np.nextafter(SOFT_LATTICE_CLARITY, 0.0))
-    return dataclasses.replace(grid, clarity=min(grid.clarity, soft))
-
-
-def in_front(pose: Pose) -> bool:
-    """Whether the whole board lies in front of the camera, below it."""
-    depth = pose.to_camera(PLATE_CORNERS)[:, 2]
-    return bool(np.all(depth > 10.0) and pose.camera_center[2] > 0)
-
-
-def _renumber(seen: list[int], before: Pose, after: Pose) -> list[int]:
-    """Corner indices of ``before``'s frame expressed in ``after``'s (a quarter turn apart)."""
-    for k in range(4):
-        candidate = turned_pose(before, k)
-        if np.allclose(candidate.rotation, after.rotation, atol=1e-6) and np.allclose(
-            candidate.tvec, after.tvec, atol=1e-4
-        ):
-            # after sees p where before sees T_k p; corner i of before is corner i - k of after.
-            return [(i - k) % 4 for i in seen]
-    return seen

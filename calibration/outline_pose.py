@@ -13,11 +13,10 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import PLATE_CORNERS
+from calibration.board_model import PLATE_CORNERS, in_front
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.edges import EdgeFit, edge_support, refine_pose
 from calibration.evidence import MIN_BOARD_IN_VIEW, PLATE_GROUP, RIM_MODEL
-from calibration.fit import in_front
 from calibration.intrinsics import focal_from_homography
 
 

@@ -40,9 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import stud_moves
-from calibration.board_model import (
-    moved_pose,
-)
+from calibration.board_model import in_front, moved_pose
 from calibration.camera import Camera, Pose, project
 from calibration.corners import PlateSearch, search_plate
 from calibration.edges import refine_pose
@@ -53,7 +51,7 @@ from calibration.evidence import (
     first_found,
     gray_float,
 )
-from calibration.fit import FURTHER_IN, finish, in_front
+from calibration.fit import FURTHER_IN, finish
 from calibration.focal_search import locate_with_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
@@ -67,6 +65,7 @@ from calibration.outline_pose import (
     rim_score,
     same_outline,
 )
+from calibration.rim_place import placed_last
 from calibration.side_pinning import pins_own_size
 from calibration.side_profiles import shares_reads
 from rules.maps import GroundMap
@@ -102,6 +101,7 @@ run to the next)."""
 
 
 @shares_reads
+@placed_last
 def locate_board(
     image: NDArray[np.uint8],
     camera: Camera,

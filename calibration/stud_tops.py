@@ -195,6 +195,16 @@ def tops_problem(
     return ""
 
 
+def tops_move(colours: TopColours) -> tuple[float, float]:
+    """The move (x, y mm) under which the stud tops' colour spreads least: where the
+    colour would put the studs (0, 0 where too few studs lie in the picture)."""
+    if colours.lab is None:
+        return 0.0, 0.0
+    side = len(SHIFTS_MM)
+    iy, ix = np.unravel_index(int(np.argmin(_spread(colours.lab))), (side, side))
+    return float(SHIFTS_MM[ix]), float(SHIFTS_MM[iy])
+
+
 def on_the_gaps(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> bool:
     """Whether the stud tops' colour puts the pose's own studs on the gaps between them
     (placement under :data:`ON_GAPS_PLACEMENT`; False where it says nothing).

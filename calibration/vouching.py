@@ -31,6 +31,10 @@ below both.
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
+
 from calibration.alias import BoundaryCheck
 from calibration.grid import GridFit
 
@@ -63,6 +67,15 @@ lattice's own allowance for a vouched fit."""
 THIN_WITNESSED_BLOCKS = 7
 """The fewest blocks of a sharp lattice that the plate's rim, all four sides and three
 corner bricks may vouch for together (:func:`rim_may_vouch_for_thin_lattice`)."""
+BLIND_SHARP_CLARITY = 7.0
+"""The clarity from which a top-blind refit is judged at its own clarity, by a sharp
+lattice's rules, rather than as a soft lattice (:func:`as_soft`). Dark tops on boards
+10 to 14 px a stud mislead the usual template into a fit a side or two off, or over too
+few blocks, while the blind one reads them at 7 to 8 over 10 to 14 blocks within half a
+pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
+20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
+px off); among the blind refits of every lattice start and perturbed truth of 200 dev
+frames, none at 6 or more was taken off the truth when judged at its own clarity."""
 
 
 def vouches_for_soft_lattice(boundary: BoundaryCheck, margin: float) -> bool:
@@ -156,3 +169,12 @@ def rim_may_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bo
         and SIDES_VOUCHED_CLARITY <= grid.clarity < SOFT_LATTICE_CLARITY
         and _tight_within_four_sides(grid, boundary)
     )
+
+
+def as_soft(grid: GridFit) -> GridFit:
+    """The top-blind fit with its clarity taken no higher than a soft lattice's, unless it
+    reads :data:`BLIND_SHARP_CLARITY` or more: then it is judged at its own clarity."""
+    if grid.clarity >= BLIND_SHARP_CLARITY:
+        return grid
+    soft = float(np.nextafter(SOFT_LATTICE_CLARITY, 0.0))
+    return dataclasses.replace(grid, clarity=min(grid.clarity, soft))

@@ -10,18 +10,13 @@ from bench.calibration import WRONG_PX, twin_frame
 from calibration.board_model import turned_pose
 from calibration.camera import Pose
 from calibration.evidence import STUD_TOPS_CLARITY, gray_float, residual_allowed
-from calibration.fit import (
-    BLIND_RETRY_CLARITY,
-    BLIND_SHARP_CLARITY,
-    MISREAD_OVER_USUAL,
-    finish,
-)
+from calibration.fit import BLIND_RETRY_CLARITY, MISREAD_OVER_USUAL, finish
 from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX
 from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_moves, rim_problem
 from calibration.stud_cell import template_stack
-from calibration.vouching import SOFT_LATTICE_CLARITY
+from calibration.vouching import BLIND_SHARP_CLARITY, SOFT_LATTICE_CLARITY
 from tests.calibration_frames import (
     found_right,
     grid_error,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from bench.calibration import WRONG_PX, twin_frame
 from calibration.alias import check_boundary
 from calibration.evidence import gray_float
-from calibration.fit import SETTLE_ROUNDS, _as_soft, finish
+from calibration.fit import SETTLE_ROUNDS, finish
 from calibration.grid import refine_on_grid
 from calibration.rim_agrees import rim_moves, rim_witnesses
 from calibration.stud_tops import quarters_problem, tops_problem
-from calibration.vouching import MIN_SOFT_GRID_BLOCKS, rim_may_vouch_for_soft_lattice
+from calibration.vouching import MIN_SOFT_GRID_BLOCKS, as_soft, rim_may_vouch_for_soft_lattice
 from tests.calibration_frames import grid_error, grid_error_px
 
 SOFT_TEN_SEED = 20118
@@ -46,7 +46,7 @@ def test_the_rim_refuses_a_tilted_soft_blind_fit_the_sides_and_quarters_pass() -
                            top_blind=True)
     assert blind is not None and grid_error_px(frame.camera, frame.pose, blind.pose) > WRONG_PX
     boundary = check_boundary(frame.image, frame.camera, blind.pose)
-    assert rim_may_vouch_for_soft_lattice(_as_soft(blind), boundary)
+    assert rim_may_vouch_for_soft_lattice(as_soft(blind), boundary)
     assert tops_problem(frame.image, frame.camera, blind.pose) == ""
     assert quarters_problem(frame.image, frame.camera, blind.pose) == ""
     assert not rim_witnesses(rim_moves(gray, frame.camera, blind.pose))
