@@ -53,6 +53,13 @@ glossy palace view 57 to 11); 51000-51039: 811 to 861 (51004's glossy palace vie
 greens merged in two mixed groups, 31 to 81, 102 studs more read); no other view
 changed. A price of 5 left 51100's set-up views contested (1,354 studs fewer read), 20
 named 51100's palace views worse (5,115 wrong)."""
+GOLD_WITHOUT_LIGHT_PRICE = -1.0
+"""Log price of a naming that names a broad group (``ONE_INK_SHARE``) gold and no group
+light green: a prior on which ink a map leaves out. Of the wide twin's maps (seeds
+50200-50799, inks holding a tenth of the inked cells or more) 171 show light green and no
+gold, 65 gold and no light green (log of their ratio -0.97). Where one ink stands beside
+dark green, the stud tops alone rarely tell which: light green lit warm sits 40 to 50
+degrees from the tops, where the gold the model knows sits too (51179's set-up view)."""
 UNSEEN_PAIR = -20.0
 """Log likelihood of two inks side by side that the fitting maps never showed together."""
 ABSURD_SCORE = -40.0
@@ -295,7 +302,9 @@ class InkModel(BaseModel):
             yield names, (self._score(measures[named], inks)
                           + STRAY_PRICE * (len(names) - len(named))
                           + (0.0 if not every_ink or names_every_ink(inks, broad[kept])
-                             else MISSING_INK_PRICE))
+                             else MISSING_INK_PRICE)
+                          + (GOLD_WITHOUT_LIGHT_PRICE if gold_without_light(inks, broad[kept])
+                             else 0.0))
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
@@ -325,6 +334,12 @@ class InkModel(BaseModel):
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.model_dump(), indent=1) + "\n")
+
+
+def gold_without_light(names: tuple[str, ...], broad: NDArray[np.bool_]) -> bool:
+    """Whether a naming names a ``broad`` group gold and no group light green
+    (``GOLD_WITHOUT_LIGHT_PRICE``)."""
+    return "L" not in names and any(n == "G" and b for n, b in zip(names, broad, strict=True))
 
 
 INK_MODEL = InkModel.model_validate_json(MODEL_FILE.read_text())
