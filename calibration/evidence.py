@@ -33,8 +33,8 @@ from calibration.grid import GridFit
 from calibration.vouching import (
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
+    PLACED_BLOCKS,
     SOFT_LATTICE_CLARITY,
-    THIN_WITNESSED_BLOCKS,
     TRUSTED_GRID_BLOCKS,
     VOUCHED_GRID_BLOCKS,
     VOUCHED_RMS_PX,
@@ -322,7 +322,7 @@ def judge(
     )
     problem = lattice_problem(
         grid, vouched, BLURRED_SIDES_CLARITY if blurred else BLURRED_LATTICE_CLARITY,
-        THIN_WITNESSED_BLOCKS if placed else VOUCHED_GRID_BLOCKS,
+        PLACED_BLOCKS if placed else VOUCHED_GRID_BLOCKS,
     )
     if problem:
         return problem, seen, quality
@@ -348,8 +348,10 @@ def judge(
         # do three over a lattice that fixes the board's size (a hand over the fourth
         # side's corner); one corner brick then only has to confirm it.
         return f"only {len(seen)} corner brick(s) seen", seen, quality
-    thin = thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen), rim_witness)
-    return "" if placed else thin, seen, quality
+    if placed:
+        return "", seen, quality
+    return thin_lattice_problem(grid.blocks, map_score, boundary.good, len(seen),
+                                rim_witness), seen, quality
 
 
 def thin_lattice_problem(blocks: int, map_score: float, good_sides: int, corners: int,

@@ -45,10 +45,10 @@ from calibration.vouching import (
     BLIND_SHARP_CLARITY,
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
+    PLACED_BLOCKS,
     RIM_SOFT_BLOCKS,
     SIDES_VOUCHED_CLARITY,
     SOFT_LATTICE_CLARITY,
-    THIN_WITNESSED_BLOCKS,
     VOUCHED_GRID_BLOCKS,
     as_soft,
     rim_may_vouch_for_soft_lattice,
@@ -262,7 +262,7 @@ def _judged(
     if grid is None or not in_front(grid.pose):
         return BoardLocation(False, "the stud grid was not found where the board outline puts it")
     hopeless = lattice_problem(grid, True, BLURRED_SIDES_CLARITY,
-                               THIN_WITNESSED_BLOCKS if placed else VOUCHED_GRID_BLOCKS)
+                               PLACED_BLOCKS if placed else VOUCHED_GRID_BLOCKS)
     if hopeless:
         # Not even the rest of the picture could vouch for this lattice: the sides, the
         # map and the corner bricks are not worth their time. Most starts a search tries

@@ -24,7 +24,8 @@ MIN_PATCH = 3
 Development maps 51140-51199 (480 views, one each), with the interleaved groups left
 unknown: studs read wrong 2,656 at 1 (two alike vouch for each other), 2,480 at 3 and
 2,335 at 4, for 907 and 1,794 fewer read; hidden studs read wrongly 65, 53 and 43. Four
-would take the studs read down 1.3 points, more than the 1 this work allowed itself.
+would take the studs read down 1.3 points, more than the 1 point of studs read
+we accept for it.
 The random twin maps have regions under three cells (32 of 467 regions on the
 development maps, the corners' blocked studs aside), never read now; the stand-in maps
 have none."""

@@ -43,7 +43,7 @@ from calibration.stud_tops import (
     tops_move,
     tops_problem,
 )
-from calibration.vouching import SIDES_VOUCHED_CLARITY, THIN_WITNESSED_BLOCKS, VOUCHED_RMS_PX
+from calibration.vouching import PLACED_BLOCKS, SIDES_VOUCHED_CLARITY, VOUCHED_RMS_PX
 
 SLIDES_MM = np.arange(-6.0, 6.01, 0.5)
 """Slides of the board along one axis at which the rim is read: three quarters of a stud
@@ -62,14 +62,18 @@ OVER_RIVAL = 2.0
 The right pose of dev 3004 reads 2.6 times its colour's rival (3 mm along x)."""
 OVERRULED_TOPS_BLOCKS = 12
 """The fewest lattice blocks over which the plate's rim may overrule the stud tops'
-colour (:func:`_rim_overrules_tops`): most of the board, as a soft lattice needs (dev
+colour (:func:`rim_overrules_tops`): most of the board, as a soft lattice needs (dev
 3004 shows 16)."""
 P = ParamSpec("P")
 Later = Callable[[], BoardLocation | None]
 _LATER: ContextVar[list[Later] | None] = ContextVar("placed_later", default=None)
 """The placed refits (:func:`places_thin_fit`) a search has put off to its end."""
 SAMPLE_SPACING_PX = 2.0
+"""Pixels between the rim's samples along its sides: a board 7 px a stud still has a
+few dozen samples a side."""
 MIN_SAMPLES = 10
+"""The fewest rim samples in the picture for a step to be read (a side mostly out of
+frame says nothing of the board's place)."""
 _OUT = RIM_MODEL.outward
 _SIDES = [
     EdgeModel(
@@ -186,7 +190,7 @@ def places_thin_fit(
     each.
     """
     if (
-        grid.blocks < THIN_WITNESSED_BLOCKS
+        grid.blocks < PLACED_BLOCKS
         or grid.residual_px > VOUCHED_RMS_PX
         or grid.clarity < SIDES_VOUCHED_CLARITY
     ):

@@ -187,22 +187,31 @@ def tops_problem(
     if not np.isfinite(placed):
         return "the stud tops' colour does not tell studs from the card between them"
     if placed < min_placement:
-        iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
+        mx, my = _least_spread_move(spreads)
         return (
-            f"the stud tops' colour puts the studs {SHIFTS_MM[ix]:+.0f}, {SHIFTS_MM[iy]:+.0f} mm"
+            f"the stud tops' colour puts the studs {mx:+.0f}, {my:+.0f} mm"
             f" from the stud grid (placement {placed:.2f})"
         )
     return ""
 
 
+def _least_spread_move(spreads: FloatArray) -> tuple[float, float]:
+    iy, ix = np.unravel_index(int(np.argmin(spreads)), spreads.shape)
+    return float(SHIFTS_MM[ix]), float(SHIFTS_MM[iy])
+
+
 def tops_move(colours: TopColours) -> tuple[float, float]:
     """The move (x, y mm) under which the stud tops' colour spreads least: where the
-    colour would put the studs (0, 0 where too few studs lie in the picture)."""
+    colour would put the studs. (0, 0) where too few studs lie in the picture or the
+    spreads do not tell studs from the card: the least spread is then noise, and a rim
+    asked to overrule it must not be handed a place the colour never named."""
     if colours.lab is None:
         return 0.0, 0.0
     side = len(SHIFTS_MM)
-    iy, ix = np.unravel_index(int(np.argmin(_spread(colours.lab))), (side, side))
-    return float(SHIFTS_MM[ix]), float(SHIFTS_MM[iy])
+    spreads = _spread(colours.lab).reshape(side, side)
+    if not np.isfinite(placement(spreads)):
+        return 0.0, 0.0
+    return _least_spread_move(spreads)
 
 
 def on_the_gaps(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> bool:

@@ -186,11 +186,17 @@ class TableSession(TurnActions):
             if self.over:
                 return
             kept = self.draft
-            if reading.found and not reading.added and not reading.uncertain:
-                self.camera_status("tracking", "the board settled with nothing new on it")
+            if reading.found and not reading.added:
+                # With a camera draft waiting, the reading is against the palace before
+                # it: nothing read means what the camera had read was taken away, even
+                # though turn mode doubts every reading of nothing (a staircase hidden?).
                 if kept is not None and kept.source == "camera" and not kept.corrections:
-                    self._set_draft(None)  # what the camera had read was taken away
-                return
+                    self.camera_status("tracking", "what the camera had read was taken away")
+                    self._set_draft(None)
+                    return
+                if not reading.uncertain:
+                    self.camera_status("tracking", "the board settled with nothing new on it")
+                    return
             new = from_reading(reading, [p.id for p in self.game.palace])
             if kept is not None and (kept.source != "camera" or kept.corrections):
                 new = replace(self.draft, notice=f"The camera read the board again "

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from palace.server import create_app
 from rules.maps import piece_to_json
 from rules.moves import Hand, staircases
+from vision.turn import NOTHING_READ
 
 
 @pytest.fixture
@@ -207,6 +208,25 @@ def test_doubtful_and_failed_readings_go_out_of_sync(table):
     read(session, pieces)
     assert client.get("/api/state").json()["sync"] == "pending"
     session.camera_turn(FakeReading(True), [])  # the pieces were taken off again
+    assert client.get("/api/state").json()["sync"] == "ready"
+
+
+def test_a_doubted_reading_of_nothing_asks_yet_clears_a_draft_taken_away(table):
+    """Turn mode doubts every reading of nothing (a staircase may be hidden): with no
+    draft the players are asked; with the camera's own draft waiting it means the pieces
+    read were taken off again, and the draft goes."""
+    session, client = table
+    client.post("/api/game", json={"players": 2})
+    nothing = FakeReading(True, uncertain=True, reason=NOTHING_READ)
+    session.camera_turn(nothing, [])
+    state = client.get("/api/state").json()
+    assert state["sync"] == "out_of_sync" and state["draft"]["pieces"] == []
+    assert NOTHING_READ in " ".join(state["draft"]["words"])
+    client.delete("/api/turn")
+    assert client.get("/api/state").json()["sync"] == "ready"
+    read(session, legal_staircase(session))
+    assert client.get("/api/state").json()["sync"] == "pending"
+    session.camera_turn(nothing, [])
     assert client.get("/api/state").json()["sync"] == "ready"
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import calibration.ink_cells as ink_cells
-import calibration.map_read as map_read
 import calibration.map_regions as map_regions
 from calibration.camera import Pose
 from calibration.ink_model import signed_lab
@@ -301,13 +300,13 @@ def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:
     assert (out == UNKNOWN_GROUND).sum() == 13
 
 
-@pytest.mark.parametrize("unvouched", [True, False])
-def test_a_stud_no_neighbour_reads_alike_is_unknown(monkeypatch, unvouched: bool) -> None:
+@pytest.mark.parametrize("min_patch", [2, 1])
+def test_a_stud_no_neighbour_reads_alike_is_unknown(monkeypatch, min_patch: int) -> None:
     """A stud seen alone between pieces, or read unlike every neighbour read, has no
-    neighbour to vouch for it: a region is several studs wide. (Patches under four
-    studs are let through here: :mod:`tests.test_map_regions` tests them.)"""
-    monkeypatch.setattr(map_read, "UNVOUCHED", unvouched)
-    monkeypatch.setattr(map_regions, "MIN_PATCH", 1)
+    neighbour to vouch for it: a region is several studs wide. (Patches of two are let
+    through here: :mod:`tests.test_map_regions` tests larger ones.)"""
+    monkeypatch.setattr(map_regions, "MIN_PATCH", min_patch)
+    unvouched = min_patch > 1
     cells = np.full((32, 32), UNKNOWN_GROUND)
     cells[10:13, 10:13] = "D"  # a region seen through a gap: kept
     cells[20, 20] = "G"  # one stud seen alone

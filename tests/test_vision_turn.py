@@ -92,6 +92,7 @@ def test_a_step_hidden_behind_a_tower_is_reported_uncertain() -> None:
                         locations=[BoardLocation(True, pose=pose, rotation=0, camera=camera)])
     assert reading.found
     assert reading.uncertain
+    assert reading.added or reading.reason, "an empty reading says why it is doubted"
     assert not reading.added or any(r.confidence < 0.5 for r in reading.added)
 
 

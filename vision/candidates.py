@@ -169,12 +169,18 @@ def staircase_end(pieces: Sequence[Piece]) -> Piece | None:
     return max(ends, key=lambda p: (p.kind is Kind.DECORATION, p.z), default=None)
 
 
+def step_legs(pieces: Sequence[Piece]) -> set[tuple[int, int]]:
+    """The cells under the legs of the arches one level up: where a first step's end
+    knob must be (:func:`first_steps`, :func:`vision.refine`'s edits)."""
+    return {leg for p in pieces if p.kind is Kind.ARCH and p.z == 1 for leg in p.legs()}
+
+
 def first_steps(pieces: Sequence[Piece]) -> list[tuple[Piece, tuple[int, int], tuple[int, int]]]:
     """Each arch of ``pieces`` on the plate that holds a leg of another of them on an end
     knob, with that knob (the near one) and its other end knob (the far one, where the
     staircase then starts): the first step of the starting set-up (arch A on the
     ground, arch B with one leg on A's end knob)."""
-    legs = {leg for p in pieces if p.kind is Kind.ARCH and p.z == 1 for leg in p.legs()}
+    legs = step_legs(pieces)
     out = []
     for arch in pieces:
         if arch.kind is not Kind.ARCH or arch.z != 0:

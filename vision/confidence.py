@@ -6,8 +6,8 @@ down, an arch turned, a column for bricks and back, no piece at all, a staircase
 shorter or longer, ...). Each alternative that can physically stand in its place (with
 everything else of the reading) is scored on the same evidence; the margin of the
 reading over the best of them, against the size of the piece's outline, is its
-confidence. A piece hidden behind a tower has no pixels to
-win by, so its margin and its confidence are near zero.
+confidence. A piece hidden behind a tower has no pixels to win by, so its margin and its
+confidence are near zero.
 """
 
 from __future__ import annotations

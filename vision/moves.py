@@ -28,6 +28,8 @@ SUPPORT_REACH = 3 * SUPPORT_DEPTH
 """Studs from a leg within which :func:`~vision.candidates.supports` reads the palace:
 an arch's span for each step of staircase it puts under the leg."""
 
+LegKey = tuple[int, int, int, frozenset[PieceKey]]
+"""A leg's stud and level with the pieces read near it: the same key, the same ways."""
 _NO_LEGS: tuple[Voxel, Voxel] = ((0, 0, 0), (0, 0, 0))
 """A piece alone's legs (it has none to hold up)."""
 _NO_CLASH = np.zeros(1, bool)
@@ -43,10 +45,10 @@ class Moves:
         self._shapes: dict[Voxel, list[Piece]] = {}
         """The pieces that could fill each changed voxel: their candidates are made only
         for those the palace lets start a move (:meth:`ranking`), or when asked."""
-        self._ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Candidate]]] = {}
+        self._ways: dict[LegKey, list[list[Candidate]]] = {}
         """The ways to hold up a leg, by stud, level and the pieces read so far near it
         (:meth:`leg_ways`): shared by the rounds and the readings of the turn."""
-        self._kept_ways: dict[tuple[int, int, int, frozenset[PieceKey]], list[Way]] = {}
+        self._kept_ways: dict[LegKey, list[Way]] = {}
         """The same ways with what the moves ask of them, kept until one goes stale."""
         self._distinct: dict[tuple[Voxel, ...], list[Piece]] = {}
         """The shapes' pieces on a set of changed voxels (sorted), each once: the
@@ -55,13 +57,11 @@ class Moves:
         """The candidates of the pieces of :attr:`_shapes`, by the piece's id (they live
         as long as the moves): each round asks for hundreds again, and a piece's
         candidate is the scorer's for the turn."""
-        self._cells: dict[tuple[int, int, int, frozenset[PieceKey]], list[frozenset[Voxel]]] = {}
+        self._cells: dict[LegKey, list[frozenset[Voxel]]] = {}
         """The voxels each way of :attr:`_ways` fills, by the same key."""
-        self._clashes: dict[tuple[object, object], NDArray[np.bool_]] = {}
+        self._clashes: dict[tuple[LegKey, LegKey], NDArray[np.bool_]] = {}
         """For two legs' keys, which pairings of their ways fill a voxel both
         (:meth:`_clash`)."""
-        self._leg_keys: dict[Voxel, tuple[int, int, int, frozenset[PieceKey]]] = {}
-        """Each leg's key in the last :meth:`leg_ways`."""
         self._close = CloseBounds(scorer)
         """Moves' close bounds' sums, kept while their pixels are (shared like the ways)."""
 
@@ -163,20 +163,19 @@ class Moves:
             (ax, ay), (bx, by) = piece.legs()
             start_legs.append(((ax, ay, piece.z), (bx, by, piece.z)))
             legs += start_legs[-1]
-        kept = self.leg_ways(state, added, legs)
+        kept, keys = self._leg_ways(state, added, legs)
         # A pairing whose two ways fill a voxel both cannot stand (the second way's piece
         # there fails :meth:`rules.palace.Palace.stands`): it is no move. Two in five of
         # the pairings over games 6000's first 20 turns.
-        clash = np.concatenate([self._clash(a, b) if is_arch else _NO_CLASH
+        clash = np.concatenate([self._clash(keys[a], keys[b]) if is_arch else _NO_CLASH
                                 for (_, _, _, is_arch), (a, b) in zip(starts, start_legs,
                                                                       strict=True)]
                                or [_NO_CLASH[:0]])
         return rank_moves(starts, start_legs, kept, halo, clash)
 
-    def _clash(self, first: Voxel, second: Voxel) -> NDArray[np.bool_]:
-        """Which pairings of the ways under two legs (first leg's ways outer) fill a voxel
-        both, kept for the turn by the legs' keys (the ways under a key never change)."""
-        a, b = self._leg_keys[first], self._leg_keys[second]
+    def _clash(self, a: LegKey, b: LegKey) -> NDArray[np.bool_]:
+        """Which pairings of the ways under two legs' keys (``a``'s ways outer) fill a
+        voxel both, kept for the turn (the ways under a key never change)."""
         found = self._clashes.get((a, b))
         if found is None:
             cells = self._cells
@@ -193,9 +192,14 @@ class Moves:
         """The ways to give each stud (x, y) a knob at ``z``
         (:func:`~vision.candidates.supports`) on ``state``, which is the palace before the turn
         and the reading ``added``, for the round: arches share legs."""
+        return self._leg_ways(state, added, legs)[0]
+
+    def _leg_ways(self, state: Palace, added: Sequence[Piece], legs: Sequence[Voxel]
+                  ) -> tuple[dict[Voxel, list[Way]], dict[Voxel, LegKey]]:
+        """:meth:`leg_ways`, with each leg's key into :attr:`_ways` (:meth:`_clash`)."""
         scorer = self.scorer
-        keys: dict[Voxel, tuple[int, int, int, frozenset[PieceKey]]] = {}
-        raws: dict[tuple[int, int, int, frozenset[PieceKey]], list[list[Piece]]] = {}
+        keys: dict[Voxel, LegKey] = {}
+        raws: dict[LegKey, list[list[Piece]]] = {}
         known: dict[tuple[int, int, int, int], list[list[Piece]]] = {}
         feet = [(shape_key(p), p.footprint()) for p in added]
         for x, y, z in dict.fromkeys(legs):
@@ -232,8 +236,7 @@ class Moves:
                 old = kept.get(key) or [NO_WAY] * len(made)
                 kept[key] = [(Way(scorer, cands) if cands else NO_WAY) if new else w
                              for new, w, cands in zip(made, old, self._ways[key], strict=True)]
-        self._leg_keys = keys
-        return {leg: kept[key] for leg, key in keys.items()}
+        return {leg: kept[key] for leg, key in keys.items()}, keys
 
     def best(self, state: Palace, added: Sequence[Piece], masks: Masks, hot: set[Voxel],
              n: int) -> list[tuple[float, tuple[Piece, ...]]]:

@@ -30,7 +30,7 @@ from typing import Protocol
 
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
-from vision.candidates import both_outlines, built_on, first_steps
+from vision.candidates import both_outlines, built_on, first_steps, step_legs
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MAX_DROP = 2
@@ -151,7 +151,7 @@ def _ground_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     and the search props the step above on the brick its near leg looks like. The
     arch moves the staircase's start to its far end, which may lie on ground of
     another colour: the decoration's colour, and so its outline, follows."""
-    legs = {leg for p in pieces if p.kind is Kind.ARCH and p.z == 1 for leg in p.legs()}
+    legs = step_legs(pieces)
     for brick in pieces:
         if brick.kind is not Kind.BRICK or brick.z != 0 or (brick.x, brick.y) not in legs:
             continue
@@ -173,11 +173,11 @@ def _plate_arches_as_bricks(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     for arch in pieces:
         if arch.kind is not Kind.ARCH or arch.z != 0:
             continue
-        on = [p for p in pieces if p.z == arch.top and (p.x, p.y) in arch.knobs()]
+        knobs = set(arch.knobs())
+        on = [p for p in pieces if p.z == arch.top and not knobs.isdisjoint(p.footprint())]
         if len(on) != 1 or on[0].kind is not Kind.BRICK:
             continue
-        others = [p for p in pieces if p is not arch]
-        yield from both_outlines([*others, Piece(Kind.BRICK, on[0].x, on[0].y, 0)])
+        yield from _plate_arch_as_brick(pieces, arch, (on[0].x, on[0].y))
 
 
 def ground_steps_undone(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
@@ -190,8 +190,15 @@ def ground_steps_undone(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     prefers by 43 (the arch's far leg stands on sand, which its tan matches) and the
     search had not reached."""
     for arch, near, _ in first_steps(pieces):
-        others = [p for p in pieces if p is not arch]
-        yield from both_outlines([*others, Piece(Kind.BRICK, near[0], near[1], arch.z)])
+        yield from _plate_arch_as_brick(pieces, arch, near)
+
+
+def _plate_arch_as_brick(pieces: Sequence[Piece], arch: Piece, knob: tuple[int, int]
+                         ) -> list[list[Piece]]:
+    """``pieces`` with the arch on the plate taken as a lone brick at its end knob
+    ``knob``, the decoration in both outlines (the start moves with the arch)."""
+    others = [p for p in pieces if p is not arch]
+    return both_outlines([*others, Piece(Kind.BRICK, knob[0], knob[1], arch.z)])
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:

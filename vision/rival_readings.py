@@ -51,6 +51,7 @@ against the same two steps round the square's other corner
 (:func:`vision.corners.corner_swapped`); the counts are in docs/vision-log.md,
 "Two steps round the other corner"."""
 
+
 def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None
                    ) -> list[tuple[list[Piece], Piece | None]]:
     """The readings that can stand on ``before`` with ``shape[i]`` told otherwise, each
@@ -250,4 +251,3 @@ def _level_out(shape: Sequence[Piece], i: int, end: int | None
                  for p in shape if p.z != level]
         alt = None if piece.z == level else piece.moved(z=piece.z - 1, id="")
         yield trial, alt
-
