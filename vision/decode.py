@@ -24,7 +24,7 @@ from vision import rulings, stacks
 from vision.candidates import built_on, ground_step, is_legal_turn
 from vision.evidence import Evidence
 from vision.moves import Moves
-from vision.refine import ground_steps_undone, refine
+from vision.refine import refine
 from vision.scoring import Masks, Scorer
 from vision.staircases import weigh_staircases
 
@@ -69,17 +69,6 @@ pixel in any view: nothing in the picture asks for it, so where two readings tie
 wholly hidden arch or the wholly hidden brick its end stands on, game 10000 turn 59:
 967.1 each), the one with less unseen volume wins. Far below any piece's evidence, it
 breaks ties only."""
-STEP_RIVALS = True
-"""Whether the chosen reading, where it has a first step on the plate, is weighed
-against the same with the lone brick under the next step's leg in the arch's place
-(:func:`vision.refine.ground_steps_undone`), kept among :attr:`Decoder.readings`: where
-the arch's own pixels do not decide, the first-step prior does, and the confidence's
-rival cap (:func:`vision.confidence.rate_pieces`) then doubts the arch by as little as
-the prior won by (game 9000 turn 56's wrong first arch, 30 own pixels at +1.2: trusted
-1.0 before, 0.38 with it). On the fresh development sets (games 9000 / 10000 on, 60
-turns each) it flags 2 more wrong pieces each (31 -> 33 of 34, 26 -> 28 of 40) and 2 more
-right ones, 0-3 more right ones on the other sets, and changes no reading
-(docs/vision-log.md, "the first-step prior's doubts, hidden ties")."""
 
 
 class Decoder:
@@ -157,17 +146,7 @@ class Decoder:
             if stacks.FINAL_RESTACK:
                 self._restack_final(best[1])
             self.state, self.added, self.masks = best[1].state, best[1].added, best[1].masks
-            if STEP_RIVALS:
-                self._weigh_lone_bricks(self.added)
         return self.added
-
-    def _weigh_lone_bricks(self, pieces: Sequence[Piece]) -> None:
-        """Keeps among the readings each standing one with a first step of ``pieces`` as
-        the lone brick under the next step's leg (:data:`STEP_RIVALS`)."""
-        for rival in ground_steps_undone(pieces):
-            built = built_on(self.before, rival)
-            if built is not None:
-                self.readings.append((self.judged(built[1]), tuple(built[1])))
 
     def search_nothing(self, voxels: set[Voxel]) -> list[Piece]:
         """The best whole staircase (:func:`vision.staircases.weigh_staircases`) where it

@@ -30,7 +30,7 @@ from typing import Protocol
 
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
-from vision.candidates import both_outlines, built_on, first_steps, step_legs
+from vision.candidates import both_outlines, built_on, step_legs
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 MAX_DROP = 2
@@ -177,28 +177,8 @@ def _plate_arches_as_bricks(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
         on = [p for p in pieces if p.z == arch.top and not knobs.isdisjoint(p.footprint())]
         if len(on) != 1 or on[0].kind is not Kind.BRICK:
             continue
-        yield from _plate_arch_as_brick(pieces, arch, (on[0].x, on[0].y))
-
-
-def ground_steps_undone(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
-    """Each first step on the plate (:func:`vision.candidates.first_steps`) taken as the
-    lone brick under the next step's leg, the decoration in both outlines: the edit
-    :func:`_ground_steps` makes, undone. Not an edit itself: the decoder weighs these
-    against its reading to say how much the first-step prior decided
-    (:data:`vision.decode.STEP_RIVALS`). As an edit it read game 7000 turn 15's true
-    first step as the brick with the decoration in the other outline, which the evidence
-    prefers by 43 (the arch's far leg stands on sand, which its tan matches) and the
-    search had not reached."""
-    for arch, near, _ in first_steps(pieces):
-        yield from _plate_arch_as_brick(pieces, arch, near)
-
-
-def _plate_arch_as_brick(pieces: Sequence[Piece], arch: Piece, knob: tuple[int, int]
-                         ) -> list[list[Piece]]:
-    """``pieces`` with the arch on the plate taken as a lone brick at its end knob
-    ``knob``, the decoration in both outlines (the start moves with the arch)."""
-    others = [p for p in pieces if p is not arch]
-    return both_outlines([*others, Piece(Kind.BRICK, knob[0], knob[1], arch.z)])
+        others = [p for p in pieces if p is not arch]
+        yield from both_outlines([*others, Piece(Kind.BRICK, on[0].x, on[0].y, 0)])
 
 
 def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
