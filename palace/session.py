@@ -13,8 +13,12 @@ thread-safe, the loop calling from its own thread):
 - ``camera_turn(reading, frames)``: a settled board was read (vision's ``TurnReading``,
   duck-typed: ``found``, ``reason``, ``uncertain``, ``added`` of readings with
   ``piece``, ``confidence``, ``alternatives``). Found, certain and legal: it is the
-  active player's turn, pending card picks. Otherwise the game is "out of sync" and the
-  page asks the players, showing what is doubtful, until they correct or confirm.
+  active player's turn, pending card picks. Found with nothing added: an uncorrected
+  camera reading still waiting is cleared (its pieces were taken away); a sure reading
+  of nothing is no turn; a doubted one (turn mode doubts every one,
+  ``vision.turn.NOTHING_READ_DOUBTED``) is put to the players. Otherwise the game is
+  "out of sync" and the page asks the players, showing what is doubtful, until they
+  correct or confirm.
 - ``palace()`` the palace as the game has it (corrections and undo included), which
   the loop reads the next turn against; ``ground`` the map in use.
 - ``keep_settled(image, camera, time_s)``: a settled picture (board found, nothing over
