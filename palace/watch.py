@@ -276,7 +276,11 @@ class CameraLoop:
         self.stats.reads += 1
         # Nothing new is news too: pieces read before and taken away since.
         result = self.session.camera_turn(reading, frames)
-        if reading_is_empty(reading):
+        # While a reading waits, nothing read means its pieces were taken away (the
+        # session drops it), not a turn, although turn mode doubts a reading of nothing.
+        taken_away = waiting and bool(getattr(reading, "found", False)) and not getattr(
+            reading, "added", ())
+        if reading_is_empty(reading) or taken_away:
             self.stats.nothing_new += 1
             self._status("tracking", "nothing new on the board", news=True)
         else:

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from calibration.camera import Camera, Pose
 from palace.demo import TablePlayers
 from palace.session import TableSession
 from palace.watch import CameraLoop, reading_is_empty
@@ -16,6 +17,8 @@ from rules.maps import load_map
 from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
 from twin.table import SimulatedTable, TableSettings
+from vision.settle import Observation, Snapshot
+from vision.turn import NOTHING_READ
 
 
 class TruthReader:
@@ -257,3 +260,22 @@ def test_a_right_reading_held_in_doubt_is_told_apart_from_a_wrong_one(
     tally = players.tally
     assert (tally.read_right, tally.doubted, tally.corrected) == (right, doubted, doubted)
     assert f"({doubted} of them read right but held in doubt)" in tally.line()
+
+
+@pytest.mark.parametrize(("sync", "is_turn"), [("out_of_sync", False), ("ready", True)])
+def test_a_reading_of_nothing_is_a_turn_only_when_no_reading_waits(sync, is_turn):
+    """Turn mode doubts every reading of nothing (a staircase may be hidden), so it is a
+    turn put to the players; but while a reading waits, nothing read means that
+    reading's pieces were taken away, which is no turn."""
+    session = SimpleNamespace(sync=sync, ground=None, palace=lambda: None, turned=[],
+                              camera_status=lambda state, detail="": None)
+    session.camera_turn = lambda reading, frames: session.turned.append(reading)
+    nothing = SimpleNamespace(found=True, added=(), uncertain=True, reason=NOTHING_READ)
+    loop = CameraLoop(session, camera=Camera.default_for(64, 48), look=CountingLook(),
+                      reader=lambda *args, **kwargs: nothing)
+    image = np.zeros((48, 64, 3), np.uint8)
+    snap = Snapshot(image, Pose(np.zeros(3), np.array([0.0, 0.0, 500.0])),
+                    np.zeros(1, np.float32), 0.0)
+    loop._read(Observation("settling", frames=[snap], before=snap), 0.0)
+    assert session.turned == [nothing]
+    assert (loop.stats.turns, loop.stats.nothing_new) == ((1, 0) if is_turn else (0, 1))
