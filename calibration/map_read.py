@@ -13,7 +13,8 @@ Naming needs no colour calibration: the inks are grouped per reading and named b
 order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
 balance and drifting inks move every hue. The ground under the corner bricks, studs
 beside a piece or in a shadow, a lone stud unlike all its neighbours, a stud much paler
-than its ink's others, nearly as like another ink's or far from its group's colour, and
+than its ink's others, nearly as like another ink's or far from its group's colour, a
+patch of dark green coloured like a blocked area beside it (one in its group), and
 white too wide to be the starting area are left unknown: read wrong they would mislead
 the rules.
 """
@@ -30,7 +31,7 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
-from calibration.ink_cells import strays, unlike_their_ink
+from calibration.ink_cells import blocked_patches, strays, unlike_their_ink
 from calibration.ink_model import signed_lab
 from calibration.map_inks import group, name_groups, settled
 from calibration.map_place import stud_cells
@@ -284,6 +285,7 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
         inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
+    names[blocked_patches(lab, names, np.flatnonzero(seen))] = UNKNOWN_GROUND
     inked = names[~white]
     cells, ink = np.flatnonzero(seen)[~white], groups[~white]
     inked[strays(lab[~white], ink, cells) | interleaved(ink, cells)] = UNKNOWN_GROUND

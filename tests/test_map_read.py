@@ -224,6 +224,30 @@ def test_a_grey_lighter_than_dark_green_in_its_group_is_unknown(monkeypatch,
     assert not out[names == "D"].any() and not out[names == "L"].any()
 
 
+@pytest.mark.parametrize("likely", [ink_cells.BLOCKED_LIKELY, np.inf])
+def test_a_patch_in_dark_green_coloured_like_a_blocked_area_is_unknown(monkeypatch,
+                                                                       likely: float) -> None:
+    """A blocked area of a few studs joins dark green's group as colourful as the dark
+    green but turned 35 degrees towards yellow and 0.2 (log) lighter: as a patch it is
+    left unknown. A single stud of the same colour elsewhere is dark green's own noise
+    and is still read, as are the dark green's own studs."""
+    monkeypatch.setattr(ink_cells, "BLOCKED_LIKELY", likely)
+    rng = np.random.default_rng(5)
+    grid = np.full((32, 32), "D")
+    grid[10:13, 10:12] = "X"  # six studs of a blocked area
+    grid[25, 25] = "X"  # one odd stud alone
+    truth = grid.reshape(-1)
+    hue = np.radians(np.where(truth == "X", 105.0, 140.0) + rng.normal(0.0, 2.0, 1024))
+    chroma = rng.normal(20.0, 0.8, 1024)
+    lightness = np.where(truth == "X", 30.0 * np.exp(0.2), 30.0) + rng.normal(0.0, 0.5, 1024)
+    lab = np.stack([lightness, chroma * np.cos(hue), chroma * np.sin(hue)], axis=1)
+    out = ink_cells.blocked_patches(lab, np.full(1024, "D"), np.arange(1024))
+    block = np.zeros((32, 32), bool)
+    block[10:13, 10:12] = True
+    assert out[block.reshape(-1)].all() == np.isfinite(likely)
+    assert not out[~block.reshape(-1)].any()
+
+
 def test_a_cell_between_two_inks_at_their_border_is_unknown() -> None:
     """Along the border of light green and gold, a few cells whose samples fell half on
     each ink show a colour between the two: as near the gold round them as the green,

@@ -255,8 +255,10 @@ def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch
     colourful as the grey and far darker (development map 51028's set-up view), so no
     paleness bound takes the grey out. It lies far from its group's colour round it,
     many times the dark green's own cells' spread: it is left unknown, and the inks'
-    own cells are still read."""
+    own cells are still read (the patch check for blocked colours is off, so that this
+    check alone is tried)."""
     monkeypatch.setattr(ink_cells, "STRAYS", strays)
+    monkeypatch.setattr(ink_cells, "BLOCKED_LIKELY", np.inf)
     inks = {"D": (12.0, -7.0, 5.0), "L": (35.0, -22.0, 25.0), "G": (45.0, 2.0, 30.0),
             "X": (24.0, 6.0, 7.0)}
     truth = np.array([["D"] * 12 + ["L"] * 10 + ["G"] * 10] * 32)
