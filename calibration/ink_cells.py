@@ -110,7 +110,7 @@ is a region, dark green's own noise is not. Development maps 51140-51199 (480 vi
 studs wrong / read (hidden read wrongly): 1,923 / 141,031 (53) without; -7.5, patches
 of 4: 1,809 / 140,899 (53); -8, of 3: 1,713 / 140,742 (46); -8, of 4: 1,756 / 140,810
 (51); -8, of 6: 1,801 / 140,891 (53); -8.5, of 3: 1,671 / 140,561 (46); -9, of 4: 1,675
-/ 140,440 (41); -8 alone, no patch: 1,749 / 140,666 (53 at -7.5). -8 with the patch
+/ 140,440 (41); -7.5 with no patch: 1,749 / 140,666 (53). -8 with the patch
 size of the map's regions (``MIN_PATCH``) mends 210 wrong studs for 79 right ones
 unread; -8.5 mends 252 for 218."""
 
