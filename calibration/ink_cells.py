@@ -116,7 +116,7 @@ unread; -8.5 mends 252 for 218."""
 
 
 def blocked_patches(lab: FloatArray, names: NDArray[np.str_],
-                      cells: NDArray[np.intp]) -> NDArray[np.bool_]:
+                    cells: NDArray[np.intp]) -> NDArray[np.bool_]:
     """Cells named dark green in a patch whose colours look like a blocked area's beside
     dark green (``BLOCKED_LIKELY``): a blocked area taken into dark green's group.
     ``lab`` rows L, a, b on the 0..100 scale; ``cells`` gives each row's board cell."""
