@@ -75,13 +75,18 @@ def quarter_turn(k: int) -> FloatArray:
     return out
 
 
+def slid_pose(pose: Pose, dx_mm: float, dy_mm: float) -> Pose:
+    """The pose with the board slid ``dx_mm``, ``dy_mm`` along its own axes, its plane kept."""
+    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx_mm, dy_mm, 0.0]))
+
+
 def moved_pose(pose: Pose, dx: int, dy: int) -> Pose:
     """The pose with the board moved ``dx``, ``dy`` whole studs along its own axes.
 
     Every stud of the moved board lands on a stud of the old one: the lattice cannot
     tell the two apart, only the board's sides and the ground map can.
     """
-    return Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([dx, dy, 0.0]) * STUD_MM)
+    return slid_pose(pose, dx * STUD_MM, dy * STUD_MM)
 
 
 def turned_pose(pose: Pose, k: int) -> Pose:

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.board_model import slid_pose
 from calibration.camera import Camera, FloatArray, Pose, project
 from calibration.lattice_view import CELLS_PER_BLOCK, LatticeView, lattice_offsets
 from rules.pieces import STUD_HEIGHT_MM, STUD_MM
@@ -161,7 +162,7 @@ def align_on_grid(
         if good.sum() < 3:
             break
         dx, dy = np.median(offsets[good], axis=0)
-        current = Pose(current.rvec, current.tvec + current.rotation @ np.array([dx, dy, 0.0]))
+        current = slid_pose(current, dx, dy)
     return current
 
 

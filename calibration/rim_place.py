@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.alias import BoundaryCheck, check_boundary
+from calibration.board_model import slid_pose
 from calibration.camera import Camera, FloatArray, Pose
 from calibration.edges import EdgeModel, profiles, sample_edges
 from calibration.evidence import RIM_MODEL, BoardLocation
@@ -88,9 +89,7 @@ edges), then the two across y."""
 
 def slid(pose: Pose, axis: int, mm: float) -> Pose:
     """The pose with the board slid ``mm`` along its own ``axis`` (0: x, 1: y)."""
-    move = np.zeros(3)
-    move[axis] = mm
-    return Pose(pose.rvec, pose.tvec + pose.rotation @ move)
+    return slid_pose(pose, mm, 0.0) if axis == 0 else slid_pose(pose, 0.0, mm)
 
 
 def rim_step(gray: NDArray[np.float32], camera: Camera, pose: Pose, axis: int) -> float:
