@@ -279,11 +279,12 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     white, groups, doubt, rival = colour_groups(lab, np.flatnonzero(seen), top)
     names = np.full(len(lab), START, dtype="<U1")
     cells = np.flatnonzero(seen)[~white]
-    names[~white] = named_regions(lab[~white], groups[~white], cells, top)
+    names[~white] = named_regions(lab[~white], groups[~white], cells, top, rival is None)
     if rival is not None:
         # Two groups or three was a toss-up: where the readings differ is not known.
         inked = names[~white]
-        inked[named_regions(lab[~white], rival[~white], cells, top) != inked] = UNKNOWN_GROUND
+        inked[named_regions(lab[~white], rival[~white], cells, top, False) != inked] = (
+            UNKNOWN_GROUND)
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     names[blocked_patches(lab, names, np.flatnonzero(seen))] = UNKNOWN_GROUND

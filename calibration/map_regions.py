@@ -126,16 +126,16 @@ def scattered_groups(labels: NDArray[np.int32], cells: NDArray[np.intp]) -> NDAr
 
 
 def named_regions(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
-                  top: FloatArray | None) -> NDArray[np.str_]:
+                  top: FloatArray | None, widen: bool = True) -> NDArray[np.str_]:
     """:func:`calibration.map_inks.name_groups` with scattered groups
     (:func:`scattered_groups`) left out of the naming and their cells unknown: the inks
     are named by their regions, and a group that is none would pull the naming of the
-    regions beside it (``lab`` rows L, a, b on the 0..100 scale)."""
+    regions beside it (``lab`` rows L, a, b on the 0..100 scale; ``widen`` as there)."""
     scattered = scattered_groups(labels, cells) if len(labels) else np.zeros(0, bool)
     if not scattered.any() or scattered.all():
-        return name_groups(lab, labels, top)
+        return name_groups(lab, labels, top, widen)
     kept = ~scattered[labels]
     out = np.full(len(labels), UNKNOWN_GROUND, dtype="<U1")
     _, numbered = np.unique(labels[kept], return_inverse=True)
-    out[kept] = name_groups(lab[kept], numbered.astype(np.int32), top)
+    out[kept] = name_groups(lab[kept], numbered.astype(np.int32), top, widen)
     return out
