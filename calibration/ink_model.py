@@ -311,12 +311,11 @@ class InkModel(BaseModel):
                   shares: FloatArray | None = None, margin: float | None = None
                   ) -> NDArray[np.bool_]:
         """Which groups another naming within ``margin`` (log; ``NAMING_MARGIN`` unless
-        given) of the best (``best``,
-        what :meth:`naming` gives for the same arguments) would name otherwise: the
-        colours cannot tell which ink such a group is, and a whole ink named wrong is
-        hundreds of studs read wrong. Near-black groups are never contested, nor are
-        groups where a stray group was left unnamed (the bounds had bent every naming
-        there)."""
+        given) of the best (``best``, what :meth:`naming` gives for the same arguments)
+        would name otherwise: the colours cannot tell which ink such a group is, and a
+        whole ink named wrong is hundreds of studs read wrong. Near-black groups are
+        never contested, nor are groups where a stray group was left unnamed (the bounds
+        had bent every naming there)."""
         names, score = best
         margin = NAMING_MARGIN if margin is None else margin
         out = np.zeros(len(centres), bool)

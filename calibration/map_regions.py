@@ -96,13 +96,14 @@ SCATTERED_IN_PATCHES = 0.35
 ``SCATTERED_IN_PATCHES`` of its cells in patches of ``MIN_PATCH`` (its own cells, eight-
 connected) is scattered: no region of the map, but lone cells of two inks, region
 borders or a lamp's glint, and it is left out of the naming (:func:`named_regions`).
-Named with the others it pulls the naming: 51172's palace views hold 20 such cells
-(6 %, 3 in patches; gold and light green mixed, more colourful than either) that took
-light green's name, so the light-green region was named dark green (194 studs wrong in
-each). Of the dev maps' (51140-51199) groups under a fifth of the inked cells, the
-regions have 0.5 to 1.0 of their cells in patches, but for a few the pieces cut into
-lone cells (51194's gold, 34 cells, 13 % of the inked ones, none in a patch: kept by
-the share). Studs wrong / read, dev (offline, from the cached locations): 1,713 /
+Named with the others it pulls the naming: 51172's palace view (and its glossy twin)
+holds 20 such cells (6 %, 3 in patches; gold and light green mixed, more colourful than
+either) that took light green's name, so the light-green region was named dark green
+(194 studs wrong in each). Of the dev maps' (51140-51199) groups under a fifth of the
+inked cells, most of one ink have half or more of their cells in patches; a few are cut
+into lone cells where little of the board shows (51194's gold, 34 cells, 13 % of the
+inked ones, none in a patch: kept by the share; 51177's 12 gold cells, 0.25 in patches,
+now unread). Studs wrong / read, dev (offline, from the cached locations): 1,713 /
 140,742 before; 1,325 / 140,738 at 0.2 and 0.25; 1,308 / 140,644 from 0.3 to 0.5;
 shares 0.08 to 0.12 read alike, 0.15 and 0.2 leave 51194's gold unread. Held out
 (52000-52039, totals): 3,130 / 94,152 before; alike at 0.3; 0.35 the same with 8
