@@ -308,14 +308,16 @@ class InkModel(BaseModel):
 
     def contested(self, centres: FloatArray, top: FloatArray | None,
                   best: tuple[tuple[str, ...], float],
-                  shares: FloatArray | None = None) -> NDArray[np.bool_]:
-        """Which groups another naming within ``NAMING_MARGIN`` of the best (``best``,
-        what :meth:`naming` gives for the same arguments) would name otherwise: the
-        colours cannot tell which ink such a group is, and a whole ink named wrong is
-        hundreds of studs read wrong. Near-black groups are never contested, nor are
-        groups where a stray group was left unnamed (the bounds had bent every naming
-        there)."""
+                  shares: FloatArray | None = None, margin: float | None = None
+                  ) -> NDArray[np.bool_]:
+        """Which groups another naming within ``margin`` (log; ``NAMING_MARGIN`` unless
+        given) of the best (``best``, what :meth:`naming` gives for the same arguments)
+        would name otherwise: the colours cannot tell which ink such a group is, and a
+        whole ink named wrong is hundreds of studs read wrong. Near-black groups are
+        never contested, nor are groups where a stray group was left unnamed (the bounds
+        had bent every naming there)."""
         names, score = best
+        margin = NAMING_MARGIN if margin is None else margin
         out = np.zeros(len(centres), bool)
         if UNNAMED in names:
             return out
@@ -328,7 +330,7 @@ class InkModel(BaseModel):
         for other, other_score in self._allowed(centres[rest], top, held[rest], none, none,
                                                 every_ink=True,
                                                 not_dark=lifted_from_black(centres)[rest]):
-            if other_score >= score - NAMING_MARGIN:
+            if other_score >= score - margin:
                 out[rest[np.array(other) != chosen]] = True
         return out
 

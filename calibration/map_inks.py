@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import FloatArray
+from calibration.ink_bounds import near_black
 from calibration.ink_model import INK_MODEL
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
@@ -208,12 +209,43 @@ def centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]
     return centres, np.bincount(labels, minlength=k) / len(labels)
 
 
+POOR_FIT = -5.5
+"""A naming scoring under this (log) per term it sums (each group against the stud tops,
+each pair of groups) fits the colours poorly: no naming explains them well, and its lead
+over the next means less. On the dev maps (51140-51199) two-group views named right
+score -5.0 per term and above (51148's glossy view, -4.99; most over -3.5), those whose
+groups were named wrong -5.9 and under (51170's glossy palace view, both groups a mix
+of light green and gold, -5.9: one named gold, the other contested). -5.5, -5.0 and
+-4.5 read the dev maps alike (with ``POOR_FIT_MARGIN``), -4.5 the Cycles frames a
+little otherwise (3 studs fewer wrong for 21 fewer read)."""
+POOR_FIT_MARGIN = 4.0
+"""The naming margin (log) that stands for ``NAMING_MARGIN`` where a naming fits poorly
+(``POOR_FIT``). Development maps 51140-51199, studs wrong / read (offline): 1,308 /
+140,644 with the margin of 1 everywhere; 4 and 6: 1,085 / 140,344 (51170's glossy
+palace view, 223 wrong of 300, unread); 3 reads as 1 (the next naming of 51170's view
+stands 3.2 behind). 6 leaves 422 more studs of the Cycles frames unread, none wrong;
+held out (52000-52039, totals) 4 and 6 read as 1."""
+
+
+def naming_margin(centres: FloatArray, score: float) -> float | None:
+    """The margin within which another naming contests the best one (scoring ``score``
+    for groups of colours ``centres``): ``POOR_FIT_MARGIN`` where it fits poorly, else
+    None (the model's own ``NAMING_MARGIN``). The terms counted are those the score
+    sums: near-black groups are named unscored."""
+    n = int((~near_black(centres)).sum())
+    terms = n + n * (n - 1) // 2
+    return POOR_FIT_MARGIN if terms and score < POOR_FIT * terms else None
+
+
 def name_groups(lab: FloatArray, labels: NDArray[np.int32],
-                top: FloatArray | None = None) -> NDArray[np.str_]:
+                top: FloatArray | None = None, widen: bool = True) -> NDArray[np.str_]:
     """L, D, G or X per cell (or unknown: a stray group left unnamed, or a group another
-    naming nearly as likely names otherwise, ``ink_model.NAMING_MARGIN``): the most
-    likely naming of its group among all the groups' namings (rows L, a, b on the 0..100
-    scale; ``top`` the plate's stud-top colour on the same scale, where known)."""
+    naming nearly as likely names otherwise, :func:`naming_margin`): the most likely
+    naming of its group among all the groups' namings (rows L, a, b on the 0..100 scale;
+    ``top`` the plate's stud-top colour on the same scale, where known). Without
+    ``widen`` the margin is the model's own even where the naming fits poorly: where
+    a third ink has already been weighed against the two groups (a toss-up, its
+    disputed cells unknown), that is what the poor fit was."""
     k = int(labels.max()) + 1 if len(labels) else 0
     if k == 0:
         return np.full(0, "L", dtype="<U1")
@@ -227,7 +259,8 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
     if k >= 2 and top is not None:
         # A group another naming nearly as likely names otherwise: a toss-up between
         # inks, read as unknown rather than maybe a whole ink wrong.
-        names[INK_MODEL.contested(centres, top, best, shares)] = UNKNOWN_GROUND
+        margin = naming_margin(centres, best[1]) if widen else None
+        names[INK_MODEL.contested(centres, top, best, shares, margin)] = UNKNOWN_GROUND
     return names[labels]
 
 

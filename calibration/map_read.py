@@ -12,11 +12,11 @@ point for the rules.
 Naming needs no colour calibration: the inks are grouped per reading and named by their
 order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
 balance and drifting inks move every hue. The ground under the corner bricks, studs
-beside a piece or in a shadow, a lone stud unlike all its neighbours, a stud much paler
-than its ink's others, nearly as like another ink's or far from its group's colour, a
-patch of dark green coloured like a blocked area beside it (one in its group), and
-white too wide to be the starting area are left unknown: read wrong they would mislead
-the rules.
+beside a piece or in a shadow, a small colour group scattered in lone cells (the inks
+are named without it), a lone stud unlike all its neighbours, a stud much paler than its
+ink's others, nearly as like another ink's or far from its group's colour, a patch of
+dark green coloured like a blocked area beside it (one in its group), and white too
+wide to be the starting area are left unknown: read wrong they would mislead the rules.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
 from calibration.ink_cells import blocked_patches, strays, unlike_their_ink
 from calibration.ink_model import signed_lab
-from calibration.map_inks import group, name_groups, settled
+from calibration.map_inks import group, settled
 from calibration.map_place import stud_cells
-from calibration.map_regions import interleaved, small_patches
+from calibration.map_regions import interleaved, named_regions, small_patches
 from calibration.pose import locate_board
 from calibration.third_ink import third_ink, third_ink_beside_stray
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
@@ -278,16 +278,18 @@ def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np
     top = None if top is None else signed_lab(top)
     white, groups, doubt, rival = colour_groups(lab, np.flatnonzero(seen), top)
     names = np.full(len(lab), START, dtype="<U1")
-    names[~white] = name_groups(lab[~white], groups[~white], top)
+    cells = np.flatnonzero(seen)[~white]
+    names[~white] = named_regions(lab[~white], groups[~white], cells, top, rival is None)
     if rival is not None:
         # Two groups or three was a toss-up: where the readings differ is not known.
         inked = names[~white]
-        inked[name_groups(lab[~white], rival[~white], top) != inked] = UNKNOWN_GROUND
+        inked[named_regions(lab[~white], rival[~white], cells, top, False) != inked] = (
+            UNKNOWN_GROUND)
         names[~white] = inked
     names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
     names[blocked_patches(lab, names, np.flatnonzero(seen))] = UNKNOWN_GROUND
     inked = names[~white]
-    cells, ink = np.flatnonzero(seen)[~white], groups[~white]
+    ink = groups[~white]
     inked[strays(lab[~white], ink, cells) | interleaved(ink, cells)] = UNKNOWN_GROUND
     names[~white] = inked
     names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND

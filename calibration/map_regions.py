@@ -1,5 +1,6 @@
-"""The map's regions as a check on the cells read: a patch too small to be a region, and
-two colour groups scattered through each other cell by cell.
+"""The map's regions as a check on the cells read: a patch too small to be a region, two
+colour groups scattered through each other cell by cell, and a small colour group
+scattered in lone cells, left out of the naming.
 
 A Ground Map is printed as regions of whole cells, nearly all of them many studs wide, so
 a few cells of one name cut off from every other cell of that name are seldom a region
@@ -16,6 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import FloatArray
+from calibration.map_inks import name_groups
 from rules.maps import UNKNOWN_GROUND
 from rules.pieces import BOARD_STUDS
 
@@ -85,3 +88,55 @@ def interleaved(labels: NDArray[np.int32], cells: NDArray[np.intp]) -> NDArray[n
             if meet >= INTERLEAVED * chance:
                 mixed[[i, j]] = True
     return mixed[labels]
+
+
+SCATTERED_SHARE = 0.10
+SCATTERED_IN_PATCHES = 0.35
+"""A colour group of under ``SCATTERED_SHARE`` of the inked cells with no more than
+``SCATTERED_IN_PATCHES`` of its cells in patches of ``MIN_PATCH`` (its own cells, eight-
+connected) is scattered: no region of the map, but lone cells of two inks, region
+borders or a lamp's glint, and it is left out of the naming (:func:`named_regions`).
+Named with the others it pulls the naming: 51172's palace view (and its glossy twin)
+holds 20 such cells (6 %, 3 in patches; gold and light green mixed, more colourful than
+either) that took light green's name, so the light-green region was named dark green
+(194 studs wrong in each). Of the dev maps' (51140-51199) groups under a fifth of the
+inked cells, most of one ink have half or more of their cells in patches; a few are cut
+into lone cells where little of the board shows (51194's gold, 34 cells, 13 % of the
+inked ones, none in a patch: kept by the share; 51177's 12 gold cells, 0.25 in patches,
+now unread). Studs wrong / read, dev (offline, from the cached locations): 1,713 /
+140,742 before; 1,325 / 140,738 at 0.2 and 0.25; 1,308 / 140,644 from 0.3 to 0.5;
+shares 0.08 to 0.12 read alike, 0.15 and 0.2 leave 51194's gold unread. Held out
+(52000-52039, totals): 3,130 / 94,152 before; alike at 0.3; 0.35 the same with 8
+fewer hidden studs read wrongly (39 to 31); 0.4 and 0.5 one stud wrong more."""
+
+
+def scattered_groups(labels: NDArray[np.int32], cells: NDArray[np.intp]) -> NDArray[np.bool_]:
+    """Per colour group (``labels`` per read cell, ``cells`` its index on the board):
+    whether it is small and scattered in lone cells (``SCATTERED_IN_PATCHES``)."""
+    k = int(labels.max(initial=-1)) + 1
+    out = np.zeros(k, bool)
+    if k < 2:
+        return out
+    sizes = np.bincount(labels, minlength=k)
+    for g in np.flatnonzero(sizes < SCATTERED_SHARE * len(labels)):
+        grid = np.full(BOARD_STUDS * BOARD_STUDS, UNKNOWN_GROUND, dtype="<U1")
+        grid[cells[labels == g]] = "g"
+        lone = small_patches(grid.reshape(BOARD_STUDS, BOARD_STUDS)).reshape(-1)
+        out[g] = 1.0 - float(lone[cells[labels == g]].mean()) <= SCATTERED_IN_PATCHES
+    return out
+
+
+def named_regions(lab: FloatArray, labels: NDArray[np.int32], cells: NDArray[np.intp],
+                  top: FloatArray | None, widen: bool = True) -> NDArray[np.str_]:
+    """:func:`calibration.map_inks.name_groups` with scattered groups
+    (:func:`scattered_groups`) left out of the naming and their cells unknown: the inks
+    are named by their regions, and a group that is none would pull the naming of the
+    regions beside it (``lab`` rows L, a, b on the 0..100 scale; ``widen`` as there)."""
+    scattered = scattered_groups(labels, cells) if len(labels) else np.zeros(0, bool)
+    if not scattered.any() or scattered.all():
+        return name_groups(lab, labels, top, widen)
+    kept = ~scattered[labels]
+    out = np.full(len(labels), UNKNOWN_GROUND, dtype="<U1")
+    _, numbered = np.unique(labels[kept], return_inverse=True)
+    out[kept] = name_groups(lab[kept], numbered.astype(np.int32), top, widen)
+    return out

@@ -331,3 +331,29 @@ def test_gold_beside_light_green_pays_no_prior() -> None:
     assert ink_model.gold_without_light(("D", "G"), broad[:2])
     assert not ink_model.gold_without_light(("D", "L", "G"), broad)
     assert not ink_model.gold_without_light(("D", "G"), np.array([True, False]))
+
+
+POOR_PAIR = ([(95.4, -10.5, 33.5), (85.3, -6.5, 28.0)], [394, 371])
+"""51170's glossy palace view: light green and gold made nearly alike by the sheen, each
+group a mix of both; the lighter group bluer, so the bounds name it light green."""
+POOR_TOP = (60.8, -48.0, 39.0)
+
+
+@pytest.mark.parametrize("widen", [True, False])
+def test_a_naming_that_fits_poorly_is_contested_more_widely(widen: bool) -> None:
+    """No naming fits the two groups well (-17.7 over three terms): the best leads the
+    next that names the redder group otherwise by 3.2 (log), more than the naming margin
+    but well within the poor fit's, so the whole view is left unknown, not read gold."""
+    lab, labels = _cells(*POOR_PAIR, 0.5, 3)
+    names = name_groups(lab, labels, np.array(POOR_TOP), widen)
+    assert (names[labels == 0] == UNKNOWN_GROUND).all()
+    assert (names[labels == 1] == (UNKNOWN_GROUND if widen else "G")).all()
+
+
+def test_a_naming_that_fits_well_keeps_the_naming_margin() -> None:
+    """The same map's glossy set-up view: gold and light green a fit apart, named."""
+    centres = [(91.4, -5.0, 34.0), (85.9, -17.0, 29.5)]
+    lab, labels = _cells(centres, [267, 287], 0.5, 3)
+    assert map_inks.naming_margin(np.array(centres), -9.0) is None
+    names = name_groups(lab, labels, np.array((63.1, -50.0, 33.0)))
+    assert (names[labels == 0] == "G").all() and (names[labels == 1] == "L").all()

@@ -1,5 +1,6 @@
-"""A patch of too few studs of one name, and two colour groups scattered through each other,
-are no regions of the map: they are left unknown."""
+"""A patch of too few studs of one name, two colour groups scattered through each other,
+and a small group scattered in lone cells are no regions of the map: they are left
+unknown, the last left out of the naming too."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 
 import calibration.map_regions as map_regions
 from calibration.camera import Pose
+from calibration.map_inks import name_groups
 from calibration.map_read import ViewRead, read_cells
-from calibration.map_regions import interleaved, small_patches
+from calibration.map_regions import interleaved, named_regions, scattered_groups, small_patches
 from rules.maps import UNKNOWN_GROUND
 
 INKS_BGR = {"L": (70.0, 170.0, 120.0), "D": (45.0, 90.0, 40.0)}
@@ -88,3 +90,41 @@ def test_groups_scattered_through_each_other_are_interleaved() -> None:
     out = interleaved(labels, cells)
     assert out[np.isin(labels, (1, 4))].all()
     assert not out[np.isin(labels, (0, 2, 3))].any()
+
+
+def _regions_and_specks() -> tuple[np.ndarray, np.ndarray]:
+    """Board cells and colour groups: two regions side by side (groups 0 and 1) and
+    group 2 in lone cells strewn over them (about 6 % of the cells, none touching)."""
+    cells, labels = [], []
+    for y in range(32):
+        for x in range(20):
+            speck = (y * 7 + x * 3) % 23 == 0 and x > 4
+            cells.append(y * 32 + x)
+            labels.append(2 if speck else 0 if x < 12 else 1)
+    return np.array(cells), np.array(labels, np.int32)
+
+
+def test_a_small_group_in_lone_cells_is_scattered_a_small_region_is_not() -> None:
+    cells, labels = _regions_and_specks()
+    assert scattered_groups(labels, cells).tolist() == [False, False, True]
+    compact = labels.copy()
+    compact[labels == 2] = 0
+    compact[(cells // 32 < 4) & (cells % 32 < 8)] = 2  # a region of 32 cells, 5 %
+    assert scattered_groups(compact, cells).tolist() == [False, False, False]
+    one = np.zeros(len(cells), np.int32)
+    assert not scattered_groups(one, cells).any()
+
+
+def test_a_scattered_group_does_not_pull_the_naming_of_the_regions() -> None:
+    """51172's palace views: light green beside gold and 20 lone cells more colourful
+    than either; named with the lone cells, light green took dark green's name and the
+    lone cells light green's."""
+    cells, labels = _regions_and_specks()
+    centres = np.array([[39.4, -30.5, 28.0], [49.2, -4.5, 43.0], [50.0, -35.8, 47.0]])
+    lab = centres[labels] + np.random.default_rng(1).normal(0, 1.0, (len(labels), 3))
+    top = np.array([49.4, -39.0, 18.0])
+    pulled = name_groups(lab, labels, top)
+    assert pulled[labels == 0][0] == "D" and pulled[labels == 2][0] == "L"
+    named = named_regions(lab, labels, cells, top)
+    assert (named[labels == 0] == "L").all() and (named[labels == 1] == "G").all()
+    assert (named[labels == 2] == UNKNOWN_GROUND).all()
