@@ -10,9 +10,9 @@ L* 50-54 to 36-38 across the board, and a cell's card lightness follows its top'
 (correlation 0.89 over the light green cells, 0.89 over the gold). Each cell's colour is
 scaled as if lit like the board's typical stud top, where the light falls off that far.
 Where it is nearly even the grouping's local colours (:func:`calibration.map_inks.settled`)
-already cope, and scaling would only add the tops' own unevenness (a sheen, a piece's
-reflection) to the card's: on nearly evenly lit views the toss-ups between light green
-and gold (:mod:`calibration.third_ink`) were settled the wrong way.
+already cope, and evening narrows each ink's spread, which the naming's doubts (a poor
+fit, a third ink's toss-up, :mod:`calibration.third_ink`) had read as a view that cannot
+tell: on nearly evenly lit views a mix of light green and gold was then read as one ink.
 """
 
 from __future__ import annotations
