@@ -11,7 +11,8 @@ point for the rules.
 
 Naming needs no colour calibration: the inks are grouped per reading and named by their
 order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
-balance and drifting inks move every hue. The ground under the corner bricks, studs
+balance and drifting inks move every hue; a lamp's fall-off is evened against the stud
+tops' light near each stud (:mod:`calibration.map_light`). The ground under the corner bricks, studs
 beside a piece or in a shadow, a small colour group scattered in lone cells (the inks
 are named without it), a lone stud unlike all its neighbours, a stud much paler than its
 ink's others, nearly as like another ink's or far from its group's colour, a patch of
@@ -34,6 +35,7 @@ from calibration.evidence import gray_float
 from calibration.ink_cells import blocked_patches, strays, unlike_their_ink
 from calibration.ink_model import signed_lab
 from calibration.map_inks import group, settled
+from calibration.map_light import evened
 from calibration.map_place import stud_cells
 from calibration.map_regions import interleaved, named_regions, small_patches
 from calibration.pose import locate_board
@@ -144,6 +146,8 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
         usable &= ~near
     shaded = None if typical is None else usable & (
         np.nan_to_num(tops[:, 0], nan=0.0) < SHADED * typical[0])
+    if shaded is not None:  # a lamp's fall-off across the card, measured on the tops
+        colours = evened(colours, tops, usable & ~shaded).astype(np.float32)
     return ViewRead(pose, colours, usable, typical, shaded)
 
 
