@@ -17,9 +17,7 @@ from numpy.typing import NDArray
 from calibration.camera import FloatArray
 from calibration.ink_model import INK_MODEL, pair_features
 from calibration.map_inks import grouping_features, local_colour
-from calibration.map_regions import MIN_PATCH, small_patches
-from rules.maps import UNKNOWN_GROUND
-from rules.pieces import BOARD_STUDS
+from calibration.map_regions import MIN_PATCH, in_patches
 
 PALER_THAN_INK = 0.75
 LIGHTNESS_OFF = 0.16
@@ -131,8 +129,5 @@ def blocked_patches(lab: FloatArray, names: NDArray[np.str_],
                  for colour in lab[dark]]
     if odd.sum() < MIN_PATCH:
         return out
-    grid = np.full(BOARD_STUDS * BOARD_STUDS, UNKNOWN_GROUND, dtype="<U1")
-    grid[cells[odd]] = "D"
-    small = small_patches(grid.reshape(BOARD_STUDS, BOARD_STUDS)).reshape(-1)
-    out[odd] = ~small[cells[odd]]
+    out[odd] = in_patches(cells[odd])
     return out

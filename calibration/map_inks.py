@@ -211,13 +211,13 @@ def centres_and_shares(lab: FloatArray, labels: NDArray[np.int32]
 
 POOR_FIT = -5.5
 """A naming scoring under this (log) per term it sums (each group against the stud tops,
-each pair of groups) fits the colours poorly: no naming explains them well, and its lead
-over the next means less. On the dev maps (51140-51199) two-group views named right
-score -5.0 per term and above (51148's glossy view, -4.99; most over -3.5), those whose
-groups were named wrong -5.9 and under (51170's glossy palace view, both groups a mix
-of light green and gold, -5.9: one named gold, the other contested). -5.5, -5.0 and
--4.5 read the dev maps alike (with ``POOR_FIT_MARGIN``), -4.5 the Cycles frames a
-little otherwise (3 studs fewer wrong for 21 fewer read)."""
+each pair of groups; the naming's prices included) fits the colours poorly: no naming
+explains them well, and its lead over the next means less. On the dev maps (51140-51199)
+two-group views named right score -5.0 per term and above (51148's glossy view, -4.99;
+most over -3.5), those whose groups were named wrong -5.9 and under (51170's glossy
+palace view, both groups a mix of light green and gold, -5.9: one named gold, the other
+contested). -5.5, -5.0 and -4.5 read the dev maps alike (with ``POOR_FIT_MARGIN``), -4.5
+the Cycles frames a little otherwise (3 studs fewer wrong for 21 fewer read)."""
 POOR_FIT_MARGIN = 4.0
 """The naming margin (log) that stands for ``NAMING_MARGIN`` where a naming fits poorly
 (``POOR_FIT``). Development maps 51140-51199, studs wrong / read (offline): 1,308 /

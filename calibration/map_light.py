@@ -13,6 +13,12 @@ Where it is nearly even the grouping's local colours (:func:`calibration.map_ink
 already cope, and evening narrows each ink's spread, which the naming's doubts (a poor
 fit, a third ink's toss-up, :mod:`calibration.third_ink`) had read as a view that cannot
 tell: on nearly evenly lit views a mix of light green and gold was then read as one ink.
+
+The turn's own evening (:func:`calibration.stud_tops.even_light`) is not reused: it scales
+each cell by its own stud top, lightness only, always, because the turn compares the map
+against the card (a few noisy tops average out over the whole map). The map read names
+each stud's ink on its own, so one top dimmed by a leaf or lit by a sheen must not move
+its cell (hence a neighbourhood median), and a*, b* shrink with the light as L* + 16 does.
 """
 
 from __future__ import annotations
@@ -32,18 +38,19 @@ leaf does not move it, narrow enough to follow a lamp's fall-off. Development ma
 tops at least), 1,199 / 141,898; 4, 1,190 / 142,181; 6, 1,240 / 142,229."""
 LIGHT_SAMPLES = 9
 """Fewer lit stud tops than this in the window (the board's edge, a palace standing)
-and the cell's colour is left as it is."""
+and the cell's colour is left as it is. Not varied: nine is a quarter of the window, and
+the windows the board's edge or a palace thins are few on the development maps."""
 LIGHT_FALL_OFF = 1.25
-"""The board's light counts as falling off where the scale that evens its brightest
-tenth of cells is this much (a ratio) over the one that evens its dimmest tenth (90th
-and 10th percentiles of the cells' scales). Development maps 51140-51199 (offline,
-studs wrong / read): 1,086 / 140,395 not evened; evened everywhere 1,166 / 142,068 (the
-dim stretch of 51198 mended, 88 fewer wrong in each of its views, but 51170's glossy
-palace view, 51161's glossy set-up view and Cycles frame 037, each lit within 6 to 18
-%, read a mix of light green and gold as one ink: 134, 144 and 132 wrong); from 1.2 to
-1.26, 887 to 901 wrong; 1.25 reads the most right. Held out (52000-52039, totals):
-3,320 / 93,147 not evened, 3,227 (1.2), 3,149 (1.23) and 3,305 / 93,189 (1.25); the
-Cycles frames are lit within 1.2 and read alike."""
+"""The board's light counts as falling off where the scale that evens its dimmest tenth of
+cells is this much (a ratio) over the one that evens its brightest tenth (90th and 10th
+percentiles of the cells' scales: the dimmest cells need the largest scale). Development
+maps 51140-51199 (offline, studs wrong / read): 1,086 / 140,395 not evened; evened
+everywhere 1,166 / 142,068 (the dim stretch of 51198 mended, 88 fewer wrong in each of
+its views, but 51170's glossy palace view, 51161's glossy set-up view and Cycles frame
+037, each lit within 6 to 18 %, read a mix of light green and gold as one ink: 134, 144
+and 132 wrong); from 1.2 to 1.26, 887 to 901 wrong; 1.25 reads the most right. Held out
+(52000-52039, totals): 3,320 / 93,147 not evened, 3,227 (1.2), 3,149 (1.23) and 3,305 /
+93,189 (1.25); the Cycles frames are lit within 1.2 and read alike."""
 MAX_LIGHT_SCALE = 1.35
 """The most a cell's light is scaled by (either way): beyond it the stud tops are in a
 piece's shadow or under its foot, which the read leaves out elsewhere. 1.15 reads the

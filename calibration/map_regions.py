@@ -50,6 +50,16 @@ def small_patches(chars: NDArray[np.str_], min_cells: int | None = None) -> NDAr
     return out
 
 
+def in_patches(board_cells: NDArray[np.intp]) -> NDArray[np.bool_]:
+    """Whether each of ``board_cells`` (indices on the board, row-major) lies in a patch of
+    at least ``MIN_PATCH`` of them (eight-connected): a region is a patch, a scatter of
+    odd cells is not."""
+    grid = np.full(BOARD_STUDS * BOARD_STUDS, UNKNOWN_GROUND, dtype="<U1")
+    grid[board_cells] = "g"
+    small = small_patches(grid.reshape(BOARD_STUDS, BOARD_STUDS)).reshape(-1)
+    return ~small[board_cells]
+
+
 INTERLEAVED = 0.55
 """Two colour groups whose cells meet at least this share as often as cells scattered at
 random over the pair's cells would are interleaved cell by cell: regions meet along a
@@ -118,11 +128,8 @@ def scattered_groups(labels: NDArray[np.int32], cells: NDArray[np.intp]) -> NDAr
     if k < 2:
         return out
     sizes = np.bincount(labels, minlength=k)
-    for g in np.flatnonzero(sizes < SCATTERED_SHARE * len(labels)):
-        grid = np.full(BOARD_STUDS * BOARD_STUDS, UNKNOWN_GROUND, dtype="<U1")
-        grid[cells[labels == g]] = "g"
-        lone = small_patches(grid.reshape(BOARD_STUDS, BOARD_STUDS)).reshape(-1)
-        out[g] = 1.0 - float(lone[cells[labels == g]].mean()) <= SCATTERED_IN_PATCHES
+    for g in np.flatnonzero((sizes > 0) & (sizes < SCATTERED_SHARE * len(labels))):
+        out[g] = float(in_patches(cells[labels == g]).mean()) <= SCATTERED_IN_PATCHES
     return out
 
 

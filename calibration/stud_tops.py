@@ -280,7 +280,9 @@ def even_light(colours: FloatArray, tops: FloatArray) -> FloatArray:
     cell; the card around it gets the same light. Light and dark green differ mostly in
     lightness, so a lamp to one side or a shadow across half the board makes lit dark
     green look like shaded light green, and the map's agreement drops under 0.5 at the
-    right turn (docs/real-tables-log.md, "The turn under uneven light")."""
+    right turn (docs/real-tables-log.md, "The turn under uneven light"). The map read
+evens the card its own way (:mod:`calibration.map_light`: a neighbourhood of tops, only
+where the light clearly falls off), since it names each stud on its own."""
     lightness = tops[:, 0]
     seen = np.isfinite(lightness) & np.isfinite(colours).all(axis=1)
     out = colours.copy()

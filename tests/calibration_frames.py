@@ -14,6 +14,7 @@ from calibration.evidence import BoardLocation, gray_float
 from calibration.fit import finish
 from calibration.grid import GridFit, refine_on_grid
 from calibration.pose import locate_board
+from calibration.tracking import BoardTracker
 from rules.maps import load_map
 from rules.palace import Palace
 from twin.frame import Frame
@@ -96,3 +97,19 @@ def settles_right(drawn: TwinFrame) -> BoardLocation:
     assert result.turn_resolved
     assert turn_errors(frame.camera, frame.pose, result)[0] < WRONG_PX
     return result
+
+
+def track_nudged(seed: int) -> tuple[BoardLocation, BoardTracker, float]:
+    """The bench's tracked frame for a wide-twin ``seed``: the first frame located, the
+    board nudged by a fraction of a degree and a mm and tracked; the answer, the tracker
+    and the answer's error in px (infinite when not found)."""
+    drawn = twin_frame(seed)
+    first = locate_board(drawn.frame.image, drawn.frame.camera, drawn.ground)
+    assert first.found
+    camera, pose = drawn.frame.camera, drawn.frame.pose
+    nudged = Pose(pose.rvec + drawn.rng.normal(0, 0.002, 3), pose.tvec + drawn.rng.normal(0, 1, 3))
+    second = twin.render(drawn.palace, camera, nudged, drawn.options, seed=seed + 100_000)
+    tracker = BoardTracker(camera, drawn.ground, first)
+    result = tracker.update(second.image)
+    error = min(turn_errors(camera, nudged, result)) if result.found else float("inf")
+    return result, tracker, error

@@ -15,8 +15,13 @@ from calibration.vouching import (
     BLIND_WITNESSED_CLARITY,
     SOFT_LATTICE_CLARITY,
 )
-from tests.calibration_frames import found_right, grid_error, grid_error_px, never_a_stud_off
-from tests.test_calibration_tracking import _track_nudged
+from tests.calibration_frames import (
+    found_right,
+    grid_error,
+    grid_error_px,
+    never_a_stud_off,
+    track_nudged,
+)
 
 SIX_AND_A_HALF_SEED = 21004
 """A dev board 11.4 px a stud. From the first lattice look's nearest start (2.6 px off) the
@@ -56,5 +61,5 @@ within 1.2 px; the whole board's stud tops put it off (placement 0.40)."""
 
 
 def test_a_blind_fit_under_seven_the_stud_tops_put_off_is_not_taken() -> None:
-    result, _, error = _track_nudged(HALF_STUD_BLIND_SEED)
+    result, _, error = track_nudged(HALF_STUD_BLIND_SEED)
     assert not result.found or error <= WRONG_PX

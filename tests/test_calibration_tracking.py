@@ -6,7 +6,6 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.calibration import turn_errors, twin_frame
 from calibration import lattice_view
 from calibration.board_model import turned_pose
 from calibration.camera import Pose, project
@@ -26,7 +25,7 @@ from calibration.turn import (
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS
-from tests.calibration_frames import setup_frame
+from tests.calibration_frames import setup_frame, track_nudged
 
 twin = pytest.importorskip("twin")
 
@@ -201,24 +200,8 @@ enough to skip the soft-lattice rule) on the gaps between studs, 5 px off, with 
 sides stepping where it puts it; the first frame's pose is right."""
 
 
-def _track_nudged(seed: int) -> tuple[BoardLocation, BoardTracker, float]:
-    """The bench's tracked frame for a wide-twin ``seed``: the first frame located, the
-    board nudged by a fraction of a degree and a mm and tracked; the answer, the tracker
-    and the answer's error in px (infinite when not found)."""
-    drawn = twin_frame(seed)
-    first = locate_board(drawn.frame.image, drawn.frame.camera, drawn.ground)
-    assert first.found
-    camera, pose = drawn.frame.camera, drawn.frame.pose
-    nudged = Pose(pose.rvec + drawn.rng.normal(0, 0.002, 3), pose.tvec + drawn.rng.normal(0, 1, 3))
-    second = twin.render(drawn.palace, camera, nudged, drawn.options, seed=seed + 100_000)
-    tracker = BoardTracker(camera, drawn.ground, first)
-    result = tracker.update(second.image)
-    error = min(turn_errors(camera, nudged, result)) if result.found else float("inf")
-    return result, tracker, error
-
-
 def test_a_tracked_frame_on_the_gaps_between_studs_is_not_taken():
-    result, _, error = _track_nudged(GAPS_TRACKED_SEED)
+    result, _, error = track_nudged(GAPS_TRACKED_SEED)
     assert not result.found or error <= 2.0
 
 
@@ -230,6 +213,6 @@ last pose), where the right map no longer settled the turn."""
 
 
 def test_a_tracked_fit_that_moves_the_board_a_stud_is_left_to_the_search():
-    result, tracker, error = _track_nudged(CARD_OVER_SIDE_SEED)
+    result, tracker, error = track_nudged(CARD_OVER_SIDE_SEED)
     assert tracker.stats.searched == 1
     assert result.found and error <= 2.0

@@ -77,7 +77,7 @@ def test_an_evenly_lit_board_keeps_its_colours() -> None:
     assert np.array_equal(evened(card, tops, np.ones(len(card), bool)), card)
 
 
-def test_a_dimmed_stretch_is_brought_to_the_typical_light(monkeypatch) -> None:
+def test_a_dimmed_stretch_is_brought_to_the_typical_light(monkeypatch: pytest.MonkeyPatch) -> None:
     """Dimming scales L* + 16 and a*, b* by the same factor: a stretch lit at 0.6 comes
     most of the way back to the colour it shows in the typical light (not all of it:
     the camera's values are gamma-encoded, and the tops' and the ink's fall-off differ a
