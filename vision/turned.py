@@ -14,16 +14,19 @@ quarters about the middle of its footprint, each turn (and the unturned reading)
 by up to one stud along each axis, the decoration in both outlines (its colour follows
 the staircase's start, :func:`vision.candidates.both_outlines`); a trial that cannot
 stand is no trial, and one is taken only when the decoder's own judge
-(:meth:`vision.decode.Decoder.judged`) scores it higher.
+(:meth:`vision.decode.Decoder.judged`) scores it higher. The same last pass tries a
+stack under a step's leg as the staircase going on down
+(:func:`vision.refine.stacks_as_steps`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 
 from rules.pieces import Axis, Kind, Piece
 from vision.candidates import both_outlines, built_on
-from vision.refine import Reading, refine
+from vision.refine import Reading, refine, stacks_as_steps
 
 QUARTERS = (0, 1, 2, 3)
 """Quarter turns tried (0: slid aslant only, the unslid reading left out)."""
@@ -79,11 +82,14 @@ def _cell_turned(cell: tuple[int, int], quarter: int, mx: int, my: int) -> tuple
 
 
 def turn_whole(reading: Reading, score: float) -> float | None:
-    """Takes the best of :func:`turned_readings` of ``reading`` where the decoder's judge
-    scores it above ``score``, then edits it as :func:`vision.refine.refine` does; the
-    new score, or None where no trial scored higher (the reading left as it was)."""
+    """Takes the best of :func:`turned_readings` of ``reading`` (and of
+    :func:`vision.refine.stacks_as_steps`: its lowest steps read as one stack) where the
+    decoder's judge scores it above ``score``, then edits it as
+    :func:`vision.refine.refine` does; the new score, or None where no trial scored
+    higher (the reading left as it was)."""
     best: tuple[float, list[Piece]] | None = None
-    for trial in turned_readings(reading.added):
+    for trial in itertools.chain(turned_readings(reading.added),
+                                 stacks_as_steps(reading.added)):
         floor = score if best is None else best[0]
         if built_on(reading.before, trial) is None:
             continue
