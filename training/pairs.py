@@ -10,7 +10,7 @@ white-balance drift, fresh sensor noise and a JPEG round trip.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -99,6 +99,7 @@ def turn_pairs(
     max_turns: int | None = None,
     map_name: str = "1",
     wide: bool = False,
+    only: Collection[tuple[int, int]] | None = None,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -106,12 +107,18 @@ def turn_pairs(
     (``map_name`` is then unused), the twin's wide look, framing from a third of the
     picture to past its edges. Both frames are of a settled table either way: hands lie
     at the edges, none reaches over the board (a reader waits until they have gone).
+    ``only``: the turns to render, as (game, turn) pairs (the pair's ``game`` and
+    ``turn``), the others passed over; each game draws its map and each turn its camera
+    and frames from their own seeds, so a turn comes out the same either way (a test
+    renders one turn of a development set without the turns before it).
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
                             "wide": wide or base.wide})
     fill = WIDE_FILL if wide else (0.7, 0.97)
     for game in range(games):
+        if only is not None and not any(g == seed + game for g, _ in only):
+            continue
         if wide:
             layout = np.random.default_rng([seed, game, 1 << 20])
             ground = random_map(layout, f"random-{seed + game}")
@@ -121,6 +128,8 @@ def turn_pairs(
         played = [i for i, t in enumerate(record.turns) if t.report is not None
                   and not t.report.passed]
         for turn in played[:max_turns]:
+            if only is not None and (seed + game, turn) not in only:
+                continue
             rng = np.random.default_rng([seed, game, turn])
             camera, pose = random_camera(rng, width, height, elevation_deg=elevation_deg,
                                          fill=fill)
