@@ -43,7 +43,6 @@ from calibration.turn import canonical_turn
 from calibration.turn_agreement import judge_turn
 from calibration.vouching import (
     BLIND_SHARP_CLARITY,
-    BLIND_WITNESSED_CLARITY,
     BLURRED_SIDES_CLARITY,
     MIN_SOFT_GRID_BLOCKS,
     PLACED_BLOCKS,
@@ -378,10 +377,6 @@ def _judged(
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
         reason = rim_problem(rim())
-    if not reason and top_blind and grid.clarity < BLIND_WITNESSED_CLARITY:
-        tops = tops_problem(image, camera, grid.pose)
-        reason = f"the top-blind fit reads {grid.clarity:.1f} and {tops}" if tops else (
-            rim_problem(rim()))
     turn, resolved, problem = judge_turn(
         image, camera, grid.pose, ground, grid.studs, grid.blocks, standing=not reason
     )

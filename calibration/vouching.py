@@ -72,24 +72,15 @@ PLACED_BLOCKS = 7
 axes may place (:func:`calibration.rim_place.places_thin_fit`): from 7 blocks, 514 such
 fits from starts near the truth on dev 3000-3099 and 20000-20149 passed the rule, all
 within 0.91 px; of 369 fits over 2 px off, none passed."""
-BLIND_SHARP_CLARITY = 6.0
+BLIND_SHARP_CLARITY = 7.0
 """The clarity from which a top-blind refit is judged at its own clarity, by a sharp
 lattice's rules, rather than as a soft lattice (:func:`as_soft`). Dark tops on boards
 10 to 14 px a stud mislead the usual template into a fit a side or two off, or over too
-few blocks, while the blind one reads them at 6 to 8 over 9 to 16 blocks within
-a pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
-20197, 3198; at 6 to 7, 21004 over 9 blocks and 22050 over 16). The blind fit that the
-soft rules stand against read 5.5 (dev 20118, 2.7 px off); among the blind refits of
-every lattice start and perturbed truth of 200 dev frames, none at 6 or more was taken
-off the truth when judged at its own clarity. Under :data:`BLIND_WITNESSED_CLARITY` the
-stud tops' colour and the rim must agree as well."""
-BLIND_WITNESSED_CLARITY = 7.0
-"""The clarity under which a top-blind refit judged at its own clarity must also have the
-whole board's stud tops' colour put the studs where it does (at the soft lattice's
-placement) and the plate's rim agree. Dev 3068's tracked frame gives a blind fit 5.4 px
-off (half a stud along one axis) at 6.8 over 14 to 16 blocks, three sides good and one
-off or unclear, the rim fit within 1.2 px: the stud tops' colour puts it off (placement
-0.40); the blind refits taken at 6 to 7 on dev (21004, 22050) read 0.96 and 0.98."""
+few blocks, while the blind one reads them at 7 to 8 over 10 to 14 blocks within half a
+pixel: as a soft lattice, a side unclear under a card or 10 blocks refused it (dev
+20197, 3198). The blind fit that the soft rules stand against read 5.5 (dev 20118, 2.7
+px off); among the blind refits of every lattice start and perturbed truth of 200 dev
+frames, none at 6 or more was taken off the truth when judged at its own clarity."""
 
 
 def vouches_for_soft_lattice(boundary: BoundaryCheck, margin: float) -> bool:
