@@ -111,6 +111,11 @@ of 4: 1,809 / 140,899 (53); -8, of 3: 1,713 / 140,742 (46); -8, of 4: 1,756 / 14
 / 140,440 (41); -7.5 with no patch: 1,749 / 140,666 (53). -8 with the patch
 size of the map's regions (``MIN_PATCH``) mends 210 wrong studs for 79 right ones
 unread; -8.5 mends 252 for 218."""
+DARK_CENTRE_CELLS = 20
+"""Fewer cells named dark green than this and their median is no measure of dark green's
+colour to weigh the blocked print against (a handful of cells may be the blocked area
+itself): the rule is not applied. Not varied; a region of the stand-in maps is 3 cells
+and more, and a view naming dark green names hundreds."""
 
 
 def blocked_patches(lab: FloatArray, names: NDArray[np.str_],
@@ -120,7 +125,7 @@ def blocked_patches(lab: FloatArray, names: NDArray[np.str_],
     ``lab`` rows L, a, b on the 0..100 scale; ``cells`` gives each row's board cell."""
     out = np.zeros(len(names), bool)
     dark = names == "D"
-    if dark.sum() < 20:
+    if dark.sum() < DARK_CENTRE_CELLS:
         return out
     centre = np.median(lab[dark], axis=0)
     blocked = INK_MODEL.pairs["XD"]
