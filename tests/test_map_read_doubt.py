@@ -72,20 +72,27 @@ def test_a_third_ink_short_of_the_price_leaves_the_merged_inks_unknown(
         assert (dark == "L").mean() > 0.9
 
 
+def _dark_beside_a_fleck(monkeypatch: pytest.MonkeyPatch, lab: np.ndarray,
+                         truth: np.ndarray) -> np.ndarray:
+    """The names read for the dark green of a board with a purple fleck (its own group
+    beside gold and the merged greens), the third ink's price just out of reach; the
+    gold is checked read right on the way."""
+    ink = truth != "X"
+    monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", _price_short_by(lab[ink], 5.0))
+    white, groups, _, _ = map_read.colour_groups(lab, np.arange(len(lab)), DIM_TOP)
+    assert not white.any() and groups.max() == 2  # gold, the greens, the fleck
+    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
+    assert (names[truth == "G"] == "G").mean() > 0.95
+    return names[truth == "D"]
+
+
 @pytest.mark.parametrize("beside", [True, False])
 def test_a_stray_group_does_not_keep_the_merged_inks_from_doubt(monkeypatch: pytest.MonkeyPatch,
                                                                 beside: bool) -> None:
     """The same board with a fleck of 12 purple cells: it makes a group of its own (under
     2 % of the cells), and the two greens and the gold are weighed as without it."""
-    lab, truth = _board(12, 3)
-    ink = truth != "X"
-    monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", _price_short_by(lab[ink], 5.0))
     monkeypatch.setattr(third_ink, "BESIDE_A_STRAY", beside)
-    white, groups, _, _ = map_read.colour_groups(lab, np.arange(len(lab)), DIM_TOP)
-    assert not white.any() and groups.max() == 2  # gold, the greens, the fleck
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
-    dark = names[truth == "D"]
-    assert (names[truth == "G"] == "G").mean() > 0.95
+    dark = _dark_beside_a_fleck(monkeypatch, *_board(12, 3))
     if beside:
         assert (dark == UNKNOWN_GROUND).mean() > 0.9
     else:
@@ -100,15 +107,8 @@ def test_a_stray_over_the_namings_share_still_stands_aside(monkeypatch: pytest.M
     naming as scattered): the two greens make one group, named light green. Within the
     share beside two groups the dark green's cells are unknown; at 0.02 read light green,
     wrong."""
-    lab, truth = _board(26, 3, every=37)
-    ink = truth != "X"
-    monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", _price_short_by(lab[ink], 5.0))
     monkeypatch.setattr(third_ink, "BESIDE_STRAY_SHARE", share)
-    white, groups, _, _ = map_read.colour_groups(lab, np.arange(len(lab)), DIM_TOP)
-    assert not white.any() and groups.max() == 2  # gold, the greens, the fleck
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
-    dark = names[truth == "D"]
-    assert (names[truth == "G"] == "G").mean() > 0.95
+    dark = _dark_beside_a_fleck(monkeypatch, *_board(26, 3, every=37))
     if share > 0.025:
         assert (dark == UNKNOWN_GROUND).mean() > 0.9
     else:
