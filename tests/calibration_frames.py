@@ -71,6 +71,20 @@ def lattice_from_truth(seed: int) -> tuple[Frame, np.ndarray, GridFit]:
 
 
 
+def fits_from_truth(
+    seed: int, seams: bool | None = False
+) -> tuple[Frame, np.ndarray, GridFit, GridFit]:
+    """A dev frame (as drawn before the seams unless ``seams``; None as the bench draws it),
+    its grey picture, and the lattice fitted from the truth with the usual template and
+    with the top-blind one: where every test of what a blind fit is judged starts."""
+    frame = twin_frame(seed, seams=seams).frame
+    gray = gray_float(frame.image)
+    usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
+    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
+    assert usual is not None and blind is not None
+    return frame, gray, usual, blind
+
+
 def never_a_stud_off(frame: Frame, gray: np.ndarray) -> None:
     """Started a whole stud off along either axis, either way, the board is refused or
     brought back within :data:`WRONG_PX` of the truth: never taken where it was put."""

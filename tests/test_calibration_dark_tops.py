@@ -11,20 +11,20 @@ from calibration.board_model import turned_pose
 from calibration.camera import Pose
 from calibration.evidence import STUD_TOPS_CLARITY, gray_float, residual_allowed
 from calibration.fit import BLIND_RETRY_CLARITY, MISREAD_OVER_USUAL, finish
-from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_grid
+from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX
 from calibration.pose import lattice_starts, locate_board
 from calibration.rim_agrees import rim_moves, rim_problem
 from calibration.stud_cell import template_stack
 from calibration.vouching import BLIND_SHARP_CLARITY, SOFT_LATTICE_CLARITY
 from tests.calibration_frames import (
+    fits_from_truth,
     found_right,
     grid_error,
     grid_error_px,
     never_a_stud_off,
     not_located_wrong,
 )
-from twin.frame import Frame
 
 DARK_TOPS_SEED = 20054
 """A dev board 10 px a stud with tops darker than the card: from the truth the usual
@@ -43,19 +43,6 @@ LINE_OF_SIGHT_SEED = 20028
 """A dev board 10 to 15 px a stud, its dark tops blurred into one blob with their sides:
 from the truth the usual template settles 2.3 px off (1.3 mm along the board's normal)
 over 13 blocks at a clarity of 5.2, tight, with every side where it puts the board."""
-
-
-def fits_from_truth(
-    seed: int, seams: bool = False
-) -> tuple[Frame, np.ndarray, GridFit, GridFit]:
-    """A dev frame (as drawn before the seams unless ``seams``), its grey picture, and the
-    lattice fitted from the truth with the usual template and with the top-blind one."""
-    frame = twin_frame(seed, seams=seams).frame
-    gray = gray_float(frame.image)
-    usual = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5)
-    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=5, top_blind=True)
-    assert usual is not None and blind is not None
-    return frame, gray, usual, blind
 
 
 def test_the_top_blind_template_places_dark_blurred_tops_where_the_usual_one_misses() -> None:

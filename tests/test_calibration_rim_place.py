@@ -14,7 +14,7 @@ from calibration.evidence import BoardLocation, gray_float
 from calibration.fit import SETTLE_ROUNDS
 from calibration.grid import refine_on_grid
 from calibration.outline_pose import initial_pose, rim_start
-from calibration.pose import MAX_CANDIDATES, locate_board
+from calibration.pose import MAX_CANDIDATES
 from calibration.rim_place import (
     now_or_later,
     placed_last,
@@ -25,7 +25,7 @@ from calibration.rim_place import (
 )
 from calibration.stud_tops import ON_GAPS_PLACEMENT, top_colours, tops_move, tops_problem
 from calibration.vouching import VOUCHED_GRID_BLOCKS
-from tests.calibration_frames import grid_error, grid_error_px
+from tests.calibration_frames import fits_from_truth, found_right, grid_error, grid_error_px
 
 TOPS_OVERRULED_SEED = 3004
 """A dev board 11.6 px a stud: every start fits 0.17 px off over 16 blocks at 5.9, all
@@ -49,9 +49,8 @@ def test_the_rim_overrules_the_stud_tops_colour_on_the_gaps() -> None:
     frame = twin_frame(TOPS_OVERRULED_SEED).frame
     camera, truth = frame.camera, frame.pose
     gray = gray_float(frame.image)
-    result = locate_board(frame.image, camera, None)
-    assert result.found and result.pose is not None, result.reason
-    assert grid_error(camera, truth, result) < 1.0
+    result = found_right(frame)
+    assert result.pose is not None and grid_error(camera, truth, result) < 1.0
     pose = result.pose
     colours = top_colours(frame.image, camera, pose)
     # The colour alone would refuse the right pose, putting the studs on the gaps...
@@ -67,9 +66,7 @@ def test_the_rim_places_a_thin_soft_blind_fit_and_not_half_a_stud_off() -> None:
     frame = twin_frame(THIN_PLACED_SEED).frame
     camera, truth = frame.camera, frame.pose
     gray = gray_float(frame.image)
-    result = locate_board(frame.image, camera, None)
-    assert result.found and result.pose is not None, result.reason
-    assert grid_error(camera, truth, result) < 1.0
+    assert grid_error(camera, truth, found_right(frame)) < 1.0
     # The search's starts near the truth: outlines, their rims fitted at half size.
     h, w = gray.shape
     half = cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
@@ -94,11 +91,8 @@ def test_the_rim_places_a_thin_soft_blind_fit_and_not_half_a_stud_off() -> None:
 
 
 def test_a_tilted_blind_fit_is_not_placed() -> None:
-    frame = twin_frame(SOFT_TEN_SEED, seams=False).frame
-    gray = gray_float(frame.image)
-    blind = refine_on_grid(gray, frame.camera, frame.pose, max_rounds=SETTLE_ROUNDS,
-                           top_blind=True)
-    assert blind is not None and grid_error_px(frame.camera, frame.pose, blind.pose) > WRONG_PX
+    frame, gray, _, blind = fits_from_truth(SOFT_TEN_SEED)
+    assert grid_error_px(frame.camera, frame.pose, blind.pose) > WRONG_PX
     assert not places_thin_fit(frame.image, gray, frame.camera, blind)
 
 

@@ -253,16 +253,15 @@ def stacks_as_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     for p in pieces:
         if p.kind in (Kind.BRICK, Kind.COLUMN):
             stacks.setdefault((p.x, p.y), []).append(p)
-    ways = ((1, 0), (-1, 0), (0, 1), (0, -1))
     for (x, y), stack in stacks.items():
         stack.sort(key=lambda p: p.z)
         if (stack[0].z != 0 or stack[-1].top != STEP_STACK or (x, y, STEP_STACK) not in legs
                 or any(a.top != b.z for a, b in itertools.pairwise(stack))):
             continue
         kept = [p for p in pieces if all(p is not s for s in stack)]
-        for dx, dy in ways:
+        for dx, dy in SLIDES:  # the four ways along the axes
             far = (x + (ARCH_LENGTH - 1) * dx, y + (ARCH_LENGTH - 1) * dy)
-            for ex, ey in ways:
+            for ex, ey in SLIDES:
                 if (ex, ey) == (-dx, -dy):
                     continue
                 trial = [*kept, Piece(Kind.BRICK, x, y, 0), _arch_from((x, y), (dx, dy), 1),
