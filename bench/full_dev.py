@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.full_palace import FullTally, Views, key_level, palace_keys, palace_views
+from bench.full_seen import seen_keys, show_seen
 from calibration.evidence import BoardLocation
 from vision.full import read_palace
 
@@ -62,14 +63,17 @@ class CacheError(Exception):
 
 def dev_views(seed: int, pieces: int, cache: Path) -> Views:
     """The palace and its four views, rendered once per renderer version and kept in
-    ``cache``."""
+    ``cache`` (rendered again where the kept one predates the pixels each view shows of
+    each piece)."""
     path = cache / f"v{seed}_{pieces}_{renderer_version()}.pkl"
     if path.exists():
         try:
             with path.open("rb") as f:
-                return pickle.load(f)
+                kept: Views = pickle.load(f)
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as err:
             raise CacheError(f"{path}: kept render unreadable ({err}); delete it") from err
+        if kept.shown is not None and kept.whole is not None:
+            return kept
     views = palace_views(seed, pieces)
     cache.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
@@ -122,14 +126,17 @@ def main(argv: list[str] | None = None) -> int:
         seconds = (time.perf_counter() - started) / len(v.frames)
         got, want = palace_keys(list(reading.pieces)), palace_keys(list(v.palace.pieces))
         tally.palaces += 1
-        tally.add(got, want)
+        tally.add(got, want, v.shown, v.whole)
         upper_right = sum(key_level(k) >= UPPER for k in got & want)
         upper_truth = sum(key_level(k) >= UPPER for k in want)
         print(f"{name}: right {len(got & want)} read {len(got)} truth {len(want)}, "
               f"levels {UPPER}+ {upper_right} of {upper_truth}, {seconds:.2f} s a view",
               flush=True)
         if args.verbose:
-            print("  missed:", "; ".join(sorted(map(_short, want - got))))
+            assert v.shown is not None
+            print("  missed:", "; ".join(
+                f"{_short(k)} ({max(v.shown[k])} px)" if k in seen_keys(v.shown)
+                else f"{_short(k)} (hidden)" for k in sorted(want - got, key=_short)))
             print("  extra:", "; ".join(sorted(map(_short, got - want))))
     p, r, f1 = tally.f1()
     print(f"P {p:.3f} R {r:.3f} F1 {f1:.3f} ({tally.right} right, {tally.read} read, "
@@ -138,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{_upper(tally.level_truth)} read right")
     print("missed by kind:", dict(tally.missed.most_common()), "extra by kind:",
           dict(tally.extra.most_common()))
+    print("missed though some view shows them, by kind:", dict(tally.missed_seen.most_common()))
+    show_seen(tally.seen)
     return 0
 
 

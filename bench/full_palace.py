@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from bench.full_seen import SeenTally, Shown, seen_keys, show_seen, shown_pixels, whole_pixels
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
 from rules import Kind, Palace, Piece, load_map
@@ -46,6 +47,11 @@ class Views:
     camera: Camera
     poses: list[Pose]
     frames: list[NDArray[np.uint8]]
+    shown: Shown | None = None
+    """Per true piece, the pixels each view shows of it (:func:`bench.full_seen.shown_pixels`);
+    ``None`` where the renderer gives no labels (the Cycles palaces)."""
+    whole: Shown | None = None
+    """Per true piece, its whole silhouette in each view (:func:`bench.full_seen.whole_pixels`)."""
 
 
 def palace_views(seed: int, pieces: int, views: int = 4,
@@ -59,9 +65,10 @@ def palace_views(seed: int, pieces: int, views: int = 4,
     palace = Palace(ground, scene.pieces)
     camera, pose = random_camera(rng, elevation_deg=(35.0, 65.0))
     poses = [turned_pose(pose, k % 4) for k in range(views)]
-    frames = [render(scene, camera, p, options or RenderOptions(), seed=seed * 10 + k).image
-              for k, p in enumerate(poses)]
-    return Views(palace, ground, camera, poses, frames)
+    rendered = [render(scene, camera, p, options or RenderOptions(), seed=seed * 10 + k)
+                for k, p in enumerate(poses)]
+    return Views(palace, ground, camera, poses, [r.image for r in rendered],
+                 shown_pixels(rendered), whole_pixels(rendered))
 
 
 def cycles_views(limit: int | None = None) -> Iterator[Views]:
@@ -85,15 +92,20 @@ class FullTally:
     level_truth: Counter[int] = field(default_factory=Counter)
     missed: Counter[str] = field(default_factory=Counter)
     extra: Counter[str] = field(default_factory=Counter)
+    seen: SeenTally = field(default_factory=SeenTally)
+    missed_seen: Counter[str] = field(default_factory=Counter)
 
     def f1(self) -> tuple[float, float, float]:
         p = self.right / max(self.read, 1)
         r = self.right / max(self.truth, 1)
         return p, r, 2 * p * r / max(p + r, 1e-9)
 
-    def add(self, got: set[tuple[object, ...]], want: set[tuple[object, ...]]) -> None:
+    def add(self, got: set[tuple[object, ...]], want: set[tuple[object, ...]],
+            shown: Shown | None = None, whole: Shown | None = None) -> None:
         """Counts one palace's reading (``got``) against its truth (``want``), place keys
-        (:func:`palace_keys`): in all, by level, and what was missed or read too many by kind."""
+        (:func:`palace_keys`): in all, by level, and what was missed or read too many by kind;
+        with ``shown`` and ``whole`` (:class:`Views`) also what the views show at all,
+        and the missed pieces some view shows, by kind."""
         self.right += len(got & want)
         self.read += len(got)
         self.truth += len(want)
@@ -103,6 +115,9 @@ class FullTally:
         self.level_truth.update(key_level(k) for k in want)
         self.missed.update(_kind(k) for k in want - got)
         self.extra.update(_kind(k) for k in got - want)
+        if shown is not None:
+            self.seen.add(want, shown, whole)
+            self.missed_seen.update(_kind(k) for k in (want - got) & seen_keys(shown))
 
 
 def key_level(key: tuple[object, ...]) -> int:
@@ -129,7 +144,8 @@ def measure_full(sets: Iterator[Views]) -> tuple[FullTally, list[float]]:
         tally.palaces += 1
         tally.views += len(s.frames)
         tally.found += reading.found
-        tally.add(palace_keys(list(reading.pieces)), palace_keys(list(s.palace.pieces)))
+        tally.add(palace_keys(list(reading.pieces)), palace_keys(list(s.palace.pieces)),
+                  s.shown, s.whole)
     return tally, seconds
 
 
@@ -142,10 +158,16 @@ def show_full(title: str, tally: FullTally, seconds: list[float], reference: flo
     print(f"  pieces precision {prec:.3f} recall {rec:.3f} F1 {f1:.3f}; "
           f"palaces exactly right {tally.exact}/{tally.palaces}")
     levels = sorted(tally.level_truth | tally.level_read)
-    print("  by level (right / read / to read): " + ", ".join(
-        f"{z}: {tally.level_right[z]}/{tally.level_read[z]}/{tally.level_truth[z]}"
-        for z in levels))
+    seen = tally.seen.truth > 0
+    print(f"  by level (right / read / {'visible in some view / ' if seen else ''}to read): "
+          + ", ".join(f"{z}: {tally.level_right[z]}/{tally.level_read[z]}/"
+                      + (f"{tally.seen.level_seen[z]}/" if seen else "")
+                      + f"{tally.level_truth[z]}" for z in levels))
     print(f"  missed by kind {dict(tally.missed.most_common())}; "
           f"read too many by kind {dict(tally.extra.most_common())}")
+    if seen:
+        print(f"  missed though some view shows them, by kind "
+              f"{dict(tally.missed_seen.most_common())}")
+        show_seen(tally.seen)
     print(f"  seconds per view median {med:.2f} s; reference (twin render) {reference:.2f} s;"
           f" ratio {med / reference:.1f}")
