@@ -29,12 +29,12 @@ from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import DecorationColor, Kind, Piece
+from rules.pieces import COLOR_RGB, DecorationColor, Kind, Piece
 from vision.bare import learned_bare_board, plate_points
 from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import region
 from vision.explain import explained
-from vision.parse import LEAST, parse
+from vision.parse import LEAF_REACH, LEAST, nearest_colour, on_arch_end, parse
 from vision.pick import picked
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading, board_not_found
 from vision.silhouettes import View
@@ -122,15 +122,55 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     views = balanced(views)
     carving = carve(views)
     base = corners_only(ground).pieces
-    pieces = explained(views, parse(carving, ground, base, top_colours(views)))
+    colours = top_colours(views)
+    pieces = explained(views, parse(carving, ground, base, colours))
     if pick:
         palace = Palace(ground, base)
         pieces = picked(views, carving, palace,
                         [palace.place(p) for p in sorted(pieces, key=lambda p: p.z)])
         pieces = [p.moved(id="") for p in pieces]
+    pieces = [*pieces, *lime_tops(ground, base, pieces, colours)]
     readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
+
+
+LIME = DecorationColor.LIGHT_GREEN.value
+
+
+def lime_tops(ground: GroundMap, base: Sequence[Piece], pieces: Sequence[Piece],
+              colours: NDArray[np.float32]) -> list[Piece]:
+    """Light-green plants on the reading's open arch end knobs whose top colour
+    (:func:`vision.carve.top_colours`) is the plant's lime, the limest first, none within
+    a leaf's reach of another plant: the parse looks for plants before the search has
+    put the arches they stand on, and by the carving's plant score, which a plant that
+    one view sees against other greens leaves low; lime is no building colour nor the
+    plate's, and every view sees a top."""
+    palace = Palace(ground, base)
+    for p in sorted(pieces, key=lambda p: p.z):
+        palace.place(p.moved(id=""))
+    plants = [p for p in pieces if p.kind is Kind.DECORATION and p.color in PLANTS]
+    levels = colours.shape[2]
+    knobs = sorted((_lime_distance(colours[x, y, z]), (x, y, z))
+                   for x, y, z in palace.open_knobs()
+                   if z < levels and on_arch_end(palace, x, y, z)
+                   and nearest_colour(colours[x, y, z]) == LIME)
+    out: list[Piece] = []
+    for _, (x, y, z) in knobs:
+        if any(abs(p.x - x) <= LEAF_REACH and abs(p.y - y) <= LEAF_REACH and abs(p.z - z) <= 1
+               for p in [*plants, *out]):
+            continue
+        piece = Piece(Kind.DECORATION, x, y, z, color=LIME)
+        if palace.fits(piece):
+            out.append(palace.place(piece).moved(id=""))
+    return out
+
+
+def _lime_distance(bgr: NDArray[np.floating]) -> float:
+    """How far a colour's shares of red, green and blue lie from the lime plant's."""
+    rgb = np.asarray(bgr, np.float64)[::-1]
+    ref = np.array(COLOR_RGB[LIME], np.float64)
+    return float(np.linalg.norm(rgb / max(float(rgb.sum()), 1.0) - ref / ref.sum()))
 
 
 def piece_confidence(carving: Carving, piece: Piece) -> float:
