@@ -9,7 +9,7 @@ import numpy as np
 from rules import load_map
 from rules.pieces import COLOR_RGB, Axis, DecorationColor, Kind, Piece
 from vision.carve import LEVELS
-from vision.full import corners_only, lime_tops
+from vision.full import corners_only, lime_confidence, lime_tops
 
 LIME = DecorationColor.LIGHT_GREEN.value
 TAN = (158, 205, 228)
@@ -61,3 +61,14 @@ def test_a_knob_within_a_leafs_reach_of_a_plant_gets_none() -> None:
 def test_both_ends_of_an_arch_far_apart_each_get_one() -> None:
     got = _read({(10, 10, 1): LIME, (13, 10, 1): LIME}, [ARCH])
     assert sorted((p.x, p.z) for p in got) == [(10, 1), (13, 1)]
+
+
+def test_a_plant_put_by_its_colour_is_as_sure_as_its_top_is_lime() -> None:
+    colours = np.zeros((32, 32, LEVELS, 3), np.float32)
+    colours[1, 1, 1] = _bgr(LIME)
+    colours[2, 2, 1] = _bgr(DecorationColor.GOLD.value)
+    colours[3, 3, 1] = (np.array(_bgr(LIME)) + np.array(_bgr(DecorationColor.GOLD.value))) / 2
+    sure = [lime_confidence(colours, Piece(Kind.DECORATION, i, i, 1, color=LIME))
+            for i in (1, 2, 3)]
+    assert sure[0] == 1.0 and sure[1] == 0.0
+    assert 0.3 < sure[2] < 0.7

@@ -129,8 +129,9 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
         pieces = picked(views, carving, palace,
                         [palace.place(p) for p in sorted(pieces, key=lambda p: p.z)])
         pieces = [p.moved(id="") for p in pieces]
-    pieces = [*pieces, *lime_tops(ground, base, pieces, colours)]
-    readings = tuple(PieceReading(p, piece_confidence(carving, p)) for p in pieces)
+    readings = (*(PieceReading(p, piece_confidence(carving, p)) for p in pieces),
+                *(PieceReading(p, lime_confidence(colours, p))
+                  for p in lime_tops(ground, base, pieces, colours)))
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
     return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
 
@@ -171,6 +172,21 @@ def _lime_distance(bgr: NDArray[np.floating]) -> float:
     rgb = np.asarray(bgr, np.float64)[::-1]
     ref = np.array(COLOR_RGB[LIME], np.float64)
     return float(np.linalg.norm(rgb / max(float(rgb.sum()), 1.0) - ref / ref.sum()))
+
+
+LIME_APART = 0.211
+"""How far the lime plant's colour shares lie from the nearest other LEGO colour's (the
+gold decoration's; :func:`_lime_distance`): a top halfway there reads at 0.5. On the
+development palaces the tops of the plants :func:`lime_tops` put rightly lay 0.025-0.091
+from lime (0.57-0.88), the wrong ones 0.054-0.148 (0.30-0.74)."""
+
+
+def lime_confidence(colours: NDArray[np.float32], plant: Piece) -> float:
+    """How surely a plant :func:`lime_tops` put is there: as sure as its top's colour
+    is lime (its carving's green score, which :func:`piece_confidence` weighs, is what
+    left it out of the parse)."""
+    bgr = colours[plant.x, plant.y, plant.z]
+    return float(np.clip(1.0 - _lime_distance(bgr) / LIME_APART, 0.0, 1.0))
 
 
 def piece_confidence(carving: Carving, piece: Piece) -> float:
