@@ -29,12 +29,12 @@ from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import COLOR_RGB, DecorationColor, Kind, Piece
+from rules.pieces import DecorationColor, Kind, Piece
 from vision.bare import learned_bare_board, plate_points
 from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import region
 from vision.explain import explained
-from vision.parse import LEAF_REACH, LEAST, nearest_colour, on_arch_end, parse
+from vision.parse import LEAF_REACH, LEAST, colour_distance, nearest_colour, on_arch_end, parse
 from vision.pick import picked
 from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading, board_not_found
 from vision.silhouettes import View
@@ -152,7 +152,7 @@ def lime_tops(ground: GroundMap, base: Sequence[Piece], pieces: Sequence[Piece],
         palace.place(p.moved(id=""))
     plants = [p for p in pieces if p.kind is Kind.DECORATION and p.color in PLANTS]
     levels = colours.shape[2]
-    knobs = sorted((_lime_distance(colours[x, y, z]), (x, y, z))
+    knobs = sorted((colour_distance(colours[x, y, z], LIME), (x, y, z))
                    for x, y, z in palace.open_knobs()
                    if z < levels and on_arch_end(palace, x, y, z)
                    and nearest_colour(colours[x, y, z]) == LIME)
@@ -167,16 +167,9 @@ def lime_tops(ground: GroundMap, base: Sequence[Piece], pieces: Sequence[Piece],
     return out
 
 
-def _lime_distance(bgr: NDArray[np.floating]) -> float:
-    """How far a colour's shares of red, green and blue lie from the lime plant's."""
-    rgb = np.asarray(bgr, np.float64)[::-1]
-    ref = np.array(COLOR_RGB[LIME], np.float64)
-    return float(np.linalg.norm(rgb / max(float(rgb.sum()), 1.0) - ref / ref.sum()))
-
-
 LIME_APART = 0.211
 """How far the lime plant's colour shares lie from the nearest other LEGO colour's (the
-gold decoration's; :func:`_lime_distance`): a top halfway there reads at 0.5. On the
+gold decoration's; :func:`vision.parse.colour_distance`): a top halfway there reads at 0.5. On the
 development palaces the tops of the plants :func:`lime_tops` put rightly lay 0.025-0.091
 from lime (0.57-0.88), the wrong ones 0.054-0.148 (0.30-0.74)."""
 
@@ -186,7 +179,7 @@ def lime_confidence(colours: NDArray[np.float32], plant: Piece) -> float:
     is lime (its carving's green score, which :func:`piece_confidence` weighs, is what
     left it out of the parse)."""
     bgr = colours[plant.x, plant.y, plant.z]
-    return float(np.clip(1.0 - _lime_distance(bgr) / LIME_APART, 0.0, 1.0))
+    return float(np.clip(1.0 - colour_distance(bgr, LIME) / LIME_APART, 0.0, 1.0))
 
 
 def piece_confidence(carving: Carving, piece: Piece) -> float:

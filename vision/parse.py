@@ -68,17 +68,19 @@ the carving is sure."""
 DECORATION_COLOURS = frozenset(c.value for c in DecorationColor)
 
 
-def nearest_colour(bgr: NDArray[np.floating]) -> str:
-    """The LEGO colour (building or decoration) whose shares of red, green and blue lie
-    nearest a voxel's colour: brightness is left out, since faces are shaded alike."""
+def colour_distance(bgr: NDArray[np.floating], name: str) -> float:
+    """How far a colour's shares of red, green and blue lie from the LEGO colour
+    ``name``'s: brightness is left out, since faces are shaded alike."""
     rgb = np.asarray(bgr, np.float64)[::-1]
     share = rgb / max(float(rgb.sum()), 1.0)
+    ref = np.array(COLOR_RGB[name], np.float64)
+    return float(np.linalg.norm(share - ref / ref.sum()))
 
-    def dist(ref: tuple[int, int, int]) -> float:
-        r = np.array(ref, np.float64)
-        return float(np.linalg.norm(share - r / r.sum()))
 
-    return min(COLOR_RGB, key=lambda name: dist(COLOR_RGB[name]))
+def nearest_colour(bgr: NDArray[np.floating]) -> str:
+    """The LEGO colour (building or decoration) whose shares of red, green and blue lie
+    nearest a voxel's colour (:func:`colour_distance`)."""
+    return min(COLOR_RGB, key=lambda name: colour_distance(bgr, name))
 
 
 def candidates(level: int, carving: Carving) -> list[tuple[float, Piece]]:
@@ -260,11 +262,4 @@ def _plant_colour(bgr: NDArray[np.floating]) -> str:
     """Lime or green, whichever of the two plants' colours lies nearer."""
     light = DecorationColor.LIGHT_GREEN.value
     dark = DecorationColor.DARK_GREEN.value
-    rgb = np.asarray(bgr, np.float64)[::-1]
-    share = rgb / max(float(rgb.sum()), 1.0)
-
-    def dist(name: str) -> float:
-        ref = np.array(COLOR_RGB[name], np.float64)
-        return float(np.linalg.norm(share - ref / ref.sum()))
-
-    return light if dist(light) <= dist(dark) else dark
+    return light if colour_distance(bgr, light) <= colour_distance(bgr, dark) else dark
