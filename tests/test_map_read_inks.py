@@ -318,8 +318,10 @@ def test_gold_named_where_no_light_green_is_pays_the_maps_prior(monkeypatch,
                                                                 price: float) -> None:
     """Against the tops alone the light ink is likelier gold; maps leave gold out more
     often than light green, and with that prior the two namings stand within the margin,
-    so the group is left unknown rather than all of it read gold."""
+    so the group is left unknown rather than all of it read gold. The one-ink margin,
+    which leaves such a lone ink unknown on its own, is held off to weigh the prior."""
     monkeypatch.setattr(ink_model, "GOLD_WITHOUT_LIGHT_PRICE", price)
+    monkeypatch.setattr(ink_model, "ONE_INK_MARGIN", 0.0)
     lab, labels = _cells(*WARM_LIGHT_BESIDE_BLACK, 0.5, 3)
     names = name_groups(lab, labels, np.array(WARM_TOP))
     assert (names[labels == 0] == "D").all()
