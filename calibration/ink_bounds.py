@@ -47,11 +47,19 @@ inks, both of at least ``HUELESS`` colourfulness, ever showed it reversed (366 p
 whatever the white balance. A naming that reverses it by more than ``HUE_ORDER_SLACK``
 degrees is not considered: one ink cut in two by light falling off shows its halves'
 hues up to 4.4 degrees apart, either way round."""
-GOLD_REDDER_SLACK = 3.0
+GOLD_REDDER_SLACK = 6.0
 """Gold is redder (Lab a*) than light green under one light: by 6 to 60 units over the
 development maps' 137 views showing both, whatever the colourfulness, while one ink cut
 in two shows its halves' a* up to 2 apart. A naming with a group named gold less red
-than one named light green by more than this is not considered."""
+than one named light green by more than this is not considered. A gold printed at light
+green's own hue but far more colourful (map 53050: hue 104 against 106, chroma 76 against
+52, under a bright lamp) is up to 5.5 units less red by a* alone; at a slack of 3 the
+bound ruled out its right naming and the two inks were read swapped (2,218 studs wrong
+in its four views). 6 is the least by which gold was redder on those 137 views, so the
+swapped naming of any of them stays ruled out. Offline, studs wrong: maps 53000-53059
+5,410 to 3,334 (53050's four views 2,218 to 113); 51140-51199, 52000-52039 and the
+Cycles frames unchanged. 5 mends three of 53050's views, 5.6 all four; 6.5 lets 51179's
+glossy view swap (544 studs fewer read right)."""
 DARK_LIGHTER_SLACK = 0.15
 """Dark green is darker than light green under one light: the development maps' 156
 views showing both put light green from 0.09 (log) darker, on a glossy card whose

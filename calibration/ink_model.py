@@ -90,6 +90,20 @@ green) that the best naming is a toss-up and names a whole ink wrong. On 200 wid
 maps (seeds 50200-50399, 1,600 views) it left 9,286 studs unknown of 495,000 read, 3,961
 of them read wrong; 0.5 left 7,135 (2,921 wrong), 2 left 21,642 (7,821 wrong)."""
 
+ONE_INK_MARGIN = 3.0
+"""Where a naming's broad groups (``ONE_INK_SHARE``) are dark green and one ink only,
+light green or gold, that group is left unknown unless the naming leads the one with it
+named the other ink by at least this much (log). With no pair of the two light inks to
+weigh, only the group against the stud tops and against dark green tells them apart, and
+there the model's two inks overlap: on maps 53000-53059 and 54000-54059 light green named
+right stood 8 to 57 degrees from the tops, gold 39 to 96, the views read swapped 28 to 58.
+Offline (studs wrong / read): maps 53000-53059 3,334 / 127,563 to 2,778 / 126,765 (53056's
+glossy view 465 wrong and 53035's set-up view 90 unread, 53035's palace view 211 right
+unread); 51140-51199 835 / 140,277 to 828 / 139,756 (51161's set-up view 469 right
+unread); the Cycles frames 1,045 / 40,540 to 499 / 39,942 (frame 063, 546 wrong, unread);
+52000-52039 and 54000-54059 unchanged; the bench's default maps (seed 20000) 905 right
+studs unread, none wrong mended. 2.5 to 3.0 read alike but for 53035's set-up view; 2.0
+mends nothing on 53000-53059; 3.5 unreads 855 right studs there for 803 wrong."""
 
 def _hue(lab: FloatArray) -> float:
     return float(np.degrees(np.arctan2(lab[2], lab[1])))
@@ -332,6 +346,34 @@ class InkModel(BaseModel):
                                                 not_dark=lifted_from_black(centres)[rest]):
             if other_score >= score - margin:
                 out[rest[np.array(other) != chosen]] = True
+        return out
+
+    def one_ink_contested(self, centres: FloatArray, top: FloatArray | None,
+                          best: tuple[tuple[str, ...], float],
+                          shares: FloatArray | None = None) -> NDArray[np.bool_]:
+        """The group a naming ``best`` (as :meth:`contested`'s) names light green or gold
+        where its broad groups are that ink and dark green alone, if the naming with it
+        named the other light ink scores within ``ONE_INK_MARGIN`` of it: one ink beside
+        dark green is told from the other on little evidence (no pair of the two)."""
+        names, score = best
+        out = np.zeros(len(centres), bool)
+        if shares is None or UNNAMED in names:
+            return out
+        broad = [g for g, n in enumerate(names) if shares[g] >= ONE_INK_SHARE and n != "X"]
+        kinds = {names[g] for g in broad}
+        if "D" not in kinds or len(kinds) != 2 or not kinds & {"L", "G"}:
+            return out
+        one = next(g for g in broad if names[g] in "LG")
+        swapped = list(names)
+        swapped[one] = "G" if names[one] == "L" else "L"
+        rest = np.flatnonzero(~near_black(centres))
+        none = np.zeros(len(rest), bool)
+        wanted = tuple(swapped[g] for g in rest)
+        for other, other_score in self._allowed(
+                centres[rest], top, _held(centres, shares)[rest], none, none,
+                every_ink=True, not_dark=lifted_from_black(centres)[rest]):
+            if other == wanted and other_score >= score - ONE_INK_MARGIN:
+                out[one] = True
         return out
 
     def save(self, path: Path) -> None:

@@ -260,7 +260,8 @@ def name_groups(lab: FloatArray, labels: NDArray[np.int32],
         # A group another naming nearly as likely names otherwise: a toss-up between
         # inks, read as unknown rather than maybe a whole ink wrong.
         margin = naming_margin(centres, best[1]) if widen else None
-        names[INK_MODEL.contested(centres, top, best, shares, margin)] = UNKNOWN_GROUND
+        names[INK_MODEL.contested(centres, top, best, shares, margin)
+              | INK_MODEL.one_ink_contested(centres, top, best, shares)] = UNKNOWN_GROUND
     return names[labels]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
 import calibration.map_read as map_read
 import calibration.third_ink as third_ink
@@ -113,3 +114,25 @@ def test_a_stray_over_the_namings_share_still_stands_aside(monkeypatch: pytest.M
         assert (dark == UNKNOWN_GROUND).mean() > 0.9
     else:
         assert (dark == "L").mean() > 0.8
+
+
+# Gold alone beside a dark green printed nearly grey, on a glossy card under a dim lamp
+# (map 53056's glossy view): against the tops it looks as much light green as gold.
+LONE_GOLD = ((34.9, -4.0, 3.0), (50.8, -9.0, 20.0))
+LONE_GOLD_TOP = np.array((25.5, -26.0, 14.0))
+
+
+@pytest.mark.parametrize("margin", [ink_model.ONE_INK_MARGIN, 0.0])
+def test_one_ink_beside_dark_green_is_unknown_unless_well_ahead(monkeypatch,
+                                                                margin: float) -> None:
+    """Light green leads gold by 2.4 (log) for the one light ink, more than the naming
+    margin: without the one-ink margin the whole gold is read light green; with it that
+    group is left unknown and the dark green still read."""
+    monkeypatch.setattr(ink_model, "ONE_INK_MARGIN", margin)
+    rng = np.random.default_rng(4)
+    lab = np.concatenate([np.array(c) + rng.normal(0, 0.5, (n, 3))
+                          for c, n in zip(LONE_GOLD, (414, 466), strict=True)])
+    labels = np.repeat([0, 1], (414, 466)).astype(np.int32)
+    names = map_inks.name_groups(lab, labels, LONE_GOLD_TOP)
+    assert set(names[labels == 0]) == {"D"}
+    assert set(names[labels == 1]) == ({UNKNOWN_GROUND} if margin > 0 else {"L"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import calibration.ink_bounds as ink_bounds
 import calibration.ink_cells as ink_cells
 import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
@@ -317,8 +318,10 @@ def test_gold_named_where_no_light_green_is_pays_the_maps_prior(monkeypatch,
                                                                 price: float) -> None:
     """Against the tops alone the light ink is likelier gold; maps leave gold out more
     often than light green, and with that prior the two namings stand within the margin,
-    so the group is left unknown rather than all of it read gold."""
+    so the group is left unknown rather than all of it read gold. The one-ink margin,
+    which leaves such a lone ink unknown on its own, is held off to weigh the prior."""
     monkeypatch.setattr(ink_model, "GOLD_WITHOUT_LIGHT_PRICE", price)
+    monkeypatch.setattr(ink_model, "ONE_INK_MARGIN", 0.0)
     lab, labels = _cells(*WARM_LIGHT_BESIDE_BLACK, 0.5, 3)
     names = name_groups(lab, labels, np.array(WARM_TOP))
     assert (names[labels == 0] == "D").all()
@@ -340,10 +343,14 @@ POOR_TOP = (60.8, -48.0, 39.0)
 
 
 @pytest.mark.parametrize("widen", [True, False])
-def test_a_naming_that_fits_poorly_is_contested_more_widely(widen: bool) -> None:
+def test_a_naming_that_fits_poorly_is_contested_more_widely(monkeypatch, widen: bool) -> None:
     """No naming fits the two groups well (-17.7 over three terms): the best leads the
     next that names the redder group otherwise by 3.2 (log), more than the naming margin
-    but well within the poor fit's, so the whole view is left unknown, not read gold."""
+    but well within the poor fit's, so the whole view is left unknown, not read gold.
+    The gold-redder bound is held at 3 units, where it ruled out the swapped naming (the
+    lighter group is 4 units bluer); at ``GOLD_REDDER_SLACK`` the swap scores within the
+    model's own margin and leaves the view unknown without the poor fit's."""
+    monkeypatch.setattr(ink_bounds, "GOLD_REDDER_SLACK", 3.0)
     lab, labels = _cells(*POOR_PAIR, 0.5, 3)
     names = name_groups(lab, labels, np.array(POOR_TOP), widen)
     assert (names[labels == 0] == UNKNOWN_GROUND).all()
@@ -357,3 +364,23 @@ def test_a_naming_that_fits_well_keeps_the_naming_margin() -> None:
     assert map_inks.naming_margin(np.array(centres), -9.0) is None
     names = name_groups(lab, labels, np.array((63.1, -50.0, 33.0)))
     assert (names[labels == 0] == "G").all() and (names[labels == 1] == "L").all()
+
+
+# Gold printed at light green's own hue but far more colourful, under a bright lamp
+# (map 53050's set-up view): by a* alone the gold is 4.5 units less red.
+BRIGHT_GOLD_AT_LIGHTS_HUE = ([(94.9, -19.0, 73.5), (75.5, -14.5, 50.0), (41.0, -30.5, 27.0)],
+                             [318, 338, 124])
+BRIGHT_TOP = (88.6, -51.0, 26.0)
+
+
+@pytest.mark.parametrize(("slack", "want"), [(ink_bounds.GOLD_REDDER_SLACK, "GLD"),
+                                             (3.0, "LGD")])
+def test_a_gold_as_green_as_light_green_but_more_colourful_is_named_gold(
+        monkeypatch, slack: float, want: str) -> None:
+    """The bound that gold is redder than light green leaves room for a gold whose a* is a
+    few units under light green's only because it is far more colourful at the same hue;
+    at a slack of 3 the right naming was ruled out and the two inks read swapped."""
+    monkeypatch.setattr(ink_bounds, "GOLD_REDDER_SLACK", slack)
+    lab, labels = _cells(*BRIGHT_GOLD_AT_LIGHTS_HUE, 0.5, 5)
+    names = name_groups(lab, labels, np.array(BRIGHT_TOP))
+    assert [set(names[labels == g]) for g in range(3)] == [{w} for w in want]
