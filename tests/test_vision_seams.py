@@ -114,8 +114,10 @@ def _rated_stack(monkeypatch: pytest.MonkeyPatch, colours: tuple[str, ...],
     # (tests/test_confidence_calibration.py, tests/test_confidence_start.py): a 1x1 stack
     # beats those rivals by one level's strip, about a third of a brick's outline here,
     # so they would doubt the upper bricks whatever the seams say. Only the column's
-    # doubt is weighed here.
+    # doubt is weighed here, as the hand-made confidence's cap it is (the fitted one
+    # weighs it among the others: vision.confidence_fit).
     monkeypatch.setattr(confidence, "_outline_cap", lambda *args: 1.0)
+    monkeypatch.setattr(confidence, "FITTED_CONFIDENCE", False)
     kept: dict[str, object] = {}
 
     def keep(decoder, pieces, *, legal=True):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from rules import Kind, Palace, Piece, load_map, simulate_game
 from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
 from twin import RenderOptions, render
 from twin.cameras import random_camera
-from vision import read_turn
+from vision import confidence, read_turn
 from vision.candidates import shapes_at
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
@@ -72,13 +72,17 @@ def doubted_by_rule(monkeypatch: pytest.MonkeyPatch, module: object, switch: str
                     decoder: Decoder, pieces: list[Piece], at: int) -> bool | None:
     """Whether the reading's piece ``at`` is doubted with the rule ``module.switch`` on,
     where it is trusted with the rule off; None where it is doubted either way, a case
-    that says nothing of the rule."""
-    monkeypatch.setattr(module, switch, False)
-    alone = rate_pieces(decoder, pieces, legal=True)[at].confidence
-    monkeypatch.undo()
-    if alone < UNCERTAIN_BELOW:
-        return None
-    return rate_pieces(decoder, pieces, legal=True)[at].confidence < UNCERTAIN_BELOW
+    that says nothing of the rule. The hand-made confidence is asked: the rule is one of
+    its caps, and the fitted confidence (:mod:`vision.confidence_fit`) weighs each cap
+    among the others rather than obeying it."""
+    with pytest.MonkeyPatch.context() as hand:
+        hand.setattr(confidence, "FITTED_CONFIDENCE", False)
+        monkeypatch.setattr(module, switch, False)
+        alone = rate_pieces(decoder, pieces, legal=True)[at].confidence
+        monkeypatch.undo()
+        if alone < UNCERTAIN_BELOW:
+            return None
+        return rate_pieces(decoder, pieces, legal=True)[at].confidence < UNCERTAIN_BELOW
 
 
 

@@ -81,6 +81,12 @@ The map read's ink model (``calibration/ink_model.json``, no torch needed)::
 
     python3 -m training fit_inks --seed 50200 --maps 300 --out calibration/ink_model.json
 
+The fitted confidence (``vision/confidence_model.json``, no torch needed; the penalty and
+the threshold chosen on the development sets, docs/vision-log.md)::
+
+    python3 -m training fit_confidence --seed 60000 61000 62000 63000 --turns 150 \\
+        --l2 1000 --threshold 0.91 --out vision/confidence_model.json
+
 Seeds: training games from 100000 on, validation from 200000 on; the bench's games
 (5000-5999), the tests' (100-199) and the independent renderer's frames are never used.
 Training stops at ``--minutes`` of wall time if that comes first (so on a slower machine
@@ -148,6 +154,18 @@ def _parser() -> argparse.ArgumentParser:
     inks.add_argument("--seed", type=int, default=INK_SEED)
     inks.add_argument("--maps", type=int, default=300)
     inks.add_argument("--out", type=Path, required=True)
+    sure = verbs.add_parser("fit_confidence",
+                            help="fit the pieces' confidence on read twin turns")
+    sure.add_argument("--seed", type=int, nargs="+", required=True,
+                      help="first game of each set of turns (60000 on)")
+    sure.add_argument("--turns", type=int, default=150, help="turns of each set")
+    sure.add_argument("--l2", type=float, required=True)
+    sure.add_argument("--threshold", type=float, required=True,
+                      help="the chance of being right under which a piece is flagged")
+    sure.add_argument("--out", type=Path, required=True)
+    sure.add_argument("--rows", type=Path,
+                      help="an .npz of the read rows: read from it where it exists, else "
+                           "written there (another penalty or threshold then needs no reading)")
     whole = verbs.add_parser("create_full_dataset",
                              help="full mode's pairs: palace views beside their learned bare board")
     whole.add_argument("--games", type=int, required=True)
@@ -178,6 +196,36 @@ def _fit_inks(seed: int, maps: int, out: Path) -> int:
     return 0
 
 
+def _fit_confidence(seeds: list[int], turns: int, l2: float, threshold: float,
+                    out: Path, cache: Path | None) -> int:
+    from training.confidence import FIT_SEED, fit, rows_of, twin_turns
+    if not (min(seeds) >= FIT_SEED and 1 <= turns <= 5000 and l2 >= 0
+            and 0 < threshold < 1):
+        print(f"--seed {seeds} --turns {turns} --l2 {l2} --threshold {threshold}: the "
+              f"confidence fits on seeds from {FIT_SEED} (the development sets lie below), "
+              "1 to 5000 turns a seed, a penalty of 0 or more, a threshold in (0, 1)",
+              file=sys.stderr)
+        return 2
+    import numpy as np
+    named = ", ".join(map(str, seeds))
+    if cache is not None and cache.exists():
+        kept = np.load(cache)
+        if str(kept["recipe"]) != f"{turns} {named}":
+            print(f"{cache}: rows of {kept['recipe']}, not of {turns} {named}", file=sys.stderr)
+            return 2
+        rows, right = kept["rows"], kept["right"]
+    else:
+        parts = [rows_of(twin_turns(seed, turns)) for seed in seeds]
+        rows = np.vstack([r for r, _ in parts])
+        right = np.concatenate([y for _, y in parts])
+        if cache is not None:
+            np.savez(cache, rows=rows, right=right, recipe=f"{turns} {named}")
+    fit(rows, right, l2, threshold,
+        f"wide-twin turns, the first {turns} of the games from each of {named} on").save(out)
+    print(f"{out}: {len(right)} pieces read, {int((~right).sum())} wrong")
+    return 0
+
+
 FULL_HELD_OUT = ((1000, 1010), (2001, 2019))
 """Games full mode's bench reads (1000-1009), its settings are chosen on (2001-2010 and
 2016-2018) and it reports on, never tuned (2011-2015)."""
@@ -201,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.verb == "fit_inks":
         return _fit_inks(args.seed, args.maps, args.out)
+    if args.verb == "fit_confidence":
+        return _fit_confidence(args.seed, args.turns, args.l2, args.threshold, args.out,
+                               args.rows)
     if args.verb == "create_full_dataset":
         return _create_full(args.games, args.seed, args.out)
     if args.verb == "create_dataset":

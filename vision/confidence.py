@@ -21,6 +21,7 @@ from rules.pieces import DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, staircase_end
 from vision.colours import HUE_DARK_BELOW
+from vision.confidence_fit import rated_by_fit
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 from vision.rival_readings import restacked, rival_readings
@@ -58,6 +59,12 @@ by the twin) is doubted 22 of 31 wrong pieces at 0.18 and 28 of 31 at 0.32; over
 four sets 0.32 stops 2 more wrong turns of 160 from going through unasked and asks about
 14 more turns that were read right (39 against 25): more alarms than it is worth. The
 committed nine-epoch model doubts 56 of the four sets' 75 wrong pieces at 0.18."""
+FITTED_CONFIDENCE = True
+"""Whether each piece's confidence is the fitted model's (:mod:`vision.confidence_fit`,
+over the hand-made confidence and its parts) rather than the hand-made one. On the four
+development sets of 60 turns (games 9000-12000) it flags 118 of 127 wrong pieces
+against 107 and 219 of 1144 right ones against 150; held out (games 8000, 15000) 42 of
+51 against 34 and 92 of 504 against 64 (docs/vision-log.md, "A fitted confidence")."""
 LONE_STEP_DOUBT = True
 """Whether the decoration of a legal reading that is one arch on the ground and nothing
 more is trusted no more than :data:`ILLEGAL_CONFIDENCE` (:func:`_lone_step`). On eleven
@@ -246,6 +253,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
             once[key] = score(trial)
         return once[key]
 
+    parts: list[dict[str, float]] = []
     for i, piece in enumerate(pieces):
         crown = end == i
         trials = rival_readings(decoder.before, shape, i, end)
@@ -253,27 +261,44 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         scored.append([(s, trial) for s, trial, _ in scored_trials])
         rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
-        confidence = _sureness(decoder, whole - best_rival, shape[i])
-        confidence = min(confidence, _outline_cap(decoder, shape[i], whole, rivals))
-        if GROUND_ARCH_OUTLINE:
-            confidence = min(confidence, _ground_arch_cap(decoder, shape, i, whole, rivals))
-        if not legal:
-            confidence = min(confidence, ILLEGAL_CONFIDENCE)
-        confidence = min(confidence, _rival_cap(piece, ending if crown else readings))
-        if SHADE_DOUBT and _shade_only(decoder, shape, i):
-            confidence = min(confidence, ILLEGAL_CONFIDENCE)
-        confidence = min(confidence, _column_price_cap(decoder, shape, i, whole, rivals))
+        part = {"sure": _sureness(decoder, whole - best_rival, shape[i]),
+                "margin_share": (whole - best_rival) / max(decoder.view_area(shape[i]), 1.0),
+                "outline_cap": _outline_cap(decoder, shape[i], whole, rivals),
+                "ground_arch_cap": (_ground_arch_cap(decoder, shape, i, whole, rivals)
+                                    if GROUND_ARCH_OUTLINE else 1.0),
+                "legal": float(legal),
+                "rival_cap": _rival_cap(piece, ending if crown else readings),
+                "rival_gap": _rival_gap(piece, ending if crown else readings),
+                "shade": float(SHADE_DOUBT and _shade_only(decoder, shape, i)),
+                "column_cap": _column_price_cap(decoder, shape, i, whole, rivals),
+                "end_doubt": 0.0, "start_colour_cap": 1.0}
+        parts.append(part)
+        confidence = min(part["sure"], part["outline_cap"], part["ground_arch_cap"],
+                         part["rival_cap"], part["column_cap"],
+                         ILLEGAL_CONFIDENCE if not legal or part["shade"] else 1.0)
         alternatives = tuple(_named(a, piece) for _, a in rivals[:MAX_ALTERNATIVES]
                              if a is not None)
         out.append(PieceReading(piece.moved(id=""), round(confidence, 4), alternatives))
     if end is not None and ((LONE_STEP_DOUBT and _lone_step(pieces))
                             or (START_DOUBT and _start_open(decoder.before, pieces, out))):
+        parts[end]["end_doubt"] = 1.0
         out[end] = replace(out[end], confidence=min(out[end].confidence,
                                                     ILLEGAL_CONFIDENCE))
     if end is not None and START_COLOUR_DOUBT:
         cap = _start_colour_cap(decoder, pieces, shape, whole, scored)
+        parts[end]["start_colour_cap"] = cap
         out[end] = replace(out[end], confidence=round(min(out[end].confidence, cap), 4))
-    return tuple(out)
+    return rated_by_fit(decoder, shape, out, parts, FITTED_CONFIDENCE)
+
+
+def _rival_gap(piece: Piece, readings: Sequence[tuple[float, set[tuple[object, ...]]]]
+               ) -> float:
+    """How close the best grown reading without ``piece`` came, as a share of
+    :data:`RIVAL_GAP` (1 where none came that close)."""
+    best = max((score for score, _ in readings), default=0.0)
+    key = _cell_key(piece)
+    gaps = [best - score for score, keys in readings if key not in keys]
+    return min(max(min(gaps, default=RIVAL_GAP), 0.0) / RIVAL_GAP, 1.0)
 
 
 def _outline_cap(decoder: Decoder, outline: Piece, whole: float,

@@ -1,0 +1,81 @@
+"""Confidence: the fitted model (vision/confidence_model.json, ``python3 -m training
+fit_confidence``; docs/vision-log.md, "A fitted confidence (issue #12)")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rules import Kind
+from tests.turn_fixtures import decoder_for, turns_with
+from vision import confidence
+from vision.confidence import rate_pieces
+from vision.confidence_fit import (
+    FEATURES,
+    MODEL_FILE,
+    ConfidenceModel,
+    ConfidenceModelError,
+    fitted_model,
+    recorded_rows,
+)
+from vision.reading import UNCERTAIN_BELOW
+
+
+def test_the_committed_model_loads_and_validates() -> None:
+    model = fitted_model()
+    assert model.features == FEATURES
+    assert 0 < model.threshold < 1
+    # Its threshold falls on the consumers' line: a chance just under it is flagged.
+    row = np.asarray(model.mean)
+    p = float(model.chance(row[None, :])[0])
+    shifted = model.model_copy(update={"threshold": p})
+    assert abs(shifted.confidence(row) - UNCERTAIN_BELOW) < 1e-6
+
+
+@pytest.mark.parametrize("text", ["", "{}", '{"format": "palace-confidence/1"}'])
+def test_a_broken_file_is_a_one_line_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text(text)
+    with pytest.raises(ConfidenceModelError) as caught:
+        fitted_model(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_a_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfidenceModelError) as caught:
+        fitted_model(tmp_path / "none.json")
+    assert "\n" not in str(caught.value) and "fit_confidence" in str(caught.value)
+
+
+def test_other_features_are_refused() -> None:
+    data = ConfidenceModel.model_validate_json(MODEL_FILE.read_text()).model_dump()
+    data["features"] = data["features"][:-1]
+    with pytest.raises(ValueError, match="features"):
+        ConfidenceModel.model_validate(data)
+
+
+def test_a_piece_read_a_stud_off_is_flagged_and_its_alternatives_kept() -> None:
+    """A staircase shown in full, read with its first piece a stud off its place: the
+    fitted confidence flags that piece, and its alternatives are the rated ones (the
+    true place among them)."""
+    assert confidence.FITTED_CONFIDENCE
+    before, added = turns_with(2)[0]
+    decoder, _ = decoder_for(before, added, [])
+    first = min(added, key=lambda p: (p.z, p.kind is Kind.DECORATION))
+    wrong = [p.moved(x=p.x + 1) if p is first else p for p in added]
+    with recorded_rows() as rows:
+        rated = rate_pieces(decoder, wrong, legal=False)
+    at = wrong.index(first.moved(x=first.x + 1))
+    assert rated[at].confidence < UNCERTAIN_BELOW
+    assert len(rows) == len(wrong) and all(len(row) == len(FEATURES) for _, row in rows)
+    assert rated[at].alternatives
+
+
+def test_the_fit_refuses_the_development_and_bench_seeds(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    from training.__main__ import main
+    assert main(["fit_confidence", "--seed", "9000", "--l2", "1", "--threshold", "0.9",
+                 "--out", "unused.json"]) == 2
+    assert "60000" in capsys.readouterr().err

@@ -1,0 +1,82 @@
+"""The fitted confidence's recipe: each read piece's row, right or wrong, and the fit.
+
+Twin turns (the bench's look: :func:`training.pairs.turn_pairs` wide, 1280x720, at most
+20 turns a game) are read as the camera loop reads them, the true pose given; every
+piece read is a row of :mod:`vision.confidence_fit` labelled right when the truth
+holds a piece in its place. A logistic regression with an L2 penalty on standardised
+rows is fitted by Newton's method (a few hundred rows of twenty columns: exact in a
+dozen steps). The threshold, the chance of being right under which a piece is flagged,
+is the fit's one choice beside the penalty; both were chosen on the development sets
+(docs/vision-log.md, "A fitted confidence (issue #12)").
+
+Seeds: the fit takes 60000 onwards; the development sets are 6000-16000 and 21000, the
+bench's 5000-5999, the tests' 100-199.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.evidence import BoardLocation
+from rules.pieces import ANIMAL_KINDS, place_key
+from training.pairs import TurnPair, turn_pairs
+from vision import read_turn
+from vision.confidence_fit import FEATURES, ConfidenceModel, recorded_rows
+
+FIT_SEED = 60000
+"""First seed the fitted confidence may fit on."""
+TURNS_PER_GAME = 20
+"""As the bench reads them (:data:`bench.vision.TURNS_PER_GAME`)."""
+
+
+def twin_turns(seed: int, count: int) -> Iterator[TurnPair]:
+    """The first ``count`` turns of the wide twin's games from ``seed`` on."""
+    pairs = turn_pairs(999, seed, max_turns=TURNS_PER_GAME, wide=True)
+    yield from itertools.islice(pairs, count)
+
+
+def rows_of(turns: Iterable[TurnPair]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Each piece read on ``turns`` as a row, and whether it is right."""
+    rows: list[list[float]] = []
+    right: list[bool] = []
+    for turn in turns:
+        truth = {place_key(p) for p in turn.added if p.kind not in ANIMAL_KINDS}
+        given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+        with recorded_rows() as rated:
+            reading = read_turn([turn.after_frame], turn.camera, turn.before,
+                                before_frame=turn.before_frame, locations=[given])
+        for r in reading.added:
+            # The last rating of the piece is the one the turn kept.
+            row = next(row for piece, row in reversed(rated) if piece == r.piece)
+            rows.append(row)
+            right.append(place_key(r.piece) in truth)
+    return np.asarray(rows, float).reshape(-1, len(FEATURES)), np.asarray(right, bool)
+
+
+def fit(rows: NDArray[np.float64], right: NDArray[np.bool_], l2: float, threshold: float,
+        fitted_on: str) -> ConfidenceModel:
+    """The logistic regression of ``right`` on standardised ``rows``, penalised by
+    ``l2`` times the squared weights (the bias free)."""
+    mean = rows.mean(axis=0)
+    scale = rows.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    z = np.hstack([(rows - mean) / scale, np.ones((len(rows), 1))])
+    y = right.astype(float)
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        grad = z.T @ (p - y) + penalty * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty) + 1e-9 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return ConfidenceModel(fitted_on=fitted_on, features=FEATURES, mean=tuple(mean),
+                           scale=tuple(scale), weights=tuple(w[:-1]), bias=float(w[-1]),
+                           l2=l2, threshold=threshold)
