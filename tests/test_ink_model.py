@@ -181,3 +181,33 @@ def test_a_group_far_lighter_than_a_near_black_one_is_not_dark_green(monkeypatch
     assert not ink_bounds.lifted_from_black(halves).any()
     assert INK_MODEL.most_likely(halves, np.array([49.4, -35.0, 15.0]),
                                  np.array([0.386, 0.614])) == ("D", "D")
+
+
+# Map 54019's set-up view (evened colours, L a b): its dark green, broad light green, a
+# blocked fleck and a small gold group (3.8 % of the inked cells), and its stud tops.
+GROUPS_54019 = np.array([[19.4, -16.5, 12.5], [53.5, -1.0, 37.8], [43.9, 13.0, -1.5],
+                         [65.3, 33.5, 46.5]])
+SHARES_54019 = np.array([0.545, 0.4, 0.016, 0.038])
+TOP_54019 = np.array([77.3, -57.0, 38.0])
+
+
+def test_a_small_colourful_group_named_alike_with_a_broad_one_keeps_its_hue() -> None:
+    """A small group colourful enough to be an ink's own binds a broad group named alike
+    to its hue: 54019's light green (hue 92) is not the 3.8 % gold's (hue 54) ink. Without
+    the shares, or with the small group grey, nothing binds as before."""
+    pair, held = GROUPS_54019[[1, 3]], SHARES_54019[[1, 3]]
+    broad = held >= ink_bounds.ONE_INK_SHARE
+    assert not ink_bounds.alike_keep_hue(pair, ("G", "G"), broad, held=held)
+    assert ink_bounds.alike_keep_hue(pair, ("L", "G"), broad, held=held)
+    assert ink_bounds.alike_keep_hue(pair, ("G", "G"), broad)
+    grey = np.array([GROUPS_54019[1], [60.0, 5.0, 8.0]])
+    assert ink_bounds.alike_keep_hue(grey, ("G", "G"), broad, held=held)
+    tiny = np.array([0.4, ink_bounds.ONE_INK_SMALL_SHARE / 2])
+    assert ink_bounds.alike_keep_hue(pair, ("G", "G"), broad, held=tiny)
+
+
+def test_a_light_green_beside_a_small_gold_is_named_light_green() -> None:
+    """Map 54019 (214 studs read gold in each of two views): the broad light green is no
+    longer named gold with the small gold group beside it."""
+    names, _ = INK_MODEL.naming(GROUPS_54019, TOP_54019, SHARES_54019)
+    assert names[0] == "D" and names[1] == "L" and names[3] == "G"
