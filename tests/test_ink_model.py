@@ -211,3 +211,18 @@ def test_a_light_green_beside_a_small_gold_is_named_light_green() -> None:
     longer named gold with the small gold group beside it."""
     names, _ = INK_MODEL.naming(GROUPS_54019, TOP_54019, SHARES_54019)
     assert names[0] == "D" and names[1] == "L" and names[3] == "G"
+
+
+def test_light_green_cut_in_two_beside_gold_is_not_pushed_onto_dark_green() -> None:
+    """Map 53015's glossy view lit near white (no dark green on the map): a light green
+    washed out by the sheen, gold, and light green. The price of leaving dark green out
+    no longer carries the naming with a dark green past the margin: the two groups that
+    the naming with light green twice names otherwise are left unknown."""
+    from calibration.map_inks import naming_margin
+    centres = np.array([[98.2, -8.0, 22.0], [95.5, -10.0, 35.5], [94.7, -19.0, 29.0]])
+    shares = np.array([0.343, 0.35, 0.306])
+    top = np.array([89.0, -64.0, 41.0])
+    best = INK_MODEL.naming(centres, top, shares)
+    assert "D" in best[0]
+    margin = naming_margin(centres, best[1])
+    assert INK_MODEL.contested(centres, top, best, shares, margin)[1:].all()
