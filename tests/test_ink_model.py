@@ -181,3 +181,48 @@ def test_a_group_far_lighter_than_a_near_black_one_is_not_dark_green(monkeypatch
     assert not ink_bounds.lifted_from_black(halves).any()
     assert INK_MODEL.most_likely(halves, np.array([49.4, -35.0, 15.0]),
                                  np.array([0.386, 0.614])) == ("D", "D")
+
+
+# Map 54019's set-up view (evened colours, L a b): its dark green, broad light green, a
+# blocked fleck and a small gold group (3.8 % of the inked cells), and its stud tops.
+GROUPS_54019 = np.array([[19.4, -16.5, 12.5], [53.5, -1.0, 37.8], [43.9, 13.0, -1.5],
+                         [65.3, 33.5, 46.5]])
+SHARES_54019 = np.array([0.545, 0.4, 0.016, 0.038])
+TOP_54019 = np.array([77.3, -57.0, 38.0])
+
+
+def test_a_small_colourful_group_named_alike_with_a_broad_one_keeps_its_hue() -> None:
+    """A small group colourful enough to be an ink's own binds a broad group named alike
+    to its hue: 54019's light green (hue 92) is not the 3.8 % gold's (hue 54) ink. Without
+    the shares, or with the small group grey, nothing binds as before."""
+    pair, held = GROUPS_54019[[1, 3]], SHARES_54019[[1, 3]]
+    broad = held >= ink_bounds.ONE_INK_SHARE
+    assert not ink_bounds.alike_keep_hue(pair, ("G", "G"), broad, held=held)
+    assert ink_bounds.alike_keep_hue(pair, ("L", "G"), broad, held=held)
+    assert ink_bounds.alike_keep_hue(pair, ("G", "G"), broad)
+    grey = np.array([GROUPS_54019[1], [60.0, 5.0, 8.0]])
+    assert ink_bounds.alike_keep_hue(grey, ("G", "G"), broad, held=held)
+    tiny = np.array([0.4, ink_bounds.ONE_INK_SMALL_SHARE / 2])
+    assert ink_bounds.alike_keep_hue(pair, ("G", "G"), broad, held=tiny)
+
+
+def test_a_light_green_beside_a_small_gold_is_named_light_green() -> None:
+    """Map 54019 (214 studs read gold in each of two views): the broad light green is no
+    longer named gold with the small gold group beside it."""
+    names, _ = INK_MODEL.naming(GROUPS_54019, TOP_54019, SHARES_54019)
+    assert names[0] == "D" and names[1] == "L" and names[3] == "G"
+
+
+def test_light_green_cut_in_two_beside_gold_is_not_pushed_onto_dark_green() -> None:
+    """Map 53015's glossy view lit near white (no dark green on the map): a light green
+    washed out by the sheen, gold, and light green. The price of leaving dark green out
+    no longer carries the naming with a dark green past the margin: the two groups that
+    the naming with light green twice names otherwise are left unknown."""
+    from calibration.map_inks import naming_margin
+    centres = np.array([[98.2, -8.0, 22.0], [95.5, -10.0, 35.5], [94.7, -19.0, 29.0]])
+    shares = np.array([0.343, 0.35, 0.306])
+    top = np.array([89.0, -64.0, 41.0])
+    best = INK_MODEL.naming(centres, top, shares)
+    assert "D" in best[0]
+    margin = naming_margin(centres, best[1])
+    assert INK_MODEL.contested(centres, top, best, shares, margin)[1:].all()
