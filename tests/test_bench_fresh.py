@@ -1,0 +1,34 @@
+"""The fresh-seed bench compares two trees only on what both finished."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from bench import fresh
+
+
+def test_only_shards_both_trees_finished_are_counted(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    def shard(tree: Path, kind: str, seed: int) -> object | None:
+        if kind == "pose":
+            # The second tree fails its second shard: that shard leaves both columns.
+            if tree.name == "b" and seed == fresh.FIRST_FRAME + fresh.FRAMES_A_SHARD:
+                return None
+            return {"frames": 25, "found": 24, "wrong": [f"{seed}"], "turn_right": 20,
+                    "turn_wrong": 0, "tracked": 24, "tracked_found": 24, "tracked_wrong": []}
+        return [{"tp": 3, "fp": 1, "fn": 0, "exact": 0, "reports": 1, "flagged": 1,
+                 "wrong": 1, "wrong_flagged": 1, "seconds": 0.5}]
+
+    monkeypatch.setattr(fresh, "run_shard", shard)
+    args = argparse.Namespace(games=2, shards=3, jobs=2, seconds=None)
+    fresh.measure_trees({"a": Path("a"), "b": Path("b")}, args)
+    out = capsys.readouterr().out.splitlines()
+    pose = [line for line in out if "board pose" in line]
+    assert len(pose) == 2
+    assert all("50 frames" in line and "found 48" in line for line in pose)
+    assert all(f"{fresh.FIRST_FRAME + fresh.FRAMES_A_SHARD}" not in line for line in pose)
+    turns = [line for line in out if "turn mode" in line]
+    assert all("2 turns of 2 games" in line and "F1 0.8571" in line for line in turns)
