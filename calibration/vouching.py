@@ -11,9 +11,8 @@ says what must agree:
   all four sides stepping where the lattice puts them, and the map's regions crisp,
   vouch for a soft lattice (:func:`vouches_for_soft_lattice`).
 - Small boards under hard light give the lattice a clarity of 3.7 to 5 at the right
-  pose: the sides where the lattice puts them (three, the fourth unclear under a hand,
-  will do), no side elsewhere, and a tight fit over most of the board vouch for it with
-  the stud tops (:func:`sides_vouch_for_soft_lattice`); softer,
+  pose: all four sides where the lattice puts them, no side elsewhere, and a tight fit
+  over most of the board vouch for it (:func:`sides_vouch_for_soft_lattice`); softer,
   or over fewer blocks, only if every quarter's stud tops also put the studs where the
   lattice does (:func:`sides_vouch_for_blurred_lattice`).
 - A sharp lattice seen in 7 to 9 blocks is right to the stud wherever all four sides
@@ -61,10 +60,6 @@ With 10, two dev boards (clarity 4.6 to 4.8) were taken 1.1 to 1.7 px off: ten b
 leave a soft lattice's plane loose, and the stud tops cannot see a fifth of a stud."""
 VOUCHED_GRID_BLOCKS = 10
 """The fewest blocks of a lattice that the rest of the picture may vouch for."""
-MIN_VOUCHING_SIDES = 3
-"""Sides that must step where a soft lattice puts the board, the others unclear and none
-off, for the stud tops (and the rim) to vouch for it with them (see
-:func:`_tight_within_three_sides`)."""
 RIM_SOFT_BLOCKS = VOUCHED_GRID_BLOCKS
 """The fewest blocks of a soft lattice that the plate's rim, all four sides and the whole
 board's stud tops may vouch for together (:func:`rim_may_vouch_for_soft_lattice`): the
@@ -106,13 +101,12 @@ def sides_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool
     that settle off the truth do so by a fraction of a stud, locked on the gaps between
     studs in part of the board: on the wide twin they were seen in 10 or 11 blocks, or
     had a side off or unclear, or a clarity under 4.2 (2.4 to 8 px off, over 160 dev
-    frames with every start of the search and perturbed true poses finished). So the
-    sides must step where the lattice puts them, none elsewhere (a hand over the fourth
-    may leave it unclear, :func:`_tight_within_three_sides`), and the lattice must agree
-    tightly over at least 12 of 16 blocks.
+    frames with every start of the search and perturbed true poses finished). So all
+    four sides must step where the lattice puts them, no side elsewhere, and the
+    lattice must agree tightly over at least 12 of 16 blocks.
     """
     return (
-        _tight_within_three_sides(grid, boundary)
+        _tight_within_four_sides(grid, boundary)
         and grid.blocks >= MIN_SOFT_GRID_BLOCKS
         and grid.clarity >= SIDES_VOUCHED_CLARITY
     )
@@ -122,25 +116,6 @@ def _tight_within_four_sides(grid: GridFit, boundary: BoundaryCheck) -> bool:
     """All four sides step where the lattice puts them, none elsewhere, and the lattice
     fits its blocks tightly: what both kinds of sides' vouching start from."""
     return boundary.good == 4 and boundary.bad == 0 and grid.residual_px <= VOUCHED_RMS_PX
-
-
-def _tight_within_three_sides(grid: GridFit, boundary: BoundaryCheck) -> bool:
-    """As :func:`_tight_within_four_sides`, with the fourth side allowed unclear (never
-    off): what the whole board's stud tops and, over 10 or 11 blocks, the rim may
-    complete (:func:`sides_vouch_for_soft_lattice`, :func:`rim_may_vouch_for_soft_lattice`).
-
-    A hand or a sleeve over one side of a blurred board leaves that side unclear where
-    the lattice is right: dev boards 9.6 and 8.3 px a stud read 4.4 over 13 blocks and
-    4.8 over 10, 0.07 and 0.32 px off, three sides good and the fourth under a hand.
-    Three good sides still pin the board to the stud: moved a stud along either axis
-    such a lattice keeps its clarity but puts the good side across that axis off (both
-    boards, every one of the four moves). What is left open, a fraction of a stud in
-    part of the board, is what the blocks, the tight residual and the stud tops (and
-    the rim) already answer for four sides. Every quarter's tops are not asked here:
-    the quarter under the hand puts its tops off a right grid (0.18 and 0.00).
-    """
-    return boundary.good >= MIN_VOUCHING_SIDES and boundary.bad == 0 and (
-        grid.residual_px <= VOUCHED_RMS_PX)
 
 
 def sides_vouch_for_blurred_lattice(grid: GridFit, boundary: BoundaryCheck) -> bool:
@@ -192,14 +167,12 @@ def rim_may_vouch_for_soft_lattice(grid: GridFit, boundary: BoundaryCheck) -> bo
     frames (from truths, perturbed and moved truths; 6 over 2 px off), the stud tops
     alone passed one 3.4 px off, the rim and the stud tops together none over 1.2 px.
     Under 10 blocks (fits passing both 1.97 px off), or softer than the sides may vouch
-    for, the rim is not asked. The fourth side may be unclear, as for
-    :func:`sides_vouch_for_soft_lattice` (a dev board under a hand, 0.32 px off over 10
-    blocks, the rim agreeing).
+    for, the rim is not asked.
     """
     return (
         RIM_SOFT_BLOCKS <= grid.blocks < MIN_SOFT_GRID_BLOCKS
         and SIDES_VOUCHED_CLARITY <= grid.clarity < SOFT_LATTICE_CLARITY
-        and _tight_within_three_sides(grid, boundary)
+        and _tight_within_four_sides(grid, boundary)
     )
 
 
