@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from calibration.evidence import BoardLocation
 from rules import Kind, Palace, Piece, load_map
-from rules.pieces import ANIMAL_KINDS, Axis, place_key
+from rules.pieces import Axis
 from tests.turn_fixtures import decoder_for, keys, two_staircases
-from training.pairs import turn_pairs
-from vision import read_turn
 from vision import staircases as search
 from vision.candidates import built_on, stacks_under
 from vision.decode import LEGAL_BONUS
@@ -148,30 +145,6 @@ def test_the_cap_on_proposals_keeps_the_final_arches_the_picture_shows_best(
     assert found and keys(found[0][1]) == keys(added)
 
 
-def test_a_final_arch_only_the_picture_shows_is_weighed_past_the_readings_cap(
-        staircases, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An arch the picture shows best (``shown``) that no reading holds, where the arches
-    read make as many proposals as the cap allows: the arches shown have a cap of their
-    own, so the true staircase under it is weighed (game 9000 turn 10: the true final
-    arch the third best shown of 1,755, after 150 final arches the readings gave)."""
-    before, added = staircases[0]
-    deco = next(p for p in added if p.kind is Kind.DECORATION)
-    final = next(p for p in added if p.kind is Kind.ARCH and p.top == deco.z
-                 and (deco.x, deco.y) in p.knobs())
-    taken = {c for p in [*before.pieces, *added] for c in p.footprint()}
-    decoys = [Piece(Kind.ARCH, x, y, 0, axis=Axis.X) for y in range(3, 29, 2)
-              for x in range(3, 26, 5)
-              if not taken & set(Piece(Kind.ARCH, x, y, 0, axis=Axis.X).footprint())][:4]
-    readings = [decoys]
-    cap = sum(len(starts) for _, starts in proposals(before, readings))
-    assert cap
-    monkeypatch.setattr(search, "MAX_PROPOSALS", cap)
-    decoder, _ = decoder_for(before, added, [])
-    found = search.best_staircases(decoder, readings, -1e9, LEGAL_BONUS, CROWN_TOLERANCE,
-                                   [final])
-    assert found and keys(found[0][1]) == keys(added)
-
-
 def test_a_final_arch_no_reading_holds_ends_a_proposal_where_the_picture_shows_it(
         staircases) -> None:
     """No greedy reading holds an arch near the true final one (only a brick elsewhere
@@ -194,22 +167,3 @@ def test_a_final_arch_no_reading_holds_ends_a_proposal_where_the_picture_shows_i
         found = search.best_staircases(decoder, readings, -1e9, LEGAL_BONUS,
                                        CROWN_TOLERANCE, shown)
         assert found and keys(found[0][1]) == keys(added)
-
-
-@pytest.fixture(scope="module")
-def capped_turn() -> object:
-    """Game 9000 turn 10 (rendered alone, a few seconds): a tall staircase behind the
-    palace whose readings give 150 final arches, more proposals than the cap, while the
-    true final arch is the third the picture shows best."""
-    return next(turn_pairs(1, 9000, wide=True, max_turns=20, only={(9000, 10)}))
-
-
-def test_a_turn_whose_readings_reach_the_cap_is_read_from_the_arch_shown_best(
-        capped_turn: object) -> None:
-    turn = capped_turn
-    given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)  # type: ignore[attr-defined]
-    reading = read_turn([turn.after_frame], turn.camera, turn.before,  # type: ignore[attr-defined]
-                        before_frame=turn.before_frame, locations=[given])  # type: ignore[attr-defined]
-    truth = {place_key(p) for p in turn.added  # type: ignore[attr-defined]
-             if p.kind not in ANIMAL_KINDS}
-    assert {place_key(r.piece) for r in reading.added} == truth

@@ -19,7 +19,7 @@ finds still wins where it judges best.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -49,9 +49,8 @@ RIVALS = 3
 """Runners-up kept as rival readings: a piece one of them leaves out while judging
 close to the winner is doubted (:func:`vision.confidence.rate_pieces`)."""
 MAX_PROPOSALS = 60000
-"""Proposals made at most per turn from the readings' arches: bounds the time of a turn
-that many arches were read on.
-A first step on the ground below the steps down multiplies the ways under a final
+"""Proposals made at most per turn: bounds the time of a turn that many arches were read
+on. A first step on the ground below the steps down multiplies the ways under a final
 arch (one turn's first 80 tops made the 20 000 once allowed, and its true final arch came
 later); most are never scored, being bounded below the best."""
 
@@ -61,14 +60,6 @@ taken as final arches besides the read ones (:meth:`vision.moves.Moves.shown_arc
 greedy readings put no arch near the true final one (game 21000 turn 59: read three
 levels low and three studs near, the true arch 7th of 391 by its own evidence), no
 proposal hangs from it."""
-
-SHOWN_PROPOSALS = 6000
-"""Proposals made per turn from the arches shown best (:data:`SHOWN_ARCHES`) where the
-readings' arches leave less of :data:`MAX_PROPOSALS`, which 14 to 15 of the searches of
-the first 20 turns of games 9000, 10000 and 11000 reach. The true final arch of game
-9000 turn 10, the third shown, is reached from 5000 (not 4000). CPU a turn against
-none, games 11000's first 20 turns: +13 % with 60000, +6 % with 10000; with 6000,
-+3.1 / +3.2 / +6.4 % on games 9000 / 10000 / 11000 (+4.1 % over the 60 turns)."""
 
 S = TypeVar("S", bound="Searcher")
 
@@ -125,31 +116,19 @@ def proposals(palace: Palace, readings: Iterable[Sequence[Piece]], alike: Sequen
     piece physically plausible on the palace before the turn (whether they all stand
     together is asked of the winner). ``order`` puts the final arches in the order their
     proposals are made, up to :data:`MAX_PROPOSALS`; the arches ``shown`` best
-    (:data:`SHOWN_ARCHES`) end proposals too, after all the others, up to what those
-    leave of the cap and at least :data:`SHOWN_PROPOSALS` (no step up is hung from
-    them)."""
+    (:data:`SHOWN_ARCHES`) end proposals too, after all the others (no step up is hung
+    from them)."""
+    made = 0
     known = SearchMemo(palace)
     tops = finals(readings, alike)
-    # The arches shown best come after all the others, so that the others make the same
-    # proposals as without them; they have what the others leave of the cap, and at
-    # least a cap of their own, so that where the others reach theirs the arch the
-    # picture shows best is still weighed (game 9000 turn 10: 150 final arches from the
-    # readings, the true one the third best shown of 1,755).
+    # The arches shown best come after all the others, so that where the others reach
+    # the cap they make the same proposals as without them.
     listed = {(a.x, a.y, a.z, a.axis) for a in tops}
     more = [Piece(Kind.ARCH, a.x, a.y, a.z, axis=a.axis) for a in shown
             if (a.x, a.y, a.z, a.axis) not in listed]
     if order is not None:
         tops, more = order(tops), order(more)
-    made = yield from _hung(palace, tops, known, MAX_PROPOSALS)
-    yield from _hung(palace, more, known, max(MAX_PROPOSALS - made, SHOWN_PROPOSALS))
-
-
-def _hung(palace: Palace, tops: Iterable[Piece], known: SearchMemo, cap: int
-          ) -> Generator[tuple[list[Piece], LegWays], None, int]:
-    """The proposals ending on each of ``tops`` in turn (:func:`proposals`), until
-    ``cap`` ways are made; how many were."""
-    made = 0
-    for final in tops:
+    for final in [*tops, *more]:
         if not span_free(palace, final):
             continue
         knobs, legs = final.knobs(), final.legs()
@@ -165,9 +144,8 @@ def _hung(palace: Palace, tops: Iterable[Piece], known: SearchMemo, cap: int
                 for deco in _decorations(ex, ey, final.top):
                     yield [*far, final, deco], starts
                     made += len(starts)
-            if made >= cap:
-                return made
-    return made
+            if made >= MAX_PROPOSALS:
+                return
 
 
 class Judge(Protocol):
