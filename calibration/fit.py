@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.alias import best_stud_move, check_boundary
+from calibration.alias import best_stud_move, check_boundary, four_sides_elsewhere
 from calibration.board_model import in_front, moved_pose, renumber_corners
 from calibration.camera import Camera, Pose
 from calibration.edges import edge_support
@@ -373,6 +373,8 @@ def _judged(
         far = far_side_problem(image, gray, camera, grid.pose, boundary)
         if far:
             reason = f"{FURTHER_IN} ({far})"
+    if not reason:
+        reason = four_sides_elsewhere(image, camera, grid.pose, boundary)
     if not reason and grid.clarity < STUD_TOPS_CLARITY:
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.
