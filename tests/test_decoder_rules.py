@@ -4,18 +4,32 @@ all, so that what is tested is the search and the rules' part in it, not the pic
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
 from rules import Kind, Palace, Piece
 from rules.pieces import DecorationColor
 from tests.turn_fixtures import BARE, FIGURE, UNSEEN, decoder_for, keys, turns_with, two_staircases
-from vision import rival_readings, rulings
+from vision import confidence, rival_readings, rulings
 from vision.candidates import is_legal_turn
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
 from vision.evidence import hot_cells
 from vision.reading import UNCERTAIN_BELOW
+
+
+@pytest.fixture(autouse=True)
+def hand_made_confidence() -> Iterator[None]:
+    """The rules here are caps of the hand-made confidence, each tried on and off; the
+    fitted confidence (tested in ``test_confidence_fitted.py``) weighs them among the
+    other features rather than obeying one, so they are asked of the hand-made one. Set
+    outside ``monkeypatch``, whose ``undo`` the tests call to switch a rule back on."""
+    fitted = confidence.FITTED_CONFIDENCE
+    confidence.FITTED_CONFIDENCE = False
+    yield
+    confidence.FITTED_CONFIDENCE = fitted
 
 
 def decode(before: Palace, added: list[Piece], unseen: list[Piece],
