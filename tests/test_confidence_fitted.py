@@ -66,10 +66,16 @@ def test_a_piece_read_a_stud_off_is_flagged_and_its_alternatives_kept() -> None:
     first = min(added, key=lambda p: (p.z, p.kind is Kind.DECORATION))
     wrong = [p.moved(x=p.x + 1) if p is first else p for p in added]
     with recorded_rows() as rows:
-        rated = rate_pieces(decoder, wrong, legal=False)
+        rate_pieces(decoder, wrong, legal=False)
+    assert len(rows) == len(wrong) and all(len(row) == len(FEATURES) for _, row in rows)
+    # Rows being recorded keep the hand-made confidence, so the fitted one is asked apart.
+    rated = rate_pieces(decoder, wrong, legal=False)
     at = wrong.index(first.moved(x=first.x + 1))
     assert rated[at].confidence < UNCERTAIN_BELOW
-    assert len(rows) == len(wrong) and all(len(row) == len(FEATURES) for _, row in rows)
+    with pytest.MonkeyPatch.context() as hand:
+        hand.setattr(confidence, "FITTED_CONFIDENCE", False)
+        by_hand = rate_pieces(decoder, wrong, legal=False)
+    assert [r.confidence for r in rated] != [r.confidence for r in by_hand]
     assert rated[at].alternatives
 
 

@@ -87,8 +87,13 @@ class ConfidenceModel(BaseModel):
 
     def confidence(self, row: Sequence[float]) -> float:
         """A piece's confidence: its chance, shifted so that :attr:`threshold` falls on
-        :data:`~vision.reading.UNCERTAIN_BELOW`."""
-        p = float(np.clip(self.chance(np.asarray([row], float))[0], 1e-9, 1 - 1e-9))
+        :data:`~vision.reading.UNCERTAIN_BELOW`. A row whose chance is not a number (a
+        piece and its best rival both unexplained, -inf against -inf) is doubted: NaN
+        would compare as trusted."""
+        chance = float(self.chance(np.asarray([row], float))[0])
+        if math.isnan(chance):
+            return 0.0
+        p = float(np.clip(chance, 1e-9, 1 - 1e-9))
         z = _logit(p) - _logit(self.threshold) + _logit(UNCERTAIN_BELOW)
         return 1.0 / (1.0 + math.exp(-z))
 
