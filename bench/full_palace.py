@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from bench.full_seen import SeenTally, Shown, seen_keys, show_seen, shown_pixels, whole_pixels
+from bench.full_seen import (
+    SeenTally,
+    Shown,
+    key_kind,
+    key_level,
+    seen_keys,
+    show_seen,
+    shown_pixels,
+    whole_pixels,
+)
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
 from rules import Kind, Palace, Piece, load_map
@@ -113,26 +122,13 @@ class FullTally:
         self.level_right.update(key_level(k) for k in got & want)
         self.level_read.update(key_level(k) for k in got)
         self.level_truth.update(key_level(k) for k in want)
-        self.missed.update(_kind(k) for k in want - got)
-        self.extra.update(_kind(k) for k in got - want)
+        self.missed.update(key_kind(k) for k in want - got)
+        self.extra.update(key_kind(k) for k in got - want)
         if shown is not None:
             self.seen.add(want, shown, whole)
-            self.missed_seen.update(_kind(k) for k in (want - got) & seen_keys(shown))
+            self.missed_seen.update(key_kind(k) for k in (want - got) & seen_keys(shown))
 
 
-def key_level(key: tuple[object, ...]) -> int:
-    """The level a place key (:func:`rules.pieces.place_key`) stands at."""
-    level = key[3]
-    assert isinstance(level, int)
-    return level
-
-
-def _kind(key: tuple[object, ...]) -> str:
-    """The kind a place key (:func:`rules.pieces.place_key`) names, as the tally's missed
-    and extra counts are kept by."""
-    kind = key[0]
-    assert isinstance(kind, Kind)
-    return kind.value
 
 
 def measure_full(sets: Iterator[Views]) -> tuple[FullTally, list[float]]:

@@ -112,7 +112,7 @@ class SeenTally:
         (``shown``), and with ``whole`` (:func:`whole_pixels`) what share of itself."""
         for key in want:
             px = shown.get(key, ())
-            level, kind = _level(key), _kind_name(key)
+            level, kind = key_level(key), key_kind(key)
             views = sum(n > 0 for n in px)
             self.truth += 1
             self.level_truth[level] += 1
@@ -149,13 +149,16 @@ def best_share(shown: Sequence[int], whole: Sequence[int]) -> float:
     return max((a / b for a, b in zip(shown, whole, strict=True) if b > 0), default=0.0)
 
 
-def _level(key: Key) -> int:
+def key_level(key: Key) -> int:
+    """The level a place key (:func:`rules.pieces.place_key`) stands at."""
     level = key[3]
     assert isinstance(level, int)
     return level
 
 
-def _kind_name(key: Key) -> str:
+def key_kind(key: Key) -> str:
+    """The kind a place key (:func:`rules.pieces.place_key`) names, as the tallies count
+    pieces by."""
     kind = key[0]
     assert isinstance(kind, Kind)
     return kind.value
