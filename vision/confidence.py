@@ -181,19 +181,11 @@ def _column_price_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: f
     return 1.0
 
 
-def _rival_cap(piece: Piece, readings: Sequence[tuple[float, set[tuple[object, ...]]]]
-               ) -> float:
-    """The most ``piece`` is trusted given the readings the decoder grew (each its score
-    and its pieces' place keys): below :data:`~vision.reading.UNCERTAIN_BELOW` by as much
-    as a reading without it came close to the best."""
-    if not readings:
-        return 1.0
-    best = max(score for score, _ in readings)
-    key = _cell_key(piece)
-    gaps = [best - score for score, keys in readings if key not in keys]
-    if not gaps or min(gaps) >= RIVAL_GAP:
-        return 1.0
-    return UNCERTAIN_BELOW * max(min(gaps), 0.0) / RIVAL_GAP
+def _rival_cap(gap: float) -> float:
+    """The most a piece is trusted given how close the best grown reading without it
+    came (:func:`_rival_gap`): below :data:`~vision.reading.UNCERTAIN_BELOW` by as much
+    as that reading came close to the best."""
+    return 1.0 if gap >= 1.0 else UNCERTAIN_BELOW * gap
 
 
 def _cell_key(piece: Piece) -> tuple[object, ...]:
@@ -261,14 +253,15 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
         scored.append([(s, trial) for s, trial, _ in scored_trials])
         rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])
         best_rival = rivals[0][0] if rivals else -math.inf
+        gap = _rival_gap(piece, ending if crown else readings)
         part = {"sure": _sureness(decoder, whole - best_rival, shape[i]),
                 "margin_share": (whole - best_rival) / max(decoder.view_area(shape[i]), 1.0),
                 "outline_cap": _outline_cap(decoder, shape[i], whole, rivals),
                 "ground_arch_cap": (_ground_arch_cap(decoder, shape, i, whole, rivals)
                                     if GROUND_ARCH_OUTLINE else 1.0),
                 "legal": float(legal),
-                "rival_cap": _rival_cap(piece, ending if crown else readings),
-                "rival_gap": _rival_gap(piece, ending if crown else readings),
+                "rival_cap": _rival_cap(gap),
+                "rival_gap": gap,
                 "shade": float(SHADE_DOUBT and _shade_only(decoder, shape, i)),
                 "column_cap": _column_price_cap(decoder, shape, i, whole, rivals),
                 "end_doubt": 0.0, "start_colour_cap": 1.0}
