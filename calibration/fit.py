@@ -30,7 +30,7 @@ from calibration.grid import SETTLED_PX, SETTLING_BLOCKS, GridFit, refine_on_gri
 from calibration.rim_agrees import rim_moves, rim_problem, rim_witnesses
 from calibration.rim_place import now_or_later, places_thin_fit, rim_overrules_tops
 from calibration.side_pinning import PAIRED_BLOCKS, one_side_each_way, pinned_check
-from calibration.stud_rows import rows_move
+from calibration.stud_rows import rows_move, rows_problem
 from calibration.stud_tops import (
     ON_GAPS_PLACEMENT,
     QUARTER_ON_GAPS_PLACEMENT,
@@ -375,6 +375,8 @@ def _judged(
             reason = f"{FURTHER_IN} ({far})"
     if not reason:
         reason = four_sides_elsewhere(image, camera, grid.pose, boundary)
+    if not reason:
+        reason = rows_problem(image, camera, grid.pose)
     if not reason and grid.clarity < STUD_TOPS_CLARITY:
         # Dark stud tops blur into one blob with their sides and holes, and the lattice
         # can settle a millimetre off along the line of sight on every block alike.

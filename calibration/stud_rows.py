@@ -135,6 +135,53 @@ def _ends(shares: FloatArray, at: int) -> NDArray[np.bool_]:
     )
 
 
+BEYOND_SHARE = 0.5
+"""The least share of each row outside a side whose tops must show the plate's colour
+for :func:`rows_problem` to read the board going on past it. Fresh wide-twin poses slid
+2 to 10 studs along an axis showed 0.54 to 1.0 on every row up to the board's end; about
+one right pose in twelve shows 0.5 or more on the two rows past some side (a table of
+the plate's colour, the plate's own side face seen low), which is why the rows must
+then stop sharply and the opposite side end short."""
+SHORT_INSIDE_SHARE = 0.5
+"""The most share of the row inside the opposite side whose tops may show the plate's
+colour for the board to end short of that side (its own row at most
+:data:`OFF_SHARE`): the slid poses showed 0.0 to 0.31."""
+END_REACH = 12
+"""Studs past a side within which the plate's tops must stop, as far as
+:func:`calibration.alias.four_sides_elsewhere` looks. The slid poses' tops stopped 3 to
+9 studs past it (0.0 on the first row off the board); on a table of the plate's colour
+the share goes on past 12 studs or fades through a half (0.62 at 8 studs, 0.46 at 12,
+0.06 at 15 beside a right pose)."""
+
+
+def rows_problem(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> str:
+    """Why the rows of stud tops say the board lies studs along from ``pose`` (empty if
+    they do not): past one side the plate's tops go on for two rows or more and then
+    stop, within :data:`END_REACH` studs, while the opposite side's own row and the row
+    inside it do not show them.
+
+    A lattice slid whole studs along an axis keeps the lattice's blocks agreeing, and
+    the sides across the axis can land on a card, a hand or a palace's wall and read
+    unclear or even good; what moved is where the plate's tops end, and nothing beside
+    the board ends the way its rows of tops do: each row at least half the plate's
+    colour, then a row at most a fifth.
+    """
+    moves = tuple(range(-1, END_REACH + 1))
+    shares = np.nan_to_num(row_shares(image, camera, pose, moves), nan=-1.0)
+    own, inside = moves.index(0), moves.index(-1)
+    for side in range(4):
+        opposite = (side + 2) % 4
+        past = shares[side, moves.index(1):]
+        on = int(np.argmin(past >= BEYOND_SHARE)) if (past < BEYOND_SHARE).any() else len(past)
+        stops = 2 <= on < len(past) and 0.0 <= past[on] <= OFF_SHARE
+        ends_short = (0.0 <= shares[opposite, own] <= OFF_SHARE
+                      and 0.0 <= shares[opposite, inside] <= SHORT_INSIDE_SHARE)
+        if stops and ends_short:
+            return (f"the plate's stud tops go on {on} studs past side {side} and end "
+                    f"short of side {opposite}: the board lies studs along")
+    return ""
+
+
 def rows_move(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> tuple[int, int]:
     """The whole-stud move (``dx``, ``dy``, up to :data:`MOVE_REACH` each way) that puts
     each axis's sides where the rows of stud tops end, 0 along an axis whose sides do
