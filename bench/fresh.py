@@ -31,11 +31,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-FIRST_GAME = 70_000
+from training.pairs import FRESH_GAMES_SEED, TURNS_PER_GAME, twin_turns
+
+FIRST_GAME = FRESH_GAMES_SEED
 GAME_STRIDE = 10
 """Seeds apart between games: a game that ends early takes its next turns from the games
-after it (:func:`bench.vision.twin_turns`), and ten seeds keep two games' turns apart."""
-TURNS_A_GAME = 20
+after it (:func:`training.pairs.twin_turns`), and ten seeds keep two games' turns apart."""
 FIRST_FRAME = 80_000
 FRAMES_A_SHARD = 25
 COUNTS = ("tp", "fp", "fn", "exact", "reports", "flagged", "wrong", "wrong_flagged")
@@ -43,10 +44,10 @@ COUNTS = ("tp", "fp", "fn", "exact", "reports", "flagged", "wrong", "wrong_flagg
 
 def vision_shard(seed: int) -> list[dict[str, float]]:
     """One game's turns, one row each (the counts :class:`bench.vision.Tally` keeps)."""
-    from bench.vision import measure, twin_turns
+    from bench.vision import measure
 
     rows = []
-    for turn in twin_turns(TURNS_A_GAME, seed=seed):
+    for turn in twin_turns(TURNS_PER_GAME, seed=seed):
         tally = measure([turn], (True,), False)[True]
         row: dict[str, float] = {k: getattr(tally, k) for k in COUNTS}
         row["seconds"] = tally.seconds[0]

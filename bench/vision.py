@@ -39,10 +39,9 @@ Each set prints its stages, each measured alone:
 from __future__ import annotations
 
 import argparse
-import itertools
 import statistics
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -55,14 +54,12 @@ from calibration.pose import locate_board
 from rules import Palace, Piece, simulate_game
 from rules.pieces import ANIMAL_KINDS, place_key
 from rules.staircase import analyse_added
-from training.pairs import TurnPair, turn_pairs
+from training.pairs import TurnPair, twin_turns
 from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import ValidationTurn, load_turns
 from vision import read_turn
 
 BENCH_SEED = 5000
-TURNS_PER_GAME = 20
-MAX_GAMES = 999
 TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
 
@@ -98,17 +95,6 @@ class Tally:
 def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
     r = analyse_added(before, list(pieces))
     return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
-
-
-def twin_turns(count: int, *, width: int = 1280, height: int = 720,
-               options: RenderOptions | None = None, seed: int = BENCH_SEED
-               ) -> Iterator[TurnPair]:
-    """The first ``count`` turns of the games from ``seed`` on, at most 20 from each (a
-    game on a random map may end early, or never start when its map leaves no starting
-    point). Another seed gives a development set apart from the bench's own."""
-    pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
-                       width=width, height=height, options=options)
-    yield from itertools.islice(pairs, count)
 
 
 def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool

@@ -85,3 +85,40 @@ def test_the_fit_refuses_the_development_and_bench_seeds(capsys: pytest.CaptureF
     assert main(["fit_confidence", "--seed", "9000", "--l2", "1", "--threshold", "0.9",
                  "--out", "unused.json"]) == 2
     assert "60000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("seed", "l2"), [("70000", "1"), ("60000", "0"), ("60000", "-1")])
+def test_the_fit_refuses_the_fresh_games_and_no_penalty(
+        capsys: pytest.CaptureFixture[str], seed: str, l2: str) -> None:
+    from training.__main__ import main
+    assert main(["fit_confidence", "--seed", seed, "--l2", l2, "--threshold", "0.9",
+                 "--out", "unused.json"]) == 2
+    err = capsys.readouterr().err
+    assert "60000 to 69999" in err and "a penalty above 0" in err and len(err.splitlines()) == 1
+
+
+def test_rows_cached_for_other_features_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A cache named without its suffix is found where numpy wrote it, and rows read for
+    another feature list are not fitted on."""
+    from training.__main__ import main
+    np.savez(tmp_path / "rows.npz", rows=np.zeros((2, 2)), right=np.array([True, False]),
+             recipe="5 60000; margin share")
+    out = tmp_path / "model.json"
+    assert main(["fit_confidence", "--seed", "60000", "--turns", "5", "--l2", "1",
+                 "--threshold", "0.9", "--out", str(out), "--rows",
+                 str(tmp_path / "rows")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{tmp_path / 'rows.npz'}: recipe:") and not out.exists()
+
+
+def test_a_fit_that_cannot_converge_says_so() -> None:
+    """Rows one feature parts outright, with no penalty (which the command refuses): the
+    weight runs on."""
+    from training.confidence import fit
+    from vision.confidence_fit import FEATURES
+    rows = np.zeros((4, len(FEATURES)))
+    rows[:, 0] = [0.0, 1.0, 2.0, 3.0]
+    right = np.array([False, False, True, True])
+    assert not fit(rows, right, 0.0, 0.5, "test").converged
+    assert fit(rows, right, 1.0, 0.5, "test").converged

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.vision import twin_turns
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, Axis, Kind, Piece, place_key
-from training.pairs import TurnPair
+from training.pairs import TurnPair, twin_turns
 from vision import decode, read_turn
 from vision.candidates import ground_step
 from vision.refine import edits

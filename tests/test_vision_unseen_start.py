@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.vision import twin_turns
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, place_key
-from training.pairs import TurnPair
+from training.pairs import TurnPair, twin_turns
 from vision import read_turn
 from vision.reading import UNCERTAIN_BELOW, TurnReading
 

@@ -198,30 +198,44 @@ def _fit_inks(seed: int, maps: int, out: Path) -> int:
 
 def _fit_confidence(seeds: list[int], turns: int, l2: float, threshold: float,
                     out: Path, cache: Path | None) -> int:
-    from training.confidence import FIT_SEED, fit, rows_of, twin_turns
-    if not (min(seeds) >= FIT_SEED and 1 <= turns <= 5000 and l2 >= 0
-            and 0 < threshold < 1):
+    from training.confidence import FIT_SEED, fit, rows_of
+    from training.pairs import FRESH_GAMES_SEED, twin_turns
+    from vision.confidence_fit import FEATURES
+    if not (min(seeds) >= FIT_SEED and max(seeds) < FRESH_GAMES_SEED and 1 <= turns <= 5000
+            and l2 > 0 and 0 < threshold < 1):
         print(f"--seed {seeds} --turns {turns} --l2 {l2} --threshold {threshold}: the "
-              f"confidence fits on seeds from {FIT_SEED} (the development sets lie below), "
-              "1 to 5000 turns a seed, a penalty of 0 or more, a threshold in (0, 1)",
-              file=sys.stderr)
+              f"confidence fits on seeds {FIT_SEED} to {FRESH_GAMES_SEED - 1} (the "
+              "development sets lie below, the fresh check's games above), 1 to 5000 "
+              "turns a seed, a penalty above 0 (without one a feature that parts right "
+              "from wrong pieces outright drives its weight without bound), a threshold "
+              "in (0, 1)", file=sys.stderr)
         return 2
     import numpy as np
     named = ", ".join(map(str, seeds))
+    recipe = f"{turns} {named}; {' '.join(FEATURES)}"
+    if cache is not None and cache.suffix != ".npz":
+        cache = cache.with_name(cache.name + ".npz")  # where numpy writes it
     if cache is not None and cache.exists():
         kept = np.load(cache)
-        if str(kept["recipe"]) != f"{turns} {named}":
-            print(f"{cache}: rows of {kept['recipe']}, not of {turns} {named}", file=sys.stderr)
+        if str(kept["recipe"]) != recipe:
+            print(f"{cache}: recipe: rows of {kept['recipe']}, not of {recipe} (other turns "
+                  "or another feature list: read them again into another file)",
+                  file=sys.stderr)
             return 2
         rows, right = kept["rows"], kept["right"]
     else:
-        parts = [rows_of(twin_turns(seed, turns)) for seed in seeds]
+        parts = [rows_of(twin_turns(turns, seed=seed)) for seed in seeds]
         rows = np.vstack([r for r, _ in parts])
         right = np.concatenate([y for _, y in parts])
         if cache is not None:
-            np.savez(cache, rows=rows, right=right, recipe=f"{turns} {named}")
-    fit(rows, right, l2, threshold,
-        f"wide-twin turns, the first {turns} of the games from each of {named} on").save(out)
+            np.savez(cache, rows=rows, right=right, recipe=recipe)
+    fitted = fit(rows, right, l2, threshold,
+                 f"wide-twin turns, the first {turns} of the games from each of {named} on")
+    if not fitted.converged:
+        print(f"warning: the fit did not converge in {fitted.steps} Newton steps (the last "
+              f"moved a weight by {fitted.last_step:.2g}); a larger --l2 bounds it",
+              file=sys.stderr)
+    fitted.model.save(out)
     print(f"{out}: {len(right)} pieces read, {int((~right).sum())} wrong")
     return 0
 

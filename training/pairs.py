@@ -10,6 +10,7 @@ white-balance drift, fresh sensor noise and a JPEG round trip.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -152,3 +153,25 @@ def turn_pairs(
                 new_mask=new_mask,
                 new_height=surface_height(after, new_mask),
             )
+
+
+TURNS_PER_GAME = 20
+"""Turns read of each bot game wherever twin turns are read in bulk (the turn bench, the
+fitted confidence's rows, the fresh check): a game's later turns add little its earlier
+ones did not, and more games bring more maps, cameras and tables."""
+MAX_GAMES = 999
+"""Games :func:`twin_turns` may draw on: a game on a random map may end early or never
+start, and the next one's turns follow."""
+FRESH_GAMES_SEED = 70_000
+"""The first game of the fresh check (``bench.fresh``): nothing is fitted or chosen on
+games from here on."""
+
+
+def twin_turns(count: int, *, seed: int, width: int = 1280, height: int = 720,
+               options: RenderOptions | None = None) -> Iterator[TurnPair]:
+    """The first ``count`` turns of the wide twin's games from ``seed`` on, at most
+    :data:`TURNS_PER_GAME` from each. One definition, so that the bench, the fit and the
+    fresh check read turns drawn exactly alike, and another seed is another set."""
+    pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
+                       width=width, height=height, options=options)
+    yield from itertools.islice(pairs, count)
