@@ -29,7 +29,7 @@ from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
 from rules.maps import GroundMap
 from rules.palace import Palace
-from rules.pieces import DecorationColor, Kind, Piece
+from rules.pieces import COLOR_RGB, DecorationColor, Kind, Piece
 from vision.bare import learned_bare_board, plate_points
 from vision.carve import Carving, balanced, carve, top_colours, view_data
 from vision.change import region
@@ -169,11 +169,12 @@ def lime_tops(ground: GroundMap, base: Sequence[Piece], pieces: Sequence[Piece],
     return out
 
 
-LIME_APART = 0.211
+LIME_APART = min(colour_distance(np.asarray(rgb[::-1], np.float64), LIME)
+                 for name, rgb in COLOR_RGB.items() if name != LIME)
 """How far the lime plant's colour shares lie from the nearest other LEGO colour's (the
-gold decoration's; :func:`vision.parse.colour_distance`): a top halfway there reads at 0.5. On the
-development palaces the tops of the plants :func:`lime_tops` put rightly lay 0.025-0.091
-from lime (0.57-0.88), the wrong ones 0.054-0.148 (0.30-0.74)."""
+gold decoration's, 0.211; :func:`vision.parse.colour_distance`): a top halfway there
+reads at 0.5. On the development palaces the tops of the plants :func:`lime_tops` put
+rightly lay 0.025-0.091 from lime (0.57-0.88), the wrong ones 0.054-0.148 (0.30-0.74)."""
 
 
 def lime_confidence(colours: NDArray[np.float32], plant: Piece) -> float:
