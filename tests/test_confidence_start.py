@@ -81,7 +81,7 @@ def test_a_brick_whose_column_wins_by_the_colours_price_alone_is_doubted(
     light moves) is doubted, and a third of it is not; where a seam showed, the seams
     told them and the margin is left to the usual scale. A rival that is no column is
     no concern of this doubt."""
-    from vision.confidence import _column_price_cap
+    from vision.column_doubts import column_price_doubted
     from vision.seams import SeamLines
 
     before, added = turns_with(2)[0]
@@ -90,8 +90,8 @@ def test_a_brick_whose_column_wins_by_the_colours_price_alone_is_doubted(
     column = Piece(Kind.COLUMN, 5, 5, 0)
     size = decoder.view_area(bricks[0])
     monkeypatch.setattr(SeamLines, "seen", lambda self, piece: 0.0)
-    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, column)]) < UNCERTAIN_BELOW
-    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 3, column)]) == 1.0
-    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, bricks[0].moved(x=6))]) == 1.0
+    assert column_price_doubted(decoder, bricks, 0, 0.0, [(-size / 10, column)])
+    assert not column_price_doubted(decoder, bricks, 0, 0.0, [(-size / 3, column)])
+    assert not column_price_doubted(decoder, bricks, 0, 0.0, [(-size / 10, bricks[0].moved(x=6))])
     monkeypatch.setattr(SeamLines, "seen", lambda self, piece: 1.0)
-    assert _column_price_cap(decoder, bricks, 0, 0.0, [(-size / 10, column)]) == 1.0
+    assert not column_price_doubted(decoder, bricks, 0, 0.0, [(-size / 10, column)])

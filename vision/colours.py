@@ -49,7 +49,7 @@ HUE_DARK_BELOW = 45.0
 """A level darker than this (its side's three channels summed) tells no hue: a true
 column in deep shade (game 6000 turn 27, levels summing to 31-35) spread 45-63 in hue,
 as far as bricks of their own colours do (the confidences' doubt asks the same,
-:data:`vision.confidence.HUE_DARK`)."""
+:data:`vision.column_doubts.HUE_DARK`)."""
 BOARD_ROWS = 2
 """The rows (of the decoder's region) at the bottom of a ground level's side whose
 chromaticity the board tints: the region is softened and the frame's colour is coarser

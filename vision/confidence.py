@@ -20,11 +20,11 @@ from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece, place_key
 from rules.staircase import analyse_added
 from vision.candidates import PLANT, staircase_end
-from vision.colours import HUE_DARK_BELOW
+from vision.column_doubts import SHADE_DOUBT, column_price_doubted, shade_only
 from vision.confidence_fit import rated_by_fit
 from vision.decode import Decoder
 from vision.reading import UNCERTAIN_BELOW, PieceReading
-from vision.rival_readings import restacked, rival_readings
+from vision.rival_readings import rival_readings
 
 MAX_ALTERNATIVES = 3
 ILLEGAL_CONFIDENCE = 0.45
@@ -79,15 +79,6 @@ against an arch on the ground from its cell with the margin against the arch's o
 under deep shadows, 160 turns) it flags 2 more of 51 wrong pieces (45 to 47) and 2 more
 of 805 right ones (82 to 84)."""
 
-SHADE_DOUBT = True
-"""Whether three bricks read where a column could stand are doubted when their levels
-differ only in light and no seam shows (:func:`_shade_only`), trusted no more than
-:data:`ILLEGAL_CONFIDENCE`. On eight development sets of 40 turns (games 6000, 7000,
-8000, 10000, 11000, 12000 with seams, 9000 under deep shadows with and without) it
-flags 15 more of 143 wrong pieces (111 to 126) and 13 more of 1531 right ones (151 to
-164); the readings are the same. On the bench's 200 twin turns, measured after it was
-chosen, it flags no more wrong piece and 12 more right ones; on the Cycles turns none
-either way."""
 NOTHING_SHARE = 0.8
 """A piece's margin over the rival that stands for it with nothing (the reading without
 it, or with its level taken out: :mod:`vision.rival_readings`) is also measured against
@@ -121,66 +112,6 @@ level under it taken out, :func:`vision.rival_readings._level_out`) is also meas
 against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
 (:func:`_outline_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
 staircase's top read a level high) and 2 more of 2029 right ones."""
-COLUMN_PRICE_SHARE = 0.16
-"""A brick whose rival is a column in its place (three bricks in a run told as one,
-:func:`vision.rival_readings.restacked`) with no seam seen at the joints is trusted no
-more than :data:`ILLEGAL_CONFIDENCE` when it wins by less than this share of its
-outline (:func:`_column_price_cap`). The column covers the bricks' pixels, so the margin
-is the colours' price alone, and a shadow's edge or a coloured light moves that price as
-much as a brick's own colour does; the hue doubt (:data:`SHADE_DOUBT`) misses a column
-whose levels a tinted light or a shadow's grain make differ in hue. On the seven
-development sets 0.13 / 0.14 / 0.16 / 0.18 flag 0 / 2 / 4 / 6 more of 164 wrong pieces
-and 2 / 5 / 9 / 22 more of 2029 right ones (docs/vision-log.md, "Where flagging fails off
-the twin (issue #12, second round)")."""
-HUE_WITHIN = 20.0
-"""Chromaticity (:meth:`vision.colours.LevelColours.hue_spread`) within which three
-bricks' levels count as one hue. On those sets the true columns read as three bricks
-whose levels differ only in light (a shadow across one or two) spread 11.6-16.3, right
-stacks of bricks 22-106 but for four with a reddish-brown brick in shade, its hue washed
-towards grey (10-17); tan and dark tan are 5 apart. At 25 as many wrong pieces and 5
-more right ones are flagged."""
-HUE_DARK = HUE_DARK_BELOW
-"""Levels darker than :data:`vision.colours.HUE_DARK_BELOW` tell no hue here either.
-Without it the doubt flags 3 fewer wrong pieces and 7 fewer right ones on those sets."""
-
-
-def _shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
-    """Whether brick ``i`` is in a run of three that could as well be a column in shade:
-    its levels differ in light but hardly in hue (:data:`HUE_WITHIN`), and the seams
-    (:mod:`vision.seams`) did not show at its joints. A column whose levels a shadow
-    darkens one by one prices as three bricks of different colours do, and three bricks
-    of tan and dark tan price so too; only a seam tells them apart, and where none
-    shows the reading is a guess (the colours' price, not the evidence's margin, made
-    it). A column whose levels' hue no view shows (hidden, or too dark) is doubted too:
-    its colours cannot have told it."""
-    if pieces[i].kind is not Kind.BRICK:
-        return False
-    scorer = decoder.scorer
-    for _, column in restacked(decoder.before, pieces, i):
-        if (scorer.colours.hue_spread(column, HUE_DARK) < HUE_WITHIN
-                and scorer.seams.seen(column) < 0.5):
-            return True
-    return False
-
-
-def _column_price_cap(decoder: Decoder, shape: Sequence[Piece], i: int, whole: float,
-                      rivals: Sequence[tuple[float, Piece | None]]) -> float:
-    """The most brick ``i`` is trusted against a column in its place where no seam shows:
-    :data:`ILLEGAL_CONFIDENCE` when it wins by less than :data:`COLUMN_PRICE_SHARE` of
-    its outline, else 1. Where a seam showed, the seams told the two apart, not the
-    colours' price."""
-    if shape[i].kind is not Kind.BRICK:
-        return 1.0
-    columns = [column for _, column in restacked(decoder.before, shape, i)]
-    if not columns or max(decoder.scorer.seams.seen(c) for c in columns) >= 0.5:
-        return 1.0
-    size = max(decoder.view_area(shape[i]), 1.0)
-    if any(alt is not None and alt.kind is Kind.COLUMN
-           and whole - score < COLUMN_PRICE_SHARE * size for score, alt in rivals):
-        return ILLEGAL_CONFIDENCE
-    return 1.0
-
-
 def _rival_cap(gap: float) -> float:
     """The most a piece is trusted given how close the best grown reading without it
     came (:func:`_rival_gap`): below :data:`~vision.reading.UNCERTAIN_BELOW` by as much
@@ -262,8 +193,9 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
                 "legal": float(legal),
                 "rival_cap": _rival_cap(gap),
                 "rival_gap": gap,
-                "shade": float(SHADE_DOUBT and _shade_only(decoder, shape, i)),
-                "column_cap": _column_price_cap(decoder, shape, i, whole, rivals),
+                "shade": float(SHADE_DOUBT and shade_only(decoder, shape, i)),
+                "column_cap": (ILLEGAL_CONFIDENCE if column_price_doubted(
+                    decoder, shape, i, whole, rivals) else 1.0),
                 "end_doubt": 0.0, "start_colour_cap": 1.0}
         parts.append(part)
         confidence = min(part["sure"], part["outline_cap"], part["ground_arch_cap"],
