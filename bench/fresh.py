@@ -33,7 +33,6 @@ from pathlib import Path
 
 from training.pairs import FRESH_GAMES_SEED, TURNS_PER_GAME, twin_turns
 
-FIRST_GAME = FRESH_GAMES_SEED
 GAME_STRIDE = 10
 """Seeds apart between games: a game that ends early takes its next turns from the games
 after it (:func:`training.pairs.twin_turns`), and ten seeds keep two games' turns apart."""
@@ -148,7 +147,7 @@ def main() -> None:
 def measure_trees(trees: dict[str, Path], args: argparse.Namespace) -> None:
     jobs = [(name, kind, seed)
             for i in range(max(args.games, args.shards))
-            for kind, seed, wanted in (("vision", FIRST_GAME + GAME_STRIDE * i, args.games),
+            for kind, seed, wanted in (("vision", FRESH_GAMES_SEED + GAME_STRIDE * i, args.games),
                                        ("pose", FIRST_FRAME + FRAMES_A_SHARD * i, args.shards))
             if i < wanted for name in trees]
     stop = time.monotonic() + args.seconds if args.seconds else float("inf")

@@ -129,8 +129,6 @@ class FullTally:
             self.missed_seen.update(key_kind(k) for k in (want - got) & seen_keys(shown))
 
 
-
-
 def measure_full(sets: Iterator[Views]) -> tuple[FullTally, list[float]]:
     tally, seconds = FullTally(), []
     for s in sets:

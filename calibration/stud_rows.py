@@ -172,7 +172,8 @@ def rows_problem(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> str:
     for side in range(4):
         opposite = (side + 2) % 4
         past = shares[side, moves.index(1):]
-        on = int(np.argmin(past >= BEYOND_SHARE)) if (past < BEYOND_SHARE).any() else len(past)
+        below = np.flatnonzero(past < BEYOND_SHARE)  # NaN (out of the picture) is -1
+        on = int(below[0]) if len(below) else len(past)  # rows showing the plate's tops
         stops = 2 <= on < len(past) and 0.0 <= past[on] <= OFF_SHARE
         ends_short = (0.0 <= shares[opposite, own] <= OFF_SHARE
                       and 0.0 <= shares[opposite, inside] <= SHORT_INSIDE_SHARE)

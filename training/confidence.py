@@ -49,6 +49,11 @@ def rows_of(turns: Iterable[TurnPair]) -> tuple[NDArray[np.float64], NDArray[np.
     return np.asarray(rows, float).reshape(-1, len(FEATURES)), np.asarray(right, bool)
 
 
+MAX_STEPS = 50
+CONVERGED_STEP = 1e-8
+"""The largest change of any standardised weight at which the fit has converged."""
+
+
 @dataclass(frozen=True)
 class Fitted:
     """A fitted model and how its Newton steps ended: a step still large after
@@ -62,11 +67,6 @@ class Fitted:
     @property
     def converged(self) -> bool:
         return self.last_step < CONVERGED_STEP
-
-
-MAX_STEPS = 50
-CONVERGED_STEP = 1e-8
-"""The largest change of any standardised weight at which the fit has converged."""
 
 
 def fit(rows: NDArray[np.float64], right: NDArray[np.bool_], l2: float, threshold: float,

@@ -150,8 +150,9 @@ def lime_tops(ground: GroundMap, base: Sequence[Piece], pieces: Sequence[Piece],
     palace = Palace(ground, base)
     for p in sorted(pieces, key=lambda p: p.z):
         # Unpicked readings may hold a piece whose support was explained away.
-        if palace.fits(p.moved(id="")):
-            palace.place(p.moved(id=""))
+        unnamed = p.moved(id="")
+        if palace.fits(unnamed):
+            palace.place(unnamed)
     plants = [p for p in pieces if p.kind is Kind.DECORATION and p.color in PLANTS]
     levels = colours.shape[2]
     knobs = sorted((colour_distance(colours[x, y, z], LIME), (x, y, z))
