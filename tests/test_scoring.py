@@ -6,6 +6,7 @@ pixels must score what the move's whole pixels give; the shortcuts the decoder t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from calibration.turn import row_medians
 from rules import Kind, Palace, Piece, load_map
@@ -13,7 +14,7 @@ from rules.pieces import BRICK_MM, STUD_MM, Axis
 from tests.turn_fixtures import evidence, pieces
 from vision.candidates import SUPPORT_DEPTH, supports
 from vision.decode import Decoder
-from vision.scored_piece import piece_key
+from vision.scored_piece import PIECE_FLOOR, piece_key
 from vision.scoring import Scorer
 
 
@@ -115,3 +116,19 @@ def test_a_level_hidden_leaves_the_levels_seen_to_tell_a_column_from_bricks() ->
                 2: np.array(upper, np.float32)}
         scorer.colours._colour_of = lambda view, x, y, level, seen=seen: seen[level]
         assert scorer.colours.steps(column) == steps
+
+
+def test_three_bricks_scored_with_their_pixels_priced_once_are_a_column_less_two_floors() -> None:
+    # A column and three bricks have one outline; each brick pays for its own outline,
+    # the lower bricks' tops under the bricks on them too. Given back what they pay
+    # twice, the bricks score below the column by their two floors alone (the evidence
+    # here has no colour, so the column's colours add no price).
+    scorer = Scorer([evidence()])
+    column = Piece(Kind.COLUMN, 11, 9, 0)
+    bricks = [Piece(Kind.BRICK, 11, 9, z) for z in range(3)]
+    twice = scorer.priced_twice(bricks)
+    assert twice > 5.0
+    # Within a pixel's evidence: a lower brick's stud may poke a pixel past the column.
+    assert scorer.whole(bricks) + twice + 2 * PIECE_FLOOR == pytest.approx(
+        scorer.whole([column]), abs=1.0)
+    assert scorer.priced_twice([column]) == 0.0

@@ -84,3 +84,13 @@ def test_a_reading_beyond_the_box_is_restacked_whatever_it_judges() -> None:
                       before=_box_nearly_full(16))
     assert restack(reading, reading.judge) == 1
     assert sorted((p.kind, p.z) for p in reading.added) == [(Kind.BRICK, z) for z in range(3)]
+
+
+def test_what_the_bricks_are_owed_decides_a_swap_the_judge_leans_against() -> None:
+    # The judge prefers each column by 1; bricks owed 1.5 over a column are read instead,
+    # and owed 0.5 are not.
+    owed = Reading(two_stacks(), per_column=1.0)
+    assert restack(owed, owed.judge, lambda column: 1.5) == 4
+    assert not any(p.kind is Kind.COLUMN for p in owed.added)
+    short = Reading(two_stacks(), per_column=1.0)
+    assert restack(short, short.judge, lambda column: 0.5) == 0

@@ -69,3 +69,24 @@ def test_three_bricks_are_read_where_the_box_has_no_column_left(
     monkeypatch.setattr(stacks, "TRAY_COUNTS", False)
     read = read_on_setup(TAN_STACK, PLAIN, old=BOX_OF_COLUMNS)
     assert [(r.piece.kind, r.piece.z) for r in read.added] == [(Kind.COLUMN, 0)]
+
+
+WALLS = [Piece(Kind.COLUMN, x, y, 0, color="dark_tan")
+         for x, y in ((13, 13), (15, 13), (14, 12), (14, 14))]
+"""Four columns standing round (14, 13) before the turn: a stack built there shows its
+top and nothing of its sides."""
+MIXED_STACK = [Piece(Kind.BRICK, 14, 13, z, color=c)
+               for z, c in enumerate(("reddish_brown", "tan", "dark_orange"))]
+
+
+def test_a_stack_whose_sides_no_view_shows_is_read_as_bricks_and_doubted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    reading = read_on_setup(MIXED_STACK, PLAIN, old=WALLS)
+    assert sorted((r.piece.kind, r.piece.z) for r in reading.added) == [
+        (Kind.BRICK, z) for z in range(3)]
+    # Nothing in the picture told the bricks: they are put to the players.
+    assert reading.uncertain
+    # Without the hidden stack's rule the fewer pieces win: the same frame reads a column.
+    monkeypatch.setattr(stacks, "HIDDEN_STACKS_AS_BRICKS", False)
+    reading = read_on_setup(MIXED_STACK, PLAIN, old=WALLS)
+    assert [(r.piece.kind, r.piece.z) for r in reading.added] == [(Kind.COLUMN, 0)]

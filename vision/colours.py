@@ -129,6 +129,13 @@ class LevelColours:
         hue = self.hue_spread(piece, HUE_DARK_BELOW, HUE_LEVEL_PX)
         return max(best, min(max((hue - HUE_FROM) / HUE_RAMP, 0.0), 1.0))
 
+    def levels_seen(self, piece: Piece) -> int:
+        """The most of a column's levels one view shows :data:`HUE_LEVEL_PX` side pixels
+        of: under two, neither their colours nor the seams between them can be read."""
+        return max((sum(len(ev.view.side_pixels((piece.x, piece.y, level, 0))) >= HUE_LEVEL_PX
+                        for level in range(piece.z, piece.top))
+                    for ev in self.evidence if ev.colour is not None), default=0)
+
     def hue_spread(self, piece: Piece, dark_below: float = 0.0, min_px: int = 0) -> float:
         """The most a column's levels differ in chromaticity alone (colour units, the
         light left out), in the view where they differ most; 0 where no view sees two of

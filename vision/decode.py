@@ -15,6 +15,7 @@ that stop paying for themselves are dropped at the end. Every set it can return 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
@@ -190,7 +191,7 @@ class Decoder:
         entry among the readings becomes the restacked one, so that the readings do not
         doubt the very pieces the swap brought in."""
         was = tuple(chosen.added)
-        if stacks.restack(chosen, chosen.judged):
+        if stacks.restack(chosen, chosen.judged, partial(stacks.owed_to_bricks, chosen.scorer)):
             now = (chosen.judged(chosen.added), tuple(chosen.added))
             self.readings = [now if pieces == was else (score, pieces)
                              for score, pieces in self.readings]
@@ -229,7 +230,7 @@ class Decoder:
     def restack(self) -> None:
         """Swaps each column read for three bricks, and each run of three bricks for a
         column, where that scores better (:func:`vision.stacks.restack`)."""
-        stacks.restack(self, self.score_of)
+        stacks.restack(self, self.score_of, partial(stacks.owed_to_bricks, self.scorer))
 
     def take(self, pieces: Sequence[Piece]) -> bool:
         """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they

@@ -26,7 +26,7 @@ reading."""
 PIECE_FLOOR = 2.0
 """What every piece costs besides: it keeps hidden stacks out unless a visible piece
 needs them, and breaks the tie between a column and three bricks of the same outline in
-favour of fewer pieces."""
+favour of fewer pieces where their levels show (:func:`vision.stacks.owed_to_bricks`)."""
 MIXED_PRICE = 0.15
 """What each of a column's pixels costs when its levels differ in colour by
 ``UNIFORM_WITHIN`` + ``MIXED_RAMP`` (:mod:`vision.colours`) or more: three bricks of the

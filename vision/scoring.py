@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from rules.pieces import Kind, Piece
 from vision.colours import LevelColours, seams_needed
 from vision.evidence import Evidence
-from vision.scored_piece import Candidate, Move, PieceKey, Pixels, piece_key
+from vision.scored_piece import PIECE_PRICE, Candidate, Move, PieceKey, Pixels, piece_key
 from vision.seams import SeamLines
 from vision.silhouettes import LEAVES
 from vision.tiles import Tiles
@@ -331,6 +331,18 @@ class Scorer:
             hit = self._whole[key] = self._gain(union, around, sum(c.price for c in cands),
                                                 None)
         return hit
+
+    def priced_twice(self, pieces: Sequence[Piece]) -> float:
+        """What the pieces' prices charge twice: each piece pays a share of its own
+        pixels (:data:`~vision.scored_piece.PIECE_PRICE`), so where they cover each
+        other (a brick's top under the brick on it) those pixels are paid for by both.
+        A column pays for its outline once; three bricks of that outline pay this
+        much more besides their two floors."""
+        if len(pieces) < 2:
+            return 0.0
+        cands = [self.candidate(p) for p in pieces]
+        union, _ = self._union(cands)
+        return PIECE_PRICE * (sum(c.size for c in cands) - sum(len(u) for u in union))
 
     # -- the picture's other questions -------------------------------------------------
     def view_area(self, piece: Piece) -> float:
