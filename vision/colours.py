@@ -131,10 +131,11 @@ class LevelColours:
 
     def levels_seen(self, piece: Piece) -> int:
         """The most of a column's levels one view shows :data:`HUE_LEVEL_PX` side pixels
-        of: under two, neither their colours nor the seams between them can be read."""
+        of: under two, neither their colours nor the seams between them can be read. A
+        question of where the sides lie, asked of every view, its colours read or not."""
         return max((sum(len(ev.view.side_pixels((piece.x, piece.y, level, 0))) >= HUE_LEVEL_PX
                         for level in range(piece.z, piece.top))
-                    for ev in self.evidence if ev.colour is not None), default=0)
+                    for ev in self.evidence), default=0)
 
     def hue_spread(self, piece: Piece, dark_below: float = 0.0, min_px: int = 0) -> float:
         """The most a column's levels differ in chromaticity alone (colour units, the
