@@ -48,19 +48,21 @@ three to five times the two floors that were meant to be all between them, so st
 bricks of three colours whose sides hardly show were read as columns."""
 
 HIDDEN_STACKS_AS_BRICKS = True
-"""Whether a stack whose levels no view shows (:meth:`vision.colours.LevelColours.
-levels_seen` under two) is read as three bricks rather than a column where nothing else
-decides. Neither its colours nor its seams can be read there (slivers of a few pixels
-take their neighbours' tints: true columns hidden so read hues 100 apart), so the
-reading takes the commoner: the box holds 80 bricks and 16 columns, and the development
-games add runs of three bricks twice as often as columns (82 against 38 over six sets).
-Of their stacks with fewer than two levels seen (games 9000 and 10000), 12 were bricks
-and 5 columns. On the six sets (360 turns) it makes 8 more turns exact; a phantom stack
-under a misread step now counts as three wrong pieces instead of one, so the pieces'
-F1 moves less (docs/vision-log.md, "Hidden stacks: three bricks or a column")."""
+"""Whether a stack whose levels no view shows is read as three bricks rather than a
+column where nothing else decides (fewer than two of its levels seen,
+:meth:`~vision.colours.LevelColours.levels_seen`). Neither its colours nor its seams can
+be read there (slivers of a few pixels take their neighbours' tints: true columns hidden
+so read hues 100 apart), so the reading takes the commoner: the box holds 80 bricks and
+16 columns, and the twin's games add runs of three bricks twice as often as columns (82
+against 38 over six sets of turns). Of the stacks with fewer than two levels seen on
+development games 9000 and 10000, 12 were bricks and 5 columns. It makes 7 more turns
+exact on the four development sets (200 turns) and 1 more on the two held out (100); a
+phantom stack under a misread step now counts as three wrong pieces instead of one, so
+the pieces' F1 moves less (docs/vision-log.md, "Hidden stacks: three bricks or a
+column")."""
 HIDDEN_STACK_BRICKS = 2 * PIECE_FLOOR + 1.0
 """What three bricks are owed over a column in a hidden stack: their two floors more,
-and a margin so that they win where the evidence is even."""
+and a margin (not tuned) so that they win where the evidence is even."""
 
 
 class Reading(Protocol):
@@ -101,11 +103,12 @@ def restack(reading: Reading, judge: Callable[[Sequence[Piece]], float],
     """Swaps a column of the reading for three bricks, or a run of three bricks for a
     column, while one swap judges better by ``judge`` without needing more pieces than
     the box holds, or needs fewer beyond it (:func:`beyond_box`), whatever it judges;
-    returns how many were made. Each swap raises the score or brings the reading nearer
-    the box, so this ends.
+    returns how many were made.
 
     ``owed`` says what the bricks' side of a swap is owed over a column
-    (:func:`owed_to_bricks`); nothing without it."""
+    (:func:`owed_to_bricks`); nothing without it. Each swap raises the judged score less
+    what each column of the reading would owe its bricks, or brings the reading nearer
+    the box, so this ends."""
     swaps = 0
     held = Counter(p.kind for p in reading.before)
     while True:
