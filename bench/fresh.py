@@ -38,7 +38,8 @@ GAME_STRIDE = 10
 after it (:func:`training.pairs.twin_turns`), and ten seeds keep two games' turns apart."""
 FIRST_FRAME = 80_000
 FRAMES_A_SHARD = 25
-COUNTS = ("tp", "fp", "fn", "exact", "reports", "flagged", "wrong", "wrong_flagged")
+COUNTS = ("tp", "fp", "fn", "exact", "reports", "flagged", "wrong", "wrong_flagged",
+          "truth_unseen", "search_missed", "truth_outjudged")
 
 
 def vision_shard(seed: int) -> list[dict[str, float]]:
@@ -48,7 +49,8 @@ def vision_shard(seed: int) -> list[dict[str, float]]:
     rows = []
     for turn in twin_turns(TURNS_PER_GAME, seed=seed):
         tally = measure([turn], (True,), False)[True]
-        row: dict[str, float] = {k: getattr(tally, k) for k in COUNTS}
+        # An older tree's tally (``--against``) may not keep every count: 0 there.
+        row: dict[str, float] = {k: getattr(tally, k, 0) for k in COUNTS}
         row["seconds"] = tally.seconds[0]
         rows.append(row)
     return rows
@@ -87,7 +89,7 @@ def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
     from bench.vision import Tally
 
     rows = [row for game in games for row in game]
-    total = Tally(turns=len(rows), **{k: sum(int(r[k]) for r in rows) for k in COUNTS})
+    total = Tally(turns=len(rows), **{k: sum(int(r.get(k, 0)) for r in rows) for k in COUNTS})
     prec, rec, f1 = total.f1()
     seconds = sorted(r["seconds"] for r in rows)
     n = max(total.turns, 1)
@@ -95,7 +97,9 @@ def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
           f"R {rec:.4f} F1 {f1:.4f}; turns exact {total.exact} ({total.exact / n:.1%}), "
           f"reports right {total.reports} ({total.reports / n:.1%}); wrong pieces "
           f"flagged {total.wrong_flagged} of {total.wrong}, right pieces flagged "
-          f"{total.flagged - total.wrong_flagged}; "
+          f"{total.flagged - total.wrong_flagged}; wrong turns whose truth does not show "
+          f"{total.truth_unseen}, shows and judges better (the search never reached it) "
+          f"{total.search_missed}, judges no better {total.truth_outjudged}; "
           f"{seconds[len(seconds) // 2] if seconds else 0:.2f} s a turn (shared machine)")
 
 

@@ -84,6 +84,15 @@ class Tally:
     flagged_wrong: int = 0
     wrong: int = 0
     wrong_flagged: int = 0
+    truth_unseen: int = 0
+    """Wrong turns whose truth its own pixels do not show (evidence not above zero): only
+    the rules' bonuses could put it there, as any other hidden staircase."""
+    search_missed: int = 0
+    """Wrong turns whose truth shows and the reader's own objective judges better than
+    its reading: the search never reached it."""
+    truth_outjudged: int = 0
+    """Wrong turns whose truth it judges no better: the evidence and the rules' priors
+    chose the reading, which no search could mend."""
     seconds: list[float] = field(default_factory=list)
 
     def f1(self) -> tuple[float, float, float]:
@@ -114,12 +123,17 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             tally = tallies[model]
             tally.turns += 1
             tally.found += found
-            t = time.perf_counter()
             reading = read_turn([turn.after_frame], turn.camera, turn.before,
                                 before_frame=turn.before_frame, locations=[given],
-                                model=model)
-            tally.seconds.append(time.perf_counter() - t)
+                                model=model, weigh=built)
+            # The reading's own time: the truth is weighed after it is taken.
+            tally.seconds.append(reading.seconds)
             got = {place_key(r.piece) for r in reading.added}
+            if truth != got and reading.weighed is not None:
+                weighed = reading.weighed
+                tally.truth_unseen += weighed.unseen
+                tally.search_missed += weighed.search_missed
+                tally.truth_outjudged += not (weighed.unseen or weighed.search_missed)
             tally.tp += len(truth & got)
             tally.fp += len(got - truth)
             tally.fn += len(truth - got)
@@ -163,6 +177,10 @@ def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool)
               f"turn reports right {tally.reports}/{n} ({tally.reports / n:.1%})")
         print(f"  pieces flagged uncertain {tally.flagged}, of which wrong "
               f"{tally.flagged_wrong}; wrong pieces flagged {tally.wrong_flagged}/{tally.wrong}")
+        print(f"  wrong turns {n - tally.exact}: the truth's own pixels do not show it "
+              f"{tally.truth_unseen}; it shows and judges better than the reading (the "
+              f"search never reached it) {tally.search_missed}; it judges no better (the "
+              f"evidence and the rules' priors chose the reading) {tally.truth_outjudged}")
         print(f"  seconds per frame median {med:.2f} s; reference (twin render) "
               f"{reference:.2f} s; ratio {med / reference:.1f}")
 

@@ -13,7 +13,7 @@ import pytest
 from calibration.evidence import BoardLocation
 from palace.cli import main
 from rules import Axis, Kind, Palace, Piece, load_map
-from rules.pieces import built_keys
+from rules.pieces import ANIMAL_KINDS, built_keys
 from rules.scene import Scene
 from tests.turn_fixtures import read_on_setup
 from training.pairs import TurnPair, redevelop, turn_pairs
@@ -132,6 +132,59 @@ def test_a_faint_trace_of_change_on_the_board_makes_an_empty_reading_uncertain(
     assert "no staircase could be read" in traced.reason
     beside = read_with_patch("table")
     assert beside.found and beside.added == () and beside.reason == turn_mode.NOTHING_READ
+
+
+def test_the_truth_is_weighed_against_the_reading_on_the_same_evidence(
+        game: list[TurnPair]) -> None:
+    pair = game[0]
+    built = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
+    plain = read_turn([pair.after_frame], pair.camera, pair.before,
+                      before_frame=pair.before_frame, locations=[located(pair)])
+    assert plain.weighed is None
+    reading = read_turn([pair.after_frame], pair.camera, pair.before,
+                        before_frame=pair.before_frame, locations=[located(pair)],
+                        weigh=built)
+    assert staircase(reading.pieces) == staircase(plain.pieces) == staircase(pair.added)
+    assert reading.weighed is not None
+    # Read exactly, the truth is the reading: a tie, and no search to blame.
+    assert reading.weighed.other == pytest.approx(reading.weighed.reading, abs=0.05)
+    assert reading.weighed.reading > 0
+    assert not reading.weighed.search_missed
+    # A phantom brick on the plate far from the turn, where nothing changed, only costs.
+    cells = [c for p in built for c in p.footprint()]
+    phantom = next(brick for x in range(2, 30) for y in range(2, 30)
+                   if pair.before.fits(brick := Piece(Kind.BRICK, x, y, 0))
+                   and min(abs(x - cx) + abs(y - cy) for cx, cy in cells) > 8)
+    far = [*built, phantom]
+    worse = read_turn([pair.after_frame], pair.camera, pair.before,
+                      before_frame=pair.before_frame, locations=[located(pair)], weigh=far)
+    assert worse.weighed is not None
+    assert worse.weighed.other < worse.weighed.reading
+    assert not (worse.weighed.unseen or worse.weighed.search_missed)
+    # The phantom alone: its own pixels, where nothing changed, do not show it.
+    alone = read_turn([pair.after_frame], pair.camera, pair.before,
+                      before_frame=pair.before_frame, locations=[located(pair)],
+                      weigh=far[-1:])
+    assert alone.weighed is not None and alone.weighed.unseen
+    assert not alone.weighed.search_missed
+    assert "weighed" not in reading.to_json()
+
+
+def test_a_search_that_reaches_nothing_is_blamed_where_the_truth_judges_better(
+        game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.vision import measure
+    from vision.decode import Decoder
+
+    monkeypatch.setattr(Decoder, "run", lambda self, hot: [])
+    monkeypatch.setattr(Decoder, "search_nothing", lambda self, voxels: [])
+    pair = game[0]
+    reading = read_turn([pair.after_frame], pair.camera, pair.before,
+                        before_frame=pair.before_frame, locations=[located(pair)],
+                        weigh=[p for p in pair.added if p.kind not in ANIMAL_KINDS])
+    assert reading.pieces == ()
+    assert reading.weighed is not None and reading.weighed.search_missed
+    tally = measure([pair], (True,), False)[True]
+    assert (tally.exact, tally.search_missed, tally.truth_outjudged) == (0, 1, 0)
 
 
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:

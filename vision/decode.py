@@ -20,7 +20,7 @@ from functools import partial
 import numpy as np
 
 from rules.palace import Palace
-from rules.pieces import Piece, Voxel
+from rules.pieces import Kind, Piece, Voxel
 from vision import rulings, stacks
 from vision.candidates import built_on, ground_step, is_legal_turn
 from vision.evidence import Evidence
@@ -149,6 +149,8 @@ class Decoder:
             best = weigh_staircases(self, best, LEGAL_BONUS, rulings.CROWN_TOLERANCE)
         if best is not None and TURN_WHOLE and self.one_staircase:
             best = self._turned(best)
+        if best is not None and self.one_staircase:
+            best = self._crowned(best)
         if best is not None:
             if stacks.FINAL_RESTACK:
                 self._restack_final(best[1])
@@ -172,6 +174,20 @@ class Decoder:
         else:
             self.readings.append(now)
         return turned, best[1]
+
+    def _crowned(self, best: tuple[float, Decoder]) -> tuple[float, Decoder]:
+        """The chosen reading with the decoration its objective judges best, where it
+        has none (:func:`vision.rulings.judged_crown`); its entry among the readings
+        becomes the crowned one, as the turned reading's does."""
+        was = tuple(best[1].added)
+        if not rulings.judged_crown(best[1]):
+            return best
+        now = (best[1].judged(best[1].added), tuple(best[1].added))
+        self.readings = [now if pieces == was else (score, pieces)
+                         for score, pieces in self.readings]
+        if now not in self.readings:
+            self.readings.append(now)
+        return now[0], best[1]
 
     def search_nothing(self, voxels: set[Voxel]) -> list[Piece]:
         """The best whole staircase (:func:`vision.staircases.weigh_staircases`) where it
@@ -221,6 +237,16 @@ class Decoder:
         if not is_legal_turn(self.before, pieces):
             return score
         return score + LEGAL_BONUS + (GROUND_STEP_BONUS if ground_step(pieces) else 0.0)
+
+    def weighed(self, pieces: Sequence[Piece]) -> float:
+        """The whole objective the decoder reads a turn by, for weighing a reading
+        against another set of pieces (a bench's truth): :meth:`judged`, less what each
+        column owes three bricks of its outline when the two are weighed
+        (:func:`vision.stacks.owed_to_bricks`, the restacking's prior), so that a
+        reading and its restacked twin weigh as restacking chose between them."""
+        owed = sum(stacks.owed_to_bricks(self.scorer, p) for p in pieces
+                   if p.kind is Kind.COLUMN)
+        return self.judged(pieces) - owed
 
     def _hidden_price(self, pieces: Sequence[Piece]) -> float:
         """``HIDDEN_CELL_PRICE`` for each cell of the pieces no view shows a pixel of."""

@@ -41,6 +41,39 @@ class PieceReading:
         return out
 
 
+WEIGH_TIE = 0.05
+"""Two judged scores closer than this are a tie (the scores are sums of float32 pixel
+weights, summed in different orders)."""
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """A turn's reading and another set of added pieces (a bench's truth) judged on the
+    same evidence by the same objective (:meth:`vision.decode.Decoder.weighed`: the
+    pixels' evidence, the rules' bonuses, the stacks' prior). It splits a wrong
+    reading's blame: where the other set's own pixels do not show it (their evidence,
+    without the rules' bonuses, is not above zero), no reader of these pictures could
+    tell it from any other hidden staircase; where it shows and judges better, the
+    search never reached it (the objective would have taken it); where it judges no
+    better, the objective chose the reading (the evidence, or the rules' priors, prefer
+    it), and no search could help."""
+
+    reading: float
+    other: float
+    other_evidence: float
+    """The other set's score on the pixels alone (:meth:`vision.decode.Decoder.score_of`)."""
+
+    @property
+    def unseen(self) -> bool:
+        """Whether the other set's own pixels do not show it."""
+        return self.other_evidence <= 0
+
+    @property
+    def search_missed(self) -> bool:
+        """Whether the other set shows and judges better than the reading."""
+        return not self.unseen and self.other > self.reading + WEIGH_TIE
+
+
 @dataclass(frozen=True)
 class TurnReading:
     """The pieces one turn added to the palace, as the frames after it show them.
@@ -49,7 +82,9 @@ class TurnReading:
     frames cannot be compared with the palace before; ``added`` is then empty.
     ``uncertain`` says that at least one piece is doubtful, something changed that no
     piece explains, or nothing was read at all (a turn adds a staircase; ``reason`` then
-    says so). ``seconds`` is the time the reading took.
+    says so). ``seconds`` is the time the reading took. ``weighed`` is there only when
+    the reader was asked to weigh other pieces against its reading (a bench's truth);
+    it is no part of the reading's JSON.
     """
 
     found: bool
@@ -58,6 +93,7 @@ class TurnReading:
     uncertain: bool
     location: BoardLocation | None
     seconds: float
+    weighed: Weighed | None = None
 
     @property
     def pieces(self) -> tuple[Piece, ...]:

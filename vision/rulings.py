@@ -15,7 +15,7 @@ import numpy as np
 
 from rules.pieces import DecorationColor, Kind, Piece
 from vision.candidates import PLANT, built_on, staircase_end, supports
-from vision.scored_piece import PieceKey, Pixels, piece_key
+from vision.scored_piece import Candidate, PieceKey, Pixels, piece_key
 
 if TYPE_CHECKING:
     from vision.decode import Decoder
@@ -71,9 +71,7 @@ def crown(decoder: Decoder) -> None:
                 cand = decoder.scorer.candidate(piece)
                 fresh = 0
                 evidence = decoder.scorer.fresh(cand) + cand.price
-                for i, px in enumerate(cand.pixels):
-                    shown = px[~decoder.masks[i][px]]
-                    inner = off_rim(px, shown, decoder.evidence[i].view.shape[1])
+                for i, (shown, inner) in enumerate(_shown_off_rim(decoder, cand)):
                     fresh += len(inner)
                     # The rim's pixels neither deny the decoration nor pay for it.
                     evidence -= float(decoder.evidence[i].weight[shown].sum()
@@ -85,6 +83,58 @@ def crown(decoder: Decoder) -> None:
                     best = (rank, piece)
     if best is not None:
         decoder.apply([best[1]])
+
+
+JUDGED_CROWN = True
+"""Whether a chosen reading that still has no decoration is given a mostly hidden one
+where that judges better (:func:`judged_crown`); off only to measure what it brings."""
+MOSTLY_HIDDEN = 0.25
+"""The share of a decoration's outline, off its rim and not behind the reading's other
+pieces, under which its pixels are too few to deny it (:func:`judged_crown`)."""
+
+
+def judged_crown(decoder: Decoder) -> bool:
+    """Puts on the chosen reading the decoration the decoder's objective judges best,
+    among those the reading's own pieces mostly hide (less than :data:`MOSTLY_HIDDEN`
+    of the outline shown off its rim), where the reading has none and one judges better
+    than none; returns whether it did. :func:`crown` and the staircase search leave out
+    a decoration whose shown pixels deny it, so that the legal bonus does not put one
+    where the picture plainly shows nothing new; but behind the final arch a decoration
+    shows a sliver (a dozen pixels), too few to tell it from the arch's own edge, and a
+    reading without it is no staircase at all. Weighed whole (every piece's evidence
+    with the rules' word), the reading then says which end knob and outline."""
+    if not JUDGED_CROWN or staircase_end(decoder.added) is not None:
+        return False
+    current = list(decoder.added)
+    best_score, best = decoder.judged(current), None
+    for arch in current:
+        if arch.kind is not Kind.ARCH:
+            continue
+        for x, y in arch.knobs():
+            if not decoder.state.is_open_knob(x, y, arch.top):
+                continue
+            for colour in (PLANT, DecorationColor.GOLD.value):
+                piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
+                if not decoder.state.fits(piece):
+                    continue
+                cand = decoder.scorer.candidate(piece)
+                seen = sum(len(inner) for _, inner in _shown_off_rim(decoder, cand))
+                if seen >= MOSTLY_HIDDEN * cand.size:
+                    continue
+                score = decoder.judged([*current, piece], best_score)
+                if score > best_score:
+                    best_score, best = score, piece
+    return best is not None and decoder.take([*current, best])
+
+
+def _shown_off_rim(decoder: Decoder, cand: Candidate) -> list[tuple[Pixels, Pixels]]:
+    """Per view, the candidate's pixels the reading's pieces leave in view, and those
+    of them off its rim (:func:`off_rim`)."""
+    out = []
+    for i, px in enumerate(cand.pixels):
+        shown = px[~decoder.masks[i][px]]
+        out.append((shown, off_rim(px, shown, decoder.evidence[i].view.shape[1])))
+    return out
 
 
 def resupport(decoder: Decoder) -> float:

@@ -43,7 +43,13 @@ from vision.evidence import (
 from vision.finish import name_decoration
 from vision.look import TableLook
 from vision.new_pieces import new_piece_evidence, new_piece_weights
-from vision.reading import UNCERTAIN_BELOW, PieceReading, TurnReading, board_not_found
+from vision.reading import (
+    UNCERTAIN_BELOW,
+    PieceReading,
+    TurnReading,
+    Weighed,
+    board_not_found,
+)
 from vision.silhouettes import View
 from vision.views import (
     board_box,
@@ -113,6 +119,7 @@ def read_turn(
     look: TableLook | None = None,
     locations: Sequence[BoardLocation | None] | None = None,
     model: bool = True,
+    weigh: Sequence[Piece] | None = None,
 ) -> TurnReading:
     """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
 
@@ -120,10 +127,17 @@ def read_turn(
     first of ``frames`` sees it. ``locations`` are the poses the camera loop already has
     for ``frames`` (None, or None entries, to locate the board here). ``model`` reads
     the change with the learned new-piece network, else with the classical evidence.
+    ``weigh``: other added pieces (a bench's truth) to judge against the reading on its
+    own evidence (:attr:`TurnReading.weighed`), after its time is taken.
     """
     with collector_paused():
-        return _read_turn(frames, camera, before, before_frame, ground, look, locations,
-                          model)
+        reading, decoder = _read_turn(frames, camera, before, before_frame, ground, look,
+                                      locations, model)
+        if weigh is None or decoder is None:
+            return reading
+        weighed = Weighed(decoder.weighed(reading.pieces), decoder.weighed(list(weigh)),
+                          decoder.score_of(list(weigh)))
+        return replace(reading, weighed=weighed)
 
 
 @contextmanager
@@ -152,21 +166,23 @@ def collector_paused() -> Iterator[None]:
 def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Palace,
                before_frame: NDArray[np.uint8] | None, ground: GroundMap | None,
                look: TableLook | None, locations: Sequence[BoardLocation | None] | None,
-               model: bool) -> TurnReading:
+               model: bool) -> tuple[TurnReading, Decoder | None]:
+    """The reading, and the decoder whose objective chose it (None where nothing was
+    decoded: no board, no frame to compare with, a changed scene)."""
     started = time.perf_counter()
     ground = ground or before.ground
     if not frames:
-        return TurnReading(False, "no frames", (), True, None, 0.0)
+        return TurnReading(False, "no frames", (), True, None, 0.0), None
     located = given_or_located(frames, camera, ground, locations)
     usable = usable_views(frames, located)
     if not usable:
-        return board_not_found(located, started)
+        return board_not_found(located, started), None
     usable = resolve_turns(usable, camera, before)
     first = usable[0][1]
     references = _before_frames(before, before_frame, look, len(usable))
     if references is None:
         return TurnReading(False, "no frame of the palace before the turn to compare with",
-                           (), True, first, time.perf_counter() - started)
+                           (), True, first, time.perf_counter() - started), None
     top = max((p.top for p in before), default=0)
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
@@ -184,12 +200,12 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         evidence.append(replace(_view_evidence(*pairs[-1], model), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started), None
     hot = hot_cells(evidence, top)
     if len(hot) > MAX_HOT_CELLS:
         return TurnReading(True, "the picture changed almost everywhere (the light or the "
                            "camera?): not read", (), True, first,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started), None
     decoder = Decoder(before, evidence)
     pieces = decoder.run(hot)
     # The first view kept (a view whose board is out of sight was dropped above) names
@@ -207,21 +223,23 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
             readings = _rated(decoder, pieces, picture, evidence[0].view,
                               FAINT_READING_AT_MOST)
     if not readings and not changed and model:
-        readings = _read_classically(before, pairs, evidence, top, picture)
+        readings, decoder = _read_classically(before, pairs, evidence, top, picture, decoder)
     if not readings and changed:
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started), decoder
     if not readings and NOTHING_READ_DOUBTED:
-        return TurnReading(True, NOTHING_READ, (), True, first, time.perf_counter() - started)
+        return (TurnReading(True, NOTHING_READ, (), True, first, time.perf_counter() - started),
+                decoder)
     uncertain = any(r.confidence < UNCERTAIN_BELOW for r in readings)
-    return TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started)
+    return (TurnReading(True, "", readings, uncertain, first, time.perf_counter() - started),
+            decoder)
 
 
 def _read_classically(before: Palace,
                       pairs: Sequence[tuple[View, NDArray[np.float32], NDArray[np.float32]]],
-                      evidence: Sequence[Evidence], top: int, picture: NDArray[np.uint8]
-                      ) -> tuple[PieceReading, ...]:
+                      evidence: Sequence[Evidence], top: int, picture: NDArray[np.uint8],
+                      decoder: Decoder) -> tuple[tuple[PieceReading, ...], Decoder]:
     """The staircase the classical change (:func:`vision.change.change_evidence`) reads
     where the model saw nothing new at all, every piece put to the players.
 
@@ -233,20 +251,23 @@ def _read_classically(before: Palace,
     over the plate; the third shows none of its staircase), while the classical change
     finds 0.96 to 1.0 on the pieces' pixels. The classical change also lights up the
     light's and the exposure's changes, so what it reads rests on weaker evidence: no
-    more than :data:`FAINT_READING_AT_MOST` for any piece."""
+    more than :data:`FAINT_READING_AT_MOST` for any piece. The decoder that judged what
+    is returned comes back with it: the classical one where it read something, else
+    ``decoder`` (the model's, which read nothing)."""
     classical = [replace(_view_evidence(view, after, reference, False), picture=ev.picture)
                  for (view, after, reference), ev in zip(pairs, evidence, strict=True)]
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
-        return ()
-    decoder = Decoder(before, classical)
+        return (), decoder
+    classical_decoder = Decoder(before, classical)
     # Where no first move gains (the arch's few pixels light one voxel at most), whole
     # staircases round the changed voxels, a level below them too, are weighed against
     # nothing.
-    pieces = decoder.run(hot) or decoder.search_nothing(_near(hot, (-1, 0)))
+    pieces = classical_decoder.run(hot) or classical_decoder.search_nothing(_near(hot, (-1, 0)))
     if not pieces:
-        return ()
-    return _rated(decoder, pieces, picture, classical[0].view, FAINT_READING_AT_MOST)
+        return (), decoder
+    return (_rated(classical_decoder, pieces, picture, classical[0].view, FAINT_READING_AT_MOST),
+            classical_decoder)
 
 
 def _rated(decoder: Decoder, pieces: Sequence[Piece], picture: NDArray[np.uint8], view: View,
