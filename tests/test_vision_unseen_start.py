@@ -42,7 +42,7 @@ def test_a_staircase_the_model_misses_is_read_classically_and_doubted(
     assert any(r.alternatives for r in reading.added)
     # Without the classical reading the turn is read as nothing, which is put to the
     # players only because a turn adds a staircase (the pictures gave no reason).
-    monkeypatch.setattr(turn_mode, "_read_classically", lambda *args: ())
+    monkeypatch.setattr(turn_mode, "_read_classically", lambda *args: ((), args[-1]))
     missed = _read(second)
     assert missed.added == () and missed.uncertain and missed.reason == turn_mode.NOTHING_READ
     monkeypatch.setattr(turn_mode, "NOTHING_READ_DOUBTED", False)
