@@ -9,6 +9,7 @@ lone brick; the steps a player built there are mostly behind it).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,29 +59,20 @@ def crown(decoder: Decoder) -> None:
         return
     decoder.scorer.sync(decoder.masks)
     best: tuple[tuple[int, float], Piece] | None = None
-    for arch in decoder.added:
-        if arch.kind is not Kind.ARCH:
+    for arch, piece in _decorations_on(decoder, decoder.added):
+        cand = decoder.scorer.candidate(piece)
+        fresh = 0
+        evidence = decoder.scorer.fresh(cand) + cand.price
+        for i, (shown, inner) in enumerate(_shown_off_rim(decoder, cand)):
+            fresh += len(inner)
+            # The rim's pixels neither deny the decoration nor pay for it.
+            evidence -= float(decoder.evidence[i].weight[shown].sum()
+                              - decoder.evidence[i].weight[inner].sum())
+        if fresh and evidence < -CROWN_TOLERANCE * fresh:
             continue
-        for x, y in arch.knobs():
-            if not decoder.state.is_open_knob(x, y, arch.top):
-                continue
-            for colour in (PLANT, DecorationColor.GOLD.value):
-                piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
-                if not decoder.state.fits(piece):
-                    continue
-                cand = decoder.scorer.candidate(piece)
-                fresh = 0
-                evidence = decoder.scorer.fresh(cand) + cand.price
-                for i, (shown, inner) in enumerate(_shown_off_rim(decoder, cand)):
-                    fresh += len(inner)
-                    # The rim's pixels neither deny the decoration nor pay for it.
-                    evidence -= float(decoder.evidence[i].weight[shown].sum()
-                                      - decoder.evidence[i].weight[inner].sum())
-                if fresh and evidence < -CROWN_TOLERANCE * fresh:
-                    continue
-                rank = (arch.top, evidence)
-                if best is None or rank > best[0]:
-                    best = (rank, piece)
+        rank = (arch.top, evidence)
+        if best is None or rank > best[0]:
+            best = (rank, piece)
     if best is not None:
         decoder.apply([best[1]])
 
@@ -107,7 +99,21 @@ def judged_crown(decoder: Decoder) -> bool:
         return False
     current = list(decoder.added)
     best_score, best = decoder.judged(current), None
-    for arch in current:
+    for _, piece in _decorations_on(decoder, current):
+        cand = decoder.scorer.candidate(piece)
+        seen = sum(len(inner) for _, inner in _shown_off_rim(decoder, cand))
+        if seen >= MOSTLY_HIDDEN * cand.size:
+            continue
+        score = decoder.judged([*current, piece], best_score)
+        if score > best_score:
+            best_score, best = score, piece
+    return best is not None and decoder.take([*current, best])
+
+
+def _decorations_on(decoder: Decoder, pieces: Sequence[Piece]) -> Iterator[tuple[Piece, Piece]]:
+    """Each arch of ``pieces`` with each decoration that fits on one of its open end
+    knobs, in a plant's outline and the round one."""
+    for arch in pieces:
         if arch.kind is not Kind.ARCH:
             continue
         for x, y in arch.knobs():
@@ -115,16 +121,8 @@ def judged_crown(decoder: Decoder) -> bool:
                 continue
             for colour in (PLANT, DecorationColor.GOLD.value):
                 piece = Piece(Kind.DECORATION, x, y, arch.top, color=colour)
-                if not decoder.state.fits(piece):
-                    continue
-                cand = decoder.scorer.candidate(piece)
-                seen = sum(len(inner) for _, inner in _shown_off_rim(decoder, cand))
-                if seen >= MOSTLY_HIDDEN * cand.size:
-                    continue
-                score = decoder.judged([*current, piece], best_score)
-                if score > best_score:
-                    best_score, best = score, piece
-    return best is not None and decoder.take([*current, best])
+                if decoder.state.fits(piece):
+                    yield arch, piece
 
 
 def _shown_off_rim(decoder: Decoder, cand: Candidate) -> list[tuple[Pixels, Pixels]]:
