@@ -167,12 +167,7 @@ class Decoder:
         turned = turn_whole(best[1], best[0])
         if turned is None:
             return best
-        now = (turned, tuple(best[1].added))
-        if any(pieces == was for _, pieces in self.readings):
-            self.readings = [now if pieces == was else (score, pieces)
-                             for score, pieces in self.readings]
-        else:
-            self.readings.append(now)
+        self._renew(was, (turned, tuple(best[1].added)))
         return turned, best[1]
 
     def _crowned(self, best: tuple[float, Decoder]) -> tuple[float, Decoder]:
@@ -183,11 +178,18 @@ class Decoder:
         if not rulings.judged_crown(best[1]):
             return best
         now = (best[1].judged(best[1].added), tuple(best[1].added))
-        self.readings = [now if pieces == was else (score, pieces)
-                         for score, pieces in self.readings]
-        if now not in self.readings:
-            self.readings.append(now)
+        self._renew(was, now)
         return now[0], best[1]
+
+    def _renew(self, was: tuple[Piece, ...], now: tuple[float, tuple[Piece, ...]]) -> None:
+        """Puts an edited reading in the place among the readings of the one it was
+        edited from (``was``), or beside them where that one is not among them: a
+        reading must not be doubted by the very reading it mends."""
+        if any(pieces == was for _, pieces in self.readings):
+            self.readings = [now if pieces == was else (score, pieces)
+                             for score, pieces in self.readings]
+        else:
+            self.readings.append(now)
 
     def search_nothing(self, voxels: set[Voxel]) -> list[Piece]:
         """The best whole staircase (:func:`vision.staircases.weigh_staircases`) where it
