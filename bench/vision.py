@@ -32,6 +32,10 @@ Each set prints its stages, each measured alone:
 - turns exactly right, and turn reports exactly right (legal, credits, highest
   decoration, bonus);
 - pieces flagged uncertain and how many of those were wrong, and wrong pieces flagged;
+- the wrong turns by blame (the truth weighed on the reading's own evidence and
+  objective: not shown, missed by the search, or judged no better), and by what they got
+  wrong (:mod:`bench.wrong_turns`: a column for three bricks, the decoration, a first
+  step on the plate, other), and the wrong reports by the fields that differ;
 - seconds per frame (median, one thread), beside the twin rendering one frame in the
   same run as the reference.
 """
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -49,6 +54,7 @@ import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
 from bench.full_palace import BENCH_GAMES, cycles_views, measure_full, palace_views, show_full
+from bench.wrong_turns import FORMS, REPORT_FIELDS, report_fields, wrong_form
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, Piece, simulate_game
@@ -93,6 +99,10 @@ class Tally:
     truth_outjudged: int = 0
     """Wrong turns whose truth it judges no better: the evidence and the rules' priors
     chose the reading, which no search could mend."""
+    forms: Counter[str] = field(default_factory=Counter)
+    """Wrong turns by what they got wrong (:func:`bench.wrong_turns.wrong_form`)."""
+    report_fields: Counter[str] = field(default_factory=Counter)
+    """Wrong reports by the fields that differ (:func:`bench.wrong_turns.report_fields`)."""
     seconds: list[float] = field(default_factory=list)
 
     def f1(self) -> tuple[float, float, float]:
@@ -129,6 +139,10 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             # The reading's own time: the truth is weighed after it is taken.
             tally.seconds.append(reading.seconds)
             got = {place_key(r.piece) for r in reading.added}
+            if truth != got:
+                tally.forms[wrong_form(built, reading.pieces)] += 1
+            read_report = report_key(turn.before, reading.pieces)
+            tally.report_fields.update(report_fields(true_report, read_report))
             if truth != got and reading.weighed is not None:
                 weighed = reading.weighed
                 tally.truth_unseen += weighed.unseen
@@ -138,7 +152,7 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             tally.fp += len(got - truth)
             tally.fn += len(truth - got)
             tally.exact += truth == got
-            tally.reports += true_report == report_key(turn.before, reading.pieces)
+            tally.reports += true_report == read_report
             for r in reading.added:
                 bad = place_key(r.piece) not in truth
                 tally.wrong += bad
@@ -181,6 +195,10 @@ def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool)
               f"{tally.truth_unseen}; it shows and judges better than the reading (the "
               f"search never reached it) {tally.search_missed}; it judges no better (the "
               f"evidence and the rules' priors chose the reading) {tally.truth_outjudged}")
+        print("  wrong turns by what differs: " + ", ".join(
+            f"{form} {tally.forms[form]}" for form in FORMS)
+              + "; wrong reports by field: " + ", ".join(
+            f"{name} {tally.report_fields[name]}" for name in REPORT_FIELDS))
         print(f"  seconds per frame median {med:.2f} s; reference (twin render) "
               f"{reference:.2f} s; ratio {med / reference:.1f}")
 

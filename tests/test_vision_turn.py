@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+from collections import Counter
 
 import cv2
 import numpy as np
@@ -173,6 +174,7 @@ def test_the_truth_is_weighed_against_the_reading_on_the_same_evidence(
 def test_a_search_that_reaches_nothing_is_blamed_where_the_truth_judges_better(
         game: list[TurnPair], monkeypatch: pytest.MonkeyPatch) -> None:
     from bench.vision import measure
+    from bench.wrong_turns import wrong_form
     from vision.decode import Decoder
 
     monkeypatch.setattr(Decoder, "run", lambda self, hot: [])
@@ -185,6 +187,10 @@ def test_a_search_that_reaches_nothing_is_blamed_where_the_truth_judges_better(
     assert reading.weighed is not None and reading.weighed.search_missed
     tally = measure([pair], (True,), False)[True]
     assert (tally.exact, tally.search_missed, tally.truth_outjudged) == (0, 1, 0)
+    # Read as nothing, the turn is counted in one form, and its report as not legal.
+    built = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
+    assert tally.forms == Counter({wrong_form(built, []): 1})
+    assert tally.report_fields["legal"] == 1
 
 
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:
