@@ -52,6 +52,9 @@ def vision_shard(seed: int) -> list[dict[str, float]]:
         # An older tree's tally (``--against``) may not keep every count: 0 there.
         row: dict[str, float] = {k: getattr(tally, k, 0) for k in COUNTS}
         row["seconds"] = tally.seconds[0]
+        # What a wrong turn got wrong, and its report's wrong fields (none kept there).
+        row.update({f"form: {k}": n for k, n in getattr(tally, "forms", {}).items()})
+        row.update({f"report: {k}": n for k, n in getattr(tally, "report_fields", {}).items()})
         rows.append(row)
     return rows
 
@@ -87,6 +90,7 @@ def run_shard(tree: Path, kind: str, seed: int) -> object | None:
 
 def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
     from bench.vision import Tally
+    from bench.wrong_turns import FORMS, REPORT_FIELDS
 
     rows = [row for game in games for row in game]
     total = Tally(turns=len(rows), **{k: sum(int(r.get(k, 0)) for r in rows) for k in COUNTS})
@@ -101,6 +105,14 @@ def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
           f"{total.truth_unseen}, shows and judges better (the search never reached it) "
           f"{total.search_missed}, judges no better {total.truth_outjudged}; "
           f"{seconds[len(seconds) // 2] if seconds else 0:.2f} s a turn (shared machine)")
+
+    def summed(key: str) -> int:
+        return sum(int(r.get(key, 0)) for r in rows)
+
+    print("  wrong turns by what differs: " + ", ".join(
+        f"{form} {summed(f'form: {form}')}" for form in FORMS)
+          + "; wrong reports by field: " + ", ".join(
+        f"{field} {summed(f'report: {field}')}" for field in REPORT_FIELDS))
 
 
 def show_calibration(name: str, shards: list[dict[str, object]]) -> None:

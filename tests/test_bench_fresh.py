@@ -32,3 +32,14 @@ def test_only_shards_both_trees_finished_are_counted(monkeypatch: pytest.MonkeyP
     assert all(f"{fresh.FIRST_FRAME + fresh.FRAMES_A_SHARD}" not in line for line in pose)
     turns = [line for line in out if "turn mode" in line]
     assert all("2 turns of 2 games" in line and "F1 0.8571" in line for line in turns)
+
+
+def test_the_wrong_turns_forms_are_summed_and_an_older_trees_rows_count_none(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    row = {"tp": 3, "fp": 1, "fn": 0, "exact": 0, "reports": 0, "flagged": 1, "wrong": 1,
+           "wrong_flagged": 1, "seconds": 0.5}
+    newer = {**row, "form: stack": 1, "report: credits": 1}
+    fresh.show_vision("a", [[newer, newer], [row]])
+    forms = [line for line in capsys.readouterr().out.splitlines() if "by what differs" in line]
+    assert forms == ["  wrong turns by what differs: stack 2, decoration 0, first step 0, "
+                     "other 0; wrong reports by field: legal 0, credits 2, highest 0, bonus 0"]
