@@ -52,7 +52,8 @@ def vision_shard(seed: int) -> list[dict[str, float]]:
         # An older tree's tally (``--against``) may not keep every count: 0 there.
         row: dict[str, float] = {k: getattr(tally, k, 0) for k in COUNTS}
         row["seconds"] = tally.seconds[0]
-        # What a wrong turn got wrong, and its report's wrong fields (none kept there).
+        # What a wrong turn got wrong, and its report's wrong fields (an older tree's tally
+        # keeps neither: no keys, counted as none).
         row.update({f"form: {k}": n for k, n in getattr(tally, "forms", {}).items()})
         row.update({f"report: {k}": n for k, n in getattr(tally, "report_fields", {}).items()})
         rows.append(row)
