@@ -91,7 +91,7 @@ def run_shard(tree: Path, kind: str, seed: int) -> object | None:
 
 def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
     from bench.vision import Tally
-    from bench.wrong_turns import FORMS, REPORT_FIELDS
+    from bench.wrong_turns import FORMS, REPORT_FIELDS, forms_line
 
     rows = [row for game in games for row in game]
     total = Tally(turns=len(rows), **{k: sum(int(r.get(k, 0)) for r in rows) for k in COUNTS})
@@ -107,13 +107,10 @@ def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
           f"{total.search_missed}, judges no better {total.truth_outjudged}; "
           f"{seconds[len(seconds) // 2] if seconds else 0:.2f} s a turn (shared machine)")
 
-    def summed(key: str) -> int:
-        return sum(int(r.get(key, 0)) for r in rows)
+    def summed(prefix: str, names: tuple[str, ...]) -> dict[str, int]:
+        return {name: sum(int(r.get(f"{prefix}: {name}", 0)) for r in rows) for name in names}
 
-    print("  wrong turns by what differs: " + ", ".join(
-        f"{form} {summed(f'form: {form}')}" for form in FORMS)
-          + "; wrong reports by field: " + ", ".join(
-        f"{field} {summed(f'report: {field}')}" for field in REPORT_FIELDS))
+    print(f"  {forms_line(summed('form', FORMS), summed('report', REPORT_FIELDS))}")
 
 
 def show_calibration(name: str, shards: list[dict[str, object]]) -> None:

@@ -54,12 +54,11 @@ import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
 from bench.full_palace import BENCH_GAMES, cycles_views, measure_full, palace_views, show_full
-from bench.wrong_turns import FORMS, REPORT_FIELDS, report_fields, wrong_form
+from bench.wrong_turns import forms_line, report_fields, report_key, wrong_form
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
-from rules import Palace, Piece, simulate_game
+from rules import simulate_game
 from rules.pieces import ANIMAL_KINDS, place_key
-from rules.staircase import analyse_added
 from training.pairs import TurnPair, twin_turns
 from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import ValidationTurn, load_turns
@@ -111,11 +110,6 @@ class Tally:
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
 
-def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
-    r = analyse_added(before, list(pieces))
-    return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
-
-
 def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             ) -> dict[bool, Tally]:
     tallies = {m: Tally() for m in models}
@@ -141,13 +135,13 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             got = {place_key(r.piece) for r in reading.added}
             if truth != got:
                 tally.forms[wrong_form(built, reading.pieces)] += 1
+                weighed = reading.weighed
+                if weighed is not None:
+                    tally.truth_unseen += weighed.unseen
+                    tally.search_missed += weighed.search_missed
+                    tally.truth_outjudged += not (weighed.unseen or weighed.search_missed)
             read_report = report_key(turn.before, reading.pieces)
             tally.report_fields.update(report_fields(true_report, read_report))
-            if truth != got and reading.weighed is not None:
-                weighed = reading.weighed
-                tally.truth_unseen += weighed.unseen
-                tally.search_missed += weighed.search_missed
-                tally.truth_outjudged += not (weighed.unseen or weighed.search_missed)
             tally.tp += len(truth & got)
             tally.fp += len(got - truth)
             tally.fn += len(truth - got)
@@ -195,10 +189,7 @@ def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool)
               f"{tally.truth_unseen}; it shows and judges better than the reading (the "
               f"search never reached it) {tally.search_missed}; it judges no better (the "
               f"evidence and the rules' priors chose the reading) {tally.truth_outjudged}")
-        print("  wrong turns by what differs: " + ", ".join(
-            f"{form} {tally.forms[form]}" for form in FORMS)
-              + "; wrong reports by field: " + ", ".join(
-            f"{name} {tally.report_fields[name]}" for name in REPORT_FIELDS))
+        print(f"  {forms_line(tally.forms, tally.report_fields)}")
         print(f"  seconds per frame median {med:.2f} s; reference (twin render) "
               f"{reference:.2f} s; ratio {med / reference:.1f}")
 

@@ -20,13 +20,21 @@ bonus card), one count per field.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from rules import Palace
 from rules.pieces import Kind, Piece, place_key
+from rules.staircase import analyse_added
 
 FORMS = ("stack", "decoration", "first step", "other")
 REPORT_FIELDS = ("legal", "credits", "highest", "bonus")
-"""The fields of :func:`bench.vision.report_key`, in its order."""
+"""The fields of :func:`report_key`, in its order."""
+
+
+def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
+    """What a turn's report says that the players score by (:data:`REPORT_FIELDS`)."""
+    r = analyse_added(before, list(pieces))
+    return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
 
 
 def wrong_form(truth: Sequence[Piece], read: Sequence[Piece]) -> str:
@@ -37,9 +45,9 @@ def wrong_form(truth: Sequence[Piece], read: Sequence[Piece]) -> str:
     extra = [read_keys[k] for k in read_keys.keys() - true_keys.keys()]
     if _stack_swap(missing, extra) or _stack_swap(extra, missing):
         return "stack"
-    if all(p.kind is Kind.DECORATION for p in (*missing, *extra)):
-        return "decoration"
     differ = (*missing, *extra)
+    if all(p.kind is Kind.DECORATION for p in differ):
+        return "decoration"
     if (any(p.kind is Kind.ARCH and p.z == 0 for p in differ)
             and all(p.z <= 1 and p.kind is not Kind.DECORATION for p in differ)):
         return "first step"
@@ -59,3 +67,11 @@ def _stack_swap(columns: Sequence[Piece], bricks: Sequence[Piece]) -> bool:
 def report_fields(truth: Sequence[object], read: Sequence[object]) -> list[str]:
     """The fields (:data:`REPORT_FIELDS`) in which two report keys differ."""
     return [name for name, a, b in zip(REPORT_FIELDS, truth, read, strict=True) if a != b]
+
+
+def forms_line(forms: Mapping[str, int], fields: Mapping[str, int]) -> str:
+    """The benches' line of wrong turns by form and wrong reports by field."""
+    return ("wrong turns by what differs: "
+            + ", ".join(f"{form} {forms.get(form, 0)}" for form in FORMS)
+            + "; wrong reports by field: "
+            + ", ".join(f"{name} {fields.get(name, 0)}" for name in REPORT_FIELDS))

@@ -40,7 +40,7 @@ def test_a_lone_brick_read_as_a_first_arch_on_the_plate_is_a_first_step() -> Non
 
 
 def test_a_report_is_put_by_the_fields_that_differ() -> None:
-    # Report keys as bench.vision.report_key makes them: legal, credits, highest, bonus.
+    # Report keys as report_key makes them: legal, credits, highest, bonus.
     truth = (True, 3, True, False)
     assert report_fields(truth, truth) == []
     assert report_fields(truth, (True, 2, True, False)) == ["credits"]
