@@ -32,7 +32,8 @@ REPORT_FIELDS = ("legal", "credits", "highest", "bonus")
 
 
 def report_key(before: Palace, pieces: Iterable[Piece]) -> tuple[object, ...]:
-    """What a turn's report says that the players score by (:data:`REPORT_FIELDS`)."""
+    """What a turn's report says that the players score by (:data:`REPORT_FIELDS`), as
+    the game judges it (a starting stud the map does not know named by the decoration)."""
     r = analyse_added(before, list(pieces))
     return (r.legal, r.credits, r.decoration_highest, r.bonus_card)
 

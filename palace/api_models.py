@@ -44,6 +44,9 @@ class RulesIn(Strict):
     butterfly: bool = True
     frog: bool = True
     corner_inset: Annotated[int, Field(ge=0, le=2)] = 1
+    name_unknown_start: bool = Field(True, description="a staircase starting on a stud the "
+                                     "camera could not read takes its colour from the "
+                                     "decoration, and the map keeps it")
 
 
 class SetupIn(Strict):

@@ -31,7 +31,7 @@ from rules import animals
 from rules.cards import BoardSpec, Card, Delivery, Market, load_boards, load_cards
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
-from rules.pieces import ANIMAL_KINDS, Kind, Piece, Voxel
+from rules.pieces import ANIMAL_KINDS, DecorationColor, Kind, Piece, Voxel
 from rules.report import TurnReport
 from rules.scene import Scene
 from rules.settings import RuleSettings
@@ -236,6 +236,10 @@ class Game:
         self._last_judged = None
 
         player = self.player
+        if report.start_named and report.start is not None and report.start_color:
+            # The map learns the stud the camera could not read, for the turns to come.
+            self.palace.ground = self.palace.ground.naming(
+                report.start, DecorationColor(report.start_color))
         if frog:
             self.tray.columns -= 1
             player.columns += 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,17 @@ class GroundMap:
     def buildable(self, x: int, y: int) -> bool:
         """Whether a piece may stand on stud (x, y) of the map itself."""
         return 0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS and self.ground[y][x] != "X"
+
+    def naming(self, cell: Cell, color: DecorationColor) -> GroundMap:
+        """The same map with the unknown stud ``cell`` (``?``) taken as ``color``: what a
+        game learns of a map read by the camera when a staircase starts there."""
+        x, y = cell
+        if self.char(x, y) != UNKNOWN_GROUND:
+            raise MapError(f"map {self.name}: stud {x},{y} is {self.char(x, y)!r}, not unknown")
+        row = self.ground[y]
+        char = next(c for c, named in GROUND_CHARS.items() if named is color)
+        rows = (*self.ground[:y], row[:x] + char + row[x + 1:], *self.ground[y + 1:])
+        return replace(self, ground=rows)
 
     def rotated(self, quarter_turns: int) -> GroundMap:
         """The same map turned by 90-degree steps counter-clockwise in board x/y.

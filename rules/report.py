@@ -70,6 +70,9 @@ class TurnReport:
     staircase and only takes the recurring delivery); it is never ``legal``.
     ``decoration_tied`` says the new decoration is exactly as high as the highest other
     one of its colour (whether that earns the credit is a setting).
+    ``start_named`` says the map did not know the starting stud's colour (``?``, a map
+    read by the camera) and the staircase's decoration named it
+    (``RuleSettings.name_unknown_start``); the game then keeps that name.
     """
 
     legal: bool
@@ -87,6 +90,7 @@ class TurnReport:
     new_pieces: tuple[str, ...] = ()
     passed: bool = False
     decoration_tied: bool = False
+    start_named: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -25,6 +25,11 @@ class RuleSettings:
     ``butterfly`` / ``frog``: the optional trophies are in play.
 
     ``corner_inset``: free studs between the plate's edge and each corner brick.
+
+    ``name_unknown_start``: a staircase that starts on a stud the map does not know
+    (``?``, a map read by the camera) names that stud by its decoration, and the game
+    keeps the name (``TurnReport.start_named``); off, such a stud is
+    never a starting point.
     """
 
     tie_earns_credit: bool = False
@@ -33,3 +38,4 @@ class RuleSettings:
     butterfly: bool = True
     frog: bool = True
     corner_inset: int = 1
+    name_unknown_start: bool = True

@@ -9,8 +9,9 @@ staircase.
 Other readings, each documented in docs/ or the settings: attaching (rule E) means
 a new building piece shares a face with a piece that was already there, corner bricks
 and animals excluded; the starting stud's ground colour chooses the decoration
-colour, and the starting-staircase area has none; credits, the bonus and the Monkey and
-Butterfly only go to a legal staircase.
+colour, and the starting-staircase area has none (a stud the map does not know, ``?``,
+takes the decoration's colour: ``RuleSettings.name_unknown_start``); credits, the bonus
+and the Monkey and Butterfly only go to a legal staircase.
 
 Animals placed this turn are not staircase pieces; each is checked where its trophy puts
 it: the Monkey on an open end knob of any arch, and only after a legal gold staircase;
@@ -21,16 +22,18 @@ a Frog placed this turn counts as taken. A turn that places nothing is ``passed`
 never legal, since no staircase was built, so the game can give the recurring delivery.
 
 Speed: the analysis looks only at the new pieces and the studs around them. The board
-before the turn is never copied: new pieces go into a thin layer above its indexes
-(:mod:`rules.turn_board`); what the staircase earns besides its arches is worked out in
-:mod:`rules.bonus`.
+before the turn is never copied (but for a start on an unknown stud, judged again): new
+pieces go into a thin layer above its indexes (:mod:`rules.turn_board`); what the
+staircase earns besides its arches is worked out in :mod:`rules.bonus`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from rules.bonus import STACKING_KINDS, check_animals, decoration_rank, tallest_run
+from rules.maps import UNKNOWN_GROUND, GroundMap
 from rules.palace import Palace
 from rules.path import Route, best_route, connected, links_between
 from rules.pieces import ANIMAL_KINDS, DecorationColor, Kind, Piece, place_key
@@ -61,7 +64,44 @@ def analyse_added(
         p.id for p in before if p.kind in ANIMAL_KINDS and any(a.kind is p.kind for a in added)
     )
     named = _named(before, added, moved_animals)
-    return _analyse(before, named, settings, frog_taken, moved_animals, [])
+    return _judged(before, named, settings, frog_taken, moved_animals, [])
+
+
+def _judged(before: Palace, added: list[Piece], settings: RuleSettings, frog_taken: bool,
+            moved_animals: frozenset[str], removed: list[Violation]) -> TurnReport:
+    """The analysis, and where the staircase starts on a stud whose colour the map does
+    not know (``?``) and ``settings.name_unknown_start`` holds, the analysis again on the
+    map with that stud named by the staircase's decoration (``start_named``).
+
+    A map read by the camera leaves a stud unknown wherever no picture showed its card
+    clearly (a shadow, a piece beside it, a colour in doubt): a third of a board at the
+    set-up, and most of all beside the palace, where staircases start. The players chose
+    the decoration by the printed map, which they see, so their choice is the best word
+    on that stud; without it a legal staircase from such a stud could never score. Only
+    a decoration of a ground colour (one alone) names a stud, never one of the white
+    starting area; with the setting off an unknown stud is no starting point.
+    """
+    report = _analyse(before, added, settings, frog_taken, moved_animals, removed)
+    ground = _start_named(before.ground, added, report) if settings.name_unknown_start else None
+    if ground is None:
+        return report
+    named = before.copy()
+    named.ground = ground
+    again = _analyse(named, added, settings, frog_taken, moved_animals, removed)
+    return replace(again, start_named=True)
+
+
+def _start_named(ground: GroundMap, added: Sequence[Piece],
+                 report: TurnReport) -> GroundMap | None:
+    if report.start is None or report.start in ground.start_area:
+        return None
+    if ground.char(*report.start) != UNKNOWN_GROUND:
+        return None
+    decorations = [p for p in added if p.kind is Kind.DECORATION]
+    colours = {c.value: c for c in DecorationColor}
+    if len(decorations) != 1 or decorations[0].color not in colours:
+        return None
+    return ground.naming(report.start, colours[decorations[0].color])
 
 
 def analyse_turn(
@@ -78,7 +118,7 @@ def analyse_turn(
     yet is exactly what a turn report must explain.
     """
     added, removed, moved_animals = split_turn(before, list(after))
-    return _analyse(before, added, settings, frog_taken, moved_animals, removed)
+    return _judged(before, added, settings, frog_taken, moved_animals, removed)
 
 
 def split_turn(

@@ -9,15 +9,16 @@ import base64
 import cv2
 import numpy as np
 import pytest
-from dashboard_helpers import open_session, setup_board
+from dashboard_helpers import FakePiece, FakeReading, legal_staircase, open_session, setup_board
 from fastapi.testclient import TestClient
 
 from calibration.map_read import cell_in
 from calibration.profile import Profile
 from palace.server import create_app
 from palace.session import TableSession
-from rules.maps import SETUP_PIECES, GroundMap, map_from_json
+from rules.maps import SETUP_PIECES, GroundMap, load_map, map_from_json
 from rules.palace import Palace
+from rules.staircase import analyse_added
 from twin import RenderOptions, random_camera, render
 
 
@@ -107,5 +108,36 @@ def test_the_camera_map_is_read_and_played_on(table, tmp_path):
     again = TableSession.open(tmp_path / "games.sqlite", resume=True)
     try:
         assert again.ground.ground == read.ground and again.row.map_name == "camera"
+    finally:
+        again.close()
+
+
+def test_a_stud_the_camera_left_unknown_is_named_by_the_turn_built_from_it(tmp_path):
+    """A legal staircase whose starting stud the camera's map left unknown is confirmed
+    as the camera read it; the game's map then names that stud by the decoration, and a
+    resumed game (replayed from the log) names it again."""
+    session = open_session(tmp_path)
+    try:
+        pieces = legal_staircase(session)
+        start = analyse_added(session.game.palace, pieces).start
+        assert start is not None
+        x, y = start
+        shipped = load_map("1")
+        char = shipped.char(x, y)
+        data = shipped.to_json()
+        data["ground"][y] = data["ground"][y][:x] + "?" + data["ground"][y][x + 1:]
+        session.new_game(2, map_data=data)
+        assert session.ground.char(x, y) == "?"
+        session.camera_turn(FakeReading(True, tuple(FakePiece(p) for p in pieces)), [])
+        assert session.draft is not None
+        words = " ".join(session.state()["draft"]["words"])
+        assert "Legal staircase" in words and "named by the decoration" in words
+        session.confirm(0, [])
+        assert session.ground.char(x, y) == char
+    finally:
+        session.close()
+    again = open_session(tmp_path, resume=True)
+    try:
+        assert again.ground.char(x, y) == char and len(again.log.turns(again.row.id)) == 1
     finally:
         again.close()

@@ -337,3 +337,36 @@ def test_a_tie_without_the_monkey_is_shared():
 def test_player_count_is_checked():
     with pytest.raises(GameError, match="2 to 4"):
         make_game(players=5)
+
+
+# -- a map read by the camera: unknown studs ---------------------------------------------
+
+def test_a_staircase_from_an_unknown_stud_names_it_by_its_decoration():
+    """The camera left stud 9,12 unknown; the players built from it with a dark-green
+    decoration: the turn scores, and the game's map keeps the stud dark green (its
+    neighbours stay as they were)."""
+    game = make_game(colors={(9, 12): "?"})
+    result = game.play_turn(first_staircase("dark_green"))
+    assert result.report.legal and result.report.start_named
+    assert result.report.start == (9, 12) and result.report.start_color == "dark_green"
+    assert result.report.credits == 3
+    assert game.palace.ground.char(9, 12) == "D" and game.palace.ground.char(9, 11) == "L"
+
+
+def test_an_unknown_stud_stays_no_starting_point_without_the_house_rule():
+    game = make_game(colors={(9, 12): "?"}, name_unknown_start=False)
+    before = snapshot(game)
+    with pytest.raises(IllegalTurnError) as err:
+        game.play_turn(first_staircase("dark_green"))
+    assert any("unknown" in v.message for v in err.value.report.violations)
+    assert not err.value.report.start_named and snapshot(game) == before
+    assert game.palace.ground.char(9, 12) == "?"
+
+
+def test_only_a_decoration_of_a_ground_colour_names_an_unknown_stud():
+    game = make_game(colors={(9, 12): "?"})
+    undecorated = first_staircase()[:2]
+    report = game.check_turn(undecorated)
+    assert not report.legal and not report.start_named
+    assert any("unknown" in v.message for v in report.violations)
+    assert game.palace.ground.char(9, 12) == "?"

@@ -32,7 +32,8 @@ def add_parser(subparsers: Any) -> None:
             "Read the colour of the card around every stud (light green, dark green, gold, "
             "blocked, the white starting area) from one or more photos of the board, the "
             "set-up or any later position; views are fused in the board frame of the first. "
-            "Studs hidden in every photo are written as '?' (never a starting point). The "
+            "Studs hidden in every photo are written as '?' (a staircase started there takes "
+            "their colour from its decoration). The "
             "map is printed, written with --out and stored for --table in --profile, where "
             "`palace locate` then uses it to tell which way round the board lies."
         ),
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     unknown = sum(row.count(UNKNOWN_GROUND) for row in reading.ground.ground)
     print(f"read from {reading.views} of {len(pictures)} picture(s): {reading.known} studs "
-          f"known, {unknown} unknown ('?', never a starting point), "
+          f"known, {unknown} unknown ('?': a staircase started there names it), "
           f"{len(reading.ground.start_area)} in the starting area (S)")
     for row in reading.cells():
         print("".join(row))

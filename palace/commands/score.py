@@ -143,6 +143,8 @@ def format_report(report: TurnReport) -> str:
         if report.start is not None:
             colour = (report.start_color or "no").replace("_", "-")
             start = f", starting on {colour} ground at stud {report.start[0]},{report.start[1]}"
+            if report.start_named:
+                start += " (unknown to the map: named by the decoration)"
         arches = f"{report.arches} arch{'es' if report.arches != 1 else ''}"
         lines.append(f"  path: {' -> '.join(report.path)} ({arches}{start})")
     if report.legal:

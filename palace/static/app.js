@@ -236,7 +236,7 @@ $("#read-map").onclick = async () => {
     error.textContent = "";
     $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
     $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
-      + `(magenta: hidden in every picture, never a starting point); from ${data.views} of `
+      + `(magenta: not read; a staircase started there names it by its decoration); from ${data.views} of `
       + `${data.pictures} settled pictures.`;
     $("#camera-map").hidden = false;
     $("#setup-form").map.value = "camera";
@@ -248,7 +248,8 @@ $("#setup-form").addEventListener("submit", async (e) => {
     players: +f.players.value, map: f.map.value,
     names: f.names.value.split(",").map((n) => n.trim()).filter(Boolean).slice(0, 4),
     rules: { tie_earns_credit: f.tie_earns_credit.checked, bonus_counts_existing: f.bonus_counts_existing.checked,
-      butterfly: f.butterfly.checked, frog: f.frog.checked } };
+      butterfly: f.butterfly.checked, frog: f.frog.checked,
+      name_unknown_start: f.name_unknown_start.checked } };
   if (f.mapfile.files.length) body.map_data = JSON.parse(await f.mapfile.files[0].text());
   api("POST", "/api/game", body);
 });
