@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import json
 from collections import Counter
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -16,6 +17,7 @@ from palace.cli import main
 from rules import Axis, Kind, Palace, Piece, load_map
 from rules.pieces import ANIMAL_KINDS, built_keys
 from rules.scene import Scene
+from rules.staircase import analyse_added
 from tests.turn_fixtures import read_on_setup
 from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
@@ -52,6 +54,29 @@ def test_a_short_bot_game_is_read_turn_by_turn_exactly(game: list[TurnPair]) -> 
         board = pair.before.copy()
         for piece in reading.pieces:
             board.place(piece)
+
+
+def test_a_staircase_from_studs_the_camera_left_unknown_is_read_and_named(
+        game: list[TurnPair]) -> None:
+    """The map as a camera reads it: each turn's starting stud and the studs round it
+    unknown (``?``). The staircase is still read, its decoration's colour taken from the
+    picture, and the game names the stud by it."""
+    for pair in game:
+        start = analyse_added(pair.before, list(pair.added)).start
+        assert start is not None
+        rows = [list(row) for row in pair.before.ground.ground]
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                x, y = start[0] + dx, start[1] + dy
+                if (x, y) not in pair.before.ground.start_area and rows[y][x] in "LDG":
+                    rows[y][x] = "?"
+        ground = replace(pair.before.ground, ground=tuple("".join(r) for r in rows))
+        before = Palace(ground, pair.before.pieces)
+        reading = read_turn([pair.after_frame], pair.camera, before,
+                            before_frame=pair.before_frame, locations=[located(pair)])
+        assert staircase(reading.pieces) == staircase(pair.added), f"turn {pair.turn}"
+        report = analyse_added(before, list(reading.pieces))
+        assert report.legal and report.start_named and report.start == start
 
 
 def test_the_tables_learned_frame_stands_in_for_the_frame_before(game: list[TurnPair]) -> None:
@@ -191,6 +216,29 @@ def test_a_search_that_reaches_nothing_is_blamed_where_the_truth_judges_better(
     built = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
     assert tally.forms == Counter({wrong_form(built, []): 1})
     assert tally.report_fields["legal"] == 1
+
+
+def test_the_camera_map_bench_reads_turns_on_the_map_read_at_the_set_up(
+        game: list[TurnPair]) -> None:
+    from bench.camera_map_turns import MapCounts, on_camera_map
+    from bench.vision import measure
+
+    counts = MapCounts()
+    turns = list(on_camera_map(game, counts))
+    assert (counts.games, counts.unread, counts.turns) == (1, 0, len(game)) == (1, 0, 3)
+    # The set-up frame shows most of the card; what it names is nearly all right, and the
+    # starting area keeps its place on the board.
+    assert counts.known > 600 and counts.wrong < 0.02 * counts.known
+    for turn, pair in zip(turns, game, strict=True):
+        assert turn.ground is pair.ground and turn.before.ground is not pair.ground
+        assert turn.before.pieces == pair.before.pieces
+        assert turn.before.ground.start_area <= pair.ground.start_area
+        assert any("?" in row for row in turn.before.ground.ground)
+    tally = measure(turns[:1], (True,), False)[True]
+    # Read exactly on the camera's map, its report (the start named by the decoration)
+    # is the true map's.
+    assert (tally.turns, tally.exact, tally.reports) == (1, 1, 1)
+    assert "studs named" in counts.line()
 
 
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:

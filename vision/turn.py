@@ -51,6 +51,7 @@ from vision.reading import (
     board_not_found,
 )
 from vision.silhouettes import View
+from vision.unread_studs import opened_palace
 from vision.views import (
     board_box,
     board_space,
@@ -206,13 +207,13 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         return TurnReading(True, "the picture changed almost everywhere (the light or the "
                            "camera?): not read", (), True, first,
                            time.perf_counter() - started), None
-    decoder = Decoder(before, evidence)
+    decoder = Decoder(opened_palace(before), evidence)
     pieces = decoder.run(hot)
     # The first view kept (a view whose board is out of sight was dropped above) names
     # the decoration: its picture and its view are the same camera's.
     picture = evidence[0].picture
     assert picture is not None
-    readings = _rated(decoder, pieces, picture, evidence[0].view)
+    readings = _rated(decoder, before, pieces, picture, evidence[0].view)
     changed = not readings and (len(hot) >= MIN_UNEXPLAINED or (
         model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS))
     if changed:
@@ -220,7 +221,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # hung from the arches on the voxels the faint pixels show.
         pieces = decoder.search_nothing(hot | _faint_cells(evidence, top))
         if pieces:
-            readings = _rated(decoder, pieces, picture, evidence[0].view,
+            readings = _rated(decoder, before, pieces, picture, evidence[0].view,
                               FAINT_READING_AT_MOST)
     if not readings and not changed and model:
         readings, decoder = _read_classically(before, pairs, evidence, top, picture, decoder)
@@ -259,26 +260,30 @@ def _read_classically(before: Palace,
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
         return (), decoder
-    classical_decoder = Decoder(before, classical)
+    classical_decoder = Decoder(opened_palace(before), classical)
     # Where no first move gains (the arch's few pixels light one voxel at most), whole
     # staircases round the changed voxels, a level below them too, are weighed against
     # nothing.
     pieces = classical_decoder.run(hot) or classical_decoder.search_nothing(_near(hot, (-1, 0)))
     if not pieces:
         return (), decoder
-    return (_rated(classical_decoder, pieces, picture, classical[0].view, FAINT_READING_AT_MOST),
+    return (_rated(classical_decoder, before, pieces, picture, classical[0].view,
+                   FAINT_READING_AT_MOST),
             classical_decoder)
 
 
-def _rated(decoder: Decoder, pieces: Sequence[Piece], picture: NDArray[np.uint8], view: View,
-           at_most: float = 1.0) -> tuple[PieceReading, ...]:
+def _rated(decoder: Decoder, game: Palace, pieces: Sequence[Piece], picture: NDArray[np.uint8],
+           view: View, at_most: float = 1.0) -> tuple[PieceReading, ...]:
     """The decoder's pieces as the turn's readings: the staircase's decoration named
     (:func:`vision.finish.name_decoration`, from ``picture`` as ``view`` sees it), each
     piece rated against its rivals, and no piece trusted beyond ``at_most`` (a reading
-    that rests on faint or classical evidence only is put to the players whole)."""
-    before = decoder.before
-    pieces = name_decoration(before, pieces, picture, view)
-    readings = rate_pieces(decoder, pieces, legal=analyse_added(before, pieces).legal)
+    that rests on faint or classical evidence only is put to the players whole).
+    ``game`` is the palace before on the game's own map, whose unknown studs the
+    decoder's map has opened (:mod:`vision.unread_studs`): legal is what the game will
+    say, the decoration naming such a starting stud."""
+    pieces = name_decoration(decoder.before, pieces, picture, view, game.ground)
+    legal = analyse_added(game, pieces).legal
+    readings = rate_pieces(decoder, pieces, legal=legal)
     if at_most >= 1.0:
         return readings
     return tuple(replace(r, confidence=min(r.confidence, at_most)) for r in readings)
