@@ -6,7 +6,7 @@
                                           # outside the training range
     python3 -m bench.vision --quick       # 1 twin palace of 30 pieces, 1 Cycles palace,
                                           # 12 twin turns, 6 per outside set, 4 Cycles
-    python3 -m bench.vision --only twin|cycles|outside|full|cycles_full
+    python3 -m bench.vision --only twin|cycles|outside|full|cycles_full|camera_map
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
     python3 -m bench.vision --seed 6000   # the twin and outside sets from other games
@@ -19,7 +19,9 @@ webcam per turn at 30 to 70 degrees of elevation, framing from a third of the pi
 to past its edges, clutter and hands at the table's edges, both frames of a settled
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
 same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly coloured
-light (the camera's white balance off by a third). The Cycles turns
+light (the camera's white balance off by a third). The camera-map set is the same twin
+turns read on the map the camera read of each game's set-up, as a real table plays
+(:mod:`bench.camera_map_turns`). The Cycles turns
 (``tests/data/cycles_turns``, rendered by ``twin.cycles``) come from a renderer the
 project never trains on.
 
@@ -53,11 +55,12 @@ import cv2
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
+from bench.camera_map_turns import MapCounts, on_camera_map
 from bench.full_palace import BENCH_GAMES, cycles_views, measure_full, palace_views, show_full
 from bench.wrong_turns import forms_line, report_fields, report_key, wrong_form
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
-from rules import simulate_game
+from rules import Palace, simulate_game
 from rules.pieces import ANIMAL_KINDS, place_key
 from training.pairs import TurnPair, twin_turns
 from twin import RenderOptions, random_camera, render
@@ -116,7 +119,7 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
     for turn in turns:
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
         truth = {place_key(p) for p in built}
-        true_report = report_key(turn.before, built)
+        true_report = report_key(_on_true_map(turn), built)
         found = False
         if locate:
             loc = locate_board(turn.after_frame, turn.camera, turn.ground)
@@ -155,6 +158,12 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
                     tally.flagged_wrong += bad
                     tally.wrong_flagged += bad
     return tallies
+
+
+def _on_true_map(turn: Turn) -> Palace:
+    """The palace before on the true map (a turn of the camera-map set reads on another)."""
+    before = turn.before
+    return before if before.ground is turn.ground else Palace(turn.ground, before.pieces)
 
 
 def render_reference() -> float:
@@ -200,8 +209,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="wide-twin turns")
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
-    parser.add_argument("--only", choices=("twin", "cycles", "outside", "full", "cycles_full"),
-                        default=None)
+    parser.add_argument("--only", choices=("twin", "cycles", "outside", "full", "cycles_full",
+                                           "camera_map"), default=None)
     parser.add_argument("--seed", type=int, default=BENCH_SEED,
                         help="first game of the twin and outside sets (a development set "
                              "on other seeds, e.g. 6000, leaves the bench's own untouched)")
@@ -224,6 +233,12 @@ def main() -> None:
     if args.only in (None, "twin"):
         show("wide twin (1280x720)", measure(twin_turns(turns, seed=args.seed), models, True),
              reference, True)
+    if args.only in (None, "camera_map"):
+        counts = MapCounts()
+        tallies = measure(on_camera_map(twin_turns(turns, seed=args.seed), counts), models,
+                          False)
+        show("wide twin on the map the camera read at the set-up", tallies, reference, False)
+        print(f"  {counts.line()}")
     if args.only in (None, "cycles"):
         show("Cycles turns (never trained on)",
              measure(load_turns(limit=4 if args.quick else None), models, True), reference,
