@@ -5,27 +5,31 @@ Real Ground Maps are not published, so every real game is played on the map
 studs unknown (``?``) where the card's colour was in doubt, hidden or in a shadow. The
 turn benches give the reader the true map; this set gives it the camera's. Each game's
 map is read once, from the first frame the bench has of it (the set-up's settled frame,
-before the game's first turn; a later turn's where the game passed its first), and
-turned to the truth's frame by the quarter turn that matches it best (which way round
-the board lies is the pose's question, measured by ``bench.calibration``). The truth's
-report is the true map's; the reading's is the game's on the camera's map, where a
-staircase from an unknown stud is named by its decoration
+before the game's first turn; a later turn's where the game passed its first; each
+Cycles turn, a table of its own, from its own frame before, mid-game), and turned to
+the truth's frame by the quarter turn that matches it best (which way round the board
+lies is the pose's question, measured by ``bench.calibration``). The truth's report is
+the true map's; the reading's is the game's on the camera's map, where a staircase from
+an unknown stud is named by its decoration
 (``RuleSettings.name_unknown_start``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
+from calibration.camera import Camera, Pose
 from calibration.map_read import START, MapReadError, read_map
 from rules.maps import UNKNOWN_GROUND, GroundMap
 from rules.palace import Palace, PalaceError
-from rules.pieces import ANIMAL_KINDS
+from rules.pieces import ANIMAL_KINDS, Piece
 from rules.staircase import analyse_added
 from training.pairs import TurnPair
+from twin.cycles.frames import ValidationTurn
 
 
 @dataclass
@@ -50,28 +54,65 @@ class MapCounts:
                 f"{self.unknown_starts} of {self.turns} turns start on an unknown stud")
 
 
-def on_camera_map(turns: Iterable[TurnPair], counts: MapCounts) -> Iterator[TurnPair]:
-    """``turns`` with ``before`` on the map the camera read of each game (the truth's
-    map stays in ``ground``); a game whose map is not read is passed over."""
-    maps: dict[int, GroundMap | None] = {}
+@dataclass(frozen=True)
+class CameraMapTurn:
+    """A turn with its palace before on the camera's map; the rest is the turn's own."""
+
+    turn: TurnPair | ValidationTurn
+    before: Palace
+
+    @property
+    def added(self) -> tuple[Piece, ...]:
+        return tuple(self.turn.added)
+
+    @property
+    def before_frame(self) -> NDArray[np.uint8]:
+        return self.turn.before_frame
+
+    @property
+    def after_frame(self) -> NDArray[np.uint8]:
+        return self.turn.after_frame
+
+    @property
+    def camera(self) -> Camera:
+        return self.turn.camera
+
+    @property
+    def pose(self) -> Pose:
+        return self.turn.pose
+
+    @property
+    def ground(self) -> GroundMap:
+        """The true map (the truth's report is judged on it)."""
+        return self.turn.ground
+
+
+def on_camera_map(turns: Iterable[TurnPair | ValidationTurn],
+                  counts: MapCounts) -> Iterator[CameraMapTurn]:
+    """``turns`` with the palace before on the map the camera read of each game: a twin
+    game's from its first frame, each Cycles turn's (a table of its own) from its own
+    frame before, mid-game. A game whose map is not read is passed over."""
+    maps: dict[object, GroundMap | None] = {}
     for turn in turns:
-        if turn.game not in maps:
-            maps[turn.game] = _read(turn, counts)
-        ground = maps[turn.game]
+        game = turn.game if isinstance(turn, TurnPair) else turn.name
+        if game not in maps:
+            maps[game] = _read(turn, counts)
+        ground = maps[game]
         if ground is None:
             continue
+        truth = turn.before
         try:
-            before = Palace(ground, turn.before.pieces)
+            before = Palace(ground, truth.pieces)
         except PalaceError:
             continue  # a piece on a stud read as blocked: the session would refuse it too
         counts.turns += 1
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
-        start = analyse_added(turn.before, built).start
+        start = analyse_added(truth, built).start
         counts.unknown_starts += start is not None and ground.char(*start) == UNKNOWN_GROUND
-        yield replace(turn, before=before)
+        yield CameraMapTurn(turn, before)
 
 
-def _read(turn: TurnPair, counts: MapCounts) -> GroundMap | None:
+def _read(turn: TurnPair | ValidationTurn, counts: MapCounts) -> GroundMap | None:
     counts.games += 1
     try:
         reading = read_map([("set-up", turn.before_frame)], turn.camera)

@@ -20,7 +20,8 @@ to past its edges, clutter and hands at the table's edges, both frames of a sett
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
 same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly coloured
 light (the camera's white balance off by a third). The camera-map set is the same twin
-turns read on the map the camera read of each game's set-up, as a real table plays
+turns read on the map the camera read of each game's set-up, as a real table plays, and
+the Cycles turns each on the map read of its own frame before
 (:mod:`bench.camera_map_turns`). The Cycles turns
 (``tests/data/cycles_turns``, rendered by ``twin.cycles``) come from a renderer the
 project never trains on.
@@ -55,7 +56,7 @@ import cv2
 import numpy as np
 
 from bench.calibration import WRONG_PX, turn_errors
-from bench.camera_map_turns import MapCounts, on_camera_map
+from bench.camera_map_turns import CameraMapTurn, MapCounts, on_camera_map
 from bench.full_palace import BENCH_GAMES, cycles_views, measure_full, palace_views, show_full
 from bench.wrong_turns import forms_line, report_fields, report_key, wrong_form
 from calibration.evidence import BoardLocation
@@ -72,7 +73,7 @@ TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
 
 
-Turn = TurnPair | ValidationTurn
+Turn = TurnPair | ValidationTurn | CameraMapTurn
 """What one measured turn needs (the palace before, the pieces added, both frames, the
 camera, the true pose, the map), whichever renderer made it."""
 
@@ -238,6 +239,12 @@ def main() -> None:
         tallies = measure(on_camera_map(twin_turns(turns, seed=args.seed), counts), models,
                           False)
         show("wide twin on the map the camera read at the set-up", tallies, reference, False)
+        print(f"  {counts.line()}")
+        counts = MapCounts()
+        tallies = measure(on_camera_map(load_turns(limit=4 if args.quick else None), counts),
+                          models, False)
+        show("Cycles turns on the map the camera read of each turn's frame before", tallies,
+             reference, False)
         print(f"  {counts.line()}")
     if args.only in (None, "cycles"):
         show("Cycles turns (never trained on)",
