@@ -52,7 +52,7 @@ from calibration.evidence import (
     gray_float,
 )
 from calibration.fit import FURTHER_IN, finish
-from calibration.focal_search import locate_with_focal
+from calibration.focal_search import locate_with_focal, sweep_focal
 from calibration.grid import align_on_grid, refine_on_grid
 from calibration.lattice_patches import DENSE_STRIDE_PX, STRIDE_PX, Patch, lattice_patches
 from calibration.lattice_pose import lattice_poses
@@ -128,6 +128,10 @@ def locate_board(
     tried: list[Pose] = []
     if refine_focal:
         result = locate_with_focal(image, gray, half, camera, ground, MAX_CANDIDATES)
+        if not result.found:
+            swept = sweep_focal(image, camera,
+                                lambda guess: locate_board(image, guess, ground, budget_s=budget_s))
+            result = swept if swept.found else result
         return _found_by(result, "focal") if result.found else result
     # Cheapest first: the quick search's first outline (stud texture alone) with the rim
     # at half size, which finds half the boards (an outline whose rim is mostly missing

@@ -236,3 +236,24 @@ def test_a_focal_length_twelve_percent_off_is_searched_from_the_outline(palace):
     assert min(turn_errors(frame.camera, pose, found)) <= WRONG_PX
     assert found.camera is not None
     assert abs(found.camera.fx - frame.camera.fx) < abs(guess.fx - frame.camera.fx)
+
+
+def test_a_board_whose_outline_is_cut_is_found_under_the_fields_of_view_swept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wide-twin board whose outline gives no focal length (the outlines alone find
+    nothing) is found from a 60-degree guess 39 % off by the whole search under the
+    webcams' fields of view, under the one whose stud lattice fits tightest: near the
+    truth."""
+    import calibration.focal_search
+    from bench.calibration import WRONG_PX, turn_errors, twin_frame
+
+    drawn = twin_frame(404)
+    image, truth = drawn.frame.image, drawn.frame.camera
+    guess = Camera.default_for(image.shape[1], image.shape[0])
+    with monkeypatch.context() as patch:
+        patch.setattr(calibration.focal_search, "SWEEP_HFOV_DEG", ())
+        assert not locate_board(image, guess, drawn.ground, refine_focal=True).found
+    found = locate_board(image, guess, drawn.ground, refine_focal=True)
+    assert found.found and found.method == "focal" and found.camera is not None
+    assert min(turn_errors(truth, drawn.frame.pose, found)) <= WRONG_PX
+    assert abs(found.camera.fx / truth.fx - 1) < 0.05 < abs(guess.fx / truth.fx - 1)
