@@ -108,6 +108,7 @@ def locate_board(
     ground: GroundMap | None = None,
     *,
     refine_focal: bool = False,
+    sweep_fields: bool = True,
     budget_s: float = SEARCH_BUDGET_S,
 ) -> BoardLocation:
     """The board's pose in one BGR frame, searched from scratch.
@@ -115,6 +116,11 @@ def locate_board(
     The pose rests on the plate, its studs and the corner bricks alone; ``ground`` (the
     map on the board, when known) only says which way round it lies, and only when it
     explains the card far better than unrelated layouts do (``turn_resolved``).
+
+    ``refine_focal``: the camera's focal length is a guess, refined on the board; where
+    the plate's outline gives none, and ``sweep_fields``, the whole search is run under
+    the webcams' fields of view (seconds where no board is in view: a loop may ask it
+    only now and then).
 
     ``budget_s`` bounds the slow path (poses from every three corners of every outline,
     the rim at full size); the outlines' own poses are always tried.
@@ -128,7 +134,7 @@ def locate_board(
     tried: list[Pose] = []
     if refine_focal:
         result = locate_with_focal(image, gray, half, camera, ground, MAX_CANDIDATES)
-        if not result.found:
+        if not result.found and sweep_fields:
             swept = sweep_focal(image, camera,
                                 lambda guess: locate_board(image, guess, ground, budget_s=budget_s))
             result = swept if swept.found else result

@@ -42,6 +42,11 @@ from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
 
 SEARCH_EVERY_S = 0.5
+SWEEP_EVERY_S = 5.0
+"""With no intrinsics file, how often (frame time) a first search may run the whole
+search under every webcam field of view (``calibration.locate_board``'s
+``sweep_fields``): seconds where no board is in view, so between two the frames are
+searched with the plate's outline's focal length only."""
 """While lost, a full search (up to a second) at most this often."""
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
@@ -136,6 +141,7 @@ class CameraLoop:
         self._state = ""
         self._last_found = -1e9
         self._last_search = -1e9
+        self._last_sweep = -1e9
         self._last_preview = -1e9
         self._last_learn_check = -1e9
         self._learned: frozenset[object] | None = None
@@ -207,7 +213,11 @@ class CameraLoop:
         ground = self.session.ground
         if self.tracker is None:
             self.stats.searches += 1
-            location = locate_board(image, self.camera, ground, refine_focal=self.refine_focal)
+            sweep = self.refine_focal and now - self._last_sweep >= SWEEP_EVERY_S
+            if sweep:
+                self._last_sweep = now
+            location = locate_board(image, self.camera, ground, refine_focal=self.refine_focal,
+                                    sweep_fields=sweep)
             if location.found:
                 self.tracker = BoardTracker(location.camera or self.camera, ground, location)
             return location
