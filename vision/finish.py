@@ -5,9 +5,11 @@ A decoration and a 1x1 brick have the same outline, so the outline cannot tell t
 apart; the rules can: the decoration sits on the end knob of the staircase's last (and
 highest) arch with nothing on it. Its colour is the ground colour where the staircase
 starts (rule 6); the picture is asked too, since a turn that breaks the rules is still
-to be reported as seen: the decoration's pixels are compared with the card's own light
-green, dark green and sand regions in the same frame, which the decorations match by
-design and which the same light falls on.
+to be reported as seen, and a start the map does not know (a map read by the camera)
+has no colour but the decoration's: the decoration's pixels are compared with the
+decorations already standing in the same frame, under the same light (LEGO's own colours
+through that light for a colour none of them shows), or, with none in view, with the
+card's light green, dark green and sand regions.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ TONE = 0.7
 """The camera's tone curve as a power of LEGO's published colours: under 1, since a
 webcam's curve flattens the differences between colours. Chosen on the development
 decorations (0.5 / 0.7 / 1 / 1.5: 415 / 416 / 411 / 403 of 440 named right)."""
+MIN_SHARE = 1e-3
+"""A channel's share of a colour below which it is taken as this (a black channel has no
+gain to read)."""
 SELF_DEPTH_MM = 0.5
 """How much nearer than a voxel's own distance the old palace's depth may be where that
 voxel is still the surface shown (the depth is kept in single precision)."""
@@ -129,7 +134,8 @@ def plastic_references(seen: dict[str, NDArray[np.float64]]) -> dict[str, NDArra
     known = {char: np.log(np.array(COLOR_RGB[c.value][::-1], np.float64) + 1.0)
              for char, c in COLOUR_OF_CHAR.items()}
     # log gain per channel, less its mean (only the gains' ratios survive chromaticity).
-    gains = [np.log(chroma) - TONE * known[char] for char, chroma in seen.items()]
+    gains = [np.log(np.maximum(chroma, MIN_SHARE)) - TONE * known[char]
+             for char, chroma in seen.items()]
     gain = np.mean([g - g.mean() for g in gains], axis=0)
     out = dict(seen)
     for char in COLOUR_OF_CHAR:
