@@ -30,6 +30,9 @@ from twin.cycles.frames import load_frames
 
 
 def measure(frames: list[tuple[str, np.ndarray, Camera, Pose, GroundMap]]) -> None:
+    if not frames:
+        print("  no frames")
+        return
     column, focal_errors, aruco = Column(), [], []
     for name, image, camera, pose, ground in frames:
         guess = Camera.default_for(image.shape[1], image.shape[0])
