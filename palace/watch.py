@@ -42,12 +42,12 @@ from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
 
 SEARCH_EVERY_S = 0.5
+"""While lost, a full search (up to a second) at most this often."""
 SWEEP_EVERY_S = 5.0
 """With no intrinsics file, how often (frame time) a first search may run the whole
 search under every webcam field of view (``calibration.locate_board``'s
 ``sweep_fields``): seconds where no board is in view, so between two the frames are
 searched with the plate's outline's focal length only."""
-"""While lost, a full search (up to a second) at most this often."""
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
 IDLE_KEPT = 10_000
