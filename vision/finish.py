@@ -63,12 +63,14 @@ def name_decoration(before: Palace, pieces: Sequence[Piece], frame: NDArray[np.u
     probe = end.moved(kind=Kind.DECORATION, color=DecorationColor.GOLD.value)
     trial = [probe if p is end else p for p in pieces]
     report = analyse_added(before, trial)
-    seen = decoration_colour_seen(frame, view, end, before)
     start = report.start
     unread = (ground is not None and start is not None and start not in ground.start_area
               and ground.char(*start) == UNKNOWN_GROUND)
-    colour = (seen or report.start_color) if unread else report.start_color or seen
-    colour = colour or DecorationColor.GOLD.value
+    # The picture is asked only where the map's start does not name the colour; at an
+    # unread start the opened map's guess comes after the picture.
+    colour = ((None if unread else report.start_color)
+              or decoration_colour_seen(frame, view, end, before)
+              or report.start_color or DecorationColor.GOLD.value)
     return [end.moved(kind=Kind.DECORATION, color=colour) if p is end else p for p in pieces]
 
 
@@ -78,13 +80,15 @@ def decoration_colour_seen(frame: NDArray[np.uint8], view: View, piece: Piece,
     decorations already standing (:func:`decoration_chroma`, the colours none shows
     worked out from them, :func:`plastic_references`), else, with no decoration in view,
     that of the card's region of each colour (:func:`region_chroma`)."""
+    px = view.piece_pixels(piece.moved(kind=Kind.BRICK))
+    if len(px) < 3:
+        return None
     x0, y0, x1, y1 = view.box
     small = cv2.resize(frame[y0:y1, x0:x1], view.shape[::-1], interpolation=cv2.INTER_AREA)
     flat = small.reshape(-1, 3).astype(np.float32)
     refs = plastic_references(decoration_chroma(flat, view, palace)) or region_chroma(
         frame, view, palace)
-    px = view.piece_pixels(piece.moved(kind=Kind.BRICK))
-    if len(px) < 3 or not refs:
+    if not refs:
         return None
     chroma = _chroma(flat[px])
     best = min(refs, key=lambda c: float(np.linalg.norm(refs[c] - chroma)))

@@ -14,13 +14,16 @@ picture (:func:`vision.finish.name_decoration`), not of this guess.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
-from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.maps import GROUND_CHARS, UNKNOWN_GROUND, GroundMap
 from rules.palace import Palace
 
-GROUND_INKS = "LDG"
+GROUND_INKS = tuple(char for char, colour in GROUND_CHARS.items() if colour is not None)
+"""The map's characters of a ground colour (light green first)."""
 
 
 def opened_ground(ground: GroundMap) -> GroundMap:
@@ -44,9 +47,7 @@ def opened_ground(ground: GroundMap) -> GroundMap:
         named[closer] = ink
         nearest[closer] = distance[closer]
     named[unknown & ~np.isfinite(nearest)] = GROUND_INKS[0]
-    return GroundMap(name=ground.name, ground=tuple("".join(r) for r in named),
-                     start_area=ground.start_area, setup=ground.setup,
-                     standin=ground.standin, extra=ground.extra)
+    return replace(ground, ground=tuple("".join(r) for r in named))
 
 
 def opened_palace(before: Palace) -> Palace:
