@@ -88,6 +88,9 @@ class ViewRead:
     shaded: NDArray[np.bool_] | None = None
     """Cells read whose stud top is far darker than the plate's typical one: in a
     shadow. Their colours help group the inks; they are not read themselves."""
+    camera: Camera | None = None
+    """The camera the pose was found under (its focal length refined where the board
+    gave it: :func:`calibration.board_pose.locate_board`), at the picture's size."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ class MapReading:
     camera: Camera
     views: int
     known: int
+    picture: int = 0
+    """Which of the pictures read (their order) the pose and camera are of."""
 
     def cells(self) -> NDArray[np.str_]:
         """32 x 32 characters, with the starting area as ``S``."""
@@ -148,7 +153,7 @@ def read_view(image: NDArray[np.uint8], camera: Camera) -> ViewRead | str:
         np.nan_to_num(tops[:, 0], nan=0.0) < SHADED * typical[0])
     if shaded is not None:  # a lamp's fall-off across the card, measured on the tops
         colours = evened(colours, tops, usable & ~shaded).astype(np.float32)
-    return ViewRead(pose, colours, usable, typical, shaded)
+    return ViewRead(pose, colours, usable, typical, shaded, cam)
 
 
 def _normalised(view: ViewRead) -> FloatArray:
@@ -327,14 +332,16 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
     views: list[ViewRead] = []
     misses: list[str] = []
     first_camera: Camera | None = None
-    for label, image in pictures:
+    first = 0
+    for k, (label, image) in enumerate(pictures):
         cam = camera or Camera.default_for(image.shape[1], image.shape[0])
         view = read_view(image, cam)
         if isinstance(view, str):
             misses.append(f"{label}: {view}")
             continue
+        if not views:
+            first, first_camera = k, view.camera or cam
         views.append(view)
-        first_camera = first_camera or cam
     if not views or first_camera is None:
         raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
     chars = read_cells(views)
@@ -347,7 +354,7 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         extra={"note": f"read by the camera from {len(views)} picture(s); '?' = unknown"},
     )
     known = int((chars != UNKNOWN_GROUND).sum())
-    return MapReading(ground, views[0].pose, first_camera, len(views), known)
+    return MapReading(ground, views[0].pose, first_camera, len(views), known, first)
 
 
 def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:

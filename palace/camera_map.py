@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import threading
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,14 +36,18 @@ from rules.maps import (
     map_from_json,
     piece_to_json,
 )
-from rules.pieces import BOARD_STUDS
+from rules.pieces import BOARD_STUDS, Piece
+from vision.setup_staircase import (
+    HIDDEN_SHARE,
+    LEAST_WEIGHT,
+    find_setup,
+    setup_placements,
+    setup_weights,
+)
 
 SETTLED_KEPT = 3
 """Settled pictures fused into one reading: studs hidden by a shadow or a glare in one
 show in another, and three reads stay within a few seconds on a laptop."""
-SETUP_HIDDEN = 0.75
-"""Share of the starting staircase's studs that must be hidden (or white) in the reading
-for the staircase to be taken as standing there."""
 SETTLED_EVERY_S = 1.0
 """Frame time between two kept pictures: a still board gives nothing new at 10 a second,
 and each copy of a full-size picture costs the loop a millisecond."""
@@ -116,7 +121,7 @@ class CameraMaps:
                            "yet: clear the board of hands and try again in a second")
         pictures = [(f"settled picture {i + 1}", image) for i, (image, _) in enumerate(frames)]
         reading = read_map(pictures, frames[-1][1], name=CAMERA_MAP)
-        ground, pose = with_setup(reading)
+        ground, pose = with_setup(reading, frames[reading.picture][0])
         # The map the game would play on: turned, its starting area white.
         drawn = map_picture(replace(reading, ground=ground).cells(), cell_px=6)
         png = cv2.imencode(".png", drawn)[1].tobytes()
@@ -141,28 +146,64 @@ class CameraMaps:
         profile.save(self.profile)
 
 
-def with_setup(reading: MapReading) -> tuple[GroundMap, Pose]:
-    """The read map turned so that the starting staircase stands where the shipped maps
-    have it, with that staircase as the game's set-up, and the pose in the turned frame.
+def with_setup(reading: MapReading, picture: NDArray[np.uint8]) -> tuple[GroundMap, Pose]:
+    """The read map with the starting staircase standing in ``picture`` (the picture
+    the reading's pose is of) as the game's set-up, and the pose of the map's frame.
 
-    The camera reads the card, not the pieces: under the starting staircase it sees
-    nothing (``?``). Without the staircase in the map, the game would start on an empty
-    board and read the staircase as the first turn. So the quarter turn is taken under
-    which the staircase's studs are hidden or white in the reading; when none fits (the
-    board was read mid-game, or the staircase was elsewhere) the map has no set-up.
+    The camera reads the card, not the pieces: without the staircase in the map, the
+    game would start on an empty board and read the staircase as the first turn. A real
+    map's starting area may lie anywhere, so the staircase is looked for at every place
+    (:func:`vision.setup_staircase.find_setup`). Where no place is clearly it, the
+    shipped maps' place is taken under the quarter turn that hides its studs, if pieces
+    stand there (a map read mid-game, the palace grown round the staircase); otherwise
+    the map has no set-up, and the players choose one.
     """
+    found = find_setup(picture, reading)
+    if found is not None:
+        try:
+            return _set_up(reading.ground, reading.cells(), found.pieces), reading.pose
+        except MapError:  # a stud under it read as blocked: not where it stands
+            pass
+    return _at_standin_place(reading, picture)
+
+
+def _set_up(ground: GroundMap, grid: NDArray[np.str_], pieces: Sequence[Piece]
+            ) -> GroundMap:
+    """``ground`` (read, its cells ``grid`` with the white studs as ``S``) with
+    ``pieces`` as its set-up, the starting area their studs and the white ones read."""
+    feet = {c for piece in pieces for c in piece.footprint()}
+    start = {(int(x), int(y)) for y, x in zip(*np.nonzero(grid == START), strict=True)}
+    rows = ["".join(row).replace(START, "L") for row in grid]
+    data = {**ground.to_json(), "ground": rows,
+            "start_area": sorted([x, y] for x, y in start | feet),
+            "setup": [piece_to_json(p) for p in pieces]}
+    return map_from_json(data, "camera map")
+
+
+def _at_standin_place(reading: MapReading, picture: NDArray[np.uint8]
+                      ) -> tuple[GroundMap, Pose]:
+    """The map turned so that the staircase stands where the shipped maps have it, with
+    that staircase as the set-up: the quarter turn under which its studs are hidden or
+    white in the reading and pieces stand on them in the picture."""
     grid = reading.cells()
     feet = [cell for piece in SETUP_PIECES for cell in piece.footprint()]
     xs, ys = np.array([c[0] for c in feet]), np.array([c[1] for c in feet])
     hidden = [float(np.isin(np.rot90(grid, k)[ys, xs], (UNKNOWN_GROUND, START)).mean())
               for k in range(4)]
     k = int(np.argmax(hidden))
-    if hidden[k] < SETUP_HIDDEN:
+    if hidden[k] < HIDDEN_SHARE:
+        return reading.ground, reading.pose
+    # Each cell of the turned grid, as a cell of the reading's frame.
+    moved_from = np.rot90(np.arange(BOARD_STUDS * BOARD_STUDS).reshape(grid.shape), k)
+    standing = {(p.kind, int(moved_from[y, x])) for p in SETUP_PIECES for x, y in p.footprint()}
+    placed = next(pieces for pieces in setup_placements()
+                  if {(p.kind, y * BOARD_STUDS + x) for p in pieces
+                      for x, y in p.footprint()} == standing)
+    if setup_weights(picture, reading, [placed])[0] < LEAST_WEIGHT:
         return reading.ground, reading.pose
     turned = np.rot90(grid, k)
     # Which turn of the pose sees the turned frame: the one that maps every cell of the
     # reading's frame to where the turned grid put it.
-    moved_from = np.rot90(np.arange(BOARD_STUDS * BOARD_STUDS).reshape(grid.shape), k)
     cells = np.arange(moved_from.size)
     pose = reading.pose
     for kk in range(4):
@@ -171,12 +212,7 @@ def with_setup(reading: MapReading) -> tuple[GroundMap, Pose]:
         if np.array_equal(moved_from.reshape(-1)[where], cells):
             pose = candidate
             break
-    start = {(int(x), int(y)) for y, x in zip(*np.nonzero(turned == START), strict=True)}
-    rows = ["".join(row).replace(START, "L") for row in turned]
-    data = {**reading.ground.to_json(), "ground": rows,
-            "start_area": sorted([x, y] for x, y in start | set(feet)),
-            "setup": [piece_to_json(p) for p in SETUP_PIECES]}
     try:
-        return map_from_json(data, "camera map"), pose
+        return _set_up(reading.ground, turned, SETUP_PIECES), pose
     except MapError:  # a staircase stud read as blocked: not where the staircase stands
         return reading.ground, reading.pose

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -13,6 +14,7 @@ from calibration.camera import Camera
 from calibration.image_file import load_image
 from calibration.map_read import MapReadError, map_picture, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
+from palace.camera_map import with_setup
 from palace.cli import UsageError
 from palace.output_path import output_file
 from rules.maps import UNKNOWN_GROUND
@@ -33,9 +35,12 @@ def add_parser(subparsers: Any) -> None:
             "blocked, the white starting area) from one or more photos of the board, the "
             "set-up or any later position; views are fused in the board frame of the first. "
             "Studs hidden in every photo are written as '?' (a staircase started there takes "
-            "their colour from its decoration). The "
-            "map is printed, written with --out and stored for --table in --profile, where "
-            "`palace locate` then uses it to tell which way round the board lies."
+            "their colour from its decoration). The starting staircase standing in the "
+            "first picture the board is found in is looked for at every place and, where "
+            "one is clearly it, written as the map's set-up (a game on the map starts "
+            "with it). The map is printed, written with --out and stored for --table in "
+            "--profile, where `palace locate` then uses it to tell which way round the "
+            "board lies."
         ),
     )
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photos of the board")
@@ -60,25 +65,34 @@ def run(args: argparse.Namespace) -> int:
     except MapReadError as exc:
         print(f"map not read: {exc}")
         return 1
-    data = reading.ground.to_json()
+    ground, pose = with_setup(reading, pictures[reading.picture][1])
+    data = ground.to_json()
     if out is not None:
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    if png is not None and not cv2.imwrite(str(png), map_picture(reading.cells())):
+    cells = replace(reading, ground=ground).cells()
+    if png is not None and not cv2.imwrite(str(png), map_picture(cells)):
         raise UsageError(f"{png}: cannot write a picture there")
     if profile is not None and args.profile:
         old = profile.tables.get(args.table)
         rotation = old.rotation if old is not None else 0
-        profile.tables[args.table] = TablePose(reading.pose, rotation, reading.ground)
+        profile.tables[args.table] = TablePose(pose, rotation, ground)
         if profile.camera is None:
             profile.camera = reading.camera
         profile.save(args.profile)
     if args.json:
         print(json.dumps(data))
         return 0
-    unknown = sum(row.count(UNKNOWN_GROUND) for row in reading.ground.ground)
+    unknown = sum(row.count(UNKNOWN_GROUND) for row in ground.ground)
     print(f"read from {reading.views} of {len(pictures)} picture(s): {reading.known} studs "
           f"known, {unknown} unknown ('?': a staircase started there names it), "
-          f"{len(reading.ground.start_area)} in the starting area (S)")
-    for row in reading.cells():
+          f"{len(ground.start_area)} in the starting area (S)")
+    if ground.setup:
+        feet = sorted(c for p in ground.setup for c in p.footprint())
+        print(f"starting staircase: found standing on studs {feet[0]} to {feet[-1]}; "
+              "it is the map's set-up")
+    else:
+        print("starting staircase: not found clearly (none standing, or several places "
+              "alike); the map has no set-up")
+    for row in cells:
         print("".join(row))
     return 0
