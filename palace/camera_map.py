@@ -196,10 +196,10 @@ def _at_standin_place(reading: MapReading, picture: NDArray[np.uint8]
     # Each cell of the turned grid, as a cell of the reading's frame.
     moved_from = np.rot90(np.arange(BOARD_STUDS * BOARD_STUDS).reshape(grid.shape), k)
     standing = {(p.kind, int(moved_from[y, x])) for p in SETUP_PIECES for x, y in p.footprint()}
-    placed = next(pieces for pieces in setup_placements()
-                  if {(p.kind, y * BOARD_STUDS + x) for p in pieces
-                      for x, y in p.footprint()} == standing)
-    if setup_weights(picture, reading, [placed])[0] < LEAST_WEIGHT:
+    placed = next((pieces for pieces in setup_placements()
+                   if {(p.kind, y * BOARD_STUDS + x) for p in pieces
+                       for x, y in p.footprint()} == standing), None)
+    if placed is None or setup_weights(picture, reading, [placed])[0] < LEAST_WEIGHT:
         return reading.ground, reading.pose
     turned = np.rot90(grid, k)
     # Which turn of the pose sees the turned frame: the one that maps every cell of the
