@@ -134,11 +134,14 @@ def read_turn(
     with collector_paused():
         reading, decoder = _read_turn(frames, camera, before, before_frame, ground, look,
                                       locations, model)
-        if weigh is None or decoder is None:
-            return reading
-        weighed = Weighed(decoder.weighed(reading.pieces), decoder.weighed(list(weigh)),
-                          decoder.score_of(list(weigh)))
-        return replace(reading, weighed=weighed)
+        if weigh is not None and decoder is not None:
+            reading = replace(reading, weighed=Weighed(
+                decoder.weighed(reading.pieces), decoder.weighed(list(weigh)),
+                decoder.score_of(list(weigh))))
+        # The turn's candidates go with their decoder, one by one, before the collector
+        # runs again: left to it, the first collection walks all of them.
+        del decoder
+    return reading
 
 
 @contextmanager
