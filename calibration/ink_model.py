@@ -280,6 +280,11 @@ class InkModel(BaseModel):
             best, score = self._best(centres[rest], top, held[rest], stray,
                                      only_dark, every_ink, not_dark)
         out = ["D"] * len(centres)
+        if len(best) != len(rest):
+            # No naming the physical bounds allow (a reading of shadows and clutter more
+            # than of card): every group not near-black is left unnamed, its cells
+            # unknown, rather than named against the bounds.
+            best = (UNNAMED,) * len(rest)
         for g, name in zip(rest, best, strict=True):
             out[g] = name
         return tuple(out), score

@@ -226,3 +226,14 @@ def test_light_green_cut_in_two_beside_gold_is_not_pushed_onto_dark_green() -> N
     assert "D" in best[0]
     margin = naming_margin(centres, best[1])
     assert INK_MODEL.contested(centres, top, best, shares, margin)[1:].all()
+
+
+def test_groups_no_naming_allows_are_left_unnamed_not_a_crash() -> None:
+    """Three groups from a far, small board under a violet light (a development set-up
+    picture whose map read once raised): the physical bounds allow no naming of all
+    three as inks, so each is unknown and the naming scores as impossible."""
+    centres = np.array([[48.92, -30.0, 36.0], [39.41, 2.0, 19.0], [45.88, 12.5, 20.0]])
+    top = np.array([28.82, -24.0, 19.0])
+    shares = np.array([0.468, 0.171, 0.36])
+    names, score = INK_MODEL.naming(centres, top, shares, every_ink=False)
+    assert names == (ink_model.UNNAMED,) * 3 and score == -np.inf
