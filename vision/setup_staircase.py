@@ -5,22 +5,24 @@ but not the pieces on it; a game needs its set-up staircase as well, or it reads
 staircase as the first turn. On the shipped stand-in maps it stands at one place; on a
 real map its starting area may lie anywhere, so every place is tried: the staircase's
 shape (an arch on the ground, an arch up onto its end knob and a brick, the gold
-decoration on top: :data:`rules.maps.SETUP_PIECES`) at every cell of the plate, along
+decoration on top: :data:`rules.maps.SETUP_PIECES`; the rulebook lets its pieces be of
+any colour, so only the shape is sought) at every cell of the plate's inner rows, along
 each of the four directions, wherever the map read could not see most of its studs.
 
 Each placement is drawn into the picture (:class:`vision.silhouettes.View`) and weighed
-by how unlike the bare card its pixels are and how alike those it claims that show bare
-card. The bare card is learned from the picture itself (:mod:`vision.bare`), in
-chromaticity rather than colour: a lamp's shadow darkens the card but hardly moves its
-hue, and on the development set-ups most wrong places were shadows' edges. A pixel is
-taken as card if it looks like its read region or like any ink at its place in the stud
-cell: the map read leaves a third of the studs unknown and names a few wrongly, and a
-region learned under a wrong name would read as a piece everywhere.
+by how unlike the bare card its pixels are, less what unlike the card shows in a thin
+ring round them (the staircase is the only thing on a set-up board). The bare card is
+learned from the picture itself (:mod:`vision.bare`), in chromaticity rather than
+colour: a lamp's shadow darkens the card but hardly moves its hue, and on the
+development set-ups most wrong places were shadows' edges. A pixel is taken as card if
+it looks like its read region or like any ink at its place in the stud cell: the map
+read leaves a third of the studs unknown and names a few wrongly, and a region learned
+under a wrong name would read as a piece everywhere.
 
 The place is taken only when it is clearly the best: its weight well above the best
 placement that shares no stud with it. A picture with no staircase standing, or whose
-shadows and clutter leave several places alike, gives none, and the game then asks the
-players (``palace.camera_map``).
+shadows and clutter leave several places alike, gives none: the map then has no set-up
+unless pieces stand at the stand-in maps' place (``palace.camera_map.with_setup``).
 """
 
 from __future__ import annotations
