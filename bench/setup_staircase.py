@@ -41,7 +41,7 @@ from rules.random_map import random_map
 from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import load_frames
 from twin.wide import WIDE_FILL
-from vision.setup_staircase import find_setup
+from vision.setup_staircase import SetupView, find_setup
 
 SEED = 40_000
 """The bench's first twin set-up: development sets are drawn from other ranges."""
@@ -131,7 +131,7 @@ def measure(title: str, pictures: Iterator[SetupPicture]) -> None:
             continue
         aruco.append(aruco_ms(picture.image))
         t0 = time.perf_counter()
-        found = find_setup(picture.image, reading)
+        found = find_setup(SetupView(picture.image, reading))
         ms.append((time.perf_counter() - t0) * 1000)
         finder.add(picture, found.pieces if found else (), cell_in(reading.pose, picture.pose))
         ground, pose = with_setup(reading, picture.image)

@@ -40,9 +40,9 @@ from rules.pieces import BOARD_STUDS, Piece
 from vision.setup_staircase import (
     HIDDEN_SHARE,
     LEAST_WEIGHT,
+    SetupView,
     find_setup,
     setup_placements,
-    setup_weights,
 )
 
 SETTLED_KEPT = 3
@@ -158,13 +158,14 @@ def with_setup(reading: MapReading, picture: NDArray[np.uint8]) -> tuple[GroundM
     stand there (a map read mid-game, the palace grown round the staircase); otherwise
     the map has no set-up, and the players choose one.
     """
-    found = find_setup(picture, reading)
+    seen = SetupView(picture, reading)
+    found = find_setup(seen)
     if found is not None:
         try:
             return _set_up(reading.ground, reading.cells(), found.pieces), reading.pose
         except MapError:  # a stud under it read as blocked: not where it stands
             pass
-    return _at_standin_place(reading, picture)
+    return _at_standin_place(seen)
 
 
 def _set_up(ground: GroundMap, grid: NDArray[np.str_], pieces: Sequence[Piece]
@@ -180,11 +181,11 @@ def _set_up(ground: GroundMap, grid: NDArray[np.str_], pieces: Sequence[Piece]
     return map_from_json(data, "camera map")
 
 
-def _at_standin_place(reading: MapReading, picture: NDArray[np.uint8]
-                      ) -> tuple[GroundMap, Pose]:
+def _at_standin_place(seen: SetupView) -> tuple[GroundMap, Pose]:
     """The map turned so that the staircase stands where the shipped maps have it, with
     that staircase as the set-up: the quarter turn under which its studs are hidden or
     white in the reading and pieces stand on them in the picture."""
+    reading = seen.reading
     grid = reading.cells()
     feet = [cell for piece in SETUP_PIECES for cell in piece.footprint()]
     xs, ys = np.array([c[0] for c in feet]), np.array([c[1] for c in feet])
@@ -199,7 +200,7 @@ def _at_standin_place(reading: MapReading, picture: NDArray[np.uint8]
     placed = next((pieces for pieces in setup_placements()
                    if {(p.kind, y * BOARD_STUDS + x) for p in pieces
                        for x, y in p.footprint()} == standing), None)
-    if placed is None or setup_weights(picture, reading, [placed])[0] < LEAST_WEIGHT:
+    if placed is None or seen.weights([placed])[0] < LEAST_WEIGHT:
         return reading.ground, reading.pose
     turned = np.rot90(grid, k)
     # Which turn of the pose sees the turned frame: the one that maps every cell of the

@@ -17,7 +17,7 @@ from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Kind, Piece
 from rules.random_map import random_map
 from twin import RenderOptions, random_camera, render
-from vision.setup_staircase import EDGE_ROWS, find_setup, setup_placements
+from vision.setup_staircase import EDGE_ROWS, SetupView, find_setup, setup_placements
 
 
 def _studs(pieces: tuple[Piece, ...] | list[Piece], where: np.ndarray) -> set[tuple[Kind, int]]:
@@ -68,7 +68,7 @@ def test_the_staircase_is_found_where_the_map_puts_it(seed: int) -> None:
     assert {c for p in ground.setup for c in p.footprint()} != {
         c for p in SETUP_PIECES for c in p.footprint()}
     reading = read_map([("set-up", image)], camera)
-    found = find_setup(image, reading)
+    found = find_setup(SetupView(image, reading))
     assert found is not None and found.weight > found.rival
     truth = {(p.kind, y * BOARD_STUDS + x) for p in ground.setup for x, y in p.footprint()}
     assert _studs(found.pieces, cell_in(reading.pose, pose)) == truth
@@ -81,7 +81,7 @@ def test_the_staircase_is_found_where_the_map_puts_it(seed: int) -> None:
 def test_a_bare_board_has_no_staircase() -> None:
     image, camera, _, _ = _picture(61_002, standing=False)
     reading = read_map([("bare", image)], camera)
-    assert find_setup(image, reading) is None
+    assert find_setup(SetupView(image, reading)) is None
     read, _ = with_setup(reading, image)
     assert read.setup == ()
 
@@ -102,3 +102,23 @@ def test_palace_map_read_writes_the_staircase_as_the_set_up(
     assert kept.map is not None and kept.map.setup == written.setup
     truth = {(p.kind, y * BOARD_STUDS + x) for p in ground.setup for x, y in p.footprint()}
     assert _studs(written.setup, cell_in(kept.pose, pose)) == truth
+
+
+@pytest.mark.parametrize("standing", [True, False])
+def test_where_no_place_is_clear_the_stand_in_place_is_kept_only_with_pieces_on_it(
+        monkeypatch: pytest.MonkeyPatch, standing: bool) -> None:
+    ground = load_map("1")
+    rng = np.random.default_rng(61_007)
+    camera, pose = random_camera(rng, 1280, 720, elevation_deg=(40.0, 60.0), fill=(0.6, 0.8))
+    board = Palace.setup(ground) if standing else Palace(
+        ground, [p for p in Palace.setup(ground) if p.kind is Kind.CORNER])
+    image = render(board, camera, pose, RenderOptions(wide=True, settled=True), seed=7).image
+    reading = read_map([("set-up", image)], camera)
+    # The search taking no place (a palace grown round the staircase, mid-game):
+    monkeypatch.setattr("palace.camera_map.find_setup", lambda seen: None)
+    read, read_pose = with_setup(reading, image)
+    if standing:
+        truth = {(p.kind, y * BOARD_STUDS + x) for p in SETUP_PIECES for x, y in p.footprint()}
+        assert _studs(read.setup, cell_in(read_pose, pose)) == truth
+    else:
+        assert read.setup == ()

@@ -88,7 +88,7 @@ def _small_region(pts: NDArray[np.float64], on: NDArray[np.bool_], ground: Groun
     """Pixels over the start area when it is small."""
     if not 0 < len(ground.start_area) < SMALL_REGION:
         return np.zeros(on.shape, bool)
-    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
+    cell, _ = cells_and_phases(pts)
     start = np.zeros((BOARD_STUDS, BOARD_STUDS), bool)
     for x, y in ground.start_area:
         start[y, x] = True
@@ -124,18 +124,25 @@ def _start_from_sand(pts: NDArray[np.float64], flat: NDArray[np.float32],
     return out
 
 
-def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:
-    """Each pixel's (map region, phase) group: the start area is a region of its own."""
+def cells_and_phases(pts: NDArray[np.float64]
+                     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each point's stud cell (x, y; clipped to the plate) and its phase there, one number
+    of ``PHASE_BINS`` squared (row-major: the bin across y, then across x)."""
     cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
     phase = np.clip(np.floor((pts / STUD_MM - cell) * PHASE_BINS).astype(np.int64),
                     0, PHASE_BINS - 1)
+    return cell, phase[..., 1] * PHASE_BINS + phase[..., 0]
+
+
+def _groups(pts: NDArray[np.float64], ground: GroundMap) -> NDArray[np.int64]:
+    """Each pixel's (map region, phase) group: the start area is a region of its own."""
+    cell, phase = cells_and_phases(pts)
     chars = sorted({c for row in ground.ground for c in row})
     code = np.array([[chars.index(ground.char(x, y)) for x in range(BOARD_STUDS)]
                      for y in range(BOARD_STUDS)])
     for x, y in ground.start_area:
         code[y, x] = len(chars)
-    return (code[cell[..., 1], cell[..., 0]] * PHASE_BINS + phase[..., 1]) * PHASE_BINS \
-        + phase[..., 0]
+    return code[cell[..., 1], cell[..., 0]] * (PHASE_BINS * PHASE_BINS) + phase
 
 
 def _medians(flat: NDArray[np.float32], group: NDArray[np.int64]) -> NDArray[np.float64]:

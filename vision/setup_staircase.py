@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache, cached_property
 
 import cv2
 import numpy as np
@@ -36,8 +37,14 @@ from numpy.typing import NDArray
 
 from calibration.map_read import START, MapReading
 from rules.maps import GROUND_CHARS, SETUP_PIECES, UNKNOWN_GROUND
-from rules.pieces import BOARD_STUDS, STUD_MM, Axis, Kind, Piece, corner_setup
-from vision.bare import PHASE_BINS, group_medians, learned_bare_board, plate_points
+from rules.pieces import BOARD_STUDS, Axis, Kind, Piece, corner_setup
+from vision.bare import (
+    PHASE_BINS,
+    cells_and_phases,
+    group_medians,
+    learned_bare_board,
+    plate_points,
+)
 from vision.change import region
 from vision.silhouettes import View
 from vision.unread_studs import opened_ground
@@ -92,9 +99,11 @@ class SetupFound:
     """The best weight of a placement sharing no stud with it."""
 
 
-def setup_placements() -> list[tuple[Piece, ...]]:
-    """The starting staircase at every place on the plate and along each of the four
-    directions (its pieces' ids and colours as in :data:`rules.maps.SETUP_PIECES`)."""
+@cache
+def setup_placements() -> tuple[tuple[Piece, ...], ...]:
+    """The starting staircase at every place on the plate's inner rows and along each of
+    the four directions (its pieces' ids and colours as in
+    :data:`rules.maps.SETUP_PIECES`); made once, as every map read asks the same."""
     cells = [c for p in SETUP_PIECES for c in p.footprint()]
     x0, y0 = min(c[0] for c in cells), min(c[1] for c in cells)
     out = []
@@ -106,7 +115,7 @@ def setup_placements() -> list[tuple[Piece, ...]]:
         for dy in range(EDGE_ROWS - lo_y, BOARD_STUDS - EDGE_ROWS - hi_y):
             for dx in range(EDGE_ROWS - lo_x, BOARD_STUDS - EDGE_ROWS - hi_x):
                 out.append(tuple(p.moved(x=p.x + dx, y=p.y + dy) for p in shape))
-    return out
+    return tuple(out)
 
 
 def _turned(piece: Piece, x0: int, y0: int, turn: int) -> Piece:
@@ -123,14 +132,52 @@ def _turned(piece: Piece, x0: int, y0: int, turn: int) -> Piece:
     return piece.moved(x=min(c[0] for c in feet), y=min(c[1] for c in feet), axis=axis)
 
 
-def find_setup(image: NDArray[np.uint8], reading: MapReading) -> SetupFound | None:
-    """The starting staircase standing in ``image`` (the picture whose pose ``reading``
-    holds), or None where no place is clearly it."""
-    grid = reading.cells()
-    hidden = np.isin(grid, (UNKNOWN_GROUND, START))
+@dataclass
+class SetupView:
+    """One picture of the board (``image``, the one whose pose ``reading`` holds) with
+    its evidence of pieces, worked out when a placement is first weighed and kept for
+    every other: the search and the dashboard's check of the stand-in maps' place
+    (``palace.camera_map.with_setup``) weigh in the same picture."""
+
+    image: NDArray[np.uint8]
+    reading: MapReading
+
+    def weights(self, placements: Sequence[tuple[Piece, ...]]) -> list[float]:
+        """Each placement's weight: the evidence of a piece over its pixels, less what
+        of a piece shows just around them (:func:`_weight`); all ``-inf`` where the
+        board is not in the picture."""
+        if not placements:
+            return []
+        if self._seen is None:
+            return [-np.inf] * len(placements)
+        view, evidence = self._seen
+        return [_weight(evidence, np.concatenate(view.pieces_pixels([piece_voxels(p)
+                                                                      for p in pieces])))
+                for pieces in placements]
+
+    @cached_property
+    def _seen(self) -> tuple[View, NDArray[np.float32]] | None:
+        """The picture's working region, the corner bricks painted in front, and each of
+        its pixels' evidence (:func:`_unlike_card`); None where the board is not in it."""
+        image, reading = self.image, self.reading
+        camera = reading.camera
+        if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
+            camera = camera.scaled_to(image.shape[1], image.shape[0])
+        box = board_box(camera, reading.pose, LEVELS)
+        if box is None:
+            return None
+        view = View(camera, reading.pose, box, working_scale(camera, reading.pose))
+        view.paint_old(corner_setup())
+        return view, _unlike_card(region(image, box, view.scale), view, reading)
+
+
+def find_setup(picture: SetupView) -> SetupFound | None:
+    """The starting staircase standing in the picture, or None where no place is
+    clearly it."""
+    hidden = np.isin(picture.reading.cells(), (UNKNOWN_GROUND, START))
     placements = [pieces for pieces in setup_placements()
                   if _hidden_share(pieces, hidden) >= HIDDEN_SHARE]
-    weights = np.array(setup_weights(image, reading, placements))
+    weights = np.array(picture.weights(placements))
     if not len(weights):
         return None
     order = np.argsort(-weights, kind="stable")
@@ -143,27 +190,6 @@ def find_setup(image: NDArray[np.uint8], reading: MapReading) -> SetupFound | No
     if found.weight < LEAST_WEIGHT or found.weight - rival < CLEAR_MARGIN * found.weight:
         return None
     return found
-
-
-def setup_weights(image: NDArray[np.uint8], reading: MapReading,
-                  placements: Sequence[tuple[Piece, ...]]) -> list[float]:
-    """Each placement's weight in ``image``: the evidence of a piece over its pixels,
-    less what of a piece shows just around them (:func:`_weight`); all ``-inf`` where the
-    board is not in the picture."""
-    if not placements:
-        return []
-    camera = reading.camera
-    if (image.shape[1], image.shape[0]) != (camera.width, camera.height):
-        camera = camera.scaled_to(image.shape[1], image.shape[0])
-    box = board_box(camera, reading.pose, LEVELS)
-    if box is None:
-        return [-np.inf] * len(placements)
-    view = View(camera, reading.pose, box, working_scale(camera, reading.pose))
-    view.paint_old(corner_setup())
-    evidence = _unlike_card(region(image, box, view.scale), view, reading)
-    return [_weight(evidence, np.concatenate(view.pieces_pixels([piece_voxels(p)
-                                                                  for p in pieces])))
-            for pieces in placements]
 
 
 def _weight(evidence: NDArray[np.float32], pixels: NDArray[np.intp]) -> float:
@@ -209,10 +235,7 @@ def _nearest_ink(chroma: NDArray[np.float32], pts: NDArray[np.float64],
                  on: NDArray[np.bool_], reading: MapReading) -> NDArray[np.float32]:
     """Each pixel's distance to the nearest ink's look at its place in the stud cell,
     the inks learned from the studs the map read named (a ``1e9`` where none is)."""
-    cell = np.clip(np.floor(pts / STUD_MM).astype(np.int64), 0, BOARD_STUDS - 1)
-    phase = np.clip(np.floor((pts / STUD_MM - cell) * PHASE_BINS).astype(np.int64),
-                    0, PHASE_BINS - 1)
-    phase_key = phase[..., 1] * PHASE_BINS + phase[..., 0]
+    cell, phase_key = cells_and_phases(pts)
     chars = reading.cells()[cell[..., 1], cell[..., 0]]
     out = np.full(on.shape, 1e9, np.float32)
     for ink in CARD_INKS:
