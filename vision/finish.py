@@ -149,7 +149,7 @@ def plastic_references(seen: dict[str, NDArray[np.float64]]) -> dict[str, NDArra
     return out
 
 
-def _chroma(bgr: NDArray[np.float32]) -> NDArray[np.float64]:
+def _chroma(bgr: NDArray[np.floating]) -> NDArray[np.float64]:
     """Median chromaticity (each channel's share of the sum) of pixels' colours."""
     return np.median(bgr / (bgr.sum(axis=1, keepdims=True) + 6.0), axis=0).astype(np.float64)
 
@@ -171,7 +171,6 @@ def region_chroma(frame: NDArray[np.uint8], view: View, palace: Palace
     h, w = frame.shape[:2]
     ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     colours = frame[px[ok, 1], px[ok, 0]].astype(np.float64)
-    chroma = colours / (colours.sum(axis=1, keepdims=True) + 6.0)
     names = np.array(chars)[ok]
-    return {c: np.median(chroma[names == c], axis=0) for c in set(names.tolist())
+    return {c: _chroma(colours[names == c]) for c in set(names.tolist())
             if (names == c).sum() >= 5}
