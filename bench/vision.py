@@ -6,7 +6,7 @@
                                           # outside the training range
     python3 -m bench.vision --quick       # 1 twin palace of 30 pieces, 1 Cycles palace,
                                           # 12 twin turns, 6 per outside set, 4 Cycles
-    python3 -m bench.vision --only twin|cycles|outside|full|cycles_full|camera_map
+    python3 -m bench.vision --only twin|cycles|outside|full|cycles_full|camera_map|two_views
     python3 -m bench.vision --no-model    # the classical change evidence only
     python3 -m bench.vision --compare     # both, on the same frames
     python3 -m bench.vision --seed 6000   # the twin and outside sets from other games
@@ -19,7 +19,10 @@ webcam per turn at 30 to 70 degrees of elevation, framing from a third of the pi
 to past its edges, clutter and hands at the table's edges, both frames of a settled
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
 same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly coloured
-light (the camera's white balance off by a third). The camera-map set is the same twin
+light (the camera's white balance off by a third). The two-webcam sets are the first 100
+of the twin turns, each also seen by a second webcam of the same make across the table
+or on its next side, read from the first view alone and from both, each view against
+its own frame before. The camera-map set is the same twin
 turns read on the map the camera read of each game's set-up, as a real table plays, and
 the Cycles turns each on the map read of its own frame before
 (:mod:`bench.camera_map_turns`). The Cycles turns
@@ -49,7 +52,7 @@ import argparse
 import statistics
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -62,13 +65,19 @@ from bench.wrong_turns import forms_line, report_fields, report_key, wrong_form
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, simulate_game
-from rules.pieces import ANIMAL_KINDS, place_key
+from rules.pieces import ANIMAL_KINDS, Piece, place_key
 from training.pairs import TurnPair, twin_turns
 from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import ValidationTurn, load_turns
-from vision import read_turn
+from vision import TurnReading, read_turn
 
 BENCH_SEED = 5000
+TWO_VIEW_TURNS = 100
+"""Turns of the two-webcam sets: the twin set's first, so that its one-view figures are
+the twin set's own."""
+SECOND_WEBCAM_DEGREES = (180.0, 90.0)
+"""Where the second webcam stands round the table from the first: across the table, and
+on the next side."""
 TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
 
@@ -119,8 +128,6 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
     tallies = {m: Tally() for m in models}
     for turn in turns:
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
-        truth = {place_key(p) for p in built}
-        true_report = report_key(_on_true_map(turn), built)
         found = False
         if locate:
             loc = locate_board(turn.after_frame, turn.camera, turn.ground)
@@ -128,37 +135,64 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
                          and min(turn_errors(turn.camera, turn.pose, loc)) <= WRONG_PX)
         given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
         for model in models:
-            tally = tallies[model]
-            tally.turns += 1
-            tally.found += found
+            tallies[model].found += found
             reading = read_turn([turn.after_frame], turn.camera, turn.before,
                                 before_frame=turn.before_frame, locations=[given],
                                 model=model, weigh=built)
-            # The reading's own time: the truth is weighed after it is taken.
-            tally.seconds.append(reading.seconds)
-            got = {place_key(r.piece) for r in reading.added}
-            if truth != got:
-                tally.forms[wrong_form(built, reading.pieces)] += 1
-                weighed = reading.weighed
-                if weighed is not None:
-                    tally.truth_unseen += weighed.unseen
-                    tally.search_missed += weighed.search_missed
-                    tally.truth_outjudged += not (weighed.unseen or weighed.search_missed)
-            read_report = report_key(turn.before, reading.pieces)
-            tally.report_fields.update(report_fields(true_report, read_report))
-            tally.tp += len(truth & got)
-            tally.fp += len(got - truth)
-            tally.fn += len(truth - got)
-            tally.exact += truth == got
-            tally.reports += true_report == read_report
-            for r in reading.added:
-                bad = place_key(r.piece) not in truth
-                tally.wrong += bad
-                if r.confidence < 0.5:
-                    tally.flagged += 1
-                    tally.flagged_wrong += bad
-                    tally.wrong_flagged += bad
+            _count(tallies[model], turn, built, reading)
     return tallies
+
+
+def measure_views(turns: Iterable[TurnPair]) -> dict[str, Tally]:
+    """Each turn read from its first webcam alone and from both of its webcams (drawn
+    with ``second_view``), each view against its own frame before, the true poses
+    given: what a second webcam on another side of the table brings."""
+    tallies = {"one view": Tally(), "two views": Tally()}
+    for turn in turns:
+        second = turn.second
+        assert second is not None, "turns drawn without a second view"
+        built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
+        first = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+        other = BoardLocation(True, pose=second.pose, rotation=0, camera=turn.camera)
+        for name, frames, befores, locations in (
+                ("one view", [turn.after_frame], [turn.before_frame], [first]),
+                ("two views", [turn.after_frame, second.after_frame],
+                 [turn.before_frame, second.before_frame], [first, other])):
+            reading = read_turn(frames, turn.camera, turn.before, before_frame=befores,
+                                locations=locations, weigh=built)
+            _count(tallies[name], turn, built, reading)
+    return tallies
+
+
+def _count(tally: Tally, turn: Turn, built: list[Piece], reading: TurnReading) -> None:
+    """One turn's reading into the set's counts, judged against the truth ``built``."""
+    truth = {place_key(p) for p in built}
+    true_report = report_key(_on_true_map(turn), built)
+    tally.turns += 1
+    # The reading's own time: the truth is weighed after it is taken.
+    tally.seconds.append(reading.seconds)
+    got = {place_key(r.piece) for r in reading.added}
+    if truth != got:
+        tally.forms[wrong_form(built, reading.pieces)] += 1
+        weighed = reading.weighed
+        if weighed is not None:
+            tally.truth_unseen += weighed.unseen
+            tally.search_missed += weighed.search_missed
+            tally.truth_outjudged += not (weighed.unseen or weighed.search_missed)
+    read_report = report_key(turn.before, reading.pieces)
+    tally.report_fields.update(report_fields(true_report, read_report))
+    tally.tp += len(truth & got)
+    tally.fp += len(got - truth)
+    tally.fn += len(truth - got)
+    tally.exact += truth == got
+    tally.reports += true_report == read_report
+    for r in reading.added:
+        bad = place_key(r.piece) not in truth
+        tally.wrong += bad
+        if r.confidence < 0.5:
+            tally.flagged += 1
+            tally.flagged_wrong += bad
+            tally.wrong_flagged += bad
 
 
 def _on_true_map(turn: Turn) -> Palace:
@@ -179,15 +213,18 @@ def render_reference() -> float:
     return statistics.median(times)
 
 
-def show(title: str, tallies: dict[bool, Tally], reference: float, locate: bool) -> None:
-    for model, tally in tallies.items():
+def show(title: str, tallies: Mapping[bool, Tally] | Mapping[str, Tally], reference: float,
+         locate: bool) -> None:
+    """Each tally under ``title``, named by its key: the model on or off, or a label."""
+    for key, tally in tallies.items():
+        label = key if isinstance(key, str) else "model" if key else "no model"
         n = tally.turns
         if not n:
             print(f"{title}: no turns")
             continue
         prec, rec, f1 = tally.f1()
         med = statistics.median(tally.seconds)
-        print(f"{title} [{'model' if model else 'no model'}]: {n} turns")
+        print(f"{title} [{label}]: {n} turns")
         if locate:
             print(f"  board found {tally.found}/{n} ({tally.found / n:.1%})")
         print(f"  pieces precision {prec:.3f} recall {rec:.3f} F1 {f1:.3f}")
@@ -211,7 +248,7 @@ def main() -> None:
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
     parser.add_argument("--only", choices=("twin", "cycles", "outside", "full", "cycles_full",
-                                           "camera_map"), default=None)
+                                           "camera_map", "two_views"), default=None)
     parser.add_argument("--seed", type=int, default=BENCH_SEED,
                         help="first game of the twin and outside sets (a development set "
                              "on other seeds, e.g. 6000, leaves the bench's own untouched)")
@@ -250,6 +287,12 @@ def main() -> None:
         show("Cycles turns (never trained on)",
              measure(load_turns(limit=4 if args.quick else None), models, True), reference,
              True)
+    if args.only in (None, "two_views"):
+        for degrees in SECOND_WEBCAM_DEGREES:
+            show(f"two webcams, the second {degrees:.0f} degrees round the table",
+                 measure_views(twin_turns(4 if args.quick else TWO_VIEW_TURNS,
+                                          seed=args.seed, second_view=degrees)),
+                 reference, False)
     if args.only in (None, "outside"):
         for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
                           ("outside: strong blur", {"options": BLURRED}),

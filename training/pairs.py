@@ -24,6 +24,7 @@ from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
+from twin.cameras import around_board
 from twin.wide import WIDE_FILL
 
 
@@ -47,6 +48,18 @@ class TurnPair:
     """Per pixel of ``new_mask``, the height above the plate of the surface seen there, in
     brick levels (9.6 mm; a brick on the plate shows 0 to 1 on its sides, 1 and a stud on
     its top); NaN elsewhere."""
+    second: SecondView | None = None
+    """The same turn as a second webcam sees it (``turn_pairs(..., second_view=...)``)."""
+
+
+@dataclass(frozen=True)
+class SecondView:
+    """A turn's frames from a second webcam of the same make on another side of the
+    table (:func:`twin.cameras.around_board`), under the same light."""
+
+    before_frame: NDArray[np.uint8]
+    after_frame: NDArray[np.uint8]
+    pose: Pose
 
 
 def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
@@ -101,6 +114,7 @@ def turn_pairs(
     map_name: str = "1",
     wide: bool = False,
     only: Collection[tuple[int, int]] | None = None,
+    second_view: float | None = None,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -112,6 +126,8 @@ def turn_pairs(
     ``turn``), the others passed over; each game draws its map and each turn its camera
     and frames from their own seeds, so a turn comes out the same either way (a test
     renders one turn of a development set without the turns before it).
+    ``second_view``: degrees round the board a second webcam stands from the first; its
+    frames come with each pair (:class:`SecondView`), the first view's as without it.
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
@@ -140,6 +156,17 @@ def turn_pairs(
             after = render(Palace(ground, record.scenes[turn + 1].pieces), camera, pose, opts,
                            seed=frame_seed)
             new_mask = _new_pixels(after, record, turn)
+            second = None
+            if second_view is not None:
+                pose2 = around_board(pose, second_view)
+                # Its own stream for the second picture's development, so that the first
+                # view's frames are those drawn without it.
+                develop = np.random.default_rng([seed, game, turn, 2])
+                second = SecondView(
+                    render(palace_before, camera, pose2, opts, seed=frame_seed).image,
+                    redevelop(render(Palace(ground, record.scenes[turn + 1].pieces), camera,
+                                     pose2, opts, seed=frame_seed).image, develop),
+                    pose2)
             yield TurnPair(
                 game=seed + game,
                 turn=turn,
@@ -152,6 +179,7 @@ def turn_pairs(
                 ground=ground,
                 new_mask=new_mask,
                 new_height=surface_height(after, new_mask),
+                second=second,
             )
 
 
@@ -168,10 +196,11 @@ games from here on."""
 
 
 def twin_turns(count: int, *, seed: int, width: int = 1280, height: int = 720,
-               options: RenderOptions | None = None) -> Iterator[TurnPair]:
+               options: RenderOptions | None = None, second_view: float | None = None
+               ) -> Iterator[TurnPair]:
     """The first ``count`` turns of the wide twin's games from ``seed`` on, at most
     :data:`TURNS_PER_GAME` from each. One definition, so that the bench, the fit and the
     fresh check read turns drawn exactly alike, and another seed is another set."""
     pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
-                       width=width, height=height, options=options)
+                       width=width, height=height, options=options, second_view=second_view)
     yield from itertools.islice(pairs, count)

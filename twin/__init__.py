@@ -1,6 +1,6 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
-from twin.cameras import orbit_pose, random_camera
+from twin.cameras import around_board, orbit_pose, random_camera
 from twin.clutter import Hand
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
@@ -18,6 +18,7 @@ __all__ = [
     "SimulatedTable",
     "TableFrame",
     "TableSettings",
+    "around_board",
     "orbit_pose",
     "random_camera",
     "render",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from calibration.camera import Camera, Pose
@@ -41,6 +42,18 @@ def orbit_pose(
                    -math.sin(roll) * right + math.cos(roll) * down)
     rotation = np.stack([right, down, forward])
     return Pose.from_matrix(rotation, -rotation @ eye)
+
+
+def around_board(pose: Pose, degrees: float) -> Pose:
+    """The same webcam moved ``degrees`` round the board's centre, about the table's
+    vertical, at the same height and distance: a second webcam on another side of the
+    table (the light and the table stay where they are)."""
+    rotation, _ = cv2.Rodrigues(pose.rvec)
+    a = math.radians(degrees)
+    turn = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0],
+                     [0.0, 0.0, 1.0]])
+    return Pose.from_matrix(rotation @ turn,
+                            rotation @ (BOARD_CENTER - turn @ BOARD_CENTER) + pose.tvec)
 
 
 def random_camera(

@@ -105,17 +105,17 @@ def read_palace(frames: Sequence[NDArray[np.uint8]], camera: Camera, *, ground: 
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0)
     located = locate_views(frames, camera, ground, locations)
-    usable = usable_views(frames, located)
+    usable = usable_views(located)
     if not usable:
         return board_not_found(located, started)
     views = []
-    for frame, loc in usable:
+    for frame, loc in ((frames[i], located[i]) for i in usable):
         assert loc.pose is not None
         vd = view_data(frame, loc.camera or camera, loc.pose, ground,
                        model=SURFACE_MODEL if model else None)
         if vd is not None:
             views.append(vd)
-    first = usable[0][1]
+    first = located[usable[0]]
     if not views:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started)

@@ -61,6 +61,9 @@ from vision.views import (
     working_scale,
 )
 
+BeforeFrames = NDArray[np.uint8] | Sequence[NDArray[np.uint8] | None] | None
+"""The picture before the turn: one, of the first view, or one per view."""
+
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2
 """Changed voxels that an empty reading leaves unexplained from which it is uncertain: a
@@ -115,7 +118,7 @@ def read_turn(
     camera: Camera,
     before: Palace,
     *,
-    before_frame: NDArray[np.uint8] | None = None,
+    before_frame: BeforeFrames = None,
     ground: GroundMap | None = None,
     look: TableLook | None = None,
     locations: Sequence[BoardLocation | None] | None = None,
@@ -125,7 +128,10 @@ def read_turn(
     """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
 
     ``before_frame`` is the settled frame before the turn, taken with the board where the
-    first of ``frames`` sees it. ``locations`` are the poses the camera loop already has
+    first of ``frames`` sees it; or one such frame per view (None for a view that has
+    none): each view is compared with its own, and a view with none is not read. Several
+    webcams round the table each give a view and its frame before: what one view hides
+    behind the palace, another shows. ``locations`` are the poses the camera loop already has
     for ``frames`` (None, or None entries, to locate the board here). ``model`` reads
     the change with the learned new-piece network, else with the classical evidence.
     ``weigh``: other added pieces (a bench's truth) to judge against the reading on its
@@ -178,13 +184,14 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     if not frames:
         return TurnReading(False, "no frames", (), True, None, 0.0), None
     located = given_or_located(frames, camera, ground, locations)
-    usable = usable_views(frames, located)
-    if not usable:
+    kept = usable_views(located)
+    if not kept:
         return board_not_found(located, started), None
-    usable = resolve_turns(usable, camera, before)
+    usable = resolve_turns([(frames[i], located[i]) for i in kept], camera, before)
     first = usable[0][1]
-    references = _before_frames(before, before_frame, look, len(usable))
-    if references is None:
+    given = _before_frames(before, before_frame, look, len(frames))
+    references = [given[i] for i in kept]
+    if all(r is None for r in references):
         return TurnReading(False, "no frame of the palace before the turn to compare with",
                            (), True, first, time.perf_counter() - started), None
     top = max((p.top for p in before), default=0)
@@ -379,16 +386,19 @@ def _largest_patch(mask: NDArray[np.bool_]) -> int:
     return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
 
-def _before_frames(before: Palace, before_frame: NDArray[np.uint8] | None,
-                   look: TableLook | None, views: int
-                   ) -> list[NDArray[np.uint8] | None] | None:
-    """The picture of the palace before the turn for each view: the settled frame for the
-    first view (the loop's views after it are of the same, unmoved board) or the frame
-    the table's look learned of this very palace."""
+def _before_frames(before: Palace, before_frame: BeforeFrames, look: TableLook | None,
+                   views: int) -> list[NDArray[np.uint8] | None]:
+    """The picture of the palace before the turn for each of ``views`` views: those given
+    one per view; else the settled frame, or the frame the table's look learned of this
+    very palace, for the first view alone (the loop's views after it are of the same,
+    unmoved board and camera, and add nothing to compare)."""
+    if before_frame is not None and not isinstance(before_frame, np.ndarray):
+        given = list(before_frame)
+        if len(given) != views:
+            raise ValueError(f"{len(given)} frames before the turn for {views} views")
+        return given
     if before_frame is None and look is not None:
         learned = look.reference_for(before)
         if learned is not None:
             before_frame = learned[0]
-    if before_frame is None:
-        return None
     return [before_frame] + [None] * (views - 1)

@@ -86,12 +86,10 @@ def given_or_located(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground
     return out
 
 
-def usable_views(frames: Sequence[NDArray[np.uint8]], located: Sequence[BoardLocation]
-                 ) -> list[tuple[NDArray[np.uint8], BoardLocation]]:
-    """The frames whose board was found with a pose, each with its location: the only
-    views a reading can use."""
-    return [(f, loc) for f, loc in zip(frames, located, strict=True)
-            if loc.found and loc.pose is not None]
+def usable_views(located: Sequence[BoardLocation]) -> list[int]:
+    """The views whose board was found with a pose, by index: the only views a reading
+    can use (by index, so that what else a view came with follows it)."""
+    return [i for i, loc in enumerate(located) if loc.found and loc.pose is not None]
 
 
 def resolve_turns(usable: Sequence[tuple[NDArray[np.uint8], BoardLocation]], camera: Camera,

@@ -1,13 +1,16 @@
-"""`palace reconstruct IMAGE... --camera camera.json [--before SCENE.json --before-image IMG]
+"""`palace reconstruct IMAGE... --camera camera.json [--before SCENE.json --before-image IMG...]
 [--map 1|FILE] --out SCENE.json [--json]`: the palace a photo shows after a turn, or
 (without --before, full mode) the whole palace several views show.
 
 The images are views of the palace after the turn, taken with one camera; the scene
-before the turn and the photo of it say what was there already. The scene written holds
-the pieces before and those read as added, each with a ``confidence`` (1 for the pieces
-that were there); the turn's report follows. Exit 0 when read with confidence, 1 when
-the board is not found or the reading is uncertain (the scene is still written, the
-doubtful pieces marked by their confidence), 2 for bad input.
+before the turn and the photo of it say what was there already. One photo before is of
+the first view; one per image (``--before-image`` again for each, in the images' order)
+lets every view be read, each against its own: what one view hides, another shows. The
+scene written holds the pieces before and those read as added, each with a
+``confidence`` (1 for the pieces that were there); the turn's report follows. Exit 0
+when read with confidence, 1 when the board is not found or the reading is uncertain
+(the scene is still written, the doubtful pieces marked by their confidence), 2 for bad
+input.
 """
 
 from __future__ import annotations
@@ -41,7 +44,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("images", nargs="+", help="photos after the turn")
     parser.add_argument("--camera", required=True, help="camera file (palace calibrate camera)")
     parser.add_argument("--before", help="scene file of the palace before the turn")
-    parser.add_argument("--before-image", help="photo of the board before the turn")
+    parser.add_argument("--before-image", action="append",
+                        help="photo of the board before the turn: one, as the first image "
+                             "sees it, or one per image in their order (repeat the option)")
     parser.add_argument("--map", help="ground map: 1..4 or a map file (default: the scene's)")
     parser.add_argument("--out", required=True, help="scene file to write (palace-scene/1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -57,8 +62,13 @@ def run(args: argparse.Namespace) -> int:
     ground = resolve_map(args.map, (args.before, before_scene))
     before = sound_palace(args.before, before_scene, ground)
     frames = [load_image(p) for p in args.images]
-    before_frame = load_image(args.before_image) if args.before_image else None
-    reading = read_turn(frames, camera, before, before_frame=before_frame, ground=ground)
+    given = args.before_image or []
+    if len(given) not in (0, 1, len(frames)):
+        raise UsageError(f"--before-image: give one (as the first image sees the board) or "
+                         f"one per image ({len(frames)} images, {len(given)} given)")
+    befores = [load_image(p) for p in given]
+    reading = read_turn(frames, camera, before, before_frame=befores[0] if len(befores) == 1
+                        else befores or None, ground=ground)
     pieces = [{**piece_to_json(p), "confidence": 1.0} for p in before_scene.pieces]
     for i, r in enumerate(reading.added):
         item = r.to_json()
