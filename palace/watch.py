@@ -33,21 +33,13 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
-from calibration.pose import locate_board
-from calibration.tracking import SEARCH_AFTER_S, BoardTracker
+from palace.following import BoardFollower, SecondView, SecondWebcam
 from rules.maps import GroundMap
 from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
 
-SEARCH_EVERY_S = 0.5
-"""While lost, a full search (up to a second) at most this often."""
-SWEEP_EVERY_S = 5.0
-"""With no intrinsics file, how often (frame time) a first search may run the whole
-search under every webcam field of view (``calibration.locate_board``'s
-``sweep_fields``): seconds where no board is in view, so between two the frames are
-searched with the plate's outline's focal length only."""
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
 IDLE_KEPT = 10_000
@@ -94,6 +86,8 @@ class LoopStats:
     found: int = 0
     searches: int = 0
     reads: int = 0
+    second_views: int = 0
+    """Turns read with the second webcam's view too."""
     turns: int = 0
     nothing_new: int = 0
     moves: int = 0
@@ -121,34 +115,38 @@ class CameraLoop:
                  reader: Reader | None = None, look: Look | None = None,
                  settings: SettleSettings | None = None,
                  on_turn: Callable[[Any, Any], None] | None = None,
-                 background: bool = False) -> None:
+                 background: bool = False, second: SecondWebcam | None = None) -> None:
         """``background`` reads turns in a thread of their own while the page's camera
         view goes on (a live webcam, whose frames wait for nobody); a recording or the
-        simulated table is read in step, so that no frame of it goes unseen."""
+        simulated table is read in step, so that no frame of it goes unseen. ``second``:
+        a second webcam on another side of the table, whose frames come with this one's
+        (:meth:`step`); its view is read with this one's where it can be trusted."""
         self.session = session
         self.background = background
         self._reading: threading.Thread | None = None
         self._read_error: BaseException | None = None
         self._last_location: BoardLocation | None = None
-        self.camera = camera
-        self.refine_focal = camera is None
+        self.follower = BoardFollower(camera)
+        self.second = second
         self.read: Reader = reader or read_turn
         self.look: Look = look or TableLook()
         self.detector = SettleDetector(settings)
-        self.tracker: BoardTracker | None = None
         self.on_turn = on_turn
         self.stats = LoopStats()
         self._state = ""
-        self._last_found = -1e9
-        self._last_search = -1e9
-        self._last_sweep = -1e9
         self._last_preview = -1e9
         self._last_learn_check = -1e9
         self._learned: frozenset[object] | None = None
 
     # -- one frame ---------------------------------------------------------------------
-    def step(self, frame: FrameLike) -> Observation:
-        """Track, watch for hands, and read the turn when the board settles changed."""
+    @property
+    def camera(self) -> Camera | None:
+        """The first webcam's lens (None until its first frame where none was given)."""
+        return self.follower.camera
+
+    def step(self, frame: FrameLike, second_frame: FrameLike | None = None) -> Observation:
+        """Track, watch for hands, and read the turn when the board settles changed.
+        ``second_frame``: the second webcam's frame taken with this one."""
         started = time.perf_counter()
         image, now = frame.image, float(frame.time)
         if self._reading is not None:
@@ -161,16 +159,16 @@ class CameraLoop:
             if self._read_error is not None:
                 error, self._read_error = self._read_error, None
                 raise error
-        if self.camera is None:
-            height, width = image.shape[:2]
-            self.camera = Camera.default_for(width, height)
-        location = self._locate(image, now)
+        if self.second is not None and second_frame is not None:
+            self.second.step(second_frame.image, now, self.session.ground)
+        location = self.follower.locate(image, now, self.session.ground)
         self.stats.frames += 1
-        camera = location.camera or self.camera
+        self.stats.searches = self.follower.searches
+        camera = self.follower.lens(location)
         if location.found:
             self.stats.found += 1
-            self._last_found = now
-        last = self.tracker.last if self.tracker is not None else None
+        tracker = self.follower.tracker
+        last = tracker.last if tracker is not None else None
         pose = location.pose if location.found else (last.pose if last is not None else None)
         observation = self.detector.update(image, camera, pose, now, found=location.found,
                                            location=location)
@@ -183,14 +181,18 @@ class CameraLoop:
         self._last_location = location
         self._preview(image, location)
         if observation.event == "changed" and not observation.moved:
+            second = self._second_view()
             if self.background:
                 self._reading = threading.Thread(target=self._read_in_background,
-                                                 args=(observation, started), daemon=True,
-                                                 name="read turn")
+                                                 args=(observation, started, second),
+                                                 daemon=True, name="read turn")
                 self._reading.start()
             else:
-                self._read(observation, started)
+                self._read(observation, started, second)
             return observation
+        if observation.event and self.second is not None:
+            # A new picture before the next turn (the set-up's, or after a move).
+            self.second.mark_before()
         if observation.event and observation.moved:
             # The board was slid or turned (or the camera bumped): the picture before
             # was taken from elsewhere and cannot be compared with, and a board that
@@ -207,31 +209,14 @@ class CameraLoop:
         self.stats.busy_s += time.perf_counter() - started
         return observation
 
-    def _locate(self, image: NDArray[np.uint8], now: float) -> BoardLocation:
-        """The board in this frame; a full search only at the start or when long lost."""
-        assert self.camera is not None
-        ground = self.session.ground
-        if self.tracker is None:
-            self.stats.searches += 1
-            sweep = self.refine_focal and now - self._last_sweep >= SWEEP_EVERY_S
-            if sweep:
-                self._last_sweep = now
-            location = locate_board(image, self.camera, ground, refine_focal=self.refine_focal,
-                                    sweep_fields=sweep)
-            if location.found:
-                self.tracker = BoardTracker(location.camera or self.camera, ground, location)
-            return location
-        if self.tracker.ground.ground != ground.ground:
-            # A new game on the page, on another map: the board's turn is read from it.
-            self.tracker = BoardTracker(self.tracker.camera, ground, self.tracker.last)
-        search = (now - self._last_found >= SEARCH_AFTER_S
-                  and now - self._last_search >= SEARCH_EVERY_S)
-        if self.tracker.last is None and not search:
-            return BoardLocation(False, "the board was lost; looking for it")
-        if search:
-            self._last_search = now
-            self.stats.searches += 1
-        return self.tracker.update(image, search=search)
+    def _second_view(self) -> SecondView | None:
+        """The second webcam's view for the turn just settled, and its picture now kept as
+        its picture before the next turn (this one's picture now is too)."""
+        if self.second is None:
+            return None
+        view = self.second.view()
+        self.second.mark_before()
+        return view
 
     def _preview(self, image: NDArray[np.uint8], location: BoardLocation | None) -> None:
         """The page's camera view, at most every PREVIEW_EVERY_S."""
@@ -239,9 +224,10 @@ class CameraLoop:
             self._last_preview = time.perf_counter()
             self.session.show_frame(image, location)
 
-    def _read_in_background(self, observation: Observation, started: float) -> None:
+    def _read_in_background(self, observation: Observation, started: float,
+                            second: SecondView | None) -> None:
         try:
-            self._read(observation, started)
+            self._read(observation, started, second)
         except BaseException as exc:  # handed to the loop's thread at the next frame
             self._read_error = exc
 
@@ -262,13 +248,17 @@ class CameraLoop:
             self.session.camera_status(state, detail)
 
     # -- turns -------------------------------------------------------------------------
-    def _read(self, observation: Observation, started: float) -> None:
+    def _read(self, observation: Observation, started: float,
+              second: SecondView | None = None) -> None:
         """Read the settled board against the session's palace and hand the turn over.
 
         The picture before is the previous settled one while the session waits for no
         turn (it then shows the session's palace). While a reading still waits for the
         players, that picture shows a palace the session does not have yet; the reader
-        is then left to the picture the table's look learned of the session's palace.
+        is then left to the picture the table's look learned of the session's palace
+        (and the second webcam's view, whose picture before is of that same unknown
+        palace, is left out). The second webcam's view comes last, with its own picture
+        before.
         """
         assert observation.before is not None and self.camera is not None
         self._status("reading", f"{observation.changed_cells} cells changed")
@@ -278,7 +268,12 @@ class CameraLoop:
         camera = _camera_of(snaps[-1].location) or self.camera
         palace = self.session.palace()
         waiting = self.session.sync != "ready"
-        before_frame = None if waiting else observation.before.image
+        before_frame: Any = None if waiting else observation.before.image
+        if second is not None and not waiting:
+            before_frame = [before_frame] + [None] * (len(frames) - 1) + [second.before]
+            frames.append(second.image)
+            locations.append(second.location)
+            self.stats.second_views += 1
         reader_started = time.perf_counter()
         reading = self.read(frames, camera, palace, before_frame=before_frame,
                             ground=self.session.ground, look=self.look, locations=locations)
@@ -325,15 +320,21 @@ class CameraLoop:
 
     # -- a whole source ----------------------------------------------------------------
     def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,
-            pace: bool = False, until: Callable[[], bool] | None = None) -> LoopStats:
+            pace: bool = False, until: Callable[[], bool] | None = None,
+            second_source: Iterable[FrameLike] | None = None) -> LoopStats:
         """Every frame of ``source`` until it ends, ``stop`` is set or ``until()`` holds.
 
         ``pace`` plays a recorded or simulated source no faster than its own clock, so
         that people watching the page see the game at the speed it was played.
+        ``second_source``: the second webcam's frames, one taken with each of
+        ``source``'s (the loop ends with the shorter).
         """
         wall0: float | None = None
         time0 = 0.0
-        for frame in source:
+        frames: Iterable[tuple[FrameLike, FrameLike | None]] = (
+            zip(source, second_source, strict=False) if second_source is not None
+            else ((frame, None) for frame in source))
+        for frame, second_frame in frames:
             if stop is not None and stop.is_set():
                 break
             if pace:
@@ -345,7 +346,7 @@ class CameraLoop:
                         stop.wait(ahead)
                     else:
                         time.sleep(ahead)
-            self.step(frame)
+            self.step(frame, second_frame)
             if until is not None and until():
                 break
         self.finish()

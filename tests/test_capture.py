@@ -68,6 +68,8 @@ def test_bad_sources_say_what_is_wrong(tmp_path):
     (["--frames", "{tmp}/nowhere"], "nowhere: no such folder"),
     (["--camera", "57"], "camera 57: no such camera"),
     (["--frames", "{tmp}", "--port", "0"], "--port: must be 1..65535"),
+    (["--frames", "{tmp}", "--second-intrinsics", "{tmp}/c.json"],
+     "--second-intrinsics: only with --second"),
 ])
 def test_watch_refuses_bad_input_in_one_line(tmp_path, capsys, args, expected):
     argv = ["watch", *[a.format(tmp=tmp_path) for a in args], "--db", str(tmp_path / "g.db")]
@@ -75,6 +77,17 @@ def test_watch_refuses_bad_input_in_one_line(tmp_path, capsys, args, expected):
     err = capsys.readouterr().err
     assert expected in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_watch_refuses_a_second_webcam_it_cannot_read_in_one_line(tmp_path, capsys):
+    first = tmp_path / "first"
+    first.mkdir()
+    cv2.imwrite(str(first / "0000.png"), _picture(0))
+    argv = ["watch", "--frames", str(first), "--second", str(tmp_path / "nowhere"), "--exit",
+            "--db", str(tmp_path / "g.db")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "nowhere: no such folder" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_live_source_hands_over_the_newest_frame(tmp_path):

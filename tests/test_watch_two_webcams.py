@@ -1,0 +1,130 @@
+"""The camera loop with a second webcam across the table: real tracking of both boards,
+the settle detector on the first, the real turn reader; the session is a stand-in
+holding the palace before the turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from palace.following import SecondWebcam
+from palace.watch import CameraLoop
+from rules.palace import Palace
+from rules.pieces import ANIMAL_KINDS, built_keys
+from training.pairs import TurnPair, turn_pairs
+from twin import RenderOptions, around_board, render
+from vision import read_turn
+
+STILL = 14
+"""Frames of each still picture (at 10 a second): the detector settles after 5 and 0.8 s."""
+
+
+@dataclass
+class Table:
+    """The session as the loop sees it: the palace before the turn, the turns handed over."""
+
+    pair: TurnPair
+    sync: str = "ready"
+    turns: list[tuple[Any, list[np.ndarray]]] = field(default_factory=list)
+
+    @property
+    def ground(self):
+        return self.pair.ground
+
+    def palace(self) -> Palace:
+        return self.pair.before
+
+    def show_frame(self, image, location) -> None:
+        pass
+
+    def camera_status(self, state, detail="") -> None:
+        pass
+
+    def keep_settled(self, image, camera, time_s) -> None:
+        pass
+
+    def camera_turn(self, reading, frames) -> None:
+        self.turns.append((reading, frames))
+
+
+class Reader:
+    """The real turn reader, with what it was handed kept."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, Any]] = []
+
+    def __call__(self, frames, camera, before, **kw):
+        self.calls.append({"frames": frames, **kw})
+        return read_turn(frames, camera, before, before_frame=kw["before_frame"],
+                         ground=kw["ground"], look=kw["look"], locations=kw["locations"])
+
+
+@pytest.fixture(scope="module")
+def pair() -> TurnPair:
+    return next(turn_pairs(1, 100, max_turns=1, elevation_deg=(45.0, 60.0), second_view=180.0,
+                           options=RenderOptions(clutter=False)))
+
+
+def frames(first: list[np.ndarray], second: list[np.ndarray]):
+    """Each picture held still for STILL frames, both webcams on one clock."""
+    out1, out2 = [], []
+    for a, b in zip(first, second, strict=True):
+        for _ in range(STILL):
+            t = len(out1) / 10.0
+            out1.append(SimpleNamespace(image=a, time=t))
+            out2.append(SimpleNamespace(image=b, time=t))
+    return out1, out2
+
+
+def watch(pair: TurnPair, first: list[np.ndarray], second: list[np.ndarray]
+          ) -> tuple[Table, Reader, CameraLoop]:
+    table, reader = Table(pair), Reader()
+    loop = CameraLoop(table, camera=pair.camera, reader=reader,
+                      second=SecondWebcam(pair.camera))
+    ones, twos = frames(first, second)
+    loop.run(ones, second_source=twos)
+    return table, reader, loop
+
+
+def test_a_turn_is_read_from_both_webcams_each_against_its_own_picture_before(pair) -> None:
+    assert pair.second is not None
+    table, reader, loop = watch(pair, [pair.before_frame, pair.after_frame],
+                                [pair.second.before_frame, pair.second.after_frame])
+    assert len(table.turns) == len(reader.calls) == 1 and loop.stats.second_views == 1
+    call = reader.calls[0]
+    befores, views = call["before_frame"], call["frames"]
+    # The first webcam's settled frames, then the second's, each with its picture before.
+    assert len(befores) == len(views) == len(call["locations"]) >= 2
+    assert befores[0] is not None and all(b is None for b in befores[1:-1])
+    assert np.array_equal(befores[-1], pair.second.before_frame)
+    assert np.array_equal(views[-1], pair.second.after_frame)
+    reading = table.turns[0][0]
+    truth = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
+    assert built_keys(tuple(r.piece for r in reading.added)) == built_keys(tuple(truth))
+
+
+def test_a_second_webcam_bumped_since_the_picture_before_is_left_out(pair) -> None:
+    """Bumped while the first webcam's picture before stands, then still again: its
+    picture after no longer lines up with its picture before, so only the first
+    webcam's view is read."""
+    assert pair.second is not None
+    bumped = around_board(pair.second.pose, 4.0)
+    options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
+    after = pair.before.copy()
+    for piece in pair.added:
+        if piece.kind not in ANIMAL_KINDS:
+            after.place(piece)
+    moved = [render(palace, pair.camera, bumped, options, seed=1).image
+             for palace in (pair.before, after)]
+    _, reader, loop = watch(pair, [pair.before_frame, pair.before_frame, pair.after_frame],
+                            [pair.second.before_frame, *moved])
+    assert len(reader.calls) == 1 and loop.stats.second_views == 0
+    assert len(reader.calls[0]["frames"]) == len(reader.calls[0]["locations"])
+    assert not isinstance(reader.calls[0]["before_frame"], list)
+    # Its board found, still, in its last picture: left out for the move, not for a
+    # lost board or a hand.
+    assert loop.second is not None and loop.second.still is not None
