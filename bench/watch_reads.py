@@ -18,6 +18,14 @@ so that each loss is put down to one input or to turn mode itself:
   ``turn mode, in doubt`` when the pieces were right but the session doubted them.
 
     python3 -m bench.watch_reads [--seeds 200-203] [--turns 6]
+    python3 -m bench.watch_reads --second-webcam 180   # the same games, a second webcam
+                                                       # across the table: the players'
+                                                       # tally only
+
+With ``--second-webcam DEG`` the table has a second webcam that many degrees round it
+and the loop reads each turn from both (``palace.following``); the reads are not taken
+apart then (the second view has its own true pose), only the players' tally is printed,
+to set beside the one-webcam run's on the same games.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cv2
@@ -36,14 +45,15 @@ import cv2
 from bench.calibration import turn_errors
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
-from palace.demo import TablePlayers
+from palace.demo import DemoTally, TablePlayers
 from palace.draft import DOUBT_BELOW
+from palace.following import SecondWebcam
 from palace.session import TableSession
 from palace.watch import CameraLoop
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
-from twin.table import SimulatedTable, TableFrame
+from twin.table import SimulatedTable, TableFrame, TableSettings
 from vision import read_turn
 
 
@@ -144,21 +154,29 @@ class RecordingReader:
         return reading
 
 
-def play(seed: int, turns: int, db: Path) -> tuple[list[LoopRead], str]:
-    """One simulated game through the loop (as ``palace demo --headless-check``)."""
-    table = SimulatedTable(seed=seed, players=3, turns=turns)
+def play(seed: int, turns: int, db: Path, second_webcam: float | None = None
+         ) -> tuple[list[LoopRead], DemoTally]:
+    """One simulated game through the loop (as ``palace demo --headless-check``); with
+    ``second_webcam``, a second webcam that many degrees round the table, its view read
+    with the first's, and no read taken apart."""
+    table = SimulatedTable(seed=seed, players=3, turns=turns,
+                           settings=TableSettings(second_webcam_deg=second_webcam))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
     players = TablePlayers(session, table)
     players.set_up()
-    reader = RecordingReader(table, seed)
-    loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn, reader=reader)
+    reader = RecordingReader(table, seed) if second_webcam is None else None
+    second = None if second_webcam is None else SecondWebcam(table.camera)
+    loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn,
+                      reader=reader, second=second)
     for frame in table:
-        reader.see(frame)
+        if reader is not None:
+            reader.see(frame)
         players.watch(frame)
-        loop.step(frame)
+        loop.step(frame, None if frame.second_image is None
+                  else SimpleNamespace(image=frame.second_image, time=frame.time))
     players.finish_all()
     session.close()
-    return reader.reads, players.tally.line()
+    return ([] if reader is None else reader.reads), players.tally
 
 
 def _seeds(text: str) -> list[int]:
@@ -170,21 +188,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="200-203", help="table seeds, FIRST-LAST")
     parser.add_argument("--turns", type=int, default=6, help="turns a game")
+    parser.add_argument("--second-webcam", type=float, metavar="DEG",
+                        help="a second webcam this many degrees round the table")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
+    built = right = 0
     for seed in _seeds(args.seeds):
-        reads, tally = play(seed, args.turns, db)
-        print(f"game {seed}: {tally}")
+        reads, tally = play(seed, args.turns, db, args.second_webcam)
+        built, right = built + tally.built, right + tally.read_right
+        print(f"game {seed}: {tally.line()}")
         for read in reads:
             verdict = classify(read)
             classes[verdict] += 1
             print(f"  turn {read.turns_done}: {verdict} (pose {read.pose_px:.2f} px, "
                   f"settled {read.settled}, palace {read.palace_right}, before "
                   f"{read.before_right})")
-    print(f"{sum(classes.values())} reads: " + ", ".join(
-        f"{n} {name}" for name, n in classes.most_common()))
+    print(f"{right} of {built} turns read right by the camera"
+          + ("" if args.second_webcam is None else
+             f" (a second webcam {args.second_webcam:.0f} degrees round the table)"))
+    if classes:
+        print(f"{sum(classes.values())} reads: " + ", ".join(
+            f"{n} {name}" for name, n in classes.most_common()))
 
 
 if __name__ == "__main__":

@@ -128,3 +128,26 @@ def test_a_second_webcam_bumped_since_the_picture_before_is_left_out(pair) -> No
     # Its board found, still, in its last picture: left out for the move, not for a
     # lost board or a hand.
     assert loop.second is not None and loop.second.still is not None
+
+
+def test_the_simulated_table_films_with_a_second_webcam_across_it() -> None:
+    """Each frame comes with the second webcam's picture, in which the board lies where
+    the table says it does for that webcam, and the hands are the same."""
+    from bench.calibration import WRONG_PX, turn_errors
+    from calibration.pose import locate_board
+    from rules.maps import load_map
+    from twin.table import SimulatedTable, TableSettings
+
+    table = SimulatedTable(seed=3, turns=1, settings=TableSettings(
+        width=960, height=540, setup_s=0.1, second_webcam_deg=180.0))
+    frame = next(iter(table))
+    assert frame.second_image is not None and frame.second_image.shape == frame.image.shape
+    assert not np.array_equal(frame.second_image, frame.image)
+    assert frame.placement is not None
+    truth = table.board_pose(frame.placement, second=True)
+    found = locate_board(frame.second_image, table.camera, load_map(table.record.map))
+    assert found.found and min(turn_errors(table.camera, truth, found)) <= WRONG_PX
+    plain = SimulatedTable(seed=3, turns=1, settings=TableSettings(width=960, height=540,
+                                                                   setup_s=0.1))
+    first = next(iter(plain))
+    assert first.second_image is None and np.array_equal(first.image, frame.image)

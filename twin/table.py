@@ -27,7 +27,7 @@ from calibration.camera import Pose
 from rules.bot import GameRecord, simulate_game
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, STUD_MM, Piece
 from rules.scene import Scene
-from twin.cameras import random_camera
+from twin.cameras import around_board, random_camera
 from twin.clutter import Hand
 from twin.frame import RenderOptions
 from twin.renderer import render
@@ -57,6 +57,9 @@ class TableSettings:
     noise: float = 2.0
     flicker: float = 0.03
     """Frame-to-frame light flicker (a fraction of the brightness)."""
+    second_webcam_deg: float | None = None
+    """A second webcam of the same make this many degrees round the table from the
+    first (at the same height and distance), filming each frame too; None: one webcam."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,8 @@ class TableFrame:
     """The turn (from 0) whose player is at work over the board, if any."""
     placement: _Placement | None = None
     """Where the board lay (for :meth:`SimulatedTable.clean_picture`)."""
+    second_image: NDArray[np.uint8] | None = None
+    """The second webcam's picture taken with this one (``second_webcam_deg``)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,8 @@ class _Placement:
 
 
 class SimulatedTable:
-    """Bots' game filmed by one webcam; iterate it for frames (``turns`` caps the turns)."""
+    """Bots' game filmed by one webcam (or two: ``TableSettings.second_webcam_deg``);
+    iterate it for frames (``turns`` caps the turns)."""
 
     def __init__(self, seed: int = 0, players: int = 3, map_name: str = "1",
                  turns: int | None = None, settings: TableSettings | None = None) -> None:
@@ -120,6 +126,9 @@ class SimulatedTable:
         self.camera, self.camera_pose = random_camera(
             rng, s.width, s.height, elevation_deg=(48.0, 75.0), fill=(0.72, 0.88),
             distortion=0.6, roll_deg=4.0)
+        self.second_pose = (None if s.second_webcam_deg is None
+                            else around_board(self.camera_pose, s.second_webcam_deg))
+        """The second webcam's pose while the board lies where it first lay."""
         light = Light.random(rng)
         self.light = replace(light, elevation_deg=max(light.elevation_deg, 40.0))
         self.table = str(rng.choice(["wood", "cloth", "plain"]))
@@ -137,17 +146,19 @@ class SimulatedTable:
         return [free[i % 3] for i in range(players)]
 
     # -- pictures ----------------------------------------------------------------------
-    def board_pose(self, placement: _Placement) -> Pose:
-        """The board's pose for the fixed webcam when the board lies at ``placement``."""
-        r0 = self.camera_pose.rotation
+    def board_pose(self, placement: _Placement, second: bool = False) -> Pose:
+        """The board's pose for the fixed webcam (or the second one) when the board lies
+        at ``placement``."""
+        pose = self.second_pose if second else self.camera_pose
+        assert pose is not None, "the table has no second webcam"
+        r0 = pose.rotation
         rot = placement.rotation()
         shift = np.array([*placement.shift, 0.0])
-        return Pose.from_matrix(r0 @ rot, r0 @ (CENTRE + shift - rot @ CENTRE)
-                                + self.camera_pose.tvec)
+        return Pose.from_matrix(r0 @ rot, r0 @ (CENTRE + shift - rot @ CENTRE) + pose.tvec)
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
-                 hands: tuple[Hand, ...]) -> NDArray[np.uint8]:
-        key = (pieces, placement)
+                 hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
+        key = (pieces, placement, second)
         if not hands and key in self._still_cache:
             return self._still_cache[key]
         light = replace(self.light,
@@ -157,10 +168,10 @@ class SimulatedTable:
                                 clutter=False, color_jitter=0.0, table=self.table,
                                 hands=hands)
         scene = Scene(map=self.record.map, pieces=pieces)
-        image = render(scene, self.camera, self.board_pose(placement), options,
+        image = render(scene, self.camera, self.board_pose(placement, second), options,
                        seed=self._render_seed).image
         if not hands:
-            if len(self._still_cache) > 4:
+            if len(self._still_cache) > 8:
                 self._still_cache.clear()
             self._still_cache[key] = image
         return image
@@ -177,9 +188,11 @@ class SimulatedTable:
         """One frame of the board where it first lay, with these pieces and hands."""
         return self._webcam(self._picture(pieces, _Placement(), hands), 0)
 
-    def _webcam(self, image: NDArray[np.uint8], index: int) -> NDArray[np.uint8]:
-        """This frame's sensor noise and flicker on a rendered picture."""
-        rng = np.random.default_rng((self.seed, index))
+    def _webcam(self, image: NDArray[np.uint8], index: int, second: bool = False
+                ) -> NDArray[np.uint8]:
+        """This frame's sensor noise and flicker on a rendered picture (the second
+        webcam's its own)."""
+        rng = np.random.default_rng((self.seed, index, 1) if second else (self.seed, index))
         gain = 1.0 + float(np.clip(rng.normal(0.0, self.settings.flicker), -0.1, 0.1))
         noise = rng.normal(0.0, self.settings.noise, image.shape[:2]).astype(np.float32)
         out = image.astype(np.float32) * gain + noise[:, :, None]
@@ -214,9 +227,11 @@ class SimulatedTable:
             nonlocal index
             at = where or placement
             image = self._webcam(self._picture(pieces, at, hands), index)
+            second = None if self.second_pose is None else self._webcam(
+                self._picture(pieces, at, hands, second=True), index, second=True)
             out = TableFrame(image, index / s.fps, index, turns_done, phase,
                              Scene(map=self.record.map, pieces=pieces), self.board_pose(at),
-                             playing, at)
+                             playing, at, second)
             index += 1
             return out
 

@@ -128,12 +128,13 @@ def read_turn(
     """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
 
     ``before_frame`` is the settled frame before the turn, taken with the board where the
-    first of ``frames`` sees it; or one such frame per view (None for a view that has
-    none): each view is compared with its own, and a view with none is not read. Several
-    webcams round the table each give a view and its frame before: what one view hides
-    behind the palace, another shows. ``locations`` are the poses the camera loop already has
-    for ``frames`` (None, or None entries, to locate the board here). ``model`` reads
-    the change with the learned new-piece network, else with the classical evidence.
+    first of ``frames`` whose board is found sees it; or one such frame per view (None
+    for a view that has none): each view is compared with its own, and a view with none
+    is not read. Several webcams round the table each give a view and its frame before:
+    what one view hides behind the palace, another shows. ``locations`` are the poses
+    the camera loop already has for ``frames`` (None, or None entries, to locate the
+    board here). ``model`` reads the change with the learned new-piece network, else
+    with the classical evidence.
     ``weigh``: other added pieces (a bench's truth) to judge against the reading on its
     own evidence (:attr:`TurnReading.weighed`), after its time is taken.
     """
@@ -189,8 +190,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         return board_not_found(located, started), None
     usable = resolve_turns([(frames[i], located[i]) for i in kept], camera, before)
     first = usable[0][1]
-    given = _before_frames(before, before_frame, look, len(frames))
-    references = [given[i] for i in kept]
+    references = _before_frames(before, before_frame, look, len(frames), kept)
     if all(r is None for r in references):
         return TurnReading(False, "no frame of the palace before the turn to compare with",
                            (), True, first, time.perf_counter() - started), None
@@ -387,18 +387,19 @@ def _largest_patch(mask: NDArray[np.bool_]) -> int:
 
 
 def _before_frames(before: Palace, before_frame: BeforeFrames, look: TableLook | None,
-                   views: int) -> list[NDArray[np.uint8] | None]:
-    """The picture of the palace before the turn for each of ``views`` views: those given
-    one per view; else the settled frame, or the frame the table's look learned of this
-    very palace, for the first view alone (the loop's views after it are of the same,
-    unmoved board and camera, and add nothing to compare)."""
+                   views: int, kept: Sequence[int]) -> list[NDArray[np.uint8] | None]:
+    """The picture of the palace before the turn for each of the ``kept`` views (indices
+    into the ``views`` given): those given one per view; else the settled frame, or the
+    frame the table's look learned of this very palace, for the first kept view alone
+    (the camera loop's views are of one unmoved webcam: the first it found the board in
+    is compared, the others add nothing)."""
     if before_frame is not None and not isinstance(before_frame, np.ndarray):
         given = list(before_frame)
         if len(given) != views:
             raise ValueError(f"{len(given)} frames before the turn for {views} views")
-        return given
+        return [given[i] for i in kept]
     if before_frame is None and look is not None:
         learned = look.reference_for(before)
         if learned is not None:
             before_frame = learned[0]
-    return [before_frame] + [None] * (views - 1)
+    return [before_frame] + [None] * (len(kept) - 1)

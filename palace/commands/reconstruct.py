@@ -4,7 +4,8 @@
 
 The images are views of the palace after the turn, taken with one camera; the scene
 before the turn and the photo of it say what was there already. One photo before is of
-the first view; one per image (``--before-image`` again for each, in the images' order)
+the first view the board is found in; one per image (``--before-image`` again for each,
+in the images' order)
 lets every view be read, each against its own: what one view hides, another shows. The
 scene written holds the pieces before and those read as added, each with a
 ``confidence`` (1 for the pieces that were there); the turn's report follows. Exit 0
@@ -46,7 +47,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--before", help="scene file of the palace before the turn")
     parser.add_argument("--before-image", action="append",
                         help="photo of the board before the turn: one, as the first image "
-                             "sees it, or one per image in their order (repeat the option)")
+                             "the board is found in sees it, or one per image in their order "
+                             "(repeat the option)")
     parser.add_argument("--map", help="ground map: 1..4 or a map file (default: the scene's)")
     parser.add_argument("--out", required=True, help="scene file to write (palace-scene/1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
