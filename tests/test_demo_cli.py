@@ -20,6 +20,17 @@ def test_a_headless_demo_plays_a_turn_and_sums_up(tmp_path, capsys):
     assert "scores:" in out
 
 
+def test_a_demo_with_a_second_webcam_reads_its_view_with_the_first(tmp_path, capsys):
+    code = main(["demo", "--headless-check", "--turns", "1", "--seed", "3", "--second-webcam",
+                 "--db", str(tmp_path / "demo.sqlite")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    line = next(x for x in out.splitlines() if x.startswith("second webcam:"))
+    found, frames = (int(w) for w in line.split("found in ")[1].split(" frames")[0].split(" of "))
+    assert frames > 0 and found >= 0.9 * frames, line
+    assert "its view read with 1 of 1 reads" in line
+
+
 def test_demo_refuses_bad_input_in_one_line(tmp_path, capsys):
     assert main(["demo", "--turns", "0", "--headless-check"]) == 2
     assert "--turns: must be at least 1" in capsys.readouterr().err

@@ -13,9 +13,12 @@ N turns as fast as the machine goes and prints a summary, for tests and scripts.
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import tempfile
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from palace.cli import UsageError
@@ -28,6 +31,8 @@ from palace.commands.serve import (
 )
 
 PLAYERS = 3
+SECOND_WEBCAM_DEG = 180.0
+"""Where ``--second-webcam`` puts the second webcam: across the table from the first."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,11 +53,15 @@ def add_parser(subparsers: Any) -> None:
                         help="like --exit, without the web server (for tests)")
     parser.add_argument("--no-browser-needed", action="store_true",
                         help="follow the game in the terminal too: every turn's report")
+    parser.add_argument("--second-webcam", action="store_true",
+                        help="film the table with a second webcam across it too, its view "
+                        "read with the first's (the page shows the first)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from palace.demo import TablePlayers
+    from palace.following import SecondWebcam
     from palace.watch import CameraLoop
     from twin.table import SimulatedTable, TableSettings
 
@@ -64,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     # Watched live, the finished palace lies still a while and the players look at the
     # page before picking cards, so people see each reading (and each doubt) there.
     settings = TableSettings() if fast else TableSettings(still_s=5.0)
+    if args.second_webcam:
+        settings = replace(settings, second_webcam_deg=SECOND_WEBCAM_DEG)
     table = SimulatedTable(seed=args.seed, players=PLAYERS, turns=args.turns,
                            settings=settings)
     session = open_session(db, False)
@@ -80,14 +91,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"Palace Eye demo: the dashboard is at {url} ({headline})", flush=True)
         else:
             print(f"Palace Eye demo, no web server ({headline})", flush=True)
-        loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn)
+        second = SecondWebcam(table.camera) if args.second_webcam else None
+        loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn,
+                          second=second)
 
         def frames() -> Any:
             for frame in table:
                 players.watch(frame)
                 yield frame
 
-        stats = loop.run(frames(), pace=not fast)
+        first, both = itertools.tee(frames())
+        seconds = (SimpleNamespace(image=f.second_image, time=f.time) for f in both)
+        stats = loop.run(first, pace=not fast,
+                         second_source=seconds if second is not None else None)
+        if second is not None:
+            print(f"second webcam: board found in {second.found} of {second.frames} frames, "
+                  f"its view read with {stats.second_views} of {stats.reads} reads", flush=True)
         players.finish_all()
         _print_summary(session, players, stats)
         if not fast:
