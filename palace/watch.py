@@ -270,7 +270,13 @@ class CameraLoop:
         waiting = self.session.sync != "ready"
         before_frame: Any = None if waiting else observation.before.image
         if second is not None and not waiting:
-            before_frame = [before_frame] + [None] * (len(frames) - 1) + [second.before]
+            # One picture before per view: this webcam's goes with the first of its
+            # frames whose board was found (as a single picture before would), the
+            # second webcam's with its own.
+            first = next((i for i, loc in enumerate(locations)
+                          if getattr(loc, "found", False)), 0)
+            before_frame = [before_frame if i == first else None for i in range(len(frames))]
+            before_frame.append(second.before)
             frames.append(second.image)
             locations.append(second.location)
             self.stats.second_views += 1

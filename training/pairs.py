@@ -48,12 +48,12 @@ class TurnPair:
     """Per pixel of ``new_mask``, the height above the plate of the surface seen there, in
     brick levels (9.6 mm; a brick on the plate shows 0 to 1 on its sides, 1 and a stud on
     its top); NaN elsewhere."""
-    second: SecondView | None = None
+    second: SecondWebcamFrames | None = None
     """The same turn as a second webcam sees it (``turn_pairs(..., second_view=...)``)."""
 
 
 @dataclass(frozen=True)
-class SecondView:
+class SecondWebcamFrames:
     """A turn's frames from a second webcam of the same make on another side of the
     table (:func:`twin.cameras.around_board`), under the same light."""
 
@@ -127,7 +127,8 @@ def turn_pairs(
     and frames from their own seeds, so a turn comes out the same either way (a test
     renders one turn of a development set without the turns before it).
     ``second_view``: degrees round the board a second webcam stands from the first; its
-    frames come with each pair (:class:`SecondView`), the first view's as without it.
+    frames come with each pair (:class:`SecondWebcamFrames`), the first view's as
+    without it.
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
@@ -162,7 +163,7 @@ def turn_pairs(
                 # Its own stream for the second picture's development, so that the first
                 # view's frames are those drawn without it.
                 develop = np.random.default_rng([seed, game, turn, 2])
-                second = SecondView(
+                second = SecondWebcamFrames(
                     render(palace_before, camera, pose2, opts, seed=frame_seed).image,
                     redevelop(render(Palace(ground, record.scenes[turn + 1].pieces), camera,
                                      pose2, opts, seed=frame_seed).image, develop),

@@ -5,13 +5,12 @@
 The images are views of the palace after the turn, taken with one camera; the scene
 before the turn and the photo of it say what was there already. One photo before is of
 the first view the board is found in; one per image (``--before-image`` again for each,
-in the images' order)
-lets every view be read, each against its own: what one view hides, another shows. The
-scene written holds the pieces before and those read as added, each with a
-``confidence`` (1 for the pieces that were there); the turn's report follows. Exit 0
-when read with confidence, 1 when the board is not found or the reading is uncertain
-(the scene is still written, the doubtful pieces marked by their confidence), 2 for bad
-input.
+in the images' order) lets every view be read, each against its own: what one view
+hides, another shows. The scene written holds the pieces before and those read as
+added, each with a ``confidence`` (1 for the pieces that were there); the turn's report
+follows. Exit 0 when read with confidence, 1 when the board is not found or the reading
+is uncertain (the scene is still written, the doubtful pieces marked by their
+confidence), 2 for bad input.
 """
 
 from __future__ import annotations
