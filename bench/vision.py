@@ -22,8 +22,10 @@ same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly co
 light (the camera's white balance off by a third). The two-webcam sets are the first 100
 of the twin turns, each also seen by a second webcam of the same make across the table
 or on its next side, read from the first view alone and from both, each view against
-its own frame before. The camera-map set is the same twin
-turns read on the map the camera read of each game's set-up, as a real table plays, and
+its own frame before; and the Cycles turns likewise, where their second webcam's
+frames were rendered (``twin.cycles.driver --second-view 180``). The camera-map set is
+the same twin turns read on the map the camera read of each game's set-up, as a real
+table plays, and
 the Cycles turns each on the map read of its own frame before
 (:mod:`bench.camera_map_turns`). The Cycles turns
 (``tests/data/cycles_turns``, rendered by ``twin.cycles``) come from a renderer the
@@ -143,7 +145,7 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
     return tallies
 
 
-def measure_views(turns: Iterable[TurnPair]) -> dict[str, Tally]:
+def measure_views(turns: Iterable[TurnPair | ValidationTurn]) -> dict[str, Tally]:
     """Each turn read from its first webcam alone and from both of its webcams (drawn
     with ``second_view``), each view against its own frame before, the true poses
     given: what a second webcam on another side of the table brings."""
@@ -293,6 +295,10 @@ def main() -> None:
                  measure_views(twin_turns(4 if args.quick else TWO_VIEW_TURNS,
                                           seed=args.seed, second_view=degrees)),
                  reference, False)
+        cycles = [t for t in load_turns(limit=4 if args.quick else None) if t.second]
+        if cycles:
+            show("two webcams, the Cycles turns (never trained on), the second across the "
+                 "table", measure_views(cycles), reference, False)
     if args.only in (None, "outside"):
         for title, kw in (("outside: 640x480", {"width": 640, "height": 480}),
                           ("outside: strong blur", {"options": BLURRED}),

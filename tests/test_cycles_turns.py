@@ -12,6 +12,7 @@ import pytest
 from calibration.camera import project
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, missing_corners, place_key
+from twin.cameras import around_board
 from twin.cycles.driver import TURN_ADDED, make_turn_jobs
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
 from twin.cycles.jobs import develop, run_blender
@@ -103,3 +104,30 @@ def test_a_turn_is_read_on_two_cycles_pairs() -> None:
         board = pair.before
         for piece in reading.pieces:
             board.place(piece)
+
+
+@pytest.mark.skipif(not any(load_turn(TURNS_FOLDER, n).second for n in turn_names()[:1]),
+                    reason="no second webcam's frames rendered")
+def test_a_pairs_second_webcam_sees_the_board_from_across_the_table() -> None:
+    """Where ``--second-view 180`` rendered it: the second webcam stands where
+    ``around_board`` puts it, the board's middle is in its pictures, and a reading from
+    both webcams stands on the palace before the turn."""
+    pair = load_turn(TURNS_FOLDER, turn_names()[0])
+    second = pair.second
+    assert second is not None
+    moved = around_board(pair.pose, 180.0)
+    assert np.allclose(second.pose.rvec, moved.rvec) and np.allclose(second.pose.tvec,
+                                                                     moved.tvec)
+    u, v = project(pair.camera, second.pose, np.array([[BOARD_MM / 2, BOARD_MM / 2, 0.0]]))[0]
+    height, width = second.after_frame.shape[:2]
+    assert 0 < u < width and 0 < v < height
+    assert not np.array_equal(second.after_frame, pair.after_frame)
+    locations = [BoardLocation(True, pose=p, rotation=0, camera=pair.camera)
+                 for p in (pair.pose, second.pose)]
+    reading = read_turn([pair.after_frame, second.after_frame], pair.camera, pair.before,
+                        before_frame=[pair.before_frame, second.before_frame],
+                        locations=locations)
+    assert reading.found and reading.added
+    board = pair.before
+    for piece in reading.pieces:
+        board.place(piece)

@@ -24,7 +24,7 @@ from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Frame, RenderOptions, random_camera, render
-from twin.cameras import around_board
+from twin.cameras import SecondWebcamFrames, around_board
 from twin.wide import WIDE_FILL
 
 
@@ -50,16 +50,6 @@ class TurnPair:
     its top); NaN elsewhere."""
     second: SecondWebcamFrames | None = None
     """The same turn as a second webcam sees it (``turn_pairs(..., second_view=...)``)."""
-
-
-@dataclass(frozen=True)
-class SecondWebcamFrames:
-    """A turn's frames from a second webcam of the same make on another side of the
-    table (:func:`twin.cameras.around_board`), under the same light."""
-
-    before_frame: NDArray[np.uint8]
-    after_frame: NDArray[np.uint8]
-    pose: Pose
 
 
 def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:

@@ -8,9 +8,11 @@ down to about 30 degrees over the table, from any side (players turn the board),
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
 from rules.pieces import BOARD_MM
@@ -54,6 +56,17 @@ def around_board(pose: Pose, degrees: float) -> Pose:
                      [0.0, 0.0, 1.0]])
     return Pose.from_matrix(rotation @ turn,
                             rotation @ (BOARD_CENTER - turn @ BOARD_CENTER) + pose.tvec)
+
+
+@dataclass(frozen=True)
+class SecondWebcamFrames:
+    """A turn's frames from a second webcam of the same make on another side of the
+    table (:func:`around_board`), under the same light: what a turn pair carries beside
+    its first webcam's frames."""
+
+    before_frame: NDArray[np.uint8]
+    after_frame: NDArray[np.uint8]
+    pose: Pose
 
 
 def random_camera(

@@ -14,6 +14,13 @@ from the same camera, light, table and clutter:
 
     python3 -m twin.cycles.driver tests/data/cycles_turns --turns 34 --samples 16 --quality 85
 
+With ``--second-view DEG`` as well it renders each pair again from a second webcam of the
+same make that many degrees round the table (the same table, light, card, clutter and
+development), as ``NNN.before2.jpg``, ``NNN.after2.jpg`` and ``NNN.pose2.json``:
+
+    python3 -m twin.cycles.driver tests/data/cycles_turns --turns 34 --second-view 180 \
+        --samples 16 --quality 85
+
 With ``--palaces N --views 4`` it renders N whole palaces of a bot game's late scene,
 each from four places round the table, for full mode (:mod:`twin.cycles.palaces`):
 
@@ -45,7 +52,9 @@ from rules.maps import GroundMap
 from rules.pieces import pieces_built
 from rules.random_map import random_map
 from rules.scene import Scene
+from twin.cameras import around_board
 from twin.cycles.jobs import (
+    blender_camera,
     develop,
     develop_settings,
     draw_camera,
@@ -166,6 +175,31 @@ def render_turn(number: int, out: Path, blender: str, samples: int, quality: int
     return time.time() - start
 
 
+def render_second_view(number: int, out: Path, blender: str, samples: int, quality: int,
+                       degrees: float) -> float:
+    """Renders pair ``number`` from a second webcam ``degrees`` round the table: the
+    pair's very jobs with the camera moved (:func:`twin.cameras.around_board`); its
+    ``after2.jpg`` is written last."""
+    stem = f"{number:03d}"
+    start = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        jobs, truth = make_turn_jobs(number, work, samples)
+        camera, pose = truth["camera"], around_board(truth["pose"], degrees)
+        margin = ((jobs[0]["camera"]["width"] - camera.width) // 2,
+                  (jobs[0]["camera"]["height"] - camera.height) // 2)
+        images = []
+        for job, part, settings in zip(jobs, ("before", "after"), truth["develop"],
+                                       strict=True):
+            job["camera"] = blender_camera(camera, pose, margin)
+            images.append(develop(run_blender(blender, job, work, f"{stem}.{part}2"), camera,
+                                  settings))
+    write_json(out / f"{stem}.pose2.json", pose.to_json() | {"degrees": degrees})
+    for part, img in zip(("before", "after"), images, strict=True):
+        cv2.imwrite(str(out / f"{stem}.{part}2.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return time.time() - start
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -176,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="render this many whole palaces, each from --views places "
                              "round the table (twin.cycles.palaces), instead of frames")
     parser.add_argument("--views", type=int, default=4)
+    parser.add_argument("--second-view", type=float, default=None, metavar="DEG",
+                        help="with --turns: render each pair from a second webcam this many "
+                             "degrees round the table")
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--samples", type=int, default=16)
     parser.add_argument("--quality", type=int, default=88)
@@ -199,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.palaces is not None:
         _render_missing(functools.partial(render_palace, views=args.views), "palace",
                         f".view{args.views - 1}.jpg", args.palaces, args, blender)
+    elif args.turns is not None and args.second_view is not None:
+        _render_missing(functools.partial(render_second_view, degrees=args.second_view),
+                        "second view", ".after2.jpg", args.turns, args, blender)
     elif args.turns is not None:
         _render_missing(render_turn, "pair", ".after.jpg", args.turns, args, blender)
     else:

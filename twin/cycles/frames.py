@@ -3,7 +3,9 @@
 The frames are written by :mod:`twin.cycles.driver` as ``NNN.jpg`` beside
 ``NNN.camera.json``, ``NNN.pose.json``, ``NNN.scene.json`` and ``NNN.map.json``; the
 turn pairs as ``NNN.before.jpg`` and ``NNN.after.jpg`` beside ``NNN.camera.json``,
-``NNN.pose.json``, ``NNN.before.json``, ``NNN.after.json`` and ``NNN.map.json``.
+``NNN.pose.json``, ``NNN.before.json``, ``NNN.after.json`` and ``NNN.map.json``, and,
+where a second webcam filmed them too, ``NNN.before2.jpg``, ``NNN.after2.jpg`` and
+``NNN.pose2.json``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from rules.maps import GroundMap, map_from_json
 from rules.palace import Palace
 from rules.pieces import Piece, pieces_built
 from rules.scene import Scene, scene_from_json
+from twin.cameras import SecondWebcamFrames
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "tests" / "data" / "cycles"
 TURNS_FOLDER = DEFAULT_FOLDER.with_name("cycles_turns")
@@ -96,6 +99,8 @@ class ValidationTurn:
     before_scene: Scene
     after_scene: Scene
     ground: GroundMap
+    second: SecondWebcamFrames | None = None
+    """The same turn from a second webcam across the table, where it was rendered."""
 
     @property
     def before(self) -> Palace:
@@ -137,7 +142,19 @@ def load_turn(folder: Path, name: str) -> ValidationTurn:
         scene_from_json(read("before"), f"{name}.before.json"),
         scene_from_json(read("after"), f"{name}.after.json"),
         map_from_json(read("map"), f"{name}.map.json"),
+        _second_view(folder, name),
     )
+
+
+def _second_view(folder: Path, name: str) -> SecondWebcamFrames | None:
+    """The pair's second webcam's frames, where ``--second-view`` rendered them (the
+    after picture is written last)."""
+    if not (folder / f"{name}.after2.jpg").exists():
+        return None
+    return SecondWebcamFrames(_read_image(folder / f"{name}.before2.jpg"),
+                              _read_image(folder / f"{name}.after2.jpg"),
+                              Pose.from_json(_read_json(folder, name, "pose2"),
+                                             f"{name}.pose2.json"))
 
 
 def load_turns(folder: Path = TURNS_FOLDER, limit: int | None = None) -> list[ValidationTurn]:
