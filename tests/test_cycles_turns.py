@@ -13,7 +13,7 @@ from calibration.camera import project
 from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, missing_corners, place_key
 from twin.cameras import around_board
-from twin.cycles.driver import TURN_ADDED, make_turn_jobs
+from twin.cycles.driver import TURN_ADDED, main, make_turn_jobs
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
 from twin.cycles.jobs import develop, run_blender
 from vision import read_turn
@@ -131,3 +131,10 @@ def test_a_pairs_second_webcam_sees_the_board_from_across_the_table() -> None:
     board = pair.before
     for piece in reading.pieces:
         board.place(piece)
+
+
+def test_a_second_view_is_refused_without_turn_pairs(tmp_path: Path, capsys) -> None:
+    assert main([str(tmp_path), "--second-view", "180"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "--second-view: only with --turns (turn pairs)"
+    assert not any(tmp_path.iterdir())

@@ -218,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quality", type=int, default=88)
     parser.add_argument("--blender", default="blender")
     args = parser.parse_args(argv)
+    if args.second_view is not None and args.turns is None:
+        print("--second-view: only with --turns (turn pairs)", file=sys.stderr)
+        return 2
     blender = shutil.which(args.blender)
     if blender is None:
         print(f"{args.blender}: not installed (apt-get install blender)", file=sys.stderr)
