@@ -22,7 +22,8 @@ same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly co
 light (the camera's white balance off by a third). The two-webcam sets are the first 100
 of the twin turns, each also seen by a second webcam of the same make across the table
 or on its next side, read from the first view alone and from both, each view against
-its own frame before; and the Cycles turns likewise, where their second webcam's
+its own frame before (and 40 of them from two 640x480 webcams across the table, outside
+the training range); and the Cycles turns likewise, where their second webcam's
 frames were rendered (``twin.cycles.driver --second-view 180``). The camera-map set is
 the same twin turns read on the map the camera read of each game's set-up, as a real
 table plays, and
@@ -295,6 +296,10 @@ def main() -> None:
                  measure_views(twin_turns(4 if args.quick else TWO_VIEW_TURNS,
                                           seed=args.seed, second_view=degrees)),
                  reference, False)
+        show("two 640x480 webcams (outside the training range), the second across the table",
+             measure_views(twin_turns(outside, seed=args.seed, width=640, height=480,
+                                      second_view=SECOND_WEBCAM_DEGREES[0])),
+             reference, False)
         cycles = [t for t in load_turns(limit=4 if args.quick else None) if t.second]
         if cycles:
             show("two webcams, the Cycles turns (never trained on), the second across the "
