@@ -120,6 +120,18 @@ def test_reconstruct_takes_a_photo_before_for_each_view(views: Views, tmp_path,
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and "--before-image" in err and "2 images, 3 given" in err
+    # A lens file per image (two webcams): each board found under its own.
+    views.camera.save(tmp_path / "camera2.json")
+    code = main([*common, *args, "--camera", str(tmp_path / "camera2.json"), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    assert keys(tuple(piece_from_json(p, "reading") for p in printed["reading"]["added"])
+                ) == keys(ADDED)
+    code = main([*common, *args, "--camera", str(tmp_path / "camera2.json"), "--camera",
+                 str(tmp_path / "camera2.json")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "--camera" in err and "2 images, 3 given" in err
 
 
 def test_the_bench_reads_a_turn_from_one_webcam_and_from_two() -> None:

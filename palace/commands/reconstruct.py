@@ -1,8 +1,9 @@
-"""`palace reconstruct IMAGE... --camera camera.json [--before SCENE.json --before-image IMG...]
-[--map 1|FILE] --out SCENE.json [--json]`: the palace a photo shows after a turn, or
-(without --before, full mode) the whole palace several views show.
+"""`palace reconstruct IMAGE... --camera camera.json... [--before SCENE.json --before-image
+IMG...] [--map 1|FILE] --out SCENE.json [--json]`: the palace a photo shows after a turn,
+or (without --before, full mode) the whole palace several views show.
 
-The images are views of the palace after the turn, taken with one camera; the scene
+The images are views of the palace after the turn, taken with one camera (or one per
+image: ``--camera`` again for each, several webcams round the table); the scene
 before the turn and the photo of it say what was there already. One photo before is of
 the first view the board is found in; one per image (``--before-image`` again for each,
 in the images' order) lets every view be read, each against its own: what one view
@@ -17,15 +18,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from calibration.camera import Camera
+from calibration.evidence import BoardLocation
 from calibration.image_file import load_image
+from calibration.pose import locate_board
 from palace.cli import UsageError
 from palace.commands.score import format_report, resolve_map, sound_palace
 from palace.output_path import output_file
 from rules.formats import SCENE_FORMAT
-from rules.maps import piece_to_json
+from rules.maps import GroundMap, piece_to_json
 from rules.scene import load_scene
 from rules.staircase import analyse_added
 from vision import TurnReading, read_palace, read_turn
@@ -42,7 +49,10 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("images", nargs="+", help="photos after the turn")
-    parser.add_argument("--camera", required=True, help="camera file (palace calibrate camera)")
+    parser.add_argument("--camera", required=True, action="append",
+                        help="camera file (palace calibrate camera): one for every image, or "
+                             "one per image in their order (repeat the option: several "
+                             "webcams)")
     parser.add_argument("--before", help="scene file of the palace before the turn")
     parser.add_argument("--before-image", action="append",
                         help="photo of the board before the turn: one, as the first image "
@@ -58,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if args.before is None:
         return run_full(args)
     out = output_file(args.out, "--out", (".json",))
-    camera = Camera.load(args.camera)
+    cameras = _cameras(args)
     before_scene = load_scene(args.before)
     ground = resolve_map(args.map, (args.before, before_scene))
     before = sound_palace(args.before, before_scene, ground)
@@ -68,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--before-image: give one (as the first image sees the board) or "
                          f"one per image ({len(frames)} images, {len(given)} given)")
     befores = [load_image(p) for p in given]
-    reading = read_turn(frames, camera, before, before_frame=befores[0] if len(befores) == 1
-                        else befores or None, ground=ground)
+    reading = read_turn(frames, cameras[0], before, before_frame=befores[0] if len(befores) == 1
+                        else befores or None, ground=ground,
+                        locations=_located(frames, cameras, ground))
     pieces = [{**piece_to_json(p), "confidence": 1.0} for p in before_scene.pieces]
     for i, r in enumerate(reading.added):
         item = r.to_json()
@@ -101,10 +112,11 @@ def run_full(args: argparse.Namespace) -> int:
     if args.map is None:
         raise UsageError("--map: full mode needs the ground map (1..4 or a map file)")
     out = output_file(args.out, "--out", (".json",))
-    camera = Camera.load(args.camera)
+    cameras = _cameras(args)
     ground = resolve_map(args.map)
     frames = [load_image(p) for p in args.images]
-    reading = read_palace(frames, camera, ground=ground)
+    reading = read_palace(frames, cameras[0], ground=ground,
+                          locations=_located(frames, cameras, ground))
     pieces = [{**piece_to_json(p), "confidence": 1.0} for p in corners_only(ground)]
     for i, r in enumerate(reading.added):
         pieces.append({**r.to_json(), "id": f"r{i + 1}"})
@@ -119,6 +131,29 @@ def run_full(args: argparse.Namespace) -> int:
         print(summary(reading).replace("added", "read", 1))
         print(f"scene written to {out}")
     return 0 if reading.found and not reading.uncertain else 1
+
+
+def _cameras(args: argparse.Namespace) -> list[Camera]:
+    """The lens of every image: one file for all, or one per image."""
+    if len(args.camera) not in (1, len(args.images)):
+        raise UsageError(f"--camera: give one (every image's) or one per image "
+                         f"({len(args.images)} images, {len(args.camera)} given)")
+    return [Camera.load(path) for path in args.camera]
+
+
+def _located(frames: list[NDArray[np.uint8]], cameras: list[Camera], ground: GroundMap
+             ) -> list[BoardLocation] | None:
+    """Each image's board found under its own webcam's lens, where the images have
+    several (the reader takes each view's lens from its location); None for one lens,
+    the reader then finding the boards itself."""
+    if len(cameras) == 1:
+        return None
+    out = []
+    for frame, camera in zip(frames, cameras, strict=True):
+        location = locate_board(frame, camera, ground)
+        out.append(location if location.camera is not None else replace(location,
+                                                                          camera=camera))
+    return out
 
 
 def summary(reading: TurnReading) -> str:
