@@ -133,13 +133,13 @@ class SecondWebcam:
         self.frames += 1
         location = self.follower.locate(image, now, ground)
         self.found += location.found
-        observation = self.detector.update(image, self.follower.lens(location),
+        lens = self.follower.lens(location)
+        observation = self.detector.update(image, lens,
                                            location.pose if location.found else None, now,
                                            found=location.found, location=location)
         still = location.found and location.pose is not None and observation.state == "tracking"
         # The location carries its lens: the reader takes each view's camera from it.
-        self._now = Still(image, replace(location, camera=self.follower.lens(location)), now
-                          ) if still else None
+        self._now = Still(image, replace(location, camera=lens), now) if still else None
 
     @property
     def still(self) -> Still | None:
@@ -158,7 +158,7 @@ class SecondWebcam:
         if now is None or before is None or now.location.pose is None or (
                 before.location.pose is None):
             return None
-        if not same_place(now.location.camera or self.follower.lens(None), now.location.pose,
+        if not same_place(self.follower.lens(now.location), now.location.pose,
                           before.location.pose):
             return None  # the board (or the webcam) moved: the pictures do not compare
         return SecondView(now.image, now.location, before.image)

@@ -39,6 +39,7 @@ from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
+from vision.views import usable_views
 
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
@@ -273,8 +274,8 @@ class CameraLoop:
             # One picture before per view: this webcam's goes with the first of its
             # frames whose board was found (as a single picture before would), the
             # second webcam's with its own.
-            first = next((i for i, loc in enumerate(locations)
-                          if getattr(loc, "found", False)), 0)
+            found = usable_views(locations)
+            first = found[0] if found else 0
             before_frame = [before_frame if i == first else None for i in range(len(frames))]
             before_frame.append(second.before)
             frames.append(second.image)

@@ -62,7 +62,8 @@ from vision.views import (
 )
 
 BeforeFrames = NDArray[np.uint8] | Sequence[NDArray[np.uint8] | None] | None
-"""The picture before the turn: one, of the first view, or one per view."""
+"""The picture before the turn: one, of the first view whose board is found, or one per
+view."""
 
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2

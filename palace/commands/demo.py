@@ -100,10 +100,14 @@ def run(args: argparse.Namespace) -> int:
                 players.watch(frame)
                 yield frame
 
-        first, both = itertools.tee(frames())
-        seconds = (SimpleNamespace(image=f.second_image, time=f.time) for f in both)
-        stats = loop.run(first, pace=not fast,
-                         second_source=seconds if second is not None else None)
+        if second is None:
+            stats = loop.run(frames(), pace=not fast)
+        else:
+            # One pass over the table: its frames for the first webcam, and their second
+            # pictures taken with them (tee holds at most the one frame between).
+            first, both = itertools.tee(frames())
+            stats = loop.run(first, pace=not fast, second_source=(
+                SimpleNamespace(image=f.second_image, time=f.time) for f in both))
         if second is not None:
             print(f"second webcam: board found in {second.found} of {second.frames} frames, "
                   f"its view read with {stats.second_views} of {stats.reads} reads", flush=True)
