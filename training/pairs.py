@@ -144,8 +144,8 @@ def turn_pairs(
             frame_seed = int(rng.integers(1 << 30))
             palace_before = Palace(ground, record.scenes[turn].pieces)
             before = render(palace_before, camera, pose, opts, seed=frame_seed)
-            after = render(Palace(ground, record.scenes[turn + 1].pieces), camera, pose, opts,
-                           seed=frame_seed)
+            palace_after = Palace(ground, record.scenes[turn + 1].pieces)
+            after = render(palace_after, camera, pose, opts, seed=frame_seed)
             new_mask = _new_pixels(after, record, turn)
             second = None
             if second_view is not None:
@@ -155,8 +155,8 @@ def turn_pairs(
                 develop = np.random.default_rng([seed, game, turn, 2])
                 second = SecondWebcamFrames(
                     render(palace_before, camera, pose2, opts, seed=frame_seed).image,
-                    redevelop(render(Palace(ground, record.scenes[turn + 1].pieces), camera,
-                                     pose2, opts, seed=frame_seed).image, develop),
+                    redevelop(render(palace_after, camera, pose2, opts,
+                                     seed=frame_seed).image, develop),
                     pose2)
             yield TurnPair(
                 game=seed + game,
