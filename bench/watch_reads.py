@@ -49,7 +49,7 @@ from palace.demo import DemoTally, TablePlayers
 from palace.draft import DOUBT_BELOW
 from palace.following import SecondWebcam
 from palace.session import TableSession
-from palace.watch import CameraLoop
+from palace.watch import CameraLoop, LoopStats
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
@@ -155,7 +155,7 @@ class RecordingReader:
 
 
 def play(seed: int, turns: int, db: Path, second_webcam: float | None = None
-         ) -> tuple[list[LoopRead], DemoTally]:
+         ) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
     with the first's, and no read taken apart."""
@@ -176,7 +176,7 @@ def play(seed: int, turns: int, db: Path, second_webcam: float | None = None
                   else SimpleNamespace(image=frame.second_image, time=frame.time))
     players.finish_all()
     session.close()
-    return ([] if reader is None else reader.reads), players.tally
+    return ([] if reader is None else reader.reads), players.tally, loop.stats
 
 
 def _seeds(text: str) -> list[int]:
@@ -196,9 +196,11 @@ def main() -> None:
     classes: Counter[str] = Counter()
     built = right = 0
     for seed in _seeds(args.seeds):
-        reads, tally = play(seed, args.turns, db, args.second_webcam)
+        reads, tally, stats = play(seed, args.turns, db, args.second_webcam)
         built, right = built + tally.built, right + tally.read_right
-        print(f"game {seed}: {tally.line()}")
+        print(f"game {seed}: {tally.line()}" + ("" if args.second_webcam is None else
+              f"; {stats.reads} reads, {stats.second_views} with the second webcam's view, "
+              f"{stats.second_alone} of them started by its picture alone"))
         for read in reads:
             verdict = classify(read)
             classes[verdict] += 1

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import threading
 
-TOPICS = ("state", "frame")
+TOPICS = ("state", "frame", "second_frame")
 
 
 class Subscriber:

@@ -21,8 +21,11 @@ from palace.overlay import CameraFrame, OverlayScene, draw_overlay, encode_jpeg,
 class CameraFeed:
     """The newest camera picture for the pages, and the loop's state in words."""
 
-    def __init__(self, hub: Broadcast) -> None:
+    def __init__(self, hub: Broadcast, topic: str = "frame") -> None:
+        """``topic``: what the pages are told a new picture is (``frame``, or
+        ``second_frame`` for a second webcam's)."""
         self._hub = hub
+        self._topic = topic
         self._lock = threading.Lock()
         self._frame: CameraFrame | None = None
         self._jpeg: tuple[int, bytes] | None = None
@@ -59,7 +62,7 @@ class CameraFeed:
             self._frame = frame
             self._status["frame"] = int(self._status["frame"]) + 1
             self._status["board"] = found
-        self._hub.publish("frame")
+        self._hub.publish(self._topic)
 
     def jpeg(self) -> tuple[int, bytes] | None:
         """The newest picture with its overlay, as JPEG, and its number."""

@@ -8,8 +8,9 @@ one; a :class:`SecondWebcam` follows its own with another.
 
 A second webcam shows what the first cannot (a step behind the palace, a staircase's
 far half): turn mode reads both views, each against its own picture before
-(``vision.read_turn``). The first webcam still decides when a turn is read (its board
-settled, changed); the second only brings its view, and only where it can be trusted:
+(``vision.read_turn``). A turn is read when the first webcam's board settles changed,
+or when only the second's does while the first's stays as it was (a staircase the
+palace hides from the first). The second's view is read only where it can be trusted:
 its board found in a still picture now, and a still picture of it from when the first
 webcam's picture before was taken, the board in the same place in both.
 """
@@ -123,9 +124,17 @@ class SecondWebcam:
         self.detector = SettleDetector(settings)
         self.frames = 0
         self.found = 0
+        self.location: BoardLocation | None = None
+        """Where the board was in the latest frame (for the page's picture)."""
         self._now: Still | None = None
         """This frame's picture, when it is still and its board found."""
         self._before: Still | None = None
+        self._before_wanted = False
+        """The first webcam's picture before was taken while this one was not still: its
+        next still picture is taken as its own, unless the first sees hands first."""
+        self.changed = False
+        """This webcam's board settled changed since its picture before was taken: a turn
+        to read even if the first webcam's picture stays as it was."""
 
     def step(self, image: NDArray[np.uint8], now: float, ground: GroundMap) -> None:
         """Follows the board in this webcam's frame taken at ``now`` (the first webcam's
@@ -134,12 +143,19 @@ class SecondWebcam:
         location = self.follower.locate(image, now, ground)
         self.found += location.found
         lens = self.follower.lens(location)
+        self.location = location
         observation = self.detector.update(image, lens,
                                            location.pose if location.found else None, now,
                                            found=location.found, location=location)
         still = location.found and location.pose is not None and observation.state == "tracking"
         # The location carries its lens: the reader takes each view's camera from it.
         self._now = Still(image, replace(location, camera=lens), now) if still else None
+        if self._before_wanted and self._now is not None:
+            # Its change, if it settled changed just now, is the turn already read.
+            self._before, self._before_wanted = self._now, False
+        elif (observation.event == "changed" and not observation.moved
+              and self._before is not None):
+            self.changed = True
 
     @property
     def still(self) -> Still | None:
@@ -148,8 +164,15 @@ class SecondWebcam:
 
     def mark_before(self) -> None:
         """The first webcam's picture before the next turn was just taken: this webcam's
-        picture now is its own (none if it is not still now)."""
+        picture now is its own, or its next still one if it is not still now."""
         self._before = self._now
+        self._before_wanted = self._now is None
+        self.changed = False
+
+    def first_busy(self) -> None:
+        """Something moves over the first webcam's board: a turn may be under way, so a
+        still picture of this webcam from now on is no picture before."""
+        self._before_wanted = False
 
     def view(self) -> SecondView | None:
         """This webcam's view for the turn the first webcam settled on: its picture now

@@ -15,10 +15,10 @@ import secrets
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any
 
 import uvicorn
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import (
     FileResponse,
@@ -210,18 +210,21 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
             "content-disposition": 'attachment; filename="palace-game.json"'})
 
     @app.get("/api/camera.jpg", response_class=Response, responses=REFUSED, tags=["camera"])
-    def camera() -> Response:
+    def camera(webcam: Annotated[int, Query(ge=1, le=2, description=(
+            "1: the webcam that decides when a turn is read; 2: a second webcam on "
+            "another side of the table (`palace watch --second`)"))] = 1) -> Response:
         """The newest camera picture with the board overlay."""
-        latest = session.feed.jpeg()
+        latest = (session.feed if webcam == 1 else session.second_feed).jpeg()
         if latest is None:
-            raise SessionError(404, "no_frame", "no camera picture yet")
+            raise SessionError(404, "no_frame", f"no picture from webcam {webcam} yet")
         return Response(latest[1], media_type="image/jpeg",
                         headers={"cache-control": "no-store", "x-frame": str(latest[0])})
 
     @app.get("/api/events", tags=["live"], response_class=StreamingResponse)
     async def events(request: Request) -> StreamingResponse:
         """Server-sent events: ``state`` (the whole state as JSON) whenever the game
-        changes, ``frame`` (its number) when a new camera picture is there."""
+        changes, ``frame`` (its number) when a new camera picture is there,
+        ``second_frame`` when a second webcam's is."""
         return StreamingResponse(_stream(session, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
@@ -237,7 +240,8 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
                 if topic == "state":
                     data = await asyncio.to_thread(session.state_bytes)
                 else:
-                    data = str(session.feed.status()["frame"]).encode()
+                    feed = session.feed if topic == "frame" else session.second_feed
+                    data = str(feed.status()["frame"]).encode()
                 yield b"event: " + topic.encode() + b"\ndata: " + data + b"\n\n"
             try:
                 await asyncio.wait_for(sub.event.wait(), KEEPALIVE_S)

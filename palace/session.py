@@ -6,9 +6,9 @@ thread-safe, the loop calling from its own thread):
 - ``TableSession.open(db_path, *, resume)``: the game log at ``db_path``; with
   ``resume`` the latest game is rebuilt from it, otherwise a new default game (two
   players, map 1) is started until the page sets one up.
-- ``show_frame(image, location)``: the newest BGR camera picture and where the board is
-  in it (``calibration.evidence.BoardLocation`` or None); the overlay is drawn here and
-  pages are told a new frame is there.
+- ``show_frame(image, location, webcam=1)``: the newest BGR camera picture and where the
+  board is in it (``calibration.evidence.BoardLocation`` or None); the overlay is drawn
+  here and pages are told a new frame is there. ``webcam=2``: a second webcam's.
 - ``camera_status(state, detail="")``: searching, tracking, hands, settling, reading.
 - ``camera_turn(reading, frames)``: a settled board was read (vision's ``TurnReading``,
   duck-typed: ``found``, ``reason``, ``uncertain``, ``added`` of readings with
@@ -74,6 +74,8 @@ class TableSession(TurnActions):
         self.feed = CameraFeed(self.hub)
         """The newest camera picture and the loop's state, which pages read directly
         (``feed.jpeg()``, ``feed.status()``): they need no lock on the game."""
+        self.second_feed = CameraFeed(self.hub, topic="second_frame")
+        """A second webcam's newest picture, if the table has one."""
         self._state: tuple[int, bytes] | None = None
         self.row: GameRow
         self.game: Game
@@ -153,9 +155,9 @@ class TableSession(TurnActions):
         with self._lock:
             return self.game.palace.ground
 
-    def show_frame(self, image: NDArray[np.uint8], location: Any) -> None:
+    def show_frame(self, image: NDArray[np.uint8], location: Any, webcam: int = 1) -> None:
         """Keeps the picture with what to draw on it: the palace, this turn's pieces, the
-        staircase's path and the doubtful pieces."""
+        staircase's path and the doubtful pieces (``webcam`` 2: a second webcam's)."""
         scene = None
         if location is not None and location.found:
             with self._lock:
@@ -163,7 +165,7 @@ class TableSession(TurnActions):
                 scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
                                      report.path if report else (),
                                      draft.doubtful if draft else ())
-        self.feed.show(image, location, scene)
+        (self.feed if webcam == 1 else self.second_feed).show(image, location, scene)
 
     def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float) -> None:
         self.maps.keep(image, camera, time_s)

@@ -5,7 +5,10 @@ after it was lost for a while, so a hand over the board does not cost a full sea
 frame); the settle detector says whether something is over the board or whether the
 board has settled into a new picture; on a settled change the turn is read against the
 session's palace, with the previous settled picture as the "before", and handed to the
-session, which judges it by the rules and goes out of sync when it is doubtful.
+session, which judges it by the rules and goes out of sync when it is doubtful. With a
+second webcam (``palace.following``), its view is read with the first's, and a change
+that settles in its picture alone, the first's staying as it was (a staircase the palace
+hides from the first webcam), is read as a turn too.
 
 Nothing here decides what a turn is worth: the session does. The loop only decides
 when to look. A board that settles after being slid or turned is not read (the picture
@@ -38,7 +41,7 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
-from vision.settle import Observation, SettleDetector, SettleSettings
+from vision.settle import Observation, SettleDetector, SettleSettings, Snapshot
 from vision.views import usable_views
 
 PREVIEW_EVERY_S = 0.1
@@ -56,7 +59,8 @@ class Session(Protocol):
     sync: str
     """ready (no turn waiting), pending, out_of_sync or over."""
 
-    def show_frame(self, image: NDArray[np.uint8], location: BoardLocation) -> None: ...
+    def show_frame(self, image: NDArray[np.uint8], location: BoardLocation | None,
+                   webcam: int = 1) -> None: ...
 
     def camera_status(self, state: str, detail: str = "") -> None: ...
 
@@ -89,6 +93,8 @@ class LoopStats:
     reads: int = 0
     second_views: int = 0
     """Turns read with the second webcam's view too."""
+    second_alone: int = 0
+    """Of which read because only the second webcam's board changed."""
     turns: int = 0
     nothing_new: int = 0
     moves: int = 0
@@ -101,6 +107,16 @@ class LoopStats:
     """Of which in the reader (reconstruction), per turn."""
     idle_frame_s: deque[float] = field(default_factory=lambda: deque(maxlen=IDLE_KEPT))
     """Per-frame time while nothing was being read (the latest IDLE_KEPT frames)."""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The first webcam's side of a turn to read: its still frames after the turn, its
+    picture before, and what started the reading (for the page's status line)."""
+
+    frames: list[Snapshot]
+    before: NDArray[np.uint8]
+    detail: str
 
 
 def reading_is_empty(reading: Any) -> bool:
@@ -153,7 +169,7 @@ class CameraLoop:
         if self._reading is not None:
             if self._reading.is_alive():
                 # The reader has the board; the page still sees the table live.
-                self._preview(image, self._last_location)
+                self._preview(image, self._last_location, second_frame)
                 return Observation("reading", "reading the turn")
             self._reading.join()
             self._reading = None
@@ -180,20 +196,29 @@ class CameraLoop:
             # Settled with nothing over it: what the set-up's map read wants.
             self.session.keep_settled(image, camera, now)
         self._last_location = location
-        self._preview(image, location)
+        self._preview(image, location, second_frame)
         if observation.event == "changed" and not observation.moved:
-            second = self._second_view()
-            if self.background:
-                self._reading = threading.Thread(target=self._read_in_background,
-                                                 args=(observation, started, second),
-                                                 daemon=True, name="read turn")
-                self._reading.start()
-            else:
-                self._read(observation, started, second)
+            assert observation.before is not None
+            self._start_read(Settled(observation.frames, observation.before.image,
+                                     f"{observation.changed_cells} cells changed"),
+                             started, self._second_view())
             return observation
-        if observation.event and self.second is not None:
-            # A new picture before the next turn (the set-up's, or after a move).
-            self.second.mark_before()
+        if self.second is not None:
+            if observation.state != "tracking":
+                self.second.first_busy()
+            elif self._second_alone(observation, location):
+                # The first webcam's picture stays as it was: it is its own before.
+                reference = self.detector.reference
+                assert reference is not None
+                self.stats.second_alone += 1
+                self._start_read(Settled([reference], reference.image,
+                                         "the second webcam's board changed"),
+                                 started, self._second_view())
+                return observation
+            if observation.event and (observation.event != "unchanged" or observation.moved):
+                # A new picture before the next turn (the set-up's, or after a move); an
+                # unchanged one shows the same palace, and the second's before stays.
+                self.second.mark_before()
         if observation.event and observation.moved:
             # The board was slid or turned (or the camera bumped): the picture before
             # was taken from elsewhere and cannot be compared with, and a board that
@@ -210,6 +235,26 @@ class CameraLoop:
         self.stats.busy_s += time.perf_counter() - started
         return observation
 
+    def _start_read(self, settled: Settled, started: float, second: SecondView | None
+                    ) -> None:
+        if self.background:
+            self._reading = threading.Thread(target=self._read_in_background,
+                                             args=(settled, started, second),
+                                             daemon=True, name="read turn")
+            self._reading.start()
+        else:
+            self._read(settled, started, second)
+
+    def _second_alone(self, observation: Observation, location: BoardLocation) -> bool:
+        """The second webcam's board settled changed while the first's has stayed as it
+        was, settled and found (a staircase the palace hides from the first webcam): a
+        turn to read, once no reading waits for the players (the second's picture before
+        shows the session's palace only then) and the second's view can be trusted."""
+        assert self.second is not None
+        return (self.second.changed and observation.state == "tracking" and location.found
+                and not observation.moved and self.detector.reference is not None
+                and self.session.sync == "ready" and self.second.view() is not None)
+
     def _second_view(self) -> SecondView | None:
         """The second webcam's view for the turn just settled, and its picture now kept as
         its picture before the next turn (this one's picture now is too)."""
@@ -219,16 +264,19 @@ class CameraLoop:
         self.second.mark_before()
         return view
 
-    def _preview(self, image: NDArray[np.uint8], location: BoardLocation | None) -> None:
-        """The page's camera view, at most every PREVIEW_EVERY_S."""
+    def _preview(self, image: NDArray[np.uint8], location: BoardLocation | None,
+                 second_frame: FrameLike | None = None) -> None:
+        """The page's camera views, at most every PREVIEW_EVERY_S."""
         if time.perf_counter() - self._last_preview >= PREVIEW_EVERY_S:
             self._last_preview = time.perf_counter()
             self.session.show_frame(image, location)
+            if self.second is not None and second_frame is not None:
+                self.session.show_frame(second_frame.image, self.second.location, webcam=2)
 
-    def _read_in_background(self, observation: Observation, started: float,
+    def _read_in_background(self, settled: Settled, started: float,
                             second: SecondView | None) -> None:
         try:
-            self._read(observation, started, second)
+            self._read(settled, started, second)
         except BaseException as exc:  # handed to the loop's thread at the next frame
             self._read_error = exc
 
@@ -249,8 +297,8 @@ class CameraLoop:
             self.session.camera_status(state, detail)
 
     # -- turns -------------------------------------------------------------------------
-    def _read(self, observation: Observation, started: float,
-              second: SecondView | None = None) -> None:
+    def _read(self, settled: Settled, started: float, second: SecondView | None = None
+              ) -> None:
         """Read the settled board against the session's palace and hand the turn over.
 
         The picture before is the previous settled one while the session waits for no
@@ -261,15 +309,15 @@ class CameraLoop:
         palace, is left out). The second webcam's view comes last, with its own picture
         before.
         """
-        assert observation.before is not None and self.camera is not None
-        self._status("reading", f"{observation.changed_cells} cells changed")
-        snaps = observation.frames
+        assert self.camera is not None
+        self._status("reading", settled.detail)
+        snaps = settled.frames
         frames = [s.image for s in snaps]
         locations = [s.location for s in snaps]
         camera = _camera_of(snaps[-1].location) or self.camera
         palace = self.session.palace()
         waiting = self.session.sync != "ready"
-        before_frame: Any = None if waiting else observation.before.image
+        before_frame: Any = None if waiting else settled.before
         if second is not None and not waiting:
             # One picture before per view: this webcam's goes with the first of its
             # frames whose board was found (as a single picture before would), the

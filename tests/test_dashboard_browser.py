@@ -21,7 +21,7 @@ from dashboard_helpers import (
 )
 
 from calibration.evidence import BoardLocation
-from twin.cameras import random_camera
+from twin.cameras import around_board, random_camera
 from twin.frame import RenderOptions
 from twin.renderer import render
 
@@ -37,11 +37,12 @@ def served(tmp_path):
         yield session, url
 
 
-def _camera_picture(session, pieces):
+def _camera_picture(session, pieces, turned=0.0):
     """What a webcam would see of the board with this turn built (the twin renders it),
-    and where the board is in it."""
+    and where the board is in it; ``turned``: a webcam that many degrees round the table."""
     camera, pose = random_camera(np.random.default_rng(3), 1280, 720, elevation_deg=(50, 60),
                                  distortion=0.3)
+    pose = around_board(pose, turned)
     palace = session.palace()
     for piece in sorted(pieces, key=lambda p: p.z):
         palace.place(piece.moved(color=piece.color or "tan"))
@@ -113,6 +114,12 @@ def test_a_turn_through_the_page(served, tmp_path):
         assert page.inner_text("[data-testid=score-0]").startswith(f"{expected} ")
         page.screenshot(path=str(shots / "dashboard-confirmed.png"))
         assert page.evaluate("document.querySelector('#camera').naturalWidth") == 960
+        # A second webcam's picture shows under the first's once it sends one.
+        assert page.locator("#second-camera-box").is_hidden()
+        session.show_frame(*_camera_picture(session, (), turned=180.0), webcam=2)
+        page.wait_for_selector("#second-camera-box:not([hidden])")
+        assert page.evaluate("document.querySelector('#second-camera').naturalWidth") == 960
+        page.screenshot(path=str(shots / "dashboard-two-webcams.png"))
         # Undo: the turn's pieces come back to be corrected, the score goes back to 0.
         page.click("[data-testid=undo-1]")
         page.wait_for_selector("[data-testid=sync].pending")

@@ -113,3 +113,45 @@ def _next_state(lines):
         elif line.startswith("data: ") and event == "state":
             return json.loads(line[6:])
     pytest.fail("the stream ended")
+
+
+def test_a_second_webcams_picture_is_announced_and_served_apart(tmp_path):
+    """Each webcam's newest picture has its own event and its own address: a second
+    webcam's picture never stands in for the first's."""
+    import cv2
+    import numpy as np
+
+    session = open_session(tmp_path)
+    first = np.full((360, 640, 3), 30, np.uint8)
+    second = np.full((360, 640, 3), 220, np.uint8)
+    try:
+        with served_in_thread(session) as url:
+            assert httpx.get(f"{url}/api/camera.jpg?webcam=2").status_code == 404
+            assert httpx.get(f"{url}/api/camera.jpg?webcam=3").status_code == 422
+            with httpx.stream("GET", f"{url}/api/events", timeout=10) as stream:
+                lines = stream.iter_lines()
+                session.show_frame(first, None)
+                session.show_frame(second, None, webcam=2)
+                seen: dict[str, str] = {}
+                event = None
+                deadline = time.monotonic() + 10
+                for line in lines:
+                    if time.monotonic() > deadline:  # keep-alives would go on for ever
+                        pytest.fail(f"no picture announced in 10 s: {seen}")
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: ") and event in ("frame", "second_frame"):
+                        seen[event] = line[6:]  # "0" on connecting: no picture yet
+                        if seen == {"frame": "1", "second_frame": "1"}:
+                            break
+                else:
+                    pytest.fail(f"the stream ended with {seen}")
+            shades = []
+            for webcam in (1, 2):
+                reply = httpx.get(f"{url}/api/camera.jpg?webcam={webcam}")
+                assert reply.status_code == 200 and reply.headers["x-frame"] == "1"
+                picture = cv2.imdecode(np.frombuffer(reply.content, np.uint8), cv2.IMREAD_COLOR)
+                shades.append(int(np.median(picture)))
+            assert abs(shades[0] - 30) < 5 and abs(shades[1] - 220) < 5
+    finally:
+        session.close()

@@ -69,19 +69,20 @@ def pair() -> TurnPair:
                            options=RenderOptions(clutter=False)))
 
 
-def frames(first: list[np.ndarray], second: list[np.ndarray]):
-    """Each picture held still for STILL frames, both webcams on one clock."""
+def frames(first: list[np.ndarray], second: list[np.ndarray | list[np.ndarray]]):
+    """Each picture held still for STILL frames (or a list of STILL frames given for the
+    second webcam), both webcams on one clock."""
     out1, out2 = [], []
     for a, b in zip(first, second, strict=True):
-        for _ in range(STILL):
+        for i in range(STILL):
             t = len(out1) / 10.0
             out1.append(SimpleNamespace(image=a, time=t))
-            out2.append(SimpleNamespace(image=b, time=t))
+            out2.append(SimpleNamespace(image=b[i] if isinstance(b, list) else b, time=t))
     return out1, out2
 
 
-def watch(pair: TurnPair, first: list[np.ndarray], second: list[np.ndarray]
-          ) -> tuple[Table, Reader, CameraLoop]:
+def watch(pair: TurnPair, first: list[np.ndarray],
+          second: list[np.ndarray | list[np.ndarray]]) -> tuple[Table, Reader, CameraLoop]:
     table, reader = Table(pair), Reader()
     loop = CameraLoop(table, camera=pair.camera, reader=reader,
                       second=SecondWebcam(pair.camera))
@@ -151,3 +152,58 @@ def test_the_simulated_table_films_with_a_second_webcam_across_it() -> None:
                                                                    setup_s=0.1))
     first = next(iter(plain))
     assert first.second_image is None and np.array_equal(first.image, frame.image)
+
+
+def hand_over(image: np.ndarray, shift: int = 0) -> np.ndarray:
+    """The picture with a dark block over its middle: a hand reaching over the board
+    (``shift`` pixels to the right)."""
+    out = image.copy()
+    h, w = out.shape[:2]
+    out[h // 3: 2 * h // 3, w // 3 + shift: 2 * w // 3 + shift] = 40
+    return out
+
+
+def waving(image: np.ndarray) -> list[np.ndarray]:
+    """A hand moving over the board for one picture's time."""
+    return [hand_over(image, 60 * (i % 2)) for i in range(STILL)]
+
+
+@pytest.mark.parametrize("first_sees_hands", [True, False])
+def test_a_turn_only_the_second_webcam_sees_is_read(pair, first_sees_hands) -> None:
+    """The palace hides the staircase from the first webcam: its picture settles as it
+    was (after a hand, or with no hand seen at all), the second's settles changed. The
+    turn is read once, from both views, the first against its unchanged picture and the
+    second against its own picture before."""
+    assert pair.second is not None
+    first = [pair.before_frame, hand_over(pair.before_frame), pair.before_frame] if (
+        first_sees_hands) else [pair.before_frame] * 3
+    second = [pair.second.before_frame, hand_over(pair.second.before_frame),
+              pair.second.after_frame]
+    table, reader, loop = watch(pair, first, second)
+    assert len(reader.calls) == 1 and loop.stats.second_alone == loop.stats.second_views == 1
+    call = reader.calls[0]
+    befores, views = call["before_frame"], call["frames"]
+    assert len(befores) == len(views) == len(call["locations"]) == 2
+    assert np.array_equal(views[0], pair.before_frame)
+    assert np.array_equal(befores[0], pair.before_frame)
+    assert np.array_equal(befores[1], pair.second.before_frame)
+    assert np.array_equal(views[1], pair.second.after_frame)
+    assert len(table.turns) == 1
+
+
+def test_a_change_the_first_webcam_read_is_not_read_again_when_the_second_settles_late(
+        pair) -> None:
+    """The first webcam settles changed while a hand still hides the second's board: the
+    turn is read from the first alone, and the second's picture, still later, becomes
+    its picture before the next turn, not a second turn."""
+    assert pair.second is not None
+    # The first webcam's hand leaves one picture earlier than the second's.
+    first = [pair.before_frame, hand_over(pair.before_frame), pair.after_frame,
+             pair.after_frame]
+    second = [pair.second.before_frame, hand_over(pair.second.before_frame),
+              waving(pair.second.before_frame), pair.second.after_frame]
+    _, reader, loop = watch(pair, first, second)
+    assert len(reader.calls) == 1 and loop.stats.second_views == 0
+    assert loop.stats.second_alone == 0
+    assert loop.second is not None and not loop.second.changed
+    assert loop.second.view() is not None  # its picture now and before: the same palace

@@ -254,19 +254,26 @@ $("#setup-form").addEventListener("submit", async (e) => {
   api("POST", "/api/game", body);
 });
 
-// Live updates; the camera picture is fetched one at a time, so a slow link skips frames.
-let loading = false, wanted = 0;
-const img = $("#camera");
-function nextFrame() {
-  if (loading || !wanted) return;
-  loading = true; const n = wanted; wanted = 0;
-  img.src = `/api/camera.jpg?n=${n}`;
+// Live updates; each webcam's picture is fetched one at a time, so a slow link skips
+// frames. The second webcam's view shows once it sends a picture.
+function liveImage(img, webcam, shown) {
+  let loading = false, wanted = 0;
+  const next = () => {
+    if (loading || !wanted) return;
+    loading = true; const n = wanted; wanted = 0;
+    img.src = `/api/camera.jpg?webcam=${webcam}&n=${n}`;
+  };
+  img.onload = () => { loading = false; shown(); next(); };
+  img.onerror = () => { loading = false; next(); };
+  return (n) => { wanted = n; next(); };
 }
-img.onload = img.onerror = () => { loading = false; $("#camera-empty").style.display = "none"; nextFrame(); };
+const firstFrame = liveImage($("#camera"), 1, () => { $("#camera-empty").style.display = "none"; });
+const secondFrame = liveImage($("#second-camera"), 2, () => { $("#second-camera-box").hidden = false; });
 function connect() {
   const es = new EventSource("/api/events");
   es.addEventListener("state", (e) => render(JSON.parse(e.data)));
-  es.addEventListener("frame", (e) => { wanted = +e.data; nextFrame(); });
+  es.addEventListener("frame", (e) => firstFrame(+e.data));
+  es.addEventListener("second_frame", (e) => secondFrame(+e.data));
   es.onerror = () => { es.close(); setTimeout(connect, 1500); };
 }
 fetch("/api/state").then((r) => r.json()).then(render).then(connect);
