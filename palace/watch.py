@@ -41,7 +41,7 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
-from vision.settle import Observation, SettleDetector, SettleSettings, Snapshot
+from vision.settle import Observation, SettleDetector, SettleSettings
 from vision.views import usable_views
 
 PREVIEW_EVERY_S = 0.1
@@ -111,10 +111,12 @@ class LoopStats:
 
 @dataclass(frozen=True)
 class Settled:
-    """The first webcam's side of a turn to read: its still frames after the turn, its
-    picture before, and what started the reading (for the page's status line)."""
+    """The first webcam's side of a turn to read: its still frames after the turn and
+    where the board lies in each, its picture before, and what started the reading (for
+    the page's status line)."""
 
-    frames: list[Snapshot]
+    frames: list[NDArray[np.uint8]]
+    locations: list[Any]
     before: NDArray[np.uint8]
     detail: str
 
@@ -154,6 +156,10 @@ class CameraLoop:
         self._last_preview = -1e9
         self._last_learn_check = -1e9
         self._learned: frozenset[object] | None = None
+        self._before_turn: NDArray[np.uint8] | None = None
+        """With a second webcam, this one's picture from before the turn to come: the
+        settled one at the set-up, a move or the turn last read (a settle unchanged
+        shows the same palace and leaves it)."""
 
     # -- one frame ---------------------------------------------------------------------
     @property
@@ -199,25 +205,30 @@ class CameraLoop:
         self._preview(image, location, second_frame)
         if observation.event == "changed" and not observation.moved:
             assert observation.before is not None
-            self._start_read(Settled(observation.frames, observation.before.image,
+            snaps = observation.frames
+            self._before_turn = snaps[-1].image
+            self._start_read(Settled([s.image for s in snaps], [s.location for s in snaps],
+                                     observation.before.image,
                                      f"{observation.changed_cells} cells changed"),
                              started, self._second_view())
             return observation
         if self.second is not None:
             if observation.state != "tracking":
                 self.second.first_busy()
-            elif self._second_alone(observation, location):
-                # The first webcam's picture stays as it was: it is its own before.
-                reference = self.detector.reference
-                assert reference is not None
+            elif self._before_turn is not None and self._second_alone(observation, location):
+                # This webcam's picture changed too little to settle as a change: read
+                # against its picture from before the turn all the same.
+                before, self._before_turn = self._before_turn, image
                 self.stats.second_alone += 1
-                self._start_read(Settled([reference], reference.image,
+                self._start_read(Settled([image], [location], before,
                                          "the second webcam's board changed"),
                                  started, self._second_view())
                 return observation
             if observation.event and (observation.event != "unchanged" or observation.moved):
                 # A new picture before the next turn (the set-up's, or after a move); an
-                # unchanged one shows the same palace, and the second's before stays.
+                # unchanged one shows the same palace, and both pictures before stay.
+                assert self.detector.reference is not None
+                self._before_turn = self.detector.reference.image
                 self.second.mark_before()
         if observation.event and observation.moved:
             # The board was slid or turned (or the camera bumped): the picture before
@@ -252,8 +263,8 @@ class CameraLoop:
         shows the session's palace only then) and the second's view can be trusted."""
         assert self.second is not None
         return (self.second.changed and observation.state == "tracking" and location.found
-                and not observation.moved and self.detector.reference is not None
-                and self.session.sync == "ready" and self.second.view() is not None)
+                and not observation.moved and self.session.sync == "ready"
+                and self.second.view() is not None)
 
     def _second_view(self) -> SecondView | None:
         """The second webcam's view for the turn just settled, and its picture now kept as
@@ -311,10 +322,8 @@ class CameraLoop:
         """
         assert self.camera is not None
         self._status("reading", settled.detail)
-        snaps = settled.frames
-        frames = [s.image for s in snaps]
-        locations = [s.location for s in snaps]
-        camera = _camera_of(snaps[-1].location) or self.camera
+        frames, locations = list(settled.frames), list(settled.locations)
+        camera = _camera_of(locations[-1]) or self.camera
         palace = self.session.palace()
         waiting = self.session.sync != "ready"
         before_frame: Any = None if waiting else settled.before

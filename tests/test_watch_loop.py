@@ -9,15 +9,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from calibration.camera import Camera, Pose
+from calibration.camera import Camera
 from palace.demo import TablePlayers
 from palace.session import TableSession
-from palace.watch import CameraLoop, reading_is_empty
+from palace.watch import CameraLoop, Settled, reading_is_empty
 from rules.maps import load_map
 from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
 from twin.table import SimulatedTable, TableSettings
-from vision.settle import Observation, Snapshot
 from vision.turn import NOTHING_READ
 
 
@@ -278,8 +277,6 @@ def test_a_reading_of_nothing_is_a_turn_only_when_no_reading_waits(sync, is_turn
     loop = CameraLoop(session, camera=Camera.default_for(64, 48), look=CountingLook(),
                       reader=lambda *args, **kwargs: nothing)
     image = np.zeros((48, 64, 3), np.uint8)
-    snap = Snapshot(image, Pose(np.zeros(3), np.array([0.0, 0.0, 500.0])),
-                    np.zeros(1, np.float32), 0.0)
-    loop._read(Observation("settling", frames=[snap], before=snap), 0.0)
+    loop._read(Settled([image], [None], image, "settled"), 0.0)
     assert session.turned == [nothing]
     assert (loop.stats.turns, loop.stats.nothing_new) == ((1, 0) if is_turn else (0, 1))

@@ -38,7 +38,7 @@ class Table:
     def palace(self) -> Palace:
         return self.pair.before
 
-    def show_frame(self, image, location) -> None:
+    def show_frame(self, image, location, webcam=1) -> None:
         pass
 
     def camera_status(self, state, detail="") -> None:
@@ -175,8 +175,10 @@ def test_a_turn_only_the_second_webcam_sees_is_read(pair, first_sees_hands) -> N
     turn is read once, from both views, the first against its unchanged picture and the
     second against its own picture before."""
     assert pair.second is not None
-    first = [pair.before_frame, hand_over(pair.before_frame), pair.before_frame] if (
-        first_sees_hands) else [pair.before_frame] * 3
+    # The first webcam's picture after: the same palace, a shade lighter.
+    again = np.clip(pair.before_frame.astype(np.int16) + 3, 0, 255).astype(np.uint8)
+    first = [pair.before_frame, hand_over(pair.before_frame) if first_sees_hands
+             else pair.before_frame, again]
     second = [pair.second.before_frame, hand_over(pair.second.before_frame),
               pair.second.after_frame]
     table, reader, loop = watch(pair, first, second)
@@ -184,7 +186,7 @@ def test_a_turn_only_the_second_webcam_sees_is_read(pair, first_sees_hands) -> N
     call = reader.calls[0]
     befores, views = call["before_frame"], call["frames"]
     assert len(befores) == len(views) == len(call["locations"]) == 2
-    assert np.array_equal(views[0], pair.before_frame)
+    assert np.array_equal(views[0], again)
     assert np.array_equal(befores[0], pair.before_frame)
     assert np.array_equal(befores[1], pair.second.before_frame)
     assert np.array_equal(views[1], pair.second.after_frame)
