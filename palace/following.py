@@ -162,6 +162,12 @@ class SecondWebcam:
         """This frame's picture, when it is still and its board found; else None."""
         return self._now
 
+    @property
+    def settling(self) -> bool:
+        """Its picture is not still now, but it has a picture before the turn: a view
+        worth waiting for."""
+        return self._now is None and self._before is not None and not self._before_wanted
+
     def mark_before(self) -> None:
         """The first webcam's picture before the next turn was just taken: this webcam's
         picture now is its own, or its next still one if it is not still now."""

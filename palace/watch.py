@@ -50,6 +50,10 @@ IDLE_KEPT = 10_000
 """Idle frame times kept for the summary: a long evening at the table stays bounded."""
 LEARN_CHECK_S = 0.5
 """How often (wall time) an idle loop asks whether the session confirmed a turn."""
+SECOND_WAIT_S = 2.0
+"""How long (frame time) a turn the first webcam settled on waits for a second webcam
+whose board is in view but whose picture is not still yet (a hand leaving its side of
+the table later): its view is worth a short wait."""
 
 
 class Session(Protocol):
@@ -157,6 +161,9 @@ class CameraLoop:
         self._last_learn_check = -1e9
         self._learned: frozenset[object] | None = None
         self._before_turn: NDArray[np.uint8] | None = None
+        self._waiting: tuple[Settled, float, float] | None = None
+        """A turn settled in this webcam's picture, held (with the frame time it settled
+        and when its frame arrived) until the second webcam's picture settles too."""
         """With a second webcam, this one's picture from before the turn to come: the
         settled one at the set-up, a move or the turn last read (a settle unchanged
         shows the same palace and leaves it)."""
@@ -207,29 +214,18 @@ class CameraLoop:
             assert observation.before is not None
             snaps = observation.frames
             self._before_turn = snaps[-1].image
-            self._start_read(Settled([s.image for s in snaps], [s.location for s in snaps],
-                                     observation.before.image,
-                                     f"{observation.changed_cells} cells changed"),
-                             started, self._second_view())
+            settled = Settled([s.image for s in snaps], [s.location for s in snaps],
+                              observation.before.image,
+                              f"{observation.changed_cells} cells changed")
+            if self.second is not None and self.second.settling:
+                self._waiting = (settled, now, started)
+                self._status("reading", "waiting for the second webcam's picture to settle")
+            else:
+                self._start_read(settled, started, self._second_view())
             return observation
-        if self.second is not None:
-            if observation.state != "tracking":
-                self.second.first_busy()
-            elif self._before_turn is not None and self._second_alone(observation, location):
-                # This webcam's picture changed too little to settle as a change: read
-                # against its picture from before the turn all the same.
-                before, self._before_turn = self._before_turn, image
-                self.stats.second_alone += 1
-                self._start_read(Settled([image], [location], before,
-                                         "the second webcam's board changed"),
-                                 started, self._second_view())
-                return observation
-            if observation.event and (observation.event != "unchanged" or observation.moved):
-                # A new picture before the next turn (the set-up's, or after a move); an
-                # unchanged one shows the same palace, and both pictures before stay.
-                assert self.detector.reference is not None
-                self._before_turn = self.detector.reference.image
-                self.second.mark_before()
+        if self.second is not None and self._second_step(observation, image, location, now,
+                                                         started):
+            return observation
         if observation.event and observation.moved:
             # The board was slid or turned (or the camera bumped): the picture before
             # was taken from elsewhere and cannot be compared with, and a board that
@@ -255,6 +251,37 @@ class CameraLoop:
             self._reading.start()
         else:
             self._read(settled, started, second)
+
+    def _second_step(self, observation: Observation, image: NDArray[np.uint8],
+                     location: BoardLocation, now: float, started: float) -> bool:
+        """The second webcam's part in this frame; whether a reading was started."""
+        assert self.second is not None
+        if self._waiting is not None:
+            settled, since, first_started = self._waiting
+            if (self.second.settling and observation.state == "tracking"
+                    and now - since < SECOND_WAIT_S):
+                return False
+            self._waiting = None
+            self._start_read(settled, first_started, self._second_view())
+            return True
+        if observation.state != "tracking":
+            self.second.first_busy()
+        elif self._before_turn is not None and self._second_alone(observation, location):
+            # This webcam's picture changed too little to settle as a change: read
+            # against its picture from before the turn all the same.
+            before, self._before_turn = self._before_turn, image
+            self.stats.second_alone += 1
+            self._start_read(Settled([image], [location], before,
+                                     "the second webcam's board changed"),
+                             started, self._second_view())
+            return True
+        if observation.event and (observation.event != "unchanged" or observation.moved):
+            # A new picture before the next turn (the set-up's, or after a move); an
+            # unchanged one shows the same palace, and both pictures before stay.
+            assert self.detector.reference is not None
+            self._before_turn = self.detector.reference.image
+            self.second.mark_before()
+        return False
 
     def _second_alone(self, observation: Observation, location: BoardLocation) -> bool:
         """The second webcam's board settled changed while the first's has stayed as it
@@ -292,7 +319,12 @@ class CameraLoop:
             self._read_error = exc
 
     def finish(self) -> None:
-        """Waits for a reading still under way (at the end of a source)."""
+        """Reads a turn still held for the second webcam and waits for a reading still
+        under way (at the end of a source)."""
+        if self._waiting is not None:
+            settled, _, started = self._waiting
+            self._waiting = None
+            self._start_read(settled, started, self._second_view())
         if self._reading is not None:
             self._reading.join()
             self._reading = None
