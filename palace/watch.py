@@ -78,8 +78,8 @@ class Session(Protocol):
 class Look(Protocol):
     """What the board and pieces look like at this table (``vision.TableLook``)."""
 
-    def learn(self, frame: NDArray[np.uint8], camera: Camera, location: BoardLocation,
-              palace: Palace) -> Any: ...
+    def learn(self, frame: NDArray[np.uint8], location: BoardLocation, palace: Palace
+              ) -> Any: ...
 
 
 Reader = Callable[..., Any]
@@ -254,13 +254,16 @@ class CameraLoop:
 
     def _second_step(self, observation: Observation, image: NDArray[np.uint8],
                      location: BoardLocation, now: float, started: float) -> bool:
-        """The second webcam's part in this frame; whether a reading was started."""
+        """The second webcam's part in this frame; whether the frame went to a turn (its
+        reading started, or still waiting for the second webcam: the settled picture then
+        shows a turn the session does not have, which the table's look must not learn
+        as the session's palace)."""
         assert self.second is not None
         if self._waiting is not None:
             settled, since, first_started = self._waiting
             if (self.second.settling and observation.state == "tracking"
                     and now - since < SECOND_WAIT_S):
-                return False
+                return True
             self._waiting = None
             self._start_read(settled, first_started, self._second_view())
             return True

@@ -17,7 +17,7 @@ from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, built_keys
 from training.pairs import TurnPair, turn_pairs
 from twin import RenderOptions, around_board, render
-from vision import read_turn
+from vision import TableLook, read_turn
 
 STILL = 14
 """Frames of each still picture (at 10 a second): the detector settles after 5 and 0.8 s."""
@@ -35,8 +35,11 @@ class Table:
     def ground(self):
         return self.pair.ground
 
+    confirmed: Palace | None = None
+    """The palace the players confirmed since, if any."""
+
     def palace(self) -> Palace:
-        return self.pair.before
+        return self.confirmed or self.pair.before
 
     def show_frame(self, image, location, webcam=1) -> None:
         pass
@@ -213,3 +216,37 @@ def test_a_second_webcam_that_settles_late_is_waited_for_a_while(pair, late) -> 
     assert np.array_equal(views[-1], pair.second.after_frame) == waited
     assert loop.second is not None and not loop.second.changed
     assert loop.second.view() is not None  # its picture now and before: the same palace
+
+
+def test_the_look_learns_nothing_while_a_turn_waits_for_the_second_webcam(pair) -> None:
+    """The players confirm the turn before while the turn just settled waits for the
+    second webcam: the settled picture then shows that turn too, so the table's look
+    must not learn it as the confirmed palace."""
+    assert pair.second is not None
+    table, reader = Table(pair), Reader()
+    confirmed = pair.before.copy()  # any other palace will do: the look learns it anew
+    for piece in pair.added:
+        if piece.kind not in ANIMAL_KINDS:
+            confirmed.place(piece)
+    waits: list[bool] = []
+
+    class Look(TableLook):
+        def learn(self, frame, location, palace):
+            waits.append(loop._waiting is not None)
+            super().learn(frame, location, palace)
+
+    def status(state, detail=""):
+        if detail.startswith("waiting for the second"):
+            table.confirmed = confirmed  # the turn before, confirmed on the page now
+
+    table.camera_status = status
+    loop = CameraLoop(table, camera=pair.camera, reader=reader, look=Look(),
+                      second=SecondWebcam(pair.camera))
+    first = [pair.before_frame, hand_over(pair.before_frame), pair.after_frame,
+             pair.after_frame]
+    second = [pair.second.before_frame, hand_over(pair.second.before_frame),
+              waving(pair.second.before_frame), pair.second.after_frame]
+    ones, twos = frames(first, second)
+    loop.run(ones, second_source=twos)
+    assert loop.stats.second_views == 1 and waits and not any(waits)
+    assert len(waits) >= 2  # the set-up, then the confirmed palace once the turn was read
