@@ -129,9 +129,6 @@ class SecondWebcam:
         self._now: Still | None = None
         """This frame's picture, when it is still and its board found."""
         self._before: Still | None = None
-        self._before_wanted = False
-        """The first webcam's picture before was taken while this one was not still: its
-        next still picture is taken as its own, unless the first sees hands first."""
         self.changed = False
         """This webcam's board settled changed since its picture before was taken: a turn
         to read even if the first webcam's picture stays as it was."""
@@ -150,11 +147,8 @@ class SecondWebcam:
         still = location.found and location.pose is not None and observation.state == "tracking"
         # The location carries its lens: the reader takes each view's camera from it.
         self._now = Still(image, replace(location, camera=lens), now) if still else None
-        if self._before_wanted and self._now is not None:
-            # Its change, if it settled changed just now, is the turn already read.
-            self._before, self._before_wanted = self._now, False
-        elif (observation.event == "changed" and not observation.moved
-              and self._before is not None):
+        if observation.event == "changed" and not observation.moved and (
+                self._before is not None):
             self.changed = True
 
     @property
@@ -166,19 +160,26 @@ class SecondWebcam:
     def settling(self) -> bool:
         """Its picture is not still now, but it has a picture before the turn: a view
         worth waiting for."""
-        return self._now is None and self._before is not None and not self._before_wanted
+        return self._now is None and self._before is not None
 
     def mark_before(self) -> None:
         """The first webcam's picture before the next turn was just taken: this webcam's
-        picture now is its own, or its next still one if it is not still now."""
+        picture now is its own (none while it is not still: :meth:`keep_before` takes its
+        next still one)."""
         self._before = self._now
-        self._before_wanted = self._now is None
         self.changed = False
 
-    def first_busy(self) -> None:
-        """Something moves over the first webcam's board: a turn may be under way, so a
-        still picture of this webcam from now on is no picture before."""
-        self._before_wanted = False
+    def keep_before(self) -> None:
+        """The first webcam's board lies settled as it was: this webcam's still picture
+        now shows the same palace and becomes its picture before, unless it settled
+        changed with its board in place (a turn only it sees, still to be read). A board
+        slid a little, which the first webcam settles on as unchanged, so leaves no
+        stale picture before, and a webcam not still when the last turn was read gets
+        its picture before once it is."""
+        if self._now is None or (self.changed and self.view() is not None):
+            return
+        self._before = self._now
+        self.changed = False
 
     def view(self) -> SecondView | None:
         """This webcam's view for the turn the first webcam settled on: its picture now

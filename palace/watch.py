@@ -42,7 +42,7 @@ from rules.palace import Palace
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
-from vision.views import usable_views
+from vision.views import same_place, usable_views
 
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
@@ -160,13 +160,13 @@ class CameraLoop:
         self._last_preview = -1e9
         self._last_learn_check = -1e9
         self._learned: frozenset[object] | None = None
-        self._before_turn: NDArray[np.uint8] | None = None
+        self._before_turn: tuple[NDArray[np.uint8], Any] | None = None
+        """With a second webcam, this one's picture from before the turn to come and the
+        board's place in it: the settled one at the set-up, a move or the turn last read
+        (a settle unchanged shows the same palace and leaves it)."""
         self._waiting: tuple[Settled, float, float] | None = None
         """A turn settled in this webcam's picture, held (with the frame time it settled
         and when its frame arrived) until the second webcam's picture settles too."""
-        """With a second webcam, this one's picture from before the turn to come: the
-        settled one at the set-up, a move or the turn last read (a settle unchanged
-        shows the same palace and leaves it)."""
 
     # -- one frame ---------------------------------------------------------------------
     @property
@@ -213,7 +213,7 @@ class CameraLoop:
         if observation.event == "changed" and not observation.moved:
             assert observation.before is not None
             snaps = observation.frames
-            self._before_turn = snaps[-1].image
+            self._before_turn = (snaps[-1].image, snaps[-1].location)
             settled = Settled([s.image for s in snaps], [s.location for s in snaps],
                               observation.before.image,
                               f"{observation.changed_cells} cells changed")
@@ -268,23 +268,41 @@ class CameraLoop:
             self._start_read(settled, first_started, self._second_view())
             return True
         if observation.state != "tracking":
-            self.second.first_busy()
-        elif self._before_turn is not None and self._second_alone(observation, location):
+            return False
+        if self._second_alone(observation, location):
             # This webcam's picture changed too little to settle as a change: read
-            # against its picture from before the turn all the same.
-            before, self._before_turn = self._before_turn, image
+            # against its picture from before the turn all the same, where the board
+            # still lies as it lay then.
+            before = self._first_before(location)
+            self._before_turn = (image, location)
             self.stats.second_alone += 1
             self._start_read(Settled([image], [location], before,
                                      "the second webcam's board changed"),
                              started, self._second_view())
             return True
         if observation.event and (observation.event != "unchanged" or observation.moved):
-            # A new picture before the next turn (the set-up's, or after a move); an
-            # unchanged one shows the same palace, and both pictures before stay.
-            assert self.detector.reference is not None
-            self._before_turn = self.detector.reference.image
+            # A new picture before the next turn (the set-up's, or after a move).
+            reference = self.detector.reference
+            assert reference is not None
+            self._before_turn = (reference.image, reference.location)
             self.second.mark_before()
+        else:
+            # An unchanged settle shows the same palace: the first webcam's picture
+            # before stays (a change too small to settle on is still evidence).
+            self.second.keep_before()
         return False
+
+    def _first_before(self, location: BoardLocation) -> NDArray[np.uint8]:
+        """This webcam's picture from before the turn, where the board still lies as it
+        lay then; else its latest settled picture (the same palace, the board since
+        slid a little)."""
+        assert self._before_turn is not None and self.detector.reference is not None
+        image, then = self._before_turn
+        if isinstance(then, BoardLocation) and then.pose is not None and (
+                location.pose is not None
+                and same_place(self.follower.lens(location), location.pose, then.pose)):
+            return image
+        return self.detector.reference.image
 
     def _second_alone(self, observation: Observation, location: BoardLocation) -> bool:
         """The second webcam's board settled changed while the first's has stayed as it
@@ -292,7 +310,8 @@ class CameraLoop:
         turn to read, once no reading waits for the players (the second's picture before
         shows the session's palace only then) and the second's view can be trusted."""
         assert self.second is not None
-        return (self.second.changed and observation.state == "tracking" and location.found
+        return (self._before_turn is not None and self.second.changed
+                and observation.state == "tracking" and location.found
                 and not observation.moved and self.session.sync == "ready"
                 and self.second.view() is not None)
 

@@ -111,10 +111,9 @@ def test_a_turn_is_read_from_both_webcams_each_against_its_own_picture_before(pa
     assert built_keys(tuple(r.piece for r in reading.added)) == built_keys(tuple(truth))
 
 
-def test_a_second_webcam_bumped_since_the_picture_before_is_left_out(pair) -> None:
-    """Bumped while the first webcam's picture before stands, then still again: its
-    picture after no longer lines up with its picture before, so only the first
-    webcam's view is read."""
+def bumped_pictures(pair: TurnPair) -> list[np.ndarray]:
+    """The second webcam's pictures before and after the turn, the webcam bumped 4
+    degrees round the table."""
     assert pair.second is not None
     bumped = around_board(pair.second.pose, 4.0)
     options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
@@ -122,9 +121,18 @@ def test_a_second_webcam_bumped_since_the_picture_before_is_left_out(pair) -> No
     for piece in pair.added:
         if piece.kind not in ANIMAL_KINDS:
             after.place(piece)
-    moved = [render(palace, pair.camera, bumped, options, seed=1).image
-             for palace in (pair.before, after)]
-    _, reader, loop = watch(pair, [pair.before_frame, pair.before_frame, pair.after_frame],
+    return [render(palace, pair.camera, bumped, options, seed=1).image
+            for palace in (pair.before, after)]
+
+
+def test_a_second_webcam_bumped_during_the_turn_is_left_out(pair) -> None:
+    """Bumped while the players build (a hand over the first webcam's board), then
+    still again: its picture after no longer lines up with its picture before, so only
+    the first webcam's view is read."""
+    assert pair.second is not None
+    moved = bumped_pictures(pair)
+    _, reader, loop = watch(pair, [pair.before_frame, hand_over(pair.before_frame),
+                                   pair.after_frame],
                             [pair.second.before_frame, *moved])
     assert len(reader.calls) == 1 and loop.stats.second_views == 0
     assert len(reader.calls[0]["frames"]) == len(reader.calls[0]["locations"])
@@ -132,6 +140,21 @@ def test_a_second_webcam_bumped_since_the_picture_before_is_left_out(pair) -> No
     # Its board found, still, in its last picture: left out for the move, not for a
     # lost board or a hand.
     assert loop.second is not None and loop.second.still is not None
+
+
+def test_a_second_webcam_bumped_between_turns_takes_its_picture_before_again(pair) -> None:
+    """Bumped while nothing is built (the first webcam's picture stays as it was), then
+    still: that still picture becomes its picture before, and the turn after is read
+    from both webcams."""
+    assert pair.second is not None
+    moved = bumped_pictures(pair)
+    _, reader, loop = watch(pair, [*[pair.before_frame] * 3, pair.after_frame],
+                            [pair.second.before_frame, moved[0], moved[0], moved[1]])
+    assert len(reader.calls) == 1 and loop.stats.second_views == 1
+    assert loop.stats.second_alone == 0
+    call = reader.calls[0]
+    assert np.array_equal(call["before_frame"][-1], moved[0])
+    assert np.array_equal(call["frames"][-1], moved[1])
 
 
 def test_the_simulated_table_films_with_a_second_webcam_across_it() -> None:
