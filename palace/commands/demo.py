@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                 SimpleNamespace(image=f.second_image, time=f.time) for f in both))
         if second is not None:
             print(f"second webcam: board found in {second.found} of {second.frames} frames, "
-                  f"its view read with {stats.second_views} of {stats.reads} reads", flush=True)
+                  f"its view read with {stats.second_views} of {stats.reads} reads, "
+                  f"{stats.second_alone} of them seen changed by it alone", flush=True)
         players.finish_all()
         _print_summary(session, players, stats)
         if not fast:

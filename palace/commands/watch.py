@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                 second_source.close()
         seconds = "" if second is None else (
             f"; second webcam: board found in {second.found} of {second.frames} frames, "
-            f"its view read with {stats.second_views} turns")
+            f"its view read with {stats.second_views} turns, {stats.second_alone} of them "
+            f"seen changed by it alone")
         print(f"{stats.frames} frames, board found in {stats.found}, {stats.turns} turns "
               f"read{seconds}", flush=True)
         if not args.exit:
