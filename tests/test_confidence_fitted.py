@@ -122,3 +122,36 @@ def test_a_fit_that_cannot_converge_says_so() -> None:
     right = np.array([False, False, True, True])
     assert not fit(rows, right, 0.0, 0.5, "test").converged
     assert fit(rows, right, 1.0, 0.5, "test").converged
+
+
+def test_rows_read_for_one_view_are_not_taken_for_two(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The recipe names the second webcam: rows read from the first view alone are not
+    fitted on as rows of turns also read from two."""
+    from training.__main__ import main
+    recipe = f"5 60000; {' '.join(FEATURES)}"
+    np.savez(tmp_path / "rows.npz", rows=np.zeros((2, len(FEATURES))),
+             right=np.array([True, False]), recipe=recipe)
+    out = tmp_path / "model.json"
+    assert main(["fit_confidence", "--seed", "60000", "--turns", "5", "--l2", "1",
+                 "--threshold", "0.9", "--out", str(out), "--rows", str(tmp_path / "rows.npz"),
+                 "--second-view", "180"]) == 2
+    err = capsys.readouterr().err
+    assert "also seen 180 degrees round" in err and not out.exists()
+
+
+def test_a_turn_seen_by_two_webcams_gives_rows_from_each_reading() -> None:
+    """Its first view's reading gives the rows a one-webcam table's would, and the
+    reading from both views adds its own."""
+    from dataclasses import replace
+
+    from training.confidence import rows_of
+    from training.pairs import turn_pairs
+    from twin import RenderOptions
+    pair = next(turn_pairs(1, 100, max_turns=1, elevation_deg=(45.0, 60.0), second_view=180.0,
+                           options=RenderOptions(clutter=False)))
+    one, right_one = rows_of([replace(pair, second=None)])
+    both, right_both = rows_of([pair])
+    assert len(one) >= 1 and len(both) > len(one)
+    assert np.array_equal(both[:len(one)], one)
+    assert np.array_equal(right_both[:len(one)], right_one)

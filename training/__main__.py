@@ -87,6 +87,9 @@ the threshold chosen on the development sets, docs/vision-log.md)::
     python3 -m training fit_confidence --seed 60000 61000 62000 63000 --turns 150 \\
         --l2 1000 --threshold 0.91 --out vision/confidence_model.json
 
+(``--second-view 180`` fits on each turn read from its first view and from two webcams
+too; measured and not committed, docs/vision-log.md, "Two webcams in the camera loop".)
+
 Seeds: training games from 100000 on, validation from 200000 on; the bench's games
 (5000-5999), the tests' (100-199) and the independent renderer's frames are never used.
 Training stops at ``--minutes`` of wall time if that comes first (so on a slower machine
@@ -166,6 +169,9 @@ def _parser() -> argparse.ArgumentParser:
     sure.add_argument("--rows", type=Path,
                       help="an .npz of the read rows: read from it where it exists, else "
                            "written there (another penalty or threshold then needs no reading)")
+    sure.add_argument("--second-view", type=float, metavar="DEG",
+                      help="each turn also seen by a second webcam this many degrees round "
+                           "the table, and read from both views as well as from the first")
     whole = verbs.add_parser("create_full_dataset",
                              help="full mode's pairs: palace views beside their learned bare board")
     whole.add_argument("--games", type=int, required=True)
@@ -197,7 +203,7 @@ def _fit_inks(seed: int, maps: int, out: Path) -> int:
 
 
 def _fit_confidence(seeds: list[int], turns: int, l2: float, threshold: float,
-                    out: Path, cache: Path | None) -> int:
+                    out: Path, cache: Path | None, second_view: float | None = None) -> int:
     from training.confidence import FIT_SEED, fit, rows_of
     from training.pairs import FRESH_GAMES_SEED, twin_turns
     from vision.confidence_fit import FEATURES
@@ -212,7 +218,8 @@ def _fit_confidence(seeds: list[int], turns: int, l2: float, threshold: float,
         return 2
     import numpy as np
     named = ", ".join(map(str, seeds))
-    recipe = f"{turns} {named}; {' '.join(FEATURES)}"
+    seen = "" if second_view is None else f", also seen {second_view:g} degrees round"
+    recipe = f"{turns} {named}{seen}; {' '.join(FEATURES)}"
     if cache is not None and cache.suffix != ".npz":
         cache = cache.with_name(cache.name + ".npz")  # where numpy writes it
     if cache is not None and cache.exists():
@@ -224,13 +231,17 @@ def _fit_confidence(seeds: list[int], turns: int, l2: float, threshold: float,
             return 2
         rows, right = kept["rows"], kept["right"]
     else:
-        parts = [rows_of(twin_turns(turns, seed=seed)) for seed in seeds]
+        parts = [rows_of(twin_turns(turns, seed=seed, second_view=second_view))
+                 for seed in seeds]
         rows = np.vstack([r for r, _ in parts])
         right = np.concatenate([y for _, y in parts])
         if cache is not None:
             np.savez(cache, rows=rows, right=right, recipe=recipe)
     fitted = fit(rows, right, l2, threshold,
-                 f"wide-twin turns, the first {turns} of the games from each of {named} on")
+                 f"wide-twin turns, the first {turns} of the games from each of {named} on"
+                 + ("" if second_view is None else
+                    f", each read from its first view and from it with a second webcam "
+                    f"{second_view:g} degrees round the table"))
     if not fitted.converged:
         print(f"warning: the fit did not converge in {fitted.steps} Newton steps (the last "
               f"moved a weight by {fitted.last_step:.2g}); a larger --l2 bounds it",
@@ -265,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fit_inks(args.seed, args.maps, args.out)
     if args.verb == "fit_confidence":
         return _fit_confidence(args.seed, args.turns, args.l2, args.threshold, args.out,
-                               args.rows)
+                               args.rows, args.second_view)
     if args.verb == "create_full_dataset":
         return _create_full(args.games, args.seed, args.out)
     if args.verb == "create_dataset":

@@ -32,20 +32,30 @@ FIT_SEED = 60000
 
 
 def rows_of(turns: Iterable[TurnPair]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Each piece read on ``turns`` as a row, and whether it is right."""
+    """Each piece read on ``turns`` as a row, and whether it is right. A turn seen by a
+    second webcam too (``TurnPair.second``) is read twice, from its first view alone and
+    from both, as a table with one webcam and a table with two would read it."""
     rows: list[list[float]] = []
     right: list[bool] = []
     for turn in turns:
         truth = {place_key(p) for p in turn.added if p.kind not in ANIMAL_KINDS}
         given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
-        with recorded_rows() as rated:
-            reading = read_turn([turn.after_frame], turn.camera, turn.before,
-                                before_frame=turn.before_frame, locations=[given])
-        for r in reading.added:
-            # The last rating of the piece is the one the turn kept.
-            row = next(row for piece, row in reversed(rated) if piece == r.piece)
-            rows.append(row)
-            right.append(place_key(r.piece) in truth)
+        views: list[tuple[list[NDArray[np.uint8]], list[NDArray[np.uint8]],
+                          list[BoardLocation]]] = [
+            ([turn.after_frame], [turn.before_frame], [given])]
+        if turn.second is not None:
+            other = BoardLocation(True, pose=turn.second.pose, rotation=0, camera=turn.camera)
+            views.append(([turn.after_frame, turn.second.after_frame],
+                          [turn.before_frame, turn.second.before_frame], [given, other]))
+        for frames, befores, locations in views:
+            with recorded_rows() as rated:
+                reading = read_turn(frames, turn.camera, turn.before, before_frame=befores,
+                                    locations=locations)
+            for r in reading.added:
+                # The last rating of the piece is the one the turn kept.
+                row = next(row for piece, row in reversed(rated) if piece == r.piece)
+                rows.append(row)
+                right.append(place_key(r.piece) in truth)
     return np.asarray(rows, float).reshape(-1, len(FEATURES)), np.asarray(right, bool)
 
 
