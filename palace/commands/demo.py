@@ -55,7 +55,7 @@ def add_parser(subparsers: Any) -> None:
                         help="follow the game in the terminal too: every turn's report")
     parser.add_argument("--second-webcam", action="store_true",
                         help="film the table with a second webcam across it too, its view "
-                        "read with the first's (the page shows the first)")
+                        "read with the first's (the page shows both)")
     parser.set_defaults(run=run)
 
 
