@@ -138,6 +138,10 @@ def test_rows_read_for_one_view_are_not_taken_for_two(
                  "--second-view", "180"]) == 2
     err = capsys.readouterr().err
     assert "also seen 180 degrees round" in err and not out.exists()
+    with pytest.raises(SystemExit):
+        main(["fit_confidence", "--seed", "60000", "--l2", "1", "--threshold", "0.9",
+              "--out", str(out), "--second-view", "nan"])
+    assert "-360 to 360" in capsys.readouterr().err
 
 
 def test_a_turn_seen_by_two_webcams_gives_rows_from_each_reading() -> None:

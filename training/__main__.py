@@ -106,6 +106,13 @@ INK_SEED = 50200
 """First seed the ink model may fit on."""
 
 
+def _degrees(text: str) -> float:
+    value = float(text)
+    if not -360.0 <= value <= 360.0:  # NaN fails too
+        raise argparse.ArgumentTypeError("degrees round the table, -360 to 360")
+    return value
+
+
 def _tint(text: str) -> tuple[float, float, float]:
     parts = [float(v) for v in text.split(",")]
     if len(parts) != 3 or not all(0.05 <= v <= 20 for v in parts):
@@ -169,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     sure.add_argument("--rows", type=Path,
                       help="an .npz of the read rows: read from it where it exists, else "
                            "written there (another penalty or threshold then needs no reading)")
-    sure.add_argument("--second-view", type=float, metavar="DEG",
+    sure.add_argument("--second-view", type=_degrees, metavar="DEG",
                       help="each turn also seen by a second webcam this many degrees round "
                            "the table, and read from both views as well as from the first")
     whole = verbs.add_parser("create_full_dataset",
