@@ -11,8 +11,9 @@ far half): turn mode reads both views, each against its own picture before
 (``vision.read_turn``). A turn is read when the first webcam's board settles changed,
 or when only the second's does while the first's stays as it was (a staircase the
 palace hides from the first). The second's view is read only where it can be trusted:
-its board found in a still picture now, and a still picture of it from when the first
-webcam's picture before was taken, the board in the same place in both.
+its board found in a still picture now, and a still picture of it from before the turn
+(taken when the first webcam's picture before was, or since while the first's board lay
+as it was), the board in the same place in both.
 """
 
 from __future__ import annotations
@@ -116,8 +117,7 @@ class SecondView:
 
 
 class SecondWebcam:
-    """A second webcam's still pictures: the latest, and the one from when the first
-    webcam's picture before the turn was taken."""
+    """A second webcam's still pictures: the latest, and its picture before the turn."""
 
     def __init__(self, camera: Camera | None, settings: SettleSettings | None = None) -> None:
         self.follower = BoardFollower(camera)
