@@ -27,13 +27,13 @@ from calibration.camera import Pose
 from rules.bot import GameRecord, simulate_game
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, STUD_MM, Piece
 from rules.scene import Scene
+from twin.cameras import BOARD_CENTER as CENTRE
 from twin.cameras import around_board, random_camera
 from twin.clutter import Hand
 from twin.frame import RenderOptions
 from twin.renderer import render
 from twin.shading import Light
 
-CENTRE = np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
 OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
 """Side ``s`` of the table lies this way from the board; a hand from it points back."""
 
@@ -151,10 +151,10 @@ class SimulatedTable:
         at ``placement``."""
         pose = self.second_pose if second else self.camera_pose
         assert pose is not None, "the table has no second webcam"
-        r0 = pose.rotation
-        rot = placement.rotation()
+        # The board turned about its middle is the webcam turned the other way round it.
+        turned = around_board(pose, math.degrees(placement.angle))
         shift = np.array([*placement.shift, 0.0])
-        return Pose.from_matrix(r0 @ rot, r0 @ (CENTRE + shift - rot @ CENTRE) + pose.tvec)
+        return Pose.from_matrix(turned.rotation, turned.tvec + pose.rotation @ shift)
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
                  hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
