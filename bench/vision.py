@@ -69,7 +69,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, simulate_game
 from rules.pieces import ANIMAL_KINDS, Piece, place_key
-from training.pairs import TurnPair, twin_turns
+from training.pairs import TurnPair, twin_turns, webcam_views
 from twin import RenderOptions, random_camera, render
 from twin.cycles.frames import ValidationTurn, load_turns
 from vision import TurnReading, read_turn
@@ -152,17 +152,12 @@ def measure_views(turns: Iterable[TurnPair | ValidationTurn]) -> dict[str, Tally
     given: what a second webcam on another side of the table brings."""
     tallies = {"one view": Tally(), "two views": Tally()}
     for turn in turns:
-        second = turn.second
-        assert second is not None, "turns drawn without a second view"
+        assert turn.second is not None, "turns drawn without a second view"
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
-        first = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
-        other = BoardLocation(True, pose=second.pose, rotation=0, camera=turn.camera)
-        for name, frames, befores, locations in (
-                ("one view", [turn.after_frame], [turn.before_frame], [first]),
-                ("two views", [turn.after_frame, second.after_frame],
-                 [turn.before_frame, second.before_frame], [first, other])):
-            reading = read_turn(frames, turn.camera, turn.before, before_frame=befores,
-                                locations=locations, weigh=built)
+        for name, views in zip(tallies, webcam_views(turn), strict=True):
+            reading = read_turn(views.frames, turn.camera, turn.before,
+                                before_frame=views.befores, locations=views.locations,
+                                weigh=built)
             _count(tallies[name], turn, built, reading)
     return tallies
 

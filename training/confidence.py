@@ -21,9 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.evidence import BoardLocation
 from rules.pieces import ANIMAL_KINDS, place_key
-from training.pairs import TurnPair
+from training.pairs import TurnPair, webcam_views
 from vision import read_turn
 from vision.confidence_fit import FEATURES, ConfidenceModel, recorded_rows
 
@@ -39,18 +38,10 @@ def rows_of(turns: Iterable[TurnPair]) -> tuple[NDArray[np.float64], NDArray[np.
     right: list[bool] = []
     for turn in turns:
         truth = {place_key(p) for p in turn.added if p.kind not in ANIMAL_KINDS}
-        given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
-        views: list[tuple[list[NDArray[np.uint8]], list[NDArray[np.uint8]],
-                          list[BoardLocation]]] = [
-            ([turn.after_frame], [turn.before_frame], [given])]
-        if turn.second is not None:
-            other = BoardLocation(True, pose=turn.second.pose, rotation=0, camera=turn.camera)
-            views.append(([turn.after_frame, turn.second.after_frame],
-                          [turn.before_frame, turn.second.before_frame], [given, other]))
-        for frames, befores, locations in views:
+        for views in webcam_views(turn):
             with recorded_rows() as rated:
-                reading = read_turn(frames, turn.camera, turn.before, before_frame=befores,
-                                    locations=locations)
+                reading = read_turn(views.frames, turn.camera, turn.before,
+                                    before_frame=views.befores, locations=views.locations)
             for r in reading.added:
                 # The last rating of the piece is the one the turn kept.
                 row = next(row for piece, row in reversed(rated) if piece == r.piece)

@@ -13,12 +13,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose
+from calibration.evidence import BoardLocation
 from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
@@ -50,6 +52,49 @@ class TurnPair:
     its top); NaN elsewhere."""
     second: SecondWebcamFrames | None = None
     """The same turn as a second webcam sees it (``turn_pairs(..., second_view=...)``)."""
+
+
+class SeenTurn(Protocol):
+    """A turn's frames as a pair holds them: a twin :class:`TurnPair` or a path-traced
+    ``twin.cycles.frames.ValidationTurn``."""
+
+    @property
+    def camera(self) -> Camera: ...
+
+    @property
+    def pose(self) -> Pose: ...
+
+    @property
+    def before_frame(self) -> NDArray[np.uint8]: ...
+
+    @property
+    def after_frame(self) -> NDArray[np.uint8]: ...
+
+    @property
+    def second(self) -> SecondWebcamFrames | None: ...
+
+
+@dataclass(frozen=True)
+class Views:
+    """What a turn's reading is handed: the frames after, each view's frame before, and
+    each view's board where it truly lies."""
+
+    frames: list[NDArray[np.uint8]]
+    befores: list[NDArray[np.uint8]]
+    locations: list[BoardLocation]
+
+
+def webcam_views(turn: SeenTurn) -> list[Views]:
+    """The turn as a table with one webcam sees it, and, where a second webcam filmed it
+    too, as a table with both sees it; the true poses given."""
+    first = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+    views = [Views([turn.after_frame], [turn.before_frame], [first])]
+    second = turn.second
+    if second is not None:
+        other = BoardLocation(True, pose=second.pose, rotation=0, camera=turn.camera)
+        views.append(Views([turn.after_frame, second.after_frame],
+                           [turn.before_frame, second.before_frame], [first, other]))
+    return views
 
 
 def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
