@@ -162,6 +162,12 @@ class SecondWebcam:
         worth waiting for."""
         return self._now is None and self._before is not None
 
+    @property
+    def changed_in_place(self) -> bool:
+        """Its board settled changed since its picture before, and lies where it lay
+        then: a change its view can show (a turn only it may have seen)."""
+        return self.changed and self.view() is not None
+
     def mark_before(self) -> None:
         """The first webcam's picture before the next turn was just taken: this webcam's
         picture now is its own (none while it is not still: :meth:`keep_before` takes its
@@ -176,7 +182,7 @@ class SecondWebcam:
         slid a little, which the first webcam settles on as unchanged, so leaves no
         stale picture before, and a webcam not still when the last turn was read gets
         its picture before once it is."""
-        if self._now is None or (self.changed and self.view() is not None):
+        if self._now is None or self.changed_in_place:
             return
         self._before = self._now
         self.changed = False

@@ -310,10 +310,9 @@ class CameraLoop:
         turn to read, once no reading waits for the players (the second's picture before
         shows the session's palace only then) and the second's view can be trusted."""
         assert self.second is not None
-        return (self._before_turn is not None and self.second.changed
-                and observation.state == "tracking" and location.found
-                and not observation.moved and self.session.sync == "ready"
-                and self.second.view() is not None)
+        return (self._before_turn is not None and observation.state == "tracking"
+                and location.found and not observation.moved
+                and self.session.sync == "ready" and self.second.changed_in_place)
 
     def _second_view(self) -> SecondView | None:
         """The second webcam's view for the turn just settled, and its picture now kept as
