@@ -49,7 +49,8 @@ from palace.demo import DemoTally, TablePlayers
 from palace.draft import DOUBT_BELOW
 from palace.following import SecondWebcam
 from palace.session import TableSession
-from palace.watch import CameraLoop, LoopStats
+from palace.turn_reading import LoopStats
+from palace.watch import CameraLoop
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added

@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,98 +35,18 @@ from numpy.typing import NDArray
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from palace.following import BoardFollower, SecondView, SecondWebcam
-from rules.maps import GroundMap
-from rules.palace import Palace
+from palace.turn_reading import Look, LoopStats, Reader, Session, Settled, TurnReader
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
 from vision.settle import Observation, SettleDetector, SettleSettings
-from vision.views import same_place, usable_views
+from vision.views import same_place
 
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
-IDLE_KEPT = 10_000
-"""Idle frame times kept for the summary: a long evening at the table stays bounded."""
-LEARN_CHECK_S = 0.5
-"""How often (wall time) an idle loop asks whether the session confirmed a turn."""
 SECOND_WAIT_S = 2.0
 """How long (frame time) a turn the first webcam settled on waits for a second webcam
 whose board is in view but whose picture is not still yet (a hand leaving its side of
 the table later): its view is worth a short wait."""
-
-
-class Session(Protocol):
-    """What the loop needs of the table session (:class:`palace.session.TableSession`)."""
-
-    ground: GroundMap
-    sync: str
-    """ready (no turn waiting), pending, out_of_sync or over."""
-
-    def show_frame(self, image: NDArray[np.uint8], location: BoardLocation | None,
-                   webcam: int = 1) -> None: ...
-
-    def camera_status(self, state: str, detail: str = "") -> None: ...
-
-    def keep_settled(self, image: NDArray[np.uint8], camera: Camera, time_s: float) -> None: ...
-
-    def camera_turn(self, reading: Any, frames: list[NDArray[np.uint8]]) -> Any: ...
-
-    def palace(self) -> Palace: ...
-
-
-class Look(Protocol):
-    """What the board and pieces look like at this table (``vision.TableLook``)."""
-
-    def learn(self, frame: NDArray[np.uint8], location: BoardLocation, palace: Palace
-              ) -> Any: ...
-
-
-Reader = Callable[..., Any]
-"""``vision.read_turn``'s signature: (frames, camera, before, *, before_frame, ground,
-look, locations) -> TurnReading."""
-
-
-@dataclass
-class LoopStats:
-    """What the loop did, for the summary line and the bench."""
-
-    frames: int = 0
-    found: int = 0
-    searches: int = 0
-    reads: int = 0
-    second_views: int = 0
-    """Turns read with the second webcam's view too."""
-    second_alone: int = 0
-    """Of which read because only the second webcam's board changed."""
-    turns: int = 0
-    nothing_new: int = 0
-    moves: int = 0
-    """Settled after the board was moved or turned: taken as the new reference, unread."""
-    busy_s: float = 0.0
-    """Wall time spent on frames, reads included."""
-    read_s: list[float] = field(default_factory=list)
-    """From the settled frame's arrival to ``camera_turn`` being called."""
-    reader_s: list[float] = field(default_factory=list)
-    """Of which in the reader (reconstruction), per turn."""
-    idle_frame_s: deque[float] = field(default_factory=lambda: deque(maxlen=IDLE_KEPT))
-    """Per-frame time while nothing was being read (the latest IDLE_KEPT frames)."""
-
-
-@dataclass(frozen=True)
-class Settled:
-    """The first webcam's side of a turn to read: its still frames after the turn and
-    where the board lies in each, its picture before, and what started the reading (for
-    the page's status line)."""
-
-    frames: list[NDArray[np.uint8]]
-    locations: list[Any]
-    before: NDArray[np.uint8]
-    detail: str
-
-
-def reading_is_empty(reading: Any) -> bool:
-    """A reading that found the palace as it was: nothing added, nothing in doubt."""
-    return bool(getattr(reading, "found", False)) and not getattr(reading, "added", ()) and (
-        not getattr(reading, "uncertain", ()))
 
 
 class CameraLoop:
@@ -145,21 +63,15 @@ class CameraLoop:
         a second webcam on another side of the table, whose frames come with this one's
         (:meth:`step`); its view is read with this one's where it can be trusted."""
         self.session = session
-        self.background = background
-        self._reading: threading.Thread | None = None
-        self._read_error: BaseException | None = None
         self._last_location: BoardLocation | None = None
         self.follower = BoardFollower(camera)
         self.second = second
-        self.read: Reader = reader or read_turn
-        self.look: Look = look or TableLook()
         self.detector = SettleDetector(settings)
-        self.on_turn = on_turn
         self.stats = LoopStats()
+        self.reader = TurnReader(session, reader or read_turn, look or TableLook(), self.stats,
+                                 background=background, on_turn=on_turn, status=self._status)
         self._state = ""
         self._last_preview = -1e9
-        self._last_learn_check = -1e9
-        self._learned: frozenset[object] | None = None
         self._before_turn: tuple[NDArray[np.uint8], Any] | None = None
         """With a second webcam, this one's picture from before the turn to come and the
         board's place in it: the settled one at the set-up, a move or the turn last read
@@ -179,16 +91,11 @@ class CameraLoop:
         ``second_frame``: the second webcam's frame taken with this one."""
         started = time.perf_counter()
         image, now = frame.image, float(frame.time)
-        if self._reading is not None:
-            if self._reading.is_alive():
-                # The reader has the board; the page still sees the table live.
-                self._preview(image, self._last_location, second_frame)
-                return Observation("reading", "reading the turn")
-            self._reading.join()
-            self._reading = None
-            if self._read_error is not None:
-                error, self._read_error = self._read_error, None
-                raise error
+        if self.reader.busy:
+            # The reader has the board; the page still sees the table live.
+            self._preview(image, self._last_location, second_frame)
+            return Observation("reading", "reading the turn")
+        self.reader.collect()
         if self.second is not None and second_frame is not None:
             self.second.step(second_frame.image, now, self.session.ground)
         location = self.follower.locate(image, now, self.session.ground)
@@ -234,23 +141,18 @@ class CameraLoop:
             # turn built in the same breath shows in the next reading, which then has
             # more pieces than a turn and goes out of sync for the players to settle.
             self.stats.moves += 1
-            self._learned = None
+            self.reader.forget_learned()
             self._status("tracking", "the board was moved; carrying on", news=True)
         if observation.event == "baseline" or observation.state == "tracking":
-            self._learn_when_confirmed()
+            self.reader.learn_when_confirmed(self.detector.reference)
         self.stats.idle_frame_s.append(time.perf_counter() - started)
         self.stats.busy_s += time.perf_counter() - started
         return observation
 
     def _start_read(self, settled: Settled, started: float, second: SecondView | None
                     ) -> None:
-        if self.background:
-            self._reading = threading.Thread(target=self._read_in_background,
-                                             args=(settled, started, second),
-                                             daemon=True, name="read turn")
-            self._reading.start()
-        else:
-            self._read(settled, started, second)
+        assert self.camera is not None
+        self.reader.start(settled, started, self.camera, second)
 
     def _second_step(self, observation: Observation, image: NDArray[np.uint8],
                      location: BoardLocation, now: float, started: float) -> bool:
@@ -332,13 +234,6 @@ class CameraLoop:
             if self.second is not None and second_frame is not None:
                 self.session.show_frame(second_frame.image, self.second.location, webcam=2)
 
-    def _read_in_background(self, settled: Settled, started: float,
-                            second: SecondView | None) -> None:
-        try:
-            self._read(settled, started, second)
-        except BaseException as exc:  # handed to the loop's thread at the next frame
-            self._read_error = exc
-
     def finish(self) -> None:
         """Reads a turn still held for the second webcam and waits for a reading still
         under way (at the end of a source)."""
@@ -346,12 +241,7 @@ class CameraLoop:
             settled, _, started = self._waiting
             self._waiting = None
             self._start_read(settled, started, self._second_view())
-        if self._reading is not None:
-            self._reading.join()
-            self._reading = None
-        if self._read_error is not None:
-            error, self._read_error = self._read_error, None
-            raise error
+        self.reader.collect()
 
     def _status(self, state: str, detail: str, *, news: bool = False) -> None:
         """Tells the session when the state changes; ``news`` also when only the detail
@@ -359,81 +249,6 @@ class CameraLoop:
         if state != self._state or news:
             self._state = state
             self.session.camera_status(state, detail)
-
-    # -- turns -------------------------------------------------------------------------
-    def _read(self, settled: Settled, started: float, second: SecondView | None = None
-              ) -> None:
-        """Read the settled board against the session's palace and hand the turn over.
-
-        The picture before is the previous settled one while the session waits for no
-        turn (it then shows the session's palace). While a reading still waits for the
-        players, that picture shows a palace the session does not have yet; the reader
-        is then left to the picture the table's look learned of the session's palace
-        (and the second webcam's view, whose picture before is of that same unknown
-        palace, is left out). The second webcam's view comes last, with its own picture
-        before.
-        """
-        assert self.camera is not None
-        self._status("reading", settled.detail)
-        frames, locations = list(settled.frames), list(settled.locations)
-        camera = _camera_of(locations[-1]) or self.camera
-        palace = self.session.palace()
-        waiting = self.session.sync != "ready"
-        before_frame: Any = None if waiting else settled.before
-        if second is not None and not waiting:
-            # One picture before per view: this webcam's goes with the first of its
-            # frames whose board was found (as a single picture before would), the
-            # second webcam's with its own.
-            found = usable_views(locations)
-            first = found[0] if found else 0
-            before_frame = [before_frame if i == first else None for i in range(len(frames))]
-            before_frame.append(second.before)
-            frames.append(second.image)
-            locations.append(second.location)
-            self.stats.second_views += 1
-        reader_started = time.perf_counter()
-        reading = self.read(frames, camera, palace, before_frame=before_frame,
-                            ground=self.session.ground, look=self.look, locations=locations)
-        reader_s = time.perf_counter() - reader_started
-        self.stats.reads += 1
-        # Nothing new is news too: pieces read before and taken away since.
-        result = self.session.camera_turn(reading, frames)
-        # While a reading waits, nothing read means its pieces were taken away (the
-        # session drops it), not a turn, although turn mode doubts a reading of nothing.
-        taken_away = waiting and bool(getattr(reading, "found", False)) and not getattr(
-            reading, "added", ())
-        if reading_is_empty(reading) or taken_away:
-            self.stats.nothing_new += 1
-            self._status("tracking", "nothing new on the board", news=True)
-        else:
-            self.stats.read_s.append(time.perf_counter() - started)
-            self.stats.reader_s.append(reader_s)
-            self.stats.turns += 1
-            if self.on_turn is not None:
-                self.on_turn(reading, result)
-            self._status("tracking", "turn read", news=True)
-        self.stats.busy_s += time.perf_counter() - started
-
-    def _learn_when_confirmed(self) -> None:
-        """Teach the table's look from the settled picture once the session vouches for
-        the palace in it: at the set-up, and after each turn the players confirmed (the
-        session then waits for no turn and its palace is not the one last learned)."""
-        now = time.perf_counter()
-        if self._learned is not None and now - self._last_learn_check < LEARN_CHECK_S:
-            return
-        self._last_learn_check = now
-        reference = self.detector.reference
-        if reference is None or self.session.sync != "ready":
-            return
-        palace = self.session.palace()
-        signature = frozenset(palace.pieces)
-        location = reference.location
-        if signature == self._learned or not isinstance(location, BoardLocation):
-            return
-        if not location.found:
-            return
-        self._learned = signature
-        self.look.learn(reference.image, location, palace)
 
     # -- a whole source ----------------------------------------------------------------
     def run(self, source: Iterable[FrameLike], *, stop: threading.Event | None = None,
@@ -469,6 +284,3 @@ class CameraLoop:
         self.finish()
         return self.stats
 
-
-def _camera_of(location: object) -> Camera | None:
-    return location.camera if isinstance(location, BoardLocation) else None

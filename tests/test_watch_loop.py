@@ -12,7 +12,8 @@ import pytest
 from calibration.camera import Camera
 from palace.demo import TablePlayers
 from palace.session import TableSession
-from palace.watch import CameraLoop, Settled, reading_is_empty
+from palace.turn_reading import Settled, reading_is_empty
+from palace.watch import CameraLoop
 from rules.maps import load_map
 from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
@@ -277,6 +278,6 @@ def test_a_reading_of_nothing_is_a_turn_only_when_no_reading_waits(sync, is_turn
     loop = CameraLoop(session, camera=Camera.default_for(64, 48), look=CountingLook(),
                       reader=lambda *args, **kwargs: nothing)
     image = np.zeros((48, 64, 3), np.uint8)
-    loop._read(Settled([image], [None], image, "settled"), 0.0)
+    loop.reader.read_now(Settled([image], [None], image, "settled"), 0.0, loop.camera)
     assert session.turned == [nothing]
     assert (loop.stats.turns, loop.stats.nothing_new) == ((1, 0) if is_turn else (0, 1))
