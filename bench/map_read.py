@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -30,7 +31,7 @@ from calibration.camera import Camera, Pose
 from calibration.map_read import MapReadError, cell_in, read_map
 from rules.maps import UNKNOWN_GROUND, GroundMap
 from rules.pieces import BOARD_STUDS
-from twin.cycles.frames import load_frames
+from twin.cycles.frames import load_frames, load_palaces
 from twin.map_views import map_views, truth_cells, visible_cells
 
 CHARS = ("L", "D", "G", "X", "S", UNKNOWN_GROUND)
@@ -43,6 +44,9 @@ ORDER = np.array([CHARS.index(c) for c in CHARS_SORTED])
 class Tally:
     views: int = 0
     read: int = 0
+    offered: int = 0
+    """Pictures offered to the readings that found the board, and of those fused."""
+    fused: int = 0
     visible: int = 0
     known: int = 0
     right: int = 0
@@ -53,19 +57,24 @@ class Tally:
     misses: list[str] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((len(CHARS), len(CHARS)), int))
 
-    def add(self, name: str, image: np.ndarray, camera: Camera, truth_pose: Pose,
-            ground: GroundMap, visible: np.ndarray) -> None:
-        """Read one view and score it against the map; ``visible`` per truth cell."""
+    def add(self, views: Sequence[tuple[str, np.ndarray, Camera, Pose]], ground: GroundMap,
+            visible: np.ndarray) -> None:
+        """Read the pictures (name, image, camera, true pose) as one reading and score it
+        against the map; ``visible`` per truth cell, in any of the pictures."""
         self.views += 1
+        name, image = views[0][0], views[0][1]
         self.aruco.append(aruco_ms(image))
         t0 = time.perf_counter()
         try:
-            reading = read_map([(name, image)], camera)
+            reading = read_map([(n, im, cam) for n, im, cam, _ in views], views[0][2])
         except MapReadError:
             self.misses.append(name)
             return
         finally:
             self.ms.append((time.perf_counter() - t0) * 1000)
+        truth_pose = views[reading.picture][3]
+        self.offered += len(views)
+        self.fused += reading.fused
         self.read += 1
         where = cell_in(reading.pose, truth_pose)
         truth = truth_cells(ground)
@@ -84,9 +93,11 @@ class Tally:
         np.add.at(self.confusion, (ORDER[rows], ORDER[cols]), 1)
 
     def report(self, title: str) -> None:
-        print(f"\n== {title}: {self.views} views, board found in {self.read}")
+        print(f"\n== {title}: {self.views} readings, board found in {self.read}")
         if not self.read:
             return
+        if self.offered > self.read:
+            print(f"pictures fused          {self.fused} of {self.offered}")
         print(f"visible studs read      {self.known / max(self.visible, 1):.1%} "
               f"({self.known} of {self.visible})")
         print(f"read studs right        {self.right / max(self.known, 1):.2%} "
@@ -119,27 +130,50 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20_000,
                         help="first twin seed (default 20000; take another range as a dev set)")
     parser.add_argument("--no-cycles", action="store_true", help="twin frames only")
+    parser.add_argument("--second-view", type=float, metavar="DEG",
+                        help="also read each matt twin view with a second webcam this many "
+                        "degrees round the board (180: across the table)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     n = args.maps if args.maps is not None else (10 if args.quick else 60)
-    setup, palace, gloss = Tally(), Tally(), Tally()
+    setup, palace, gloss, setup2, palace2 = Tally(), Tally(), Tally(), Tally(), Tally()
     for i in range(n):
         for sheen in (False, True):
-            for view in map_views(args.seed + i, sheen=sheen):
+            second = None if sheen else args.second_view
+            for view in map_views(args.seed + i, sheen=sheen, second_view=second):
                 tally = gloss if sheen else setup if view.setup else palace
-                tally.add(view.name, view.frame.image, view.camera, view.pose, view.ground,
-                          visible_cells(view.frame))
+                first = (view.name, view.frame.image, view.camera, view.pose)
+                tally.add([first], view.ground, visible_cells(view.frame))
+                if view.second is not None:
+                    both = setup2 if view.setup else palace2
+                    both.add([first, (f"{view.name} second", view.second.image, view.camera,
+                                      view.second.pose)], view.ground,
+                             visible_cells(view.frame) | visible_cells(view.second))
     if n:
         setup.report("twin, set-up position, one view")
         palace.report("twin, a palace standing, one view")
         gloss.report("twin, the same views with a glossy card")
+        if args.second_view is not None:
+            where = f"{args.second_view:g} degrees round the board"
+            setup2.report(f"twin, set-up position, with a second webcam {where} "
+                          "(visible = in either view)")
+            palace2.report(f"twin, a palace standing, with a second webcam {where}")
     if args.no_cycles:
         return
     cycles = Tally()
     for frame in load_frames(limit=8 if args.quick else None):
         hidden = under_pieces(frame.scene.pieces, frame.ground)
-        cycles.add(frame.name, frame.image, frame.camera, frame.pose, frame.ground, ~hidden)
+        cycles.add([(frame.name, frame.image, frame.camera, frame.pose)], frame.ground, ~hidden)
     cycles.report("Cycles frames, one view (hidden = under a piece)")
+    first_view, all_views = Tally(), Tally()
+    for built in load_palaces(limit=2 if args.quick else None):
+        uncovered = ~under_pieces(built.scene.pieces, built.ground)
+        views = [(f"{built.name} view {k}", image, built.camera, pose)
+                 for k, (image, pose) in enumerate(zip(built.frames, built.poses, strict=True))]
+        first_view.add(views[:1], built.ground, uncovered)
+        all_views.add(views, built.ground, uncovered)
+    first_view.report("Cycles palaces (about 120 pieces), the first view")
+    all_views.report("Cycles palaces, four views round the table fused")
 
 
 if __name__ == "__main__":

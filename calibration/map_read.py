@@ -23,6 +23,7 @@ wide to be the starting area are left unknown: read wrong they would mislead the
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -32,25 +33,17 @@ from numpy.typing import NDArray
 from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
-from calibration.ink_cells import blocked_patches, strays, unlike_their_ink
-from calibration.ink_model import signed_lab
-from calibration.map_inks import group, settled
 from calibration.map_light import evened
+from calibration.map_naming import CORNER_GROUND, START, coherent, name_cells
 from calibration.map_place import stud_cells
-from calibration.map_regions import interleaved, named_regions, small_patches
 from calibration.pose import locate_board
-from calibration.third_ink import third_ink, third_ink_beside_stray
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
-from rules.maps import SETUP_PIECES, UNKNOWN_GROUND, GroundMap
-from rules.pieces import BOARD_STUDS, STUD_MM, corner_setup
+from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.pieces import BOARD_STUDS, STUD_MM
 
-START = "S"
 MAX_STUD_TOP_DE = 14.0
 """A cell's stud top must be within this Lab distance of the board's median stud top: a
 brick, a column or an arch standing there shows its own colour on top."""
-CORNER_GROUND = tuple(np.array([(y, x) for corner in corner_setup()
-                                for x, y in corner.footprint()]).T)
-"""Rows and columns of the cells under the four corner bricks."""
 SHADED = 0.75
 """A stud whose top is under this share of the plate's typical stud-top lightness stands
 in a shadow (a piece's, a hand's): the card round it is shaded as well, and a shaded
@@ -66,13 +59,19 @@ MIN_SPREAD = 14.0
 SPREAD_OVER_TYPICAL = 2.5
 """A cell whose four card samples stray from their middle by more than this many times
 the board's typical stray (and at least ``MIN_SPREAD`` Lab units) is not read."""
-GREEN_SPLIT = 6.0
-"""Where the inked cells make one group: the Lab distance between the centres of its two
-k-means halves below which it is taken as one ink rather than two greens squeezed
-together. A glossy card's sheen can leave the two greens 4 to 8 units apart (development
-map 50104); on 600 twin maps (seeds 50200-50799) 6 left 2,000 fewer glossy studs read
-wrong than 10, and cost where one ink lit unevenly splits 6 apart (52009's dark green,
-then named dark and light green); 3.5 and under split single inks far more often."""
+ALIGN_MARGIN = 20
+ALIGN_AGREE = 0.9
+"""A later view is fused only under a quarter turn that clearly aligns it with the first
+(:func:`quarter_turn`): of the studs both name, those named alike less those named
+unlike must beat every other turn's by ``ALIGN_MARGIN`` and be named alike for
+``ALIGN_AGREE`` of them. The board's pose does not say which way round it lies, so only
+the map's own colours can; the median colour difference that aligned views before took
+the wrong turn for 11 of 75 views from across the table (twin maps 20000-20039), whose
+fused readings then named 4 % of the studs wrong."""
+SAME_PLACE_SHARE = 0.9
+"""The share of cells a view's pose must put where the first view's pose and the quarter
+turn put them for the two to count as one place (a board slid a few millimetres between
+settled pictures keeps nearly all its cells)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +103,9 @@ class MapReading:
     known: int
     picture: int = 0
     """Which of the pictures read (their order) the pose and camera are of."""
+    fused: int = 1
+    """Of the ``views``, those whose reading was fused (:func:`read_cells` leaves out a
+    view no quarter turn clearly aligns with the first)."""
 
     def cells(self) -> NDArray[np.str_]:
         """32 x 32 characters, with the starting area as ``S``."""
@@ -165,39 +167,44 @@ def _normalised(view: ViewRead) -> FloatArray:
     return out
 
 
-def align(reference: FloatArray, view: ViewRead) -> int:
-    """The quarter turn of ``view``'s cells that agrees best with ``reference`` (1024 x 3,
-    NaN where unread): view cell ``TURNS[k][c]`` is reference cell ``c``."""
-    colours = _normalised(view)
-    best, best_k = np.inf, 0
+def quarter_turn(reference: NDArray[np.str_], names: NDArray[np.str_]) -> int | None:
+    """The quarter turn ``k`` under which a view's cells, named alone, agree with the
+    reference's (1024 characters each, ``?`` unread): view cell ``TURNS[k][c]`` is
+    reference cell ``c``; None where no turn clearly does (:data:`ALIGN_MARGIN`,
+    :data:`ALIGN_AGREE`)."""
+    scores = []
     for k in range(4):
-        moved = colours[TURNS[k]]
-        both = np.all(np.isfinite(moved), axis=1) & np.all(np.isfinite(reference), axis=1)
-        if both.sum() < 20:
-            continue
-        cost = float(np.median(np.linalg.norm(moved[both] - reference[both], axis=1)))
-        if cost < best:
-            best, best_k = cost, k
-    return best_k
+        moved = names[TURNS[k]]
+        both = (reference != UNKNOWN_GROUND) & (moved != UNKNOWN_GROUND)
+        alike = int((reference[both] == moved[both]).sum())
+        scores.append((2 * alike - int(both.sum()), alike, int(both.sum()), k))
+    scores.sort(reverse=True)
+    (net, alike, both, k), runner_up = scores[0], scores[1]
+    if net - runner_up[0] < ALIGN_MARGIN or alike < ALIGN_AGREE * both:
+        return None
+    return k
 
 
-def _fuse(views: list[ViewRead]) -> tuple[FloatArray, NDArray[np.bool_]]:
+def _same_place(first: ViewRead, view: ViewRead, k: int) -> bool:
+    """Whether ``view`` was taken from where ``first`` was, of the board lying as it lay
+    (one webcam's settled pictures): its pose puts the board's cells where the quarter
+    turn its colours chose puts them. The pose alone cannot say so (a board turned a
+    quarter is found under the same pose), nor can the colours (they say nothing of the
+    camera)."""
+    where = cell_in(first.pose, view.pose)
+    return bool(np.mean(where == TURNS[k]) >= SAME_PLACE_SHARE)
+
+
+def _fuse(views: list[tuple[ViewRead, int]]) -> tuple[FloatArray, NDArray[np.bool_]]:
     """Median colour per cell over the views it shows in (NaN where it shows in none),
-    in the first view's frame, each view's exposure brought to the first's; and the
-    cells shaded in every view that shows them. A cell some view shows lit takes its
-    colour from the lit views only: a shadow's colour is no ink's, and two shaded views
-    against one lit would otherwise outvote it."""
-    first = views[0]
+    in the first view's frame (each view turned by its quarter turn), each view's
+    exposure brought to the first's; and the cells shaded in every view that shows them.
+    A cell some view shows lit takes its colour from the lit views only: a shadow's
+    colour is no ink's, and two shaded views against one lit would otherwise outvote it."""
+    first = views[0][0]
     offset = np.median(first.colours[first.shown], axis=0) if first.shown.any() else 0
-    stack = [_normalised(first)]
-    lit = [_lit(first)]
-    for view in views[1:]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            reference = np.nanmedian(np.stack(stack), axis=0)
-        k = align(reference, view)
-        stack.append(_normalised(view)[TURNS[k]])
-        lit.append(_lit(view)[TURNS[k]])
+    stack = [_normalised(view)[TURNS[k]] for view, k in views]
+    lit = [_lit(view)[TURNS[k]] for view, k in views]
     seen_lit = np.any(lit, axis=0)
     colours = np.stack(stack)
     for i, view_lit in enumerate(lit):
@@ -214,127 +221,68 @@ def _lit(view: ViewRead) -> NDArray[np.bool_]:
     return view.shown if view.shaded is None else view.shown & ~view.shaded
 
 
-def read_cells(views: list[ViewRead]) -> NDArray[np.str_]:
-    """32 x 32 characters read from located views (``S`` the starting area)."""
+def _named(views: list[tuple[ViewRead, int]]) -> NDArray[np.str_]:
+    """1024 characters named from the views' colours fused in one frame."""
     colours, shaded = _fuse(views)
-    names = name_cells(colours, views[0].top)
+    names = name_cells(colours, views[0][0].top)
     names[shaded] = UNKNOWN_GROUND
-    return coherent(names.reshape(BOARD_STUDS, BOARD_STUDS))
+    return coherent(names.reshape(BOARD_STUDS, BOARD_STUDS)).reshape(-1)
 
 
-def colour_groups(lab: FloatArray, cells: NDArray[np.intp] | None = None,
-                  top: FloatArray | None = None
-                  ) -> tuple[NDArray[np.bool_], NDArray[np.int32], NDArray[np.float32],
-                             NDArray[np.int32] | None]:
-    """The white starting area's cells, and a group per other cell (rows L, a, b on the
-    0..100 scale): k-means groups of inks, or, where the cells make one group, that
-    group cut in two when its halves lie clearly apart (light fallen off, a dim frame or
-    a lit one can squeeze two greens together; lightness alone may still part them).
-    Given each row's board cell, the groups are then settled against their colours near
-    each cell (:func:`calibration.map_inks.settled`), which also gives each cell's doubt
-    between its group and the next (0 where the groups are not settled). Given the stud
-    tops' colour as well (``top``, same scale), two settled groups hiding a third ink
-    become three (:func:`calibration.third_ink.third_ink`, also beside a stray group);
-    where two or three was a toss-up, the groups not taken come back as well (the last
-    value, else None), for the cells the two readings name differently to be left
-    unknown."""
-    white = (np.hypot(lab[:, 1], lab[:, 2]) < 16) & (lab[:, 0] > 72)
-    groups = np.zeros(len(lab), np.int32)
-    doubt = np.zeros(len(lab), np.float32)
-    inked = lab[~white]
-    found = group(inked)
-    found = found if found.any() else _split_one_ink(inked)
-    rival = None
-    if cells is None:
-        groups[~white] = found
-    else:
-        groups[~white], doubt[~white] = settled(inked, found, cells[~white])
-        three = (third_ink(inked, groups[~white], cells[~white], top)
-                 or third_ink_beside_stray(inked, groups[~white], cells[~white], top))
-        if three is not None:
-            rival = groups.copy() if three.toss_up else None
-            if three.taken:
-                groups[~white], doubt[~white] = three.labels, three.doubt
-            elif rival is not None:
-                rival[~white] = three.labels
-    return white, groups, doubt, rival
+def read_cells(views: list[ViewRead]) -> tuple[NDArray[np.str_], int]:
+    """32 x 32 characters read from located views (``S`` the starting area), in the
+    first view's board frame, and how many of the views were fused.
+
+    Each later view is named alone and turned the quarter turn under which it agrees
+    with the first; one that agrees under none clearly (too few studs named in both,
+    or its inks named otherwise) is left out. Views from the first's place (one
+    webcam's settled pictures of a board left lying) have their colours fused before
+    naming: a stud in a shadow or a glare in one picture shows in another. Views from
+    elsewhere (another webcam, the board turned or moved) are fused by their names:
+    their colours are lit and exposed otherwise, and fused they name studs wrongly
+    that neither names wrongly alone. A stud they name differently is unknown.
+    """
+    first = views[0]
+    alone = _named([(first, 0)])
+    here: list[tuple[ViewRead, int]] = [(first, 0)]
+    elsewhere: list[NDArray[np.str_]] = []
+    for view in views[1:]:
+        names = _named([(view, 0)])
+        k = quarter_turn(alone, names)
+        if k is None:
+            continue
+        if _same_place(first, view, k):
+            here.append((view, k))
+        else:
+            elsewhere.append(names[TURNS[k]])
+    names = _named(here) if len(here) > 1 else alone
+    if elsewhere:
+        stack = np.stack([names, *elsewhere])
+        known = stack != UNKNOWN_GROUND
+        first_known = np.take_along_axis(stack, known.argmax(axis=0)[None], axis=0)[0]
+        agreed = ((stack == first_known) | ~known).all(axis=0) & known.any(axis=0)
+        names = coherent(np.where(agreed, first_known, UNKNOWN_GROUND).reshape(
+            BOARD_STUDS, BOARD_STUDS)).reshape(-1)
+    return names.reshape(BOARD_STUDS, BOARD_STUDS), len(here) + len(elsewhere)
 
 
-WHITE_AT_MOST = 2 * len({cell for piece in SETUP_PIECES for cell in piece.footprint()})
-"""The starting area is the starting staircase's footprint (7 studs): more white cells
-than twice that are not the starting area but an ink washed out (a glossy card's dark
-green under a bright lamp, a blocked area lit near white), so none of them is read. On
-the development maps every white cell read was such a one (the staircase stands on
-the starting area in the set-up and palace views)."""
-BETWEEN_GROUPS = 0.7
-"""A cell whose colour lies nearly as near another group's colour round it as its own
-group's (the distances' ratio above this) is not read: most such cells are at a region's
-border, their samples part on one ink and part on the next, or a faint shade. On the
-development maps (50000-50039 and 50100-50119, one view each) 0.8, 0.7 and 0.6 each
-left fewer studs read wrong on every set (matt, a palace, glossy) for a few tenths of a
-point of the studs read; 0.7 was taken."""
+Picture = tuple[str, NDArray[np.uint8]] | tuple[str, NDArray[np.uint8], Camera | None]
+"""A picture to read: its name (for messages), the BGR image and, optionally, the camera
+that took it (a second webcam has its own)."""
 
 
-def name_cells(colours: FloatArray, top: FloatArray | None = None) -> NDArray[np.str_]:
-    """A character per cell (L, D, G, X, S or ?) from fused Lab colours (1024 x 3, OpenCV
-    8-bit scale); ``top`` is the plate's stud-top colour in the same frame, where known."""
-    out = np.full(len(colours), UNKNOWN_GROUND, dtype="<U1")
-    seen = np.all(np.isfinite(colours), axis=1)
-    if not seen.any():
-        return out
-    lab = signed_lab(colours[seen])
-    lightness, chroma = lab[:, 0], np.hypot(lab[:, 1], lab[:, 2])
-    top = None if top is None else signed_lab(top)
-    white, groups, doubt, rival = colour_groups(lab, np.flatnonzero(seen), top)
-    names = np.full(len(lab), START, dtype="<U1")
-    cells = np.flatnonzero(seen)[~white]
-    names[~white] = named_regions(lab[~white], groups[~white], cells, top, rival is None)
-    if rival is not None:
-        # Two groups or three was a toss-up: where the readings differ is not known.
-        inked = names[~white]
-        inked[named_regions(lab[~white], rival[~white], cells, top, False) != inked] = (
-            UNKNOWN_GROUND)
-        names[~white] = inked
-    names[unlike_their_ink(lightness, chroma, names)] = UNKNOWN_GROUND
-    names[blocked_patches(lab, names, np.flatnonzero(seen))] = UNKNOWN_GROUND
-    inked = names[~white]
-    ink = groups[~white]
-    inked[strays(lab[~white], ink, cells) | interleaved(ink, cells)] = UNKNOWN_GROUND
-    names[~white] = inked
-    names[doubt > BETWEEN_GROUPS] = UNKNOWN_GROUND
-    if (names == START).sum() > WHITE_AT_MOST:
-        names[names == START] = UNKNOWN_GROUND
-    out[seen] = names
-    return out
-
-
-def _split_one_ink(lab: FloatArray) -> NDArray[np.int32]:
-    """Two groups for cells of one ink group where k-means finds two clearly apart
-    halves, else one."""
-    one = np.zeros(len(lab), np.int32)
-    if len(lab) < 6:
-        return one
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
-    cv2.setRNGSeed(7)
-    _, assigned, centres = cv2.kmeans(lab.astype(np.float32), 2, None, criteria, 3,
-                                      cv2.KMEANS_PP_CENTERS)
-    assigned = assigned.reshape(-1).astype(np.int32)
-    gap = float(np.linalg.norm(centres[0] - centres[1]))
-    if gap < GREEN_SPLIT or np.bincount(assigned, minlength=2).min() < 3:
-        return one
-    return assigned
-
-
-def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | None,
+def read_map(pictures: Sequence[Picture], camera: Camera | None,
              name: str = "read") -> MapReading:
-    """The map read from the pictures (name, BGR image); cameras default to a 60-degree
-    webcam of each picture's size."""
+    """The map read from the pictures; a picture without its own camera is taken with
+    ``camera``, or else a 60-degree webcam of its size."""
     views: list[ViewRead] = []
     misses: list[str] = []
     first_camera: Camera | None = None
     first = 0
-    for k, (label, image) in enumerate(pictures):
-        cam = camera or Camera.default_for(image.shape[1], image.shape[0])
+    for k, picture in enumerate(pictures):
+        label, image = picture[0], picture[1]
+        own = picture[2] if len(picture) > 2 else None
+        cam = own or camera or Camera.default_for(image.shape[1], image.shape[0])
         view = read_view(image, cam)
         if isinstance(view, str):
             misses.append(f"{label}: {view}")
@@ -344,41 +292,17 @@ def read_map(pictures: list[tuple[str, NDArray[np.uint8]]], camera: Camera | Non
         views.append(view)
     if not views or first_camera is None:
         raise MapReadError("board not found in any picture (" + "; ".join(misses) + ")")
-    chars = read_cells(views)
+    chars, fused = read_cells(views)
     start = frozenset((int(x), int(y)) for y, x in zip(*np.nonzero(chars == START), strict=True))
     chars[chars == START] = "L"
     ground = GroundMap(
         name=name,
         ground=tuple("".join(row) for row in chars),
         start_area=start,
-        extra={"note": f"read by the camera from {len(views)} picture(s); '?' = unknown"},
+        extra={"note": f"read by the camera from {fused} picture(s); '?' = unknown"},
     )
     known = int((chars != UNKNOWN_GROUND).sum())
-    return MapReading(ground, views[0].pose, first_camera, len(views), known, first)
-
-
-def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
-    """The cells read, less those no reading can vouch for: the ground under the corner
-    bricks (a brick stands there in every game; what shows is the brick and its shadow),
-    a lone stud named unlike its four neighbours, at least three of them read and
-    agreeing, and a patch of too few studs (:mod:`calibration.map_regions`; a stud no
-    eight neighbour of which is read alike is a patch of one): on a map of regions several
-    studs wide such studs are a shadow's edge, a leaf, a piece's foot far more often than
-    a region. As ``?`` they cost a question; read wrong they mislead the rules."""
-    out = chars.copy()
-    out[CORNER_GROUND] = UNKNOWN_GROUND
-    padded = np.pad(out, 1, constant_values=UNKNOWN_GROUND)
-    neighbours = np.stack([padded[:-2, 1:-1], padded[2:, 1:-1],
-                           padded[1:-1, :-2], padded[1:-1, 2:]])
-    known = neighbours != UNKNOWN_GROUND
-    unlike = (neighbours != out) & known
-    first = np.take_along_axis(neighbours, known.argmax(axis=0)[None], axis=0)[0]
-    agree = ((neighbours == first) | ~known).all(axis=0)
-    lone = (out != UNKNOWN_GROUND) & (known.sum(axis=0) >= 3) & (unlike == known).all(axis=0)
-    lone &= agree
-    out[lone] = UNKNOWN_GROUND
-    out[small_patches(out)] = UNKNOWN_GROUND
-    return out
+    return MapReading(ground, views[0].pose, first_camera, len(views), known, first, fused)
 
 
 def cell_in(reference: Pose, other: Pose) -> NDArray[np.int64]:

@@ -48,7 +48,7 @@ studs on the independent renderer's frames; 8 and under did less."""
 THIRD_INK_TOSS_UP = True
 """Whether three groups taken by a naming within ``NAMING_MARGIN`` (log) of the
 ``THIRD_INK_PRICE`` bound are a toss-up against the two groups: the cells the two
-readings name differently are then left unknown (:func:`calibration.map_read.name_cells`),
+readings name differently are then left unknown (:func:`calibration.map_naming.name_cells`),
 as :meth:`calibration.ink_model.InkModel.contested` leaves a group two namings within
 the margin name otherwise. The price is a threshold on scores that differ by a fraction
 of a log unit either side of it; development map 51006's palace view (two inks, its

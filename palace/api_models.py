@@ -149,7 +149,10 @@ class MapReadOut(BaseModel):
     unknown: int = Field(description="studs hidden in every picture (pieces, hands, edge)")
     start_area: int = Field(description="studs read as the white starting area")
     views: int = Field(description="pictures the board was found in")
-    pictures: int = Field(description="settled pictures read")
+    pictures: int = Field(description="settled pictures read (a second webcam's too)")
+    fused: int = Field(description="of the pictures the board was found in, those fused "
+                       "(one whose colours align with the first's under no clear quarter "
+                       "turn is left out)")
     png: str = Field(description="a small PNG of the map (6 px per stud, '?' magenta), "
                      "base64")
 

@@ -5,7 +5,11 @@ that knows the map. The camera loop hands over the settled pictures it sees (boa
 found, nothing over it); when the players ask, the last few are read with
 calibration's map read (views fused, a stud hidden in all of them unknown) and the
 reading is kept until the set-up takes it. Only settled pictures are kept because a
-hand over the board would hide studs or, worse, be read as card colour.
+hand over the board would hide studs or, worse, be read as card colour. A second
+webcam's settled pictures are read with them: from another side of the table it shows
+studs the palace hides from the first, and the reading names them where the two views'
+quarter turn is clear (:func:`calibration.map_read.read_cells`); the map stays in the
+first webcam's board frame, whose pose the profile keeps.
 
 A table started with a profile file keeps the map it played on there (the table's
 entry), so that locating the board at the next game can tell which way round it lies.
@@ -26,7 +30,7 @@ from numpy.typing import NDArray
 
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
-from calibration.map_read import START, MapReading, cell_in, map_picture, read_map
+from calibration.map_read import START, MapReadError, MapReading, cell_in, map_picture, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from rules.maps import (
     SETUP_PIECES,
@@ -65,7 +69,10 @@ class CameraMap:
     views: int
     """Pictures the board was found in."""
     offered: int
-    """Settled pictures read."""
+    """Settled pictures read (both webcams')."""
+    fused: int
+    """Of the ``views``, those whose reading was fused (a picture no quarter turn clearly
+    aligns with the first one's is left out)."""
     png: bytes
 
     @property
@@ -91,27 +98,30 @@ class CameraMaps:
     def __init__(self, profile: Path | None = None, table: str = DEFAULT_TABLE) -> None:
         self.profile, self.table = profile, table
         self._lock = threading.Lock()
-        self._frames: deque[tuple[NDArray[np.uint8], Camera | None]] = deque(maxlen=SETTLED_KEPT)
-        self._last_kept = -np.inf
+        self._frames: dict[int, deque[tuple[NDArray[np.uint8], Camera | None]]] = {
+            webcam: deque(maxlen=SETTLED_KEPT) for webcam in (1, 2)}
+        self._last_kept = {1: -np.inf, 2: -np.inf}
         self.latest: CameraMap | None = None
 
-    def keep(self, image: NDArray[np.uint8], camera: Camera | None, time_s: float) -> None:
-        """A settled picture (board found, nothing over it); kept at most every
-        ``SETTLED_EVERY_S`` of frame time, the oldest dropped. A clock that went back
-        (a new source) starts afresh."""
+    def keep(self, image: NDArray[np.uint8], camera: Camera | None, time_s: float,
+             webcam: int = 1) -> None:
+        """A settled picture (board found, nothing over it) from webcam 1 or 2; kept at
+        most every ``SETTLED_EVERY_S`` of frame time, the oldest dropped. A clock that
+        went back (a new source) starts afresh."""
         with self._lock:
-            if time_s < self._last_kept:
-                self._frames.clear()
-            elif time_s - self._last_kept < SETTLED_EVERY_S:
+            frames = self._frames[webcam]
+            if time_s < self._last_kept[webcam]:
+                frames.clear()
+            elif time_s - self._last_kept[webcam] < SETTLED_EVERY_S:
                 return
-            self._last_kept = time_s
-            self._frames.append((image.copy(), camera))
+            self._last_kept[webcam] = time_s
+            frames.append((image.copy(), camera))
 
     def read(self, camera_on: bool) -> CameraMap:
         """The map read from the kept pictures; :class:`NoFrames` when there are none,
         ``calibration.map_read.MapReadError`` when the board is in none of them."""
         with self._lock:
-            frames = list(self._frames)
+            frames, seconds = list(self._frames[1]), list(self._frames[2])
         if not frames:
             if not camera_on:
                 raise NoFrames("this table has no camera: `palace serve` runs without one; "
@@ -119,13 +129,20 @@ class CameraMaps:
                                "the map, or choose a shipped map or upload one")
             raise NoFrames("the camera has not seen the board settled with nothing over it "
                            "yet: clear the board of hands and try again in a second")
-        pictures = [(f"settled picture {i + 1}", image) for i, (image, _) in enumerate(frames)]
+        pictures = [(f"settled picture {i + 1}", image, camera)
+                    for i, (image, camera) in enumerate(frames)]
+        pictures += [(f"the second webcam's settled picture {i + 1}", image, camera)
+                     for i, (image, camera) in enumerate(seconds)]
         reading = read_map(pictures, frames[-1][1], name=CAMERA_MAP)
+        if reading.picture >= len(frames):
+            # The map's frame and the pose the profile keeps are the first webcam's.
+            raise MapReadError("the first webcam's settled pictures do not show the board")
         ground, pose = with_setup(reading, frames[reading.picture][0])
         # The map the game would play on: turned, its starting area white.
         drawn = map_picture(replace(reading, ground=ground).cells(), cell_px=6)
         png = cv2.imencode(".png", drawn)[1].tobytes()
-        result = CameraMap(ground, pose, reading.camera, reading.views, len(frames), png)
+        result = CameraMap(ground, pose, reading.camera, reading.views, len(pictures),
+                           reading.fused, png)
         with self._lock:
             self.latest = result
         return result

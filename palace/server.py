@@ -137,7 +137,7 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
         got = session.read_map()
         return MapReadOut(map=got.ground.to_json(), known=got.known, unknown=got.unknown,
                           start_area=len(got.ground.start_area), views=got.views,
-                          pictures=got.offered, png=got.png_base64())
+                          pictures=got.offered, fused=got.fused, png=got.png_base64())
 
     @app.post("/api/game/end", response_model=StateOut, responses=REFUSED, tags=["game"])
     def end(body: EndIn) -> StateOut:

@@ -21,7 +21,7 @@ thread-safe, the loop calling from its own thread):
   correct or confirm.
 - ``palace()`` the palace as the game has it (corrections and undo included), which
   the loop reads the next turn against; ``ground`` the map in use.
-- ``keep_settled(image, camera, time_s)``: a settled picture (board found, nothing over
+- ``keep_settled(image, camera, time_s, webcam)``: a settled picture (board found, nothing over
   it), kept for reading the ground map when the set-up asks (``read_map``).
 
 Everything the page does goes through the methods below the camera's (the players'
@@ -167,8 +167,9 @@ class TableSession(TurnActions):
                                      draft.doubtful if draft else ())
         (self.feed if webcam == 1 else self.second_feed).show(image, location, scene)
 
-    def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float) -> None:
-        self.maps.keep(image, camera, time_s)
+    def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float,
+                     webcam: int = 1) -> None:
+        self.maps.keep(image, camera, time_s, webcam)
 
     def read_map(self) -> CameraMap:
         """The ground map read from the camera's latest settled pictures (409 when

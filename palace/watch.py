@@ -98,6 +98,9 @@ class CameraLoop:
         self.reader.collect()
         if self.second is not None and second_frame is not None:
             self.second.step(second_frame.image, now, self.session.ground)
+            still = self.second.still
+            if still is not None:  # for the set-up's map read, as this webcam's below
+                self.session.keep_settled(still.image, still.location.camera, now, webcam=2)
         location = self.follower.locate(image, now, self.session.ground)
         self.stats.frames += 1
         self.stats.searches = self.follower.searches

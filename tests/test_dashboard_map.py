@@ -20,6 +20,7 @@ from rules.maps import SETUP_PIECES, GroundMap, load_map, map_from_json
 from rules.palace import Palace
 from rules.staircase import analyse_added
 from twin import RenderOptions, random_camera, render
+from twin.map_views import map_views
 
 
 def cells(ground: GroundMap) -> np.ndarray:
@@ -63,6 +64,31 @@ def test_no_camera_no_map_read(table):
     session.keep_settled(noise, None, 0.0)
     refused(client.post("/api/map/read"), 409, "map_not_read", "board not found")
     assert client.get("/api/state").json()["map"] == "1"  # the game is untouched
+
+
+def test_a_second_webcams_settled_pictures_are_read_with_the_first(table):
+    """A palace hides studs from one side of the table that a second webcam across it
+    sees: its settled pictures are read with the first webcam's, in the first's board
+    frame, and name studs the first cannot; the map is never read from the second's
+    pictures alone (the profile keeps the first webcam's pose)."""
+    session, client = table
+    _, palace = map_views(20019, second_view=180)
+    assert palace.second is not None
+    session.camera_status("tracking")
+    session.keep_settled(palace.frame.image, palace.camera, 0.0)
+    first = client.post("/api/map/read").json()
+    session.keep_settled(palace.second.image, palace.camera, 0.0, webcam=2)
+    both = client.post("/api/map/read").json()
+    assert (first["pictures"], first["fused"]) == (1, 1)
+    assert (both["pictures"], both["views"], both["fused"]) == (2, 2, 2)
+    assert both["known"] >= first["known"] + 60  # measured 426 -> 751
+    rate, _ = agreement(map_from_json(both["map"], "read"), palace.ground)
+    assert rate >= 0.99
+    noise = np.random.default_rng(0).integers(0, 255, (360, 640, 3), dtype=np.uint8)
+    session.keep_settled(noise, None, 5.0)  # three settled pictures of the first: none
+    session.keep_settled(noise, None, 6.0)  # shows the board any more
+    session.keep_settled(noise, None, 7.0)
+    refused(client.post("/api/map/read"), 409, "map_not_read", "first webcam")
 
 
 def test_the_camera_map_is_read_and_played_on(table, tmp_path):

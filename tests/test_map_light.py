@@ -9,7 +9,7 @@ import pytest
 
 import calibration.map_light as map_light
 from calibration.map_light import evened
-from calibration.map_read import name_cells
+from calibration.map_naming import name_cells
 from rules.maps import UNKNOWN_GROUND
 
 INKS_BGR = {"L": (70.0, 170.0, 120.0), "D": (45.0, 90.0, 40.0), "G": (90.0, 185.0, 215.0)}

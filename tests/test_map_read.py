@@ -13,16 +13,8 @@ import calibration.ink_cells as ink_cells
 import calibration.map_regions as map_regions
 from calibration.camera import Pose
 from calibration.ink_model import signed_lab
-from calibration.map_read import (
-    ViewRead,
-    cell_in,
-    coherent,
-    colour_groups,
-    map_picture,
-    name_cells,
-    read_cells,
-    read_map,
-)
+from calibration.map_naming import coherent, colour_groups, name_cells
+from calibration.map_read import ViewRead, cell_in, map_picture, read_cells, read_map
 from calibration.profile import Profile, TablePose
 from palace.cli import main
 from rules.maps import UNKNOWN_GROUND, MapError, map_from_json
@@ -300,16 +292,16 @@ def test_studs_whose_tops_lie_in_a_shadow_are_unknown() -> None:
     shown = np.ones(1024, bool)
     pose = Pose(np.zeros(3), np.array([0.0, 0.0, 500.0]))
     top = _plate_top((1.0, 1.0, 1.0))
-    unmarked = read_cells([ViewRead(pose, lab, shown, top)]).reshape(-1)
+    unmarked = read_cells([ViewRead(pose, lab, shown, top)])[0].reshape(-1)
     assert (unmarked[shadow] == "D").mean() > 0.9  # read unmarked, the shade is dark green
     shaded = ViewRead(pose, lab, shown, top, shadow)
     for views in ([shaded], [shaded, shaded]):
-        got = read_cells(views).reshape(-1)
+        got = read_cells(views)[0].reshape(-1)
         assert (got[shadow] == UNKNOWN_GROUND).all()
         assert (got[~shadow & (truth == "L")] == "L").mean() > 0.99
     lit = ViewRead(pose, _lab_of(truth, inks, rng), shown, top, np.zeros(1024, bool))
     for views in ([shaded, lit], [shaded, shaded, lit], [lit, shaded, shaded]):
-        assert (read_cells(views).reshape(-1)[shadow] == "L").all()
+        assert (read_cells(views)[0].reshape(-1)[shadow] == "L").all()
 
 
 def test_corner_brick_ground_and_lone_studs_are_unknown() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
-import calibration.map_read as map_read
+import calibration.map_naming as map_naming
 import calibration.third_ink as third_ink
 from calibration.ink_model import INK_MODEL
 from rules.maps import UNKNOWN_GROUND
@@ -63,7 +63,7 @@ def test_a_third_ink_short_of_the_price_leaves_the_merged_inks_unknown(
     lab, truth = _board(0, 3)
     monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", _price_short_by(lab, 5.0))
     monkeypatch.setattr(third_ink, "THIRD_INK_DOUBT", doubt)
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
+    names = map_naming.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
     dark = names[truth == "D"]
     assert (names[truth == "G"] == "G").mean() > 0.95
     assert (names[truth == "L"] == "L").mean() > 0.8  # a few at the split's edges unknown
@@ -80,9 +80,9 @@ def _dark_beside_a_fleck(monkeypatch: pytest.MonkeyPatch, lab: np.ndarray,
     gold is checked read right on the way."""
     ink = truth != "X"
     monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", _price_short_by(lab[ink], 5.0))
-    white, groups, _, _ = map_read.colour_groups(lab, np.arange(len(lab)), DIM_TOP)
+    white, groups, _, _ = map_naming.colour_groups(lab, np.arange(len(lab)), DIM_TOP)
     assert not white.any() and groups.max() == 2  # gold, the greens, the fleck
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
+    names = map_naming.name_cells(_opencv_lab(lab), _opencv_lab(DIM_TOP))
     assert (names[truth == "G"] == "G").mean() > 0.95
     return names[truth == "D"]
 

@@ -12,10 +12,10 @@ import calibration.ink_bounds as ink_bounds
 import calibration.ink_cells as ink_cells
 import calibration.ink_model as ink_model
 import calibration.map_inks as map_inks
-import calibration.map_read as map_read
+import calibration.map_naming as map_naming
 import calibration.third_ink as third_ink
 from calibration.map_inks import name_groups, reference_top
-from calibration.map_read import colour_groups
+from calibration.map_naming import colour_groups
 from rules.maps import UNKNOWN_GROUND
 
 
@@ -53,13 +53,13 @@ def test_the_plates_own_green_on_the_tops_is_a_reference() -> None:
     assert reference_top(None) is None
 
 
-@pytest.mark.parametrize("split", [map_read.GREEN_SPLIT, 10.0])
+@pytest.mark.parametrize("split", [map_naming.GREEN_SPLIT, 10.0])
 def test_two_greens_a_glossy_card_squeezes_together_are_two_groups(monkeypatch,
                                                                    split: float) -> None:
     """A glossy card lifts dark green towards light green: 7.5 Lab units apart, too close
     for k-means groups that must stand 6 apart with lightness at half weight, but the
     one group's halves part them."""
-    monkeypatch.setattr(map_read, "GREEN_SPLIT", split)
+    monkeypatch.setattr(map_naming, "GREEN_SPLIT", split)
     lab, truth = _cells([(45.0, -12.0, 12.0), (38.0, -10.0, 10.0)], [450, 400], 0.8, 5)
     white, groups, _, _ = colour_groups(lab)
     assert not white.any()
@@ -243,7 +243,7 @@ def test_a_third_ink_taken_by_a_hair_leaves_what_the_readings_part_on_unknown(
                                 for labels in (two, three[0])))
     # The price set so that the three groups are taken half a log unit inside it.
     monkeypatch.setattr(third_ink, "THIRD_INK_PRICE", two_score - three_score + 0.5)
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(top))
+    names = map_naming.name_cells(_opencv_lab(lab), _opencv_lab(top))
     # The two groups name the merged greens light green: the dark green is what parts.
     dark = truth == "D"
     assert (names[truth == "G"] == "G").mean() > 0.95
@@ -269,7 +269,7 @@ def test_a_small_blocked_area_far_from_dark_greens_colour_is_unknown(monkeypatch
     truth[20, 5] = "X"
     truth = truth.reshape(-1)
     lab = np.random.default_rng(8).normal(0.0, 1.0, (1024, 3)) + [inks[t] for t in truth]
-    names = map_read.name_cells(_opencv_lab(lab), _opencv_lab(np.array((20.0, -18.0, 10.0))))
+    names = map_naming.name_cells(_opencv_lab(lab), _opencv_lab(np.array((20.0, -18.0, 10.0))))
     assert (names[truth == "X"] == (UNKNOWN_GROUND if strays else "D")).all()
     for ink in "DLG":
         assert (names[truth == ink] == ink).mean() > 0.99

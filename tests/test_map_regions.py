@@ -57,13 +57,13 @@ def test_speckles_of_another_ink_read_unknown_not_wrong(monkeypatch: pytest.Monk
     without the patch size they are read as the wrong ink."""
     lab, speckled = _speckled_board(seed)
     view = ViewRead(Pose(np.zeros(3), np.array([0.0, 0.0, 500.0])), lab, np.ones(1024, bool))
-    got = read_cells([view]).reshape(-1)
+    got = read_cells([view])[0].reshape(-1)
     assert (got[speckled] == UNKNOWN_GROUND).all()
     truth = np.where(np.arange(1024) % 32 < 16, "L", "D")
     known = got != UNKNOWN_GROUND
     assert (got[known] == truth[known]).all() and known.sum() > 800
     monkeypatch.setattr(map_regions, "MIN_PATCH", 1)
-    unpatched = read_cells([view]).reshape(-1)
+    unpatched = read_cells([view])[0].reshape(-1)
     assert (unpatched[speckled] == "L").mean() > 0.5  # read wrong without the check
 
 

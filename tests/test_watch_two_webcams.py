@@ -37,6 +37,8 @@ class Table:
 
     confirmed: Palace | None = None
     """The palace the players confirmed since, if any."""
+    kept: list[tuple[int, np.ndarray]] = field(default_factory=list)
+    """The settled pictures kept for the map read: (webcam, picture)."""
 
     def palace(self) -> Palace:
         return self.confirmed or self.pair.before
@@ -47,8 +49,8 @@ class Table:
     def camera_status(self, state, detail="") -> None:
         pass
 
-    def keep_settled(self, image, camera, time_s) -> None:
-        pass
+    def keep_settled(self, image, camera, time_s, webcam=1) -> None:
+        self.kept.append((webcam, image))
 
     def camera_turn(self, reading, frames) -> None:
         self.turns.append((reading, frames))
@@ -109,6 +111,12 @@ def test_a_turn_is_read_from_both_webcams_each_against_its_own_picture_before(pa
     reading = table.turns[0][0]
     truth = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
     assert built_keys(tuple(r.piece for r in reading.added)) == built_keys(tuple(truth))
+    # Both webcams' still pictures are kept for the set-up's map read.
+    for webcam, pictures in ((1, (pair.before_frame, pair.after_frame)),
+                             (2, (pair.second.before_frame, pair.second.after_frame))):
+        kept = [image for w, image in table.kept if w == webcam]
+        assert all(any(image is p for p in pictures) for image in kept)
+        assert {id(p) for p in pictures} == {id(image) for image in kept}
 
 
 def bumped_pictures(pair: TurnPair) -> list[np.ndarray]:

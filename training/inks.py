@@ -36,7 +36,8 @@ from calibration.ink_model import (
     signed_lab,
 )
 from calibration.map_inks import reference_top
-from calibration.map_read import ViewRead, cell_in, colour_groups, read_view
+from calibration.map_naming import colour_groups
+from calibration.map_read import ViewRead, cell_in, read_view
 from rules.maps import UNKNOWN_GROUND
 from twin.map_views import map_views, truth_cells, visible_cells
 

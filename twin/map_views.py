@@ -21,7 +21,7 @@ from rules.bot import simulate_game
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.random_map import random_map
-from twin.cameras import random_camera
+from twin.cameras import around_board, random_camera
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_BOARD, PART_STUD_TOP
 from twin.renderer import render
@@ -46,18 +46,27 @@ class MapView:
     camera: Camera
     pose: Pose
     ground: GroundMap
+    second: Frame | None = None
+    """The same board from a second webcam of the same make on another side of the
+    table, under the same light (``map_views(..., second_view=...)``)."""
 
 
-def map_views(seed: int, sheen: bool = False) -> tuple[MapView, MapView]:
-    """The seed's set-up view and palace view (see the module's docstring)."""
+def map_views(seed: int, sheen: bool = False, second_view: float | None = None
+              ) -> tuple[MapView, MapView]:
+    """The seed's set-up view and palace view (see the module's docstring); with
+    ``second_view``, each also from that many degrees round the board
+    (:func:`twin.cameras.around_board`). The first views are those drawn without it."""
     rng = np.random.default_rng(seed)
     ground = random_map(rng, start_area=True)
     boards = (Palace(ground, ground.setup), board_scene(rng, seed, ground))
     views = []
     for setup, board in zip((True, False), boards, strict=True):
         camera, pose = random_camera(rng)
-        frame = render(board, camera, pose, RenderOptions(wide=True, card_sheen=sheen), seed=seed)
-        views.append(MapView(str(seed), setup, frame, camera, pose, ground))
+        options = RenderOptions(wide=True, card_sheen=sheen)
+        frame = render(board, camera, pose, options, seed=seed)
+        second = None if second_view is None else render(
+            board, camera, around_board(pose, second_view), options, seed=seed)
+        views.append(MapView(str(seed), setup, frame, camera, pose, ground, second))
     return views[0], views[1]
 
 

@@ -236,7 +236,7 @@ $("#read-map").onclick = async () => {
     error.textContent = "";
     $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
     $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
-      + `(magenta: not read; a staircase started there names it by its decoration); from ${data.views} of `
+      + `(magenta: not read; a staircase started there names it by its decoration); from ${data.fused} of `
       + `${data.pictures} settled pictures.`;
     $("#camera-map").hidden = false;
     $("#setup-form").map.value = "camera";
