@@ -4,12 +4,17 @@ out."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
 from calibration.map_read import cell_in, quarter_turn, read_map
 from calibration.turn import TURNS
-from rules.maps import UNKNOWN_GROUND
+from palace.cli import main
+from rules.maps import UNKNOWN_GROUND, map_from_json
 from twin.map_views import map_views, truth_cells
 
 
@@ -67,3 +72,30 @@ def test_the_quarter_turn_is_the_one_the_named_studs_agree_under() -> None:
     few[:15] = names[:15]
     assert quarter_turn(names, few) is None
     assert quarter_turn(names, rng.choice(np.array(["L", "D", "G"]), 1024)) is None
+
+
+def test_cli_reads_photos_from_two_webcams_each_with_its_own_camera_file(
+        tmp_path, capsys) -> None:
+    """`palace map read A B --camera a.json --camera b.json`: the second photo is taken
+    with its own lens (here a webcam of another size across the table); a count of
+    camera files that is neither one nor one per photo is refused in one line."""
+    _, palace = map_views(20019, second_view=180)
+    assert palace.second is not None
+    second_camera = palace.camera.scaled_to(960, 540)
+    across = cv2.resize(palace.second.image, (960, 540), interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(tmp_path / "a.png"), palace.frame.image)
+    cv2.imwrite(str(tmp_path / "b.png"), across)
+    palace.camera.save(tmp_path / "a.json")
+    second_camera.save(tmp_path / "b.json")
+    images = [str(tmp_path / "a.png"), str(tmp_path / "b.png")]
+    out = str(tmp_path / "map.json")
+    assert main(["map", "read", *images, "--camera", str(tmp_path / "a.json"),
+                 "--camera", str(tmp_path / "b.json"), "--out", out]) == 0
+    assert "read from 2 of 2 picture(s)" in capsys.readouterr().out
+    read = map_from_json(json.loads(Path(out).read_text()), "read")
+    one = read_map([("a", palace.frame.image)], palace.camera)
+    assert sum(row.count(UNKNOWN_GROUND) for row in read.ground) < (
+        sum(row.count(UNKNOWN_GROUND) for row in one.ground.ground) - 60)
+    assert main(["map", "read", *images, *["--camera", str(tmp_path / "a.json")] * 3]) == 2
+    err = capsys.readouterr().err
+    assert "--camera: give one" in err and err.count("\n") == 1

@@ -10,12 +10,12 @@ from typing import Any
 
 import cv2
 
-from calibration.camera import Camera
 from calibration.image_file import load_image
 from calibration.map_read import MapReadError, map_picture, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from palace.camera_map import with_setup
 from palace.cli import UsageError
+from palace.commands.cameras import cameras_per_image
 from palace.output_path import output_file
 from rules.maps import UNKNOWN_GROUND
 
@@ -33,7 +33,9 @@ def add_parser(subparsers: Any) -> None:
         description=(
             "Read the colour of the card around every stud (light green, dark green, gold, "
             "blocked, the white starting area) from one or more photos of the board, the "
-            "set-up or any later position; views are fused in the board frame of the first. "
+            "set-up or any later position, the board turned or another webcam between them; "
+            "views are fused in the board frame of the first, each turned the way the studs "
+            "it names agree with the first's (a view no way clearly aligns is left out). "
             "Studs hidden in every photo are written as '?' (a staircase started there takes "
             "their colour from its decoration). The starting staircase standing in the "
             "first picture the board is found in is looked for at every place and, where "
@@ -44,7 +46,9 @@ def add_parser(subparsers: Any) -> None:
         ),
     )
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photos of the board")
-    read.add_argument("--camera", help="camera file from `palace calibrate camera`")
+    read.add_argument("--camera", action="append",
+                      help="camera file from `palace calibrate camera`: one for every image, "
+                      "or one per image in their order (repeat the option: several webcams)")
     read.add_argument("--out", help="map file to write (palace-map/1)")
     read.add_argument("--png", help="a small picture of the map to write (8 px per stud)")
     read.add_argument("--profile", help="profile file: camera if --camera is not given; "
@@ -57,9 +61,11 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     out = output_file(args.out, "--out", (".json",)) if args.out else None
     png = output_file(args.png, "--png", (".png",)) if args.png else None
-    pictures = [(name, load_image(name)) for name in args.images]
+    lenses = cameras_per_image(args.camera, len(args.images))
+    pictures = [(name, load_image(name), lenses[i] if len(lenses) > 1 else None)
+                for i, name in enumerate(args.images)]
     profile = Profile.load(output_file(args.profile, "--profile")) if args.profile else None
-    camera = Camera.load(args.camera) if args.camera else (profile.camera if profile else None)
+    camera = lenses[0] if lenses else (profile.camera if profile else None)
     try:
         reading = read_map(pictures, camera, name=out.stem if out else "read")
     except MapReadError as exc:
@@ -83,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data))
         return 0
     unknown = sum(row.count(UNKNOWN_GROUND) for row in ground.ground)
-    print(f"read from {reading.views} of {len(pictures)} picture(s): {reading.known} studs "
+    print(f"read from {reading.fused} of {len(pictures)} picture(s): {reading.known} studs "
           f"known, {unknown} unknown ('?': a staircase started there names it), "
           f"{len(ground.start_area)} in the starting area (S)")
     if ground.setup:

@@ -29,6 +29,7 @@ from calibration.evidence import BoardLocation
 from calibration.image_file import load_image
 from calibration.pose import locate_board
 from palace.cli import UsageError
+from palace.commands.cameras import cameras_per_image
 from palace.commands.score import format_report, resolve_map, sound_palace
 from palace.output_path import output_file
 from rules.formats import SCENE_FORMAT
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.before is None:
         return run_full(args)
     out = output_file(args.out, "--out", (".json",))
-    cameras = _cameras(args)
+    cameras = cameras_per_image(args.camera, len(args.images))
     before_scene = load_scene(args.before)
     ground = resolve_map(args.map, (args.before, before_scene))
     before = sound_palace(args.before, before_scene, ground)
@@ -112,7 +113,7 @@ def run_full(args: argparse.Namespace) -> int:
     if args.map is None:
         raise UsageError("--map: full mode needs the ground map (1..4 or a map file)")
     out = output_file(args.out, "--out", (".json",))
-    cameras = _cameras(args)
+    cameras = cameras_per_image(args.camera, len(args.images))
     ground = resolve_map(args.map)
     frames = [load_image(p) for p in args.images]
     reading = read_palace(frames, cameras[0], ground=ground,
@@ -131,14 +132,6 @@ def run_full(args: argparse.Namespace) -> int:
         print(summary(reading).replace("added", "read", 1))
         print(f"scene written to {out}")
     return 0 if reading.found and not reading.uncertain else 1
-
-
-def _cameras(args: argparse.Namespace) -> list[Camera]:
-    """The lens of every image: one file for all, or one per image."""
-    if len(args.camera) not in (1, len(args.images)):
-        raise UsageError(f"--camera: give one (every image's) or one per image "
-                         f"({len(args.images)} images, {len(args.camera)} given)")
-    return [Camera.load(path) for path in args.camera]
 
 
 def _located(frames: list[NDArray[np.uint8]], cameras: list[Camera], ground: GroundMap
