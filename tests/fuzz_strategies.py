@@ -306,7 +306,8 @@ def cli_case(draw: st.DrawFn, command: str, large: bool = False) -> Case:
         if draw(st.booleans()):
             files["cam.json"] = draw(json_file("camera")) if draw(st.booleans()) \
                 else _dumps(CAMERA)
-            argv += ["--camera", "{dir}/cam.json"]
+            # One camera file for all, one per picture, or a count that is neither.
+            argv += ["--camera", "{dir}/cam.json"] * draw(st.integers(1, 3))
         argv += _maybe(draw, "--out", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/m.json"])))
         argv += _maybe(draw, "--png", draw(st.sampled_from([*BAD_OUTPUTS, "{dir}/m.png"])))
         if draw(st.booleans()):
