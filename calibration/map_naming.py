@@ -6,6 +6,13 @@ reading and named by the groups' order and against the plate's stud tops
 (:mod:`calibration.map_inks`), since white balance and drifting inks move every hue; no
 colour calibration is needed. :mod:`calibration.map_read` samples the colours and fuses
 the views; this module says which ink each stud shows, or ``?``.
+
+The ground under the corner bricks, a small colour group scattered in lone cells (the
+inks are named without it), a lone stud unlike all its neighbours, a stud much paler
+than its ink's others, nearly as like another ink's or far from its group's colour, a
+patch of dark green coloured like a blocked area beside it (one in its group), and white
+too wide to be the starting area are left unknown: read wrong they would mislead the
+rules.
 """
 
 from __future__ import annotations

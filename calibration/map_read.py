@@ -2,22 +2,16 @@
 
 The real Ground Maps are not published and nobody wants to type 1024 letters, so the
 camera reads the map: the board is located without a map (the pose needs none), the
-card's colour is sampled around each stud that shows, the views are fused in the board
-frame of the first one (each later view turned the quarter turn under which its colours
-agree best with what is read so far), and every cell is named light green, dark green,
-gold, blocked or the white starting area. A stud hidden in every view (a piece, a hand,
-the picture's edge) is unknown: ``?`` in the ``palace-map/1`` file, never a starting
-point for the rules.
+card's colour is sampled around each stud that shows, every cell is named light green,
+dark green, gold, blocked or the white starting area (:mod:`calibration.map_naming`),
+and the views are fused in the board frame of the first one (:func:`read_cells`: each
+later view turned the quarter turn under which the studs it names agree with the
+first's). A stud hidden in every view (a piece, a hand, the picture's edge) is unknown:
+``?`` in the ``palace-map/1`` file, never a starting point for the rules.
 
-Naming needs no colour calibration: the inks are grouped per reading and named by their
-order and against the plate's stud tops (:mod:`calibration.map_inks`), since white
-balance and drifting inks move every hue; a lamp's fall-off is evened against the stud
-tops' light near each stud (:mod:`calibration.map_light`). The ground under the corner bricks, studs
-beside a piece or in a shadow, a small colour group scattered in lone cells (the inks
-are named without it), a lone stud unlike all its neighbours, a stud much paler than its
-ink's others, nearly as like another ink's or far from its group's colour, a patch of
-dark green coloured like a blocked area beside it (one in its group), and white too
-wide to be the starting area are left unknown: read wrong they would mislead the rules.
+Studs beside a piece or in a shadow are not read here; a lamp's fall-off is evened
+against the stud tops' light near each stud (:mod:`calibration.map_light`) before the
+colours are named.
 """
 
 from __future__ import annotations

@@ -107,11 +107,14 @@ class CameraMaps:
              webcam: int = 1) -> None:
         """A settled picture (board found, nothing over it) from webcam 1 or 2; kept at
         most every ``SETTLED_EVERY_S`` of frame time, the oldest dropped. A clock that
-        went back (a new source) starts afresh."""
+        went back (a new source) starts afresh, the first webcam's for both: a second
+        webcam's pictures of another board must not be read with the new one's."""
         with self._lock:
             frames = self._frames[webcam]
             if time_s < self._last_kept[webcam]:
-                frames.clear()
+                for webcam_now in (1, 2) if webcam == 1 else (webcam,):
+                    self._frames[webcam_now].clear()
+                    self._last_kept[webcam_now] = -np.inf
             elif time_s - self._last_kept[webcam] < SETTLED_EVERY_S:
                 return
             self._last_kept[webcam] = time_s

@@ -89,6 +89,11 @@ def test_a_second_webcams_settled_pictures_are_read_with_the_first(table):
     session.keep_settled(noise, None, 6.0)  # shows the board any more
     session.keep_settled(noise, None, 7.0)
     refused(client.post("/api/map/read"), 409, "map_not_read", "first webcam")
+    # A new source (the first webcam's clock back at the start): both webcams' old
+    # pictures are dropped, the second's of the board that was there too.
+    session.keep_settled(palace.frame.image, palace.camera, 0.0)
+    again = client.post("/api/map/read").json()
+    assert (again["pictures"], again["fused"], again["known"]) == (1, 1, first["known"])
 
 
 def test_the_camera_map_is_read_and_played_on(table, tmp_path):
