@@ -82,10 +82,11 @@ The map read's ink model (``calibration/ink_model.json``, no torch needed)::
     python3 -m training fit_inks --seed 50200 --maps 300 --out calibration/ink_model.json
 
 The fitted confidence (``vision/confidence_model.json``, no torch needed; the penalty and
-the threshold chosen on the development sets, docs/vision-log.md)::
+the threshold chosen by cross-validation on its rows, checked on the development sets,
+docs/vision-log.md)::
 
     python3 -m training fit_confidence --seed 60000 61000 62000 63000 --turns 150 \\
-        --l2 1000 --threshold 0.91 --out vision/confidence_model.json
+        --l2 100 --threshold 0.923 --out vision/confidence_model.json
 
 (``--second-view 180`` fits on each turn read from its first view and from two webcams
 too; measured and not committed, docs/vision-log.md, "Two webcams in the camera loop".)
