@@ -3,6 +3,7 @@
     python3 -m bench.map_read            # 60 twin maps x (set-up, palace) + the Cycles set
     python3 -m bench.map_read --quick    # 10 twin maps + the first 8 Cycles frames
     python3 -m bench.map_read --seed 50000 --maps 40 --no-cycles   # a dev set
+    python3 -m bench.map_read --second-view 180   # each view with a second webcam too
 
 Each twin frame draws a random ground map (``rules.random_map``) under the wide look and
 is read from one view: once with the set-up position, once with a palace from a bot
@@ -14,6 +15,12 @@ the share of visible studs read (coverage), the share of studs read that are rig
 %: a hidden stud should come out as ``?``). Cycles frames carry no labels: there a stud
 counts as hidden when a piece stands on it. The time of one reading is set against
 OpenCV's ArUco marker detection on the same frame.
+
+Several views: with ``--second-view DEG`` each matt twin view is read again with a
+picture of the same board from a second webcam that many degrees round it (a stud is
+visible when either picture shows it), and the Cycles palaces (one webcam, the board
+turned between four views) are read from their first view and from all four fused;
+the share of pictures the reading fused is printed.
 """
 
 from __future__ import annotations
