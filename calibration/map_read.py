@@ -16,6 +16,7 @@ colours are named.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -179,6 +180,29 @@ def quarter_turn(reference: NDArray[np.str_], names: NDArray[np.str_]) -> int | 
     return k
 
 
+def renamed_inks(reference: NDArray[np.str_], names: NDArray[np.str_]) -> frozenset[str]:
+    """The inks a view names otherwise than the reference: where it aligns clearly (as
+    :func:`quarter_turn` asks) only with its light green, dark green and gold renamed,
+    the inks the renaming moves. One of the two readings named a whole ink wrong and
+    neither says which."""
+    inks = ("L", "D", "G")
+    best: tuple[int, int, int, tuple[str, ...]] | None = None
+    for k in range(4):
+        moved = names[TURNS[k]]
+        both = np.isin(reference, inks) & np.isin(moved, inks)
+        for renaming in itertools.permutations(inks):
+            renamed = np.array([renaming[inks.index(c)] for c in moved[both]], dtype="<U1")
+            alike = int((reference[both] == renamed).sum())
+            if best is None or 2 * alike - int(both.sum()) > best[0]:
+                best = (2 * alike - int(both.sum()), alike, int(both.sum()), renaming)
+    if best is None or best[3] == inks:
+        return frozenset()
+    net, alike, both, renaming = best
+    if net < ALIGN_MARGIN or alike < ALIGN_AGREE * both:
+        return frozenset()
+    return frozenset(ink for ink, new in zip(inks, renaming, strict=True) if ink != new)
+
+
 def _same_place(first: ViewRead, view: ViewRead, k: int) -> bool:
     """Whether ``view`` was taken from where ``first`` was, of the board lying as it lay
     (one webcam's settled pictures): its pose puts the board's cells where the quarter
@@ -234,16 +258,20 @@ def read_cells(views: list[ViewRead]) -> tuple[NDArray[np.str_], int]:
     naming: a stud in a shadow or a glare in one picture shows in another. Views from
     elsewhere (another webcam, the board turned or moved) are fused by their names:
     their colours are lit and exposed otherwise, and fused they name studs wrongly
-    that neither names wrongly alone. A stud they name differently is unknown.
+    that neither names wrongly alone. A stud they name differently is unknown. Where a
+    later view aligns only with its inks renamed, the two readings name a whole ink
+    differently and neither says which is right: the inks in dispute are unknown.
     """
     first = views[0]
     alone = _named([(first, 0)])
     here: list[tuple[ViewRead, int]] = [(first, 0)]
     elsewhere: list[NDArray[np.str_]] = []
+    disputed: set[str] = set()
     for view in views[1:]:
         names = _named([(view, 0)])
         k = quarter_turn(alone, names)
         if k is None:
+            disputed |= renamed_inks(alone, names)
             continue
         if _same_place(first, view, k):
             here.append((view, k))
@@ -257,6 +285,7 @@ def read_cells(views: list[ViewRead]) -> tuple[NDArray[np.str_], int]:
         agreed = ((stack == first_known) | ~known).all(axis=0) & known.any(axis=0)
         names = coherent(np.where(agreed, first_known, UNKNOWN_GROUND).reshape(
             BOARD_STUDS, BOARD_STUDS)).reshape(-1)
+    names = np.where(np.isin(names, sorted(disputed)), UNKNOWN_GROUND, names)
     return names.reshape(BOARD_STUDS, BOARD_STUDS), len(here) + len(elsewhere)
 
 

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.camera import Pose
 from calibration.map_read import cell_in, quarter_turn, read_map
 from calibration.turn import TURNS
 from palace.cli import main
@@ -99,3 +100,32 @@ def test_cli_reads_photos_from_two_webcams_each_with_its_own_camera_file(
     assert main(["map", "read", *images, *["--camera", str(tmp_path / "a.json")] * 3]) == 2
     err = capsys.readouterr().err
     assert "--camera: give one" in err and err.count("\n") == 1
+
+
+def test_a_view_that_names_two_inks_the_other_way_round_leaves_both_unknown() -> None:
+    """The second view agrees with the first only with light and dark green swapped: one
+    of them named a whole ink wrong and neither says which, so both inks are unknown
+    (gold, named alike by both, stays); the two readings turned by any quarter turn are
+    found renamed too."""
+    from calibration.map_read import ViewRead, read_cells, renamed_inks
+    from calibration.turn import TURNS
+    from rules.random_map import random_map
+    from tests.test_map_read import INKS_BGR, _lab_of, _plate_top
+    rng = np.random.default_rng(1)  # a map of all three inks
+    truth = truth_cells(random_map(rng, start_area=False, blocked=False))
+    swapped = np.where(truth == "L", "D", np.where(truth == "D", "L", truth))
+    pose = Pose(np.zeros(3), np.array([0.0, 0.0, 500.0]))
+    top = _plate_top((1.0, 1.0, 1.0))
+    labs = [_lab_of(cells, INKS_BGR, rng) for cells in (truth, swapped)]
+    first, second = (ViewRead(pose, lab, np.all(np.isfinite(lab), axis=1), top)
+                     for lab in labs)
+    alone, _ = read_cells([first])
+    both, fused = read_cells([first, second])
+    assert fused == 1 and (alone != UNKNOWN_GROUND).sum() > 900
+    assert not np.isin(both, ["L", "D"]).any()
+    assert (both.reshape(-1)[truth == "G"] == "G").mean() > 0.95
+    for k in range(4):
+        turned = np.empty_like(swapped)
+        turned[TURNS[k]] = swapped
+        assert renamed_inks(truth, turned) == {"L", "D"}
+        assert renamed_inks(truth, truth) == frozenset()
