@@ -214,7 +214,7 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
             "1: the webcam that decides when a turn is read; 2: a second webcam on "
             "another side of the table (`palace watch --second`)"))] = 1) -> Response:
         """The newest camera picture with the board overlay."""
-        latest = (session.feed if webcam == 1 else session.second_feed).jpeg()
+        latest = session.webcam_feed(webcam).jpeg()
         if latest is None:
             raise SessionError(404, "no_frame", f"no picture from webcam {webcam} yet")
         return Response(latest[1], media_type="image/jpeg",
@@ -240,7 +240,7 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
                 if topic == "state":
                     data = await asyncio.to_thread(session.state_bytes)
                 else:
-                    feed = session.feed if topic == "frame" else session.second_feed
+                    feed = session.webcam_feed(1 if topic == "frame" else 2)
                     data = str(feed.status()["frame"]).encode()
                 yield b"event: " + topic.encode() + b"\ndata: " + data + b"\n\n"
             try:

@@ -165,7 +165,11 @@ class TableSession(TurnActions):
                 scene = OverlayScene(self.game.palace.pieces, draft.added if draft else (),
                                      report.path if report else (),
                                      draft.doubtful if draft else ())
-        (self.feed if webcam == 1 else self.second_feed).show(image, location, scene)
+        self.webcam_feed(webcam).show(image, location, scene)
+
+    def webcam_feed(self, webcam: int) -> CameraFeed:
+        """The first webcam's feed (1), or a second webcam's (2)."""
+        return self.feed if webcam == 1 else self.second_feed
 
     def keep_settled(self, image: NDArray[np.uint8], camera: Any, time_s: float,
                      webcam: int = 1) -> None:
