@@ -165,12 +165,11 @@ class CameraLoop:
         as the session's palace)."""
         assert self.second is not None
         if self._waiting is not None:
-            settled, since, first_started = self._waiting
+            _, since, _ = self._waiting
             if (self.second.settling and observation.state == "tracking"
                     and now - since < SECOND_WAIT_S):
                 return True
-            self._waiting = None
-            self._start_read(settled, first_started, self._second_view())
+            self._read_waiting()
             return True
         if observation.state != "tracking":
             return False
@@ -241,10 +240,15 @@ class CameraLoop:
         """Reads a turn still held for the second webcam and waits for a reading still
         under way (at the end of a source)."""
         if self._waiting is not None:
-            settled, _, started = self._waiting
-            self._waiting = None
-            self._start_read(settled, started, self._second_view())
+            self._read_waiting()
         self.reader.collect()
+
+    def _read_waiting(self) -> None:
+        """Reads the turn held for the second webcam, with its view as it is now."""
+        assert self._waiting is not None
+        settled, _, started = self._waiting
+        self._waiting = None
+        self._start_read(settled, started, self._second_view())
 
     def _status(self, state: str, detail: str, *, news: bool = False) -> None:
         """Tells the session when the state changes; ``news`` also when only the detail
