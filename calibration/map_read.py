@@ -181,10 +181,14 @@ def quarter_turn(reference: NDArray[np.str_], names: NDArray[np.str_]) -> int | 
 
 
 def renamed_inks(reference: NDArray[np.str_], names: NDArray[np.str_]) -> frozenset[str]:
-    """The inks a view names otherwise than the reference: where it aligns clearly (as
-    :func:`quarter_turn` asks) only with its light green, dark green and gold renamed,
-    the inks the renaming moves. One of the two readings named a whole ink wrong and
-    neither says which."""
+    """The inks a view names otherwise than the reference: where the best alignment of
+    its light green, dark green and gold with the reference's, over the quarter turns
+    and the renamings of the three, renames them, and there the studs both name alike
+    less those named unlike come to :data:`ALIGN_MARGIN` and the alike to
+    :data:`ALIGN_AGREE` of them, the inks the renaming moves. (Unlike
+    :func:`quarter_turn`, no margin over the other alignments is asked: an alignment
+    that holds only under a renaming already tells no turn apart as named.) One of the
+    two readings named a whole ink wrong and neither says which."""
     inks = ("L", "D", "G")
     best: tuple[int, int, int, tuple[str, ...]] | None = None
     for k in range(4):
