@@ -16,6 +16,13 @@ the share of visible studs read (coverage), the share of studs read that are rig
 counts as hidden when a piece stands on it. The time of one reading is set against
 OpenCV's ArUco marker detection on the same frame.
 
+The players can correct the map on the set-up dialog before the game starts on it (a
+stud, the region clicked or every stud of an ink, :func:`palace.camera_map.painted`).
+Each reading is also corrected as a player would, click by click, each click the one
+on a stud read wrongly that leaves fewest studs wrong (its true ink, or unknown for
+the starting area); printed: the studs read wrongly after 0 to 3 clicks, and the
+readings left with none.
+
 Several views: with ``--second-view DEG`` each matt twin view is read again with a
 picture of the same board from a second webcam that many degrees round it (a stud is
 visible when either picture shows it), and the Cycles palaces (one webcam, the board
@@ -35,7 +42,8 @@ import numpy as np
 
 from bench.calibration import aruco_ms
 from calibration.camera import Camera, Pose
-from calibration.map_read import MapReadError, cell_in, read_map
+from calibration.map_read import MapReadError, cell_in, map_cells, read_map
+from palace.camera_map import PAINT_REACHES, painted
 from rules.maps import UNKNOWN_GROUND, GroundMap
 from rules.pieces import BOARD_STUDS
 from twin.cycles.frames import load_frames, load_palaces
@@ -63,6 +71,10 @@ class Tally:
     aruco: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((len(CHARS), len(CHARS)), int))
+    after_clicks: np.ndarray = field(default_factory=lambda: np.zeros(CLICKS + 1, int))
+    """Studs read wrongly (anywhere on the board) after 0, 1, ... clicks."""
+    mended: list[int] = field(default_factory=lambda: [0] * (CLICKS + 1))
+    """Readings with no stud read wrongly after 0, 1, ... clicks."""
 
     def add(self, views: Sequence[tuple[str, np.ndarray, Camera, Pose]], ground: GroundMap,
             visible: np.ndarray) -> None:
@@ -98,6 +110,10 @@ class Tally:
         rows = np.searchsorted(CHARS_SORTED, want[seen])
         cols = np.searchsorted(CHARS_SORTED, got[seen])
         np.add.at(self.confusion, (ORDER[rows], ORDER[cols]), 1)
+        left = corrected(reading.ground, np.where(on_board, want, got))
+        self.after_clicks += left
+        for k, wrong in enumerate(left):
+            self.mended[k] += int(wrong == 0)
 
     def report(self, title: str) -> None:
         print(f"\n== {title}: {self.views} readings, board found in {self.read}")
@@ -115,10 +131,50 @@ class Tally:
         print(f"reading ms p50          {ms:.0f} = {ms / ref:.1f} x ArUco ({ref:.1f} ms)")
         if self.misses:
             print(f"  board not found: {' '.join(self.misses)}")
+        print("studs read wrongly after " + " / ".join(str(k) for k in range(CLICKS + 1))
+              + " clicks: " + " / ".join(str(int(n)) for n in self.after_clicks)
+              + "; readings with none: " + " / ".join(str(n) for n in self.mended)
+              + f" of {self.read}")
         print("visible studs, true (rows) against read (columns):")
         print("      " + "".join(f"{c:>7}" for c in CHARS))
         for c, row in zip(CHARS, self.confusion, strict=True):
             print(f"  {c}   " + "".join(f"{n:>7}" for n in row))
+
+
+CLICKS = 3
+"""Corrections a player makes on the set-up dialog, at most, in this measure."""
+
+
+def corrected(ground: GroundMap, want: np.ndarray) -> list[int]:
+    """Studs read wrongly (known, and not ``want``'s, the truth in the reading's frame)
+    after 0 .. :data:`CLICKS` clicks, each the click on a wrong stud that leaves fewest
+    wrong: a player comparing the picture with the card."""
+    want = want.reshape(BOARD_STUDS, BOARD_STUDS)
+
+    def wrong(cells: np.ndarray) -> np.ndarray:
+        return (cells != UNKNOWN_GROUND) & (cells != want)
+
+    left = [int(wrong(map_cells(ground)).sum())]
+    for _ in range(CLICKS):
+        cells = map_cells(ground)
+        best, tried = (left[-1], ground), set()
+        for y, x in zip(*np.nonzero(wrong(cells)), strict=True):
+            ink = str(want[y, x]) if want[y, x] in "LDGX" else UNKNOWN_GROUND
+            for reach in PAINT_REACHES:
+                key = (reach, ink, str(cells[y, x]) if reach == "ink" else (int(x), int(y)))
+                if key in tried:
+                    continue
+                tried.add(key)
+                try:
+                    after = painted(ground, int(x), int(y), ink, reach)
+                except ValueError:  # the starting staircase's studs
+                    continue
+                n = int(wrong(map_cells(after)).sum())
+                if n < best[0]:
+                    best = (n, after)
+        left.append(best[0])
+        ground = best[1]
+    return left
 
 
 def under_pieces(pieces: tuple, ground: GroundMap) -> np.ndarray:

@@ -104,10 +104,16 @@ class MapReading:
 
     def cells(self) -> NDArray[np.str_]:
         """32 x 32 characters, with the starting area as ``S``."""
-        grid = np.array([list(row) for row in self.ground.ground])
-        for x, y in self.ground.start_area:
-            grid[y, x] = START
-        return grid
+        return map_cells(self.ground)
+
+
+def map_cells(ground: GroundMap) -> NDArray[np.str_]:
+    """A map's 32 x 32 characters, row y = string y, with its starting area as ``S``
+    (the map file lists the area apart from the ground under it)."""
+    grid = np.array([list(row) for row in ground.ground])
+    for x, y in ground.start_area:
+        grid[y, x] = START
+    return grid
 
 
 class MapReadError(ValueError):

@@ -141,6 +141,19 @@ class EndIn(Strict):
     reason: Annotated[str, Field(max_length=200)] = "the players ended the game"
 
 
+class MapPaintIn(Strict):
+    """A correction of the map the camera read: the studs ``reach`` names from stud
+    (``x``, ``y``) are ``ink``."""
+
+    x: Coord
+    y: Coord
+    ink: Literal["L", "D", "G", "X", "?"] = Field(
+        description="light green, dark green, gold, blocked, or ? (unknown again)")
+    reach: Literal["stud", "region", "ink"] = Field(
+        "region", description="that stud; the region of studs read alike round it (side "
+        "by side); or every stud read as its ink (an ink the camera named as another)")
+
+
 class MapReadOut(BaseModel):
     """The ground map read from the camera's latest settled pictures."""
 

@@ -30,7 +30,15 @@ from numpy.typing import NDArray
 
 from calibration.board_model import turned_pose
 from calibration.camera import Camera, Pose
-from calibration.map_read import START, MapReadError, MapReading, cell_in, map_picture, read_map
+from calibration.map_read import (
+    START,
+    MapReadError,
+    MapReading,
+    cell_in,
+    map_cells,
+    map_picture,
+    read_map,
+)
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from rules.maps import (
     SETUP_PIECES,
@@ -91,6 +99,10 @@ class NoFrames(Exception):
     """No settled picture to read; the message says why (no camera, or none settled)."""
 
 
+class NoMap(Exception):
+    """No map read yet to correct."""
+
+
 class CameraMaps:
     """Settled pictures from the camera loop, the latest map read from them, and the
     profile the map is kept in. Thread-safe: the loop keeps, the page reads."""
@@ -141,14 +153,23 @@ class CameraMaps:
             # The map's frame and the pose the profile keeps are the first webcam's.
             raise MapReadError("the first webcam's settled pictures do not show the board")
         ground, pose = with_setup(reading, frames[reading.picture][0])
-        # The map the game would play on: turned, its starting area white.
-        drawn = map_picture(replace(reading, ground=ground).cells(), cell_px=6)
-        png = cv2.imencode(".png", drawn)[1].tobytes()
         result = CameraMap(ground, pose, reading.camera, reading.views, len(pictures),
-                           reading.fused, png)
+                           reading.fused, _png(ground))
         with self._lock:
             self.latest = result
         return result
+
+    def paint(self, x: int, y: int, ink: str, reach: str) -> CameraMap:
+        """The latest reading with the players' correction painted on
+        (:func:`painted`); :class:`NoMap` before any reading, ``rules.maps.MapError``
+        for a correction the map cannot take."""
+        with self._lock:
+            latest = self.latest
+            if latest is None:
+                raise NoMap("no map has been read by the camera yet: read it first")
+            ground = painted(latest.ground, x, y, ink, reach)
+            self.latest = replace(latest, ground=ground, png=_png(ground))
+            return self.latest
 
     def remember(self, ground: GroundMap) -> None:
         """The game is played on ``ground`` (the camera's map): the profile's table
@@ -164,6 +185,64 @@ class CameraMaps:
         if profile.camera is None:
             profile.camera = latest.camera
         profile.save(self.profile)
+
+
+PAINT_INKS = ("L", "D", "G", "X", UNKNOWN_GROUND)
+"""What a stud may be painted: light green, dark green, gold, blocked, or unknown again."""
+PAINT_REACHES = ("stud", "region", "ink")
+"""How far a correction reaches from the stud clicked: that stud, the region of studs
+read alike round it (joined side by side), or every stud read as its ink."""
+
+
+def painted(ground: GroundMap, x: int, y: int, ink: str, reach: str) -> GroundMap:
+    """``ground`` with the players' correction: the studs ``reach`` names from stud
+    (``x``, ``y``) read as ``ink``.
+
+    The camera's commonest mistakes are whole: an ink named as another over the whole
+    card, two inks read as one region, a shadow's patch. A player who compares the
+    picture with the card mends each with one click, whole ink or whole region at once,
+    rather than stud by stud. The starting staircase's studs stay the starting area (the
+    set-up stands there: a correction there would unseat it, so it is refused);
+    other white studs painted leave the area. ``rules.maps.MapError`` names the stud for
+    a correction the map cannot take (an unknown ink or reach, a stud off the board).
+    """
+    if ink not in PAINT_INKS:
+        raise MapError(f"ink {ink!r}: paint a stud L, D, G, X or ? (unknown)")
+    if reach not in PAINT_REACHES:
+        raise MapError(f"reach {reach!r}: one of {', '.join(PAINT_REACHES)}")
+    if not (0 <= x < BOARD_STUDS and 0 <= y < BOARD_STUDS):
+        raise MapError(f"stud [{x}, {y}] is off the board (0..{BOARD_STUDS - 1})")
+    feet = {cell for piece in ground.setup for cell in piece.footprint()}
+    if (x, y) in feet:
+        raise MapError(f"stud [{x}, {y}]: the starting staircase stands there, on the "
+                       "starting area")
+    cells = map_cells(ground)
+    chosen = cells == cells[y, x] if reach == "ink" else np.zeros(cells.shape, bool)
+    if reach == "stud":
+        chosen[y, x] = True
+    elif reach == "region":
+        chosen = _region(cells, x, y)
+    for fx, fy in feet:
+        chosen[fy, fx] = False
+    rows = np.array([list(row) for row in ground.ground])
+    rows[chosen] = ink
+    start = {cell for cell in ground.start_area if not chosen[cell[1], cell[0]]}
+    data = {**ground.to_json(), "ground": ["".join(row) for row in rows],
+            "start_area": sorted([cx, cy] for cx, cy in start)}
+    return map_from_json(data, "the corrected map")
+
+
+def _region(cells: NDArray[np.str_], x: int, y: int) -> NDArray[np.bool_]:
+    """The studs read as stud (x, y) is, joined to it side by side."""
+    mask = (cells == cells[y, x]).astype(np.uint8)
+    _, labels = cv2.connectedComponents(mask, connectivity=4)
+    return np.asarray(labels == labels[y, x], bool)
+
+
+def _png(ground: GroundMap) -> bytes:
+    """The map the game would play on, as the set-up dialog shows it: its starting area
+    white, unknown studs magenta, 6 px a stud."""
+    return cv2.imencode(".png", map_picture(map_cells(ground), cell_px=6))[1].tobytes()
 
 
 def with_setup(reading: MapReading, picture: NDArray[np.uint8]) -> tuple[GroundMap, Pose]:

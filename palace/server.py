@@ -36,12 +36,14 @@ from palace.api_models import (
     Correction,
     EndIn,
     ErrorOut,
+    MapPaintIn,
     MapReadOut,
     PassIn,
     SceneIn,
     SetupIn,
     StateOut,
 )
+from palace.camera_map import CameraMap
 from palace.monopoly_api import monopoly_router
 from palace.session import TableSession
 from palace.turn_actions import SessionError
@@ -134,10 +136,16 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
         seconds); ``POST /api/game`` with ``map: "camera"`` then plays on it. 409
         ``no_camera`` without a camera, ``no_settled_frame`` before the board has
         settled, ``map_not_read`` when the board is in none of the pictures."""
-        got = session.read_map()
-        return MapReadOut(map=got.ground.to_json(), known=got.known, unknown=got.unknown,
-                          start_area=len(got.ground.start_area), views=got.views,
-                          pictures=got.offered, fused=got.fused, png=got.png_base64())
+        return _map_out(session.read_map())
+
+    @app.post("/api/map/paint", response_model=MapReadOut, responses=REFUSED,
+              tags=["game"])
+    def paint_map(body: MapPaintIn) -> MapReadOut:
+        """Corrects the map the camera read, before the game starts on it: the players
+        compare its picture with the card and paint a stud, a region or a whole ink
+        (``reach``) as it is printed. 409 ``no_camera_map`` before a reading, 422
+        ``map`` on the starting staircase's studs."""
+        return _map_out(session.paint_map(body.x, body.y, body.ink, body.reach))
 
     @app.post("/api/game/end", response_model=StateOut, responses=REFUSED, tags=["game"])
     def end(body: EndIn) -> StateOut:
@@ -252,6 +260,12 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
             sub.event.clear()
     finally:
         hub.unsubscribe(sub)
+
+
+def _map_out(got: CameraMap) -> MapReadOut:
+    return MapReadOut(map=got.ground.to_json(), known=got.known, unknown=got.unknown,
+                      start_area=len(got.ground.start_area), views=got.views,
+                      pictures=got.offered, fused=got.fused, png=got.png_base64())
 
 
 def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000,

@@ -47,7 +47,7 @@ from calibration.map_read import MapReadError
 from palace import views
 from palace.broadcast import Broadcast
 from palace.camera_feed import CameraFeed
-from palace.camera_map import CAMERA_MAP, CameraMap, CameraMaps, NoFrames
+from palace.camera_map import CAMERA_MAP, CameraMap, CameraMaps, NoFrames, NoMap
 from palace.draft import Draft, from_reading
 from palace.gamelog import GameLog, GameRow
 from palace.ldraw import palace_ldr
@@ -186,6 +186,17 @@ class TableSession(TurnActions):
                                str(exc)) from None
         except MapReadError as exc:
             raise SessionError(409, "map_not_read", f"the map was not read: {exc}") from None
+
+    def paint_map(self, x: int, y: int, ink: str, reach: str) -> CameraMap:
+        """The map last read, corrected by the players where the camera misread the card
+        (:func:`palace.camera_map.painted`): 409 before any reading, 422 for a correction
+        the map cannot take."""
+        try:
+            return self.maps.paint(x, y, ink, reach)
+        except NoMap as exc:
+            raise SessionError(409, "no_camera_map", f"{exc} (POST /api/map/read)") from None
+        except MapError as exc:
+            raise SessionError(422, "map", str(exc)) from None
 
     def camera_status(self, state: str, detail: str = "") -> None:
         if self.feed.set_status(state, detail):

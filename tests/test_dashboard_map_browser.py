@@ -1,6 +1,7 @@
 """The set-up dialog's "Read the map from the camera" in headless Chromium: the message
 without a camera, then the map read from the twin's settled pictures shown with its
-count of unknown studs, and a game started on it."""
+count of unknown studs, one stud of it corrected by a click on its picture, and a game
+started on the corrected map."""
 
 from __future__ import annotations
 
@@ -51,6 +52,21 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
         unknown = session.maps.latest.unknown
         assert f"{unknown} unknown" in page.inner_text("#camera-map-words")
         assert page.input_value("[data-testid=setup-map]") == "camera"
+        # A stud the players see printed otherwise: "dark green", "one stud", a click.
+        read = session.maps.latest.ground
+        x, y = next((x, y) for y in range(4, 28) for x in range(4, 28)
+                    if read.ground[y][x] in "LG" and (x, y) not in read.start_area)
+        shown = page.evaluate("document.querySelector('#camera-map-img').src")
+        page.check("input[name=paint_ink][value=D]")
+        page.select_option("[data-testid=paint-reach]", "stud")
+        side = page.evaluate("document.querySelector('#camera-map-img').clientWidth")
+        page.click("#camera-map-img", position={"x": (x + 0.5) * side / 32,
+                                                "y": (y + 0.5) * side / 32})
+        page.wait_for_function(f"document.querySelector('#camera-map-img').src !== {shown!r}")
+        corrected = session.maps.latest.ground
+        assert corrected.ground[y][x] == "D"
+        assert sum(a != b for ra, rb in zip(read.ground, corrected.ground, strict=True)
+                   for a, b in zip(ra, rb, strict=True)) == 1
         page.screenshot(path=str(shots / "dashboard-camera-map.png"))
         page.click("[data-testid=setup-go]")
         page.wait_for_function("() => document.querySelector('#setup').open === false")
@@ -58,5 +74,5 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
         assert deadline_ok is not None
         browser.close()
     assert session.row.map_name == "camera"
-    assert session.ground.ground == session.maps.latest.ground.ground
+    assert session.ground.ground == corrected.ground
     session.close()

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from typing import Any
 
 import cv2
 
 from calibration.image_file import load_image
-from calibration.map_read import MapReadError, map_picture, read_map
+from calibration.map_read import MapReadError, map_cells, map_picture, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
 from palace.camera_map import with_setup
 from palace.cli import UsageError
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     data = ground.to_json()
     if out is not None:
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    cells = replace(reading, ground=ground).cells()
+    cells = map_cells(ground)
     if png is not None and not cv2.imwrite(str(png), map_picture(cells)):
         raise UsageError(f"{png}: cannot write a picture there")
     if profile is not None and args.profile:

@@ -222,25 +222,38 @@ $("#discard").onclick = () => api("DELETE", "/api/turn");
 $("#end-game").onclick = () => { if (confirm("End the game now and rank the players?")) api("POST", "/api/game/end", {}); };
 $("#open-setup").onclick = () => $("#setup").showModal();
 // The map read by the camera: its picture and how many studs it could not see, before
-// the players start on it (the server keeps the reading for `map: "camera"`).
+// the players start on it (the server keeps the reading for `map: "camera"`). A player
+// who sees a stud, a region or a whole ink read wrong paints it as the card has it.
+function showCameraMap(data) {
+  $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
+  $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
+    + `(magenta: not read; a staircase started there names it by its decoration); from ${data.fused} of `
+    + `${data.pictures} settled pictures.`;
+  $("#camera-map").hidden = false;
+  $("#setup-form").map.value = "camera";
+}
+async function mapCall(path, body) {
+  const error = $("#camera-map-error");
+  const r = await fetch(path, { method: "POST", headers: { "content-type": "application/json" },
+    body: body ? JSON.stringify(body) : undefined });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) {
+    error.textContent = typeof data.detail === "string" ? data.detail : `refused (${r.status})`;
+    return;
+  }
+  error.textContent = "";
+  showCameraMap(data);
+}
 $("#read-map").onclick = async () => {
-  const button = $("#read-map"), error = $("#camera-map-error");
-  button.disabled = true; error.textContent = "reading the map from the camera…";
-  try {
-    const r = await fetch("/api/map/read", { method: "POST" });
-    const data = await r.json().catch(() => ({}));
-    if (!r.ok) {
-      error.textContent = typeof data.detail === "string" ? data.detail : `not read (${r.status})`;
-      return;
-    }
-    error.textContent = "";
-    $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
-    $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
-      + `(magenta: not read; a staircase started there names it by its decoration); from ${data.fused} of `
-      + `${data.pictures} settled pictures.`;
-    $("#camera-map").hidden = false;
-    $("#setup-form").map.value = "camera";
-  } finally { button.disabled = false; }
+  const button = $("#read-map");
+  button.disabled = true; $("#camera-map-error").textContent = "reading the map from the camera…";
+  try { await mapCall("/api/map/read"); } finally { button.disabled = false; }
+};
+$("#camera-map-img").onclick = (e) => {
+  const img = e.currentTarget, f = $("#setup-form"), n = 32;
+  const x = Math.min(n - 1, Math.floor(e.offsetX / img.clientWidth * n));
+  const y = Math.min(n - 1, Math.floor(e.offsetY / img.clientHeight * n));
+  mapCall("/api/map/paint", { x, y, ink: f.paint_ink.value, reach: f.paint_reach.value });
 };
 $("#setup-form").addEventListener("submit", async (e) => {
   if (e.submitter?.value !== "go") return;
