@@ -6,6 +6,7 @@ started on the corrected map."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +68,31 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
         assert corrected.ground[y][x] == "D"
         assert sum(a != b for ra, rb in zip(read.ground, corrected.ground, strict=True)
                    for a, b in zip(ra, rb, strict=True)) == 1
+        # Dragged with "one stud" and "blocked": every stud crossed, and only those.
+        row = next(y for y in range(6, 26) if all(
+            (x, y) not in read.start_area and corrected.ground[y][x] != "X"
+            for x in range(8, 14)))
+        page.check("input[name=paint_ink][value=X]")
+        box = page.locator("#camera-map-img").bounding_box()
+        assert box is not None
+
+        def at(x: int, y: int) -> tuple[float, float]:
+            return box["x"] + (x + 0.5) * side / 32, box["y"] + (y + 0.5) * side / 32
+
+        page.mouse.move(*at(8, row))
+        page.mouse.down()
+        for x in range(9, 14):
+            page.mouse.move(*at(x, row), steps=3)
+        page.mouse.up()
+        deadline = time.monotonic() + 10
+        while (time.monotonic() < deadline
+               and session.maps.latest.ground.ground[row][8:14] != "X" * 6):
+            time.sleep(0.05)
+        dragged = session.maps.latest.ground
+        assert dragged.ground[row][8:14] == "X" * 6
+        assert sum(a != b for ra, rb in zip(corrected.ground, dragged.ground, strict=True)
+                   for a, b in zip(ra, rb, strict=True)) == 6
+        corrected = dragged
         page.screenshot(path=str(shots / "dashboard-camera-map.png"))
         page.click("[data-testid=setup-go]")
         page.wait_for_function("() => document.querySelector('#setup').open === false")

@@ -249,12 +249,28 @@ $("#read-map").onclick = async () => {
   button.disabled = true; $("#camera-map-error").textContent = "reading the map from the camera…";
   try { await mapCall("/api/map/read"); } finally { button.disabled = false; }
 };
-$("#camera-map-img").onclick = (e) => {
-  const img = e.currentTarget, f = $("#setup-form"), n = 32;
-  const x = Math.min(n - 1, Math.floor(e.offsetX / img.clientWidth * n));
-  const y = Math.min(n - 1, Math.floor(e.offsetY / img.clientHeight * n));
-  mapCall("/api/map/paint", { x, y, ink: f.paint_ink.value, reach: f.paint_reach.value });
-};
+// A click paints with the reach chosen; with "one stud", a drag paints every stud it
+// crosses (the camera's scattered mistakes). Requests go one after another, so the
+// picture shown is always the last correction's.
+let painting = false, lastStud = "", paints = Promise.resolve();
+function paintAt(e) {
+  const img = $("#camera-map-img"), f = $("#setup-form"), n = 32;
+  const x = Math.max(0, Math.min(n - 1, Math.floor(e.offsetX / img.clientWidth * n)));
+  const y = Math.max(0, Math.min(n - 1, Math.floor(e.offsetY / img.clientHeight * n)));
+  if (`${x},${y}` === lastStud) return;
+  lastStud = `${x},${y}`;
+  const body = { x, y, ink: f.paint_ink.value, reach: f.paint_reach.value };
+  paints = paints.then(() => mapCall("/api/map/paint", body));
+}
+$("#camera-map-img").addEventListener("pointerdown", (e) => {
+  e.preventDefault(); painting = true; lastStud = ""; paintAt(e);
+});
+$("#camera-map-img").addEventListener("pointermove", (e) => {
+  if (painting && $("#setup-form").paint_reach.value === "stud") paintAt(e);
+});
+for (const end of ["pointerup", "pointerleave", "pointercancel"]) {
+  $("#camera-map-img").addEventListener(end, () => { painting = false; });
+}
 $("#setup-form").addEventListener("submit", async (e) => {
   if (e.submitter?.value !== "go") return;
   const f = e.target, body = {
