@@ -21,6 +21,8 @@ so that each loss is put down to one input or to turn mode itself:
     python3 -m bench.watch_reads --second-webcam 180   # the same games, a second webcam
                                                        # across the table: the players'
                                                        # tally only
+    python3 -m bench.watch_reads --bump 0.3            # the webcam knocked up to 0.3
+                                                       # degrees while each turn is built
 
 With ``--second-webcam DEG`` the table has a second webcam that many degrees round it
 and the loop reads each turn from both (``palace.following``); the reads are not taken
@@ -122,10 +124,11 @@ class RecordingReader:
             del self.frames[next(iter(self.frames))]
 
     def __call__(self, frames: Sequence[Any], camera: Camera, palace: Palace, *,
-                 before_frame: Any, ground: Any, look: Any,
+                 before_frame: Any, before_locations: Any, ground: Any, look: Any,
                  locations: Sequence[BoardLocation]) -> Any:
         reading = read_turn(frames, camera, palace, before_frame=before_frame,
-                            ground=ground, look=look, locations=locations)
+                            before_locations=before_locations, ground=ground, look=look,
+                            locations=locations)
         shots = [self.frames[id(f)] for f in frames]
         last = shots[-1]
         truth = built_keys(last.scene.pieces) - built_keys(palace.pieces)
@@ -145,7 +148,8 @@ class RecordingReader:
         if not (exact and not doubt):
             true = [BoardLocation(True, pose=s.pose, rotation=0, camera=camera) for s in shots]
             again = read_turn(frames, camera, palace, before_frame=before_frame,
-                              ground=ground, look=look, locations=true)
+                              before_locations=before_locations, ground=ground, look=look,
+                              locations=true)
             bench = read_turn([self.table.clean_picture(last)], camera, palace,
                               before_frame=self.table.clean_picture(last, palace.pieces),
                               locations=true[-1:])
@@ -155,13 +159,15 @@ class RecordingReader:
         return reading
 
 
-def play(seed: int, turns: int, db: Path, second_webcam: float | None = None
-         ) -> tuple[list[LoopRead], DemoTally, LoopStats]:
+def play(seed: int, turns: int, db: Path, second_webcam: float | None = None,
+         bump: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
-    with the first's, and no read taken apart."""
+    with the first's, and no read taken apart; with ``bump``, the first webcam knocked
+    by up to that many degrees each turn."""
     table = SimulatedTable(seed=seed, players=3, turns=turns,
-                           settings=TableSettings(second_webcam_deg=second_webcam))
+                           settings=TableSettings(second_webcam_deg=second_webcam,
+                                                  webcam_bump_deg=bump))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
     players = TablePlayers(session, table)
     players.set_up()
@@ -191,13 +197,16 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=6, help="turns a game")
     parser.add_argument("--second-webcam", type=float, metavar="DEG",
                         help="a second webcam this many degrees round the table")
+    parser.add_argument("--bump", type=float, default=0.0, metavar="DEG",
+                        help="the first webcam knocked by up to this many degrees each turn "
+                        "(pan and tilt), as a table leant on does")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
     built = right = 0
     for seed in _seeds(args.seeds):
-        reads, tally, stats = play(seed, args.turns, db, args.second_webcam)
+        reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump)
         built, right = built + tally.built, right + tally.read_right
         print(f"game {seed}: {tally.line()}" + ("" if args.second_webcam is None else
               f"; {stats.reads} reads, {stats.second_views} with the second webcam's view, "

@@ -114,6 +114,8 @@ class SecondView:
     image: NDArray[np.uint8]
     location: BoardLocation
     before: NDArray[np.uint8]
+    before_location: BoardLocation | None = None
+    """Where the board lay in the picture before."""
 
 
 class SecondWebcam:
@@ -197,4 +199,4 @@ class SecondWebcam:
         if not same_place(self.follower.lens(now.location), now.location.pose,
                           before.location.pose):
             return None  # the board (or the webcam) moved: the pictures do not compare
-        return SecondView(now.image, now.location, before.image)
+        return SecondView(now.image, now.location, before.image, before.location)

@@ -62,8 +62,8 @@ class Look(Protocol):
 
 
 Reader = Callable[..., Any]
-"""``vision.read_turn``'s signature: (frames, camera, before, *, before_frame, ground,
-look, locations) -> TurnReading."""
+"""``vision.read_turn``'s signature: (frames, camera, before, *, before_frame,
+before_locations, ground, look, locations) -> TurnReading."""
 
 
 @dataclass
@@ -102,6 +102,9 @@ class Settled:
     locations: list[Any]
     before: NDArray[np.uint8]
     detail: str
+    before_location: Any = None
+    """Where the board lay in the picture before (the tracker's location): a webcam
+    turned a little since is undone before the two are compared."""
 
 
 def reading_is_empty(reading: Any) -> bool:
@@ -178,6 +181,7 @@ class TurnReader:
         palace = self.session.palace()
         waiting = self.session.sync != "ready"
         before_frame: Any = None if waiting else settled.before
+        before_location: Any = None if waiting else settled.before_location
         if second is not None and not waiting:
             # One picture before per view: this webcam's goes with the first of its
             # frames whose board was found (as a single picture before would), the
@@ -186,12 +190,16 @@ class TurnReader:
             first = found[0] if found else 0
             before_frame = [before_frame if i == first else None for i in range(len(frames))]
             before_frame.append(second.before)
+            before_location = [before_location if i == first else None
+                               for i in range(len(frames))]
+            before_location.append(second.before_location)
             frames.append(second.image)
             locations.append(second.location)
             self.stats.second_views += 1
         reader_started = time.perf_counter()
         reading = self.read(frames, camera, palace, before_frame=before_frame,
-                            ground=self.session.ground, look=self.look, locations=locations)
+                            before_locations=before_location, ground=self.session.ground,
+                            look=self.look, locations=locations)
         reader_s = time.perf_counter() - reader_started
         self.stats.reads += 1
         # Nothing new is news too: pieces read before and taken away since.

@@ -126,7 +126,8 @@ class CameraLoop:
             self._before_turn = (snaps[-1].image, snaps[-1].location)
             settled = Settled([s.image for s in snaps], [s.location for s in snaps],
                               observation.before.image,
-                              f"{observation.changed_cells} cells changed")
+                              f"{observation.changed_cells} cells changed",
+                              observation.before.location)
             if self.second is not None and self.second.settling:
                 self._waiting = (settled, now, started)
                 self._status("reading", "waiting for the second webcam's picture to settle")
@@ -177,11 +178,11 @@ class CameraLoop:
             # This webcam's picture changed too little to settle as a change: read
             # against its picture from before the turn all the same, where the board
             # still lies as it lay then.
-            before = self._first_before(location)
+            before, then = self._first_before(location)
             self._before_turn = (image, location)
             self.stats.second_alone += 1
             self._start_read(Settled([image], [location], before,
-                                     "the second webcam's board changed"),
+                                     "the second webcam's board changed", then),
                              started, self._second_view())
             return True
         if observation.event and (observation.event != "unchanged" or observation.moved):
@@ -196,17 +197,17 @@ class CameraLoop:
             self.second.keep_before()
         return False
 
-    def _first_before(self, location: BoardLocation) -> NDArray[np.uint8]:
+    def _first_before(self, location: BoardLocation) -> tuple[NDArray[np.uint8], Any]:
         """This webcam's picture from before the turn, where the board still lies as it
         lay then; else its latest settled picture (the same palace, the board since
-        slid a little)."""
+        slid a little); with where the board lay in it."""
         assert self._before_turn is not None and self.detector.reference is not None
         image, then = self._before_turn
         if isinstance(then, BoardLocation) and then.pose is not None and (
                 location.pose is not None
                 and same_place(self.follower.lens(location), location.pose, then.pose)):
-            return image
-        return self.detector.reference.image
+            return image, then
+        return self.detector.reference.image, self.detector.reference.location
 
     def _second_alone(self, observation: Observation, location: BoardLocation) -> bool:
         """The second webcam's board settled changed while the first's has stayed as it

@@ -27,10 +27,16 @@ class TruthReader:
     def __init__(self) -> None:
         self.frame = None
         self.calls = []
+        self.befores = []
 
-    def __call__(self, frames, camera, before, *, before_frame, ground, look, locations):
+    def __call__(self, frames, camera, before, *, before_frame, before_locations, ground, look,
+                 locations):
         assert len(frames) == len(locations) >= 1
         assert before_frame.shape == frames[-1].shape and ground is not None
+        # Where the board lay in the picture before comes with it (a knocked webcam's
+        # picture before is brought to where the frames after see the board).
+        assert before_locations is None or before_locations.found
+        self.befores.append(before_locations)
         self.calls.append((self.frame.index, self.frame.phase, self.frame.turns_done))
         added, _, _ = split_turn(before, self.frame.scene.pieces)
         return SimpleNamespace(
@@ -100,6 +106,9 @@ def test_each_turn_is_read_once_from_a_still_board(played):
     assert run.spy.turns == run.stats.turns == built
     assert run.players.tally.read_right == built and run.players.tally.missed == 0
     assert all(phase == "still" for _, phase, _ in run.reader.calls)
+    # Each read is told where the board lay in its picture before.
+    assert len(run.reader.befores) == len(run.reader.calls)
+    assert all(b is not None and b.pose is not None for b in run.reader.befores)
     # The turn's reads come after its pieces are all down, one per turn.
     turn_reads = [done for _, _, done in run.reader.calls]
     assert sorted(set(turn_reads)) == [1, 2]

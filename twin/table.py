@@ -60,6 +60,10 @@ class TableSettings:
     second_webcam_deg: float | None = None
     """A second webcam of the same make this many degrees round the table from the
     first (at the same height and distance), filming each frame too; None: one webcam."""
+    webcam_bump_deg: float = 0.0
+    """While a player builds, the first webcam is knocked (a table leant on, a loose
+    clamp) and stays turned by up to this many degrees from where it was set up, in pan
+    and tilt, drawn afresh each turn; 0: never."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,9 @@ class _Placement:
 
     angle: float = 0.0
     shift: tuple[float, float] = (0.0, 0.0)
+    webcam_turn: tuple[float, float] = (0.0, 0.0)
+    """How far the first webcam has been knocked since the set-up: its turn about its own
+    x and y axes (radians), which turns everything it sees alike."""
 
     def rotation(self) -> NDArray[np.float64]:
         c, s = math.cos(self.angle), math.sin(self.angle)
@@ -106,7 +113,8 @@ class _Placement:
     def blend(self, other: _Placement, t: float) -> _Placement:
         return _Placement(self.angle + (other.angle - self.angle) * t,
                           (self.shift[0] + (other.shift[0] - self.shift[0]) * t,
-                           self.shift[1] + (other.shift[1] - self.shift[1]) * t))
+                           self.shift[1] + (other.shift[1] - self.shift[1]) * t),
+                          self.webcam_turn)
 
 
 class SimulatedTable:
@@ -154,7 +162,11 @@ class SimulatedTable:
         # The board turned about its middle is the webcam turned the other way round it.
         turned = around_board(pose, math.degrees(placement.angle))
         shift = np.array([*placement.shift, 0.0])
-        return Pose.from_matrix(turned.rotation, turned.tvec + pose.rotation @ shift)
+        board = Pose.from_matrix(turned.rotation, turned.tvec + pose.rotation @ shift)
+        if second or placement.webcam_turn == (0.0, 0.0):
+            return board
+        knock, _ = cv2.Rodrigues(np.array([*placement.webcam_turn, 0.0]))
+        return Pose.from_matrix(knock @ board.rotation, knock @ board.tvec)
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
                  hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
@@ -235,12 +247,19 @@ class SimulatedTable:
             index += 1
             return out
 
+        # Its own draws, so that a table without knocks plays as it always has.
+        knocks = np.random.default_rng(self.seed + 15485863)
         pieces = scenes[0].pieces
         for _ in range(max(1, round(s.setup_s * s.fps))):
             yield frame(pieces, 0, "still")
         for turn in range(self.turns):
             seat = self.record.turns[turn].seat
             after = scenes[turn + 1].pieces
+            if s.webcam_bump_deg > 0:
+                heading = knocks.uniform(0, 2 * math.pi)
+                size = math.radians(knocks.uniform(0, s.webcam_bump_deg))
+                placement = replace(placement, webcam_turn=(size * math.cos(heading),
+                                                            size * math.sin(heading)))
             yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
             pieces = after
             for _ in range(max(1, round(s.still_s * s.fps))):
@@ -317,7 +336,7 @@ class SimulatedTable:
         else:
             angle = at.angle + math.radians(float(np.clip(rng.normal(0, 4), -8, 8)))
         shift = np.clip(np.array(at.shift) + rng.normal(0, 10, 2), -25, 25)
-        return _Placement(angle, (float(shift[0]), float(shift[1])))
+        return _Placement(angle, (float(shift[0]), float(shift[1])), at.webcam_turn)
 
     def _outside(self, seat: int, spot: NDArray[np.float64],
                  placement: _Placement) -> NDArray[np.float64]:

@@ -53,6 +53,7 @@ from vision.reading import (
 from vision.silhouettes import View
 from vision.unread_studs import opened_palace
 from vision.views import (
+    aligned_before,
     board_box,
     board_space,
     given_or_located,
@@ -64,6 +65,8 @@ from vision.views import (
 BeforeFrames = NDArray[np.uint8] | Sequence[NDArray[np.uint8] | None] | None
 """The picture before the turn: one, of the first view whose board is found, or one per
 view."""
+BeforeLocations = BoardLocation | Sequence[BoardLocation | None] | None
+"""Where the board lay in the pictures before, as :data:`BeforeFrames` gives them."""
 
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2
@@ -120,6 +123,7 @@ def read_turn(
     before: Palace,
     *,
     before_frame: BeforeFrames = None,
+    before_locations: BeforeLocations = None,
     ground: GroundMap | None = None,
     look: TableLook | None = None,
     locations: Sequence[BoardLocation | None] | None = None,
@@ -132,7 +136,11 @@ def read_turn(
     first of ``frames`` whose board is found sees it; or one such frame per view (None
     for a view that has none): each view is compared with its own, and a view with none
     is not read. Several webcams round the table each give a view and its frame before:
-    what one view hides behind the palace, another shows. ``locations`` are the poses
+    what one view hides behind the palace, another shows. ``before_locations``, where the
+    board lay in those frames (one, or one per view), lets a frame before taken from a
+    webcam turned or shifted a little since be brought to where the frame after sees the
+    board before they are compared (:func:`vision.views.aligned_before`); without it the
+    two are taken to see the board alike. ``locations`` are the poses
     the camera loop already has for ``frames`` (None, or None entries, to locate the
     board here). ``model`` reads the change with the learned new-piece network, else
     with the classical evidence.
@@ -140,8 +148,8 @@ def read_turn(
     own evidence (:attr:`TurnReading.weighed`), after its time is taken.
     """
     with collector_paused():
-        reading, decoder = _read_turn(frames, camera, before, before_frame, ground, look,
-                                      locations, model)
+        reading, decoder = _read_turn(frames, camera, before, before_frame,
+                                      before_locations, ground, look, locations, model)
         if weigh is not None and decoder is not None:
             reading = replace(reading, weighed=Weighed(
                 decoder.weighed(reading.pieces), decoder.weighed(list(weigh)),
@@ -176,7 +184,8 @@ def collector_paused() -> Iterator[None]:
 
 
 def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Palace,
-               before_frame: NDArray[np.uint8] | None, ground: GroundMap | None,
+               before_frame: BeforeFrames, before_locations: BeforeLocations,
+               ground: GroundMap | None,
                look: TableLook | None, locations: Sequence[BoardLocation | None] | None,
                model: bool) -> tuple[TurnReading, Decoder | None]:
     """The reading, and the decoder whose objective chose it (None where nothing was
@@ -191,19 +200,23 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         return board_not_found(located, started), None
     usable = resolve_turns([(frames[i], located[i]) for i in kept], camera, before)
     first = usable[0][1]
-    references = _before_frames(before, before_frame, look, len(frames), kept)
-    if all(r is None for r in references):
+    references = _before_frames(before, before_frame, before_locations, look, len(frames),
+                                kept)
+    if all(r is None for r, _ in references):
         return TurnReading(False, "no frame of the palace before the turn to compare with",
                            (), True, first, time.perf_counter() - started), None
     top = max((p.top for p in before), default=0)
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
-    for (frame, loc), reference in zip(usable, references, strict=True):
+    for (frame, loc), (reference, then) in zip(usable, references, strict=True):
         cam = loc.camera or camera
         assert loc.pose is not None
         box = board_box(cam, loc.pose, top + HEADROOM_LEVELS)
         if box is None or reference is None:
             continue
+        if then is not None and then.found and then.pose is not None:
+            reference = aligned_before(reference, then.camera or camera, then.pose, cam,
+                                       loc.pose, box)
         scale = working_scale(cam, loc.pose)
         after = region(frame, box, scale)
         view = View(cam, loc.pose, box, scale)
@@ -387,20 +400,27 @@ def _largest_patch(mask: NDArray[np.bool_]) -> int:
     return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
 
-def _before_frames(before: Palace, before_frame: BeforeFrames, look: TableLook | None,
-                   views: int, kept: Sequence[int]) -> list[NDArray[np.uint8] | None]:
+def _before_frames(before: Palace, before_frame: BeforeFrames, before_locations: BeforeLocations,
+                   look: TableLook | None, views: int, kept: Sequence[int]
+                   ) -> list[tuple[NDArray[np.uint8] | None, BoardLocation | None]]:
     """The picture of the palace before the turn for each of the ``kept`` views (indices
-    into the ``views`` given): those given one per view; else the settled frame, or the
-    frame the table's look learned of this very palace, for the first kept view alone
-    (the camera loop's views are of one unmoved webcam: the first it found the board in
-    is compared, the others add nothing)."""
+    into the ``views`` given), with where the board lay in it where known: those given one
+    per view; else the settled frame, or the frame the table's look learned of this very
+    palace, for the first kept view alone (the camera loop's views are of one unmoved
+    webcam: the first it found the board in is compared, the others add nothing)."""
     if before_frame is not None and not isinstance(before_frame, np.ndarray):
         given = list(before_frame)
         if len(given) != views:
             raise ValueError(f"{len(given)} frames before the turn for {views} views")
-        return [given[i] for i in kept]
+        places: list[BoardLocation | None] = [None] * views
+        if before_locations is not None and not isinstance(before_locations, BoardLocation):
+            places = list(before_locations)
+            if len(places) != views:
+                raise ValueError(f"{len(places)} places before the turn for {views} views")
+        return [(given[i], places[i]) for i in kept]
+    place = before_locations if isinstance(before_locations, BoardLocation) else None
     if before_frame is None and look is not None:
         learned = look.reference_for(before)
         if learned is not None:
-            before_frame = learned[0]
-    return [before_frame] + [None] * (len(kept) - 1)
+            before_frame, place = learned
+    return [(before_frame, place)] + [(None, None)] * (len(kept) - 1)

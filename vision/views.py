@@ -1,6 +1,7 @@
 """Per-view bookkeeping: where the board's space lies in a frame, the working scale, the
-board's quarter turn read from the known palace, and whether two views see the board
-from the same place."""
+board's quarter turn read from the known palace, whether two views see the board from
+the same place, and the frame before a turn brought to where the frame after sees the
+board."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.board_model import PLATE_CORNERS, turned_pose
+from calibration.board_model import PLATE_CORNERS, nearest_turn, turned_pose
 from calibration.camera import Camera, Pose, project
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
@@ -71,6 +72,61 @@ def same_place(camera: Camera, a: Pose, b: Pose, tol_px: float = 1.5) -> bool:
     """Whether two poses put the board's corners within ``tol_px`` of each other."""
     return bool(np.abs(project(camera, a, PLATE_CORNERS)
                        - project(camera, b, PLATE_CORNERS)).max() < tol_px)
+
+
+ALIGN_FROM_PX = 0.5
+"""Below this (the board's corners' largest shift between the two poses) the frames are
+compared as they are: two poses found in frames of an unmoved webcam differ by their
+own noise, a few tenths of a pixel, which a resampling would only blur."""
+ALIGN_STEP_PX = 8
+"""The alignment's mapping is worked out every this many pixels and stretched between:
+it is smooth, a camera's small turn and its lens's slow bend."""
+
+
+def aligned_before(reference: NDArray[np.uint8], camera_before: Camera, pose_before: Pose,
+                   camera_after: Camera, pose_after: Pose, box: tuple[int, int, int, int],
+                   height_mm: float = 0.0) -> NDArray[np.uint8]:
+    """The frame before the turn, its ``box`` resampled to where the frame after sees the
+    board: each pixel of the frame after, taken along its ray to the plane ``height_mm``
+    over the plate, is filled from where the frame before sees that point.
+
+    A webcam on a clamp turns a little whenever the table is leant on, and the board's
+    settling then reads it as the same board (it moved far less than the 4 mm that makes
+    it a move); compared pixel by pixel, a turn of a tenth of a degree (2 px) already
+    misread 3 of 22 development turns read right, two tenths all but one
+    (docs/vision-log.md). A webcam's turn moves every point alike whatever its height, so
+    it is undone exactly; a shift leaves a parallax of a pixel or so on the tallest
+    pieces. The pose before is taken under its quarter turn nearest the pose after (the
+    plate looks the same under each)."""
+    pose_before = nearest_turn(pose_before, pose_after)
+    shift = (project(camera_before, pose_before, PLATE_CORNERS)
+             - project(camera_after, pose_after, PLATE_CORNERS))
+    if not np.all(np.isfinite(shift)) or float(np.abs(shift).max()) < ALIGN_FROM_PX:
+        return reference
+    x0, y0, x1, y1 = box
+    step = ALIGN_STEP_PX
+    nx, ny = -(-(x1 - x0) // step), -(-(y1 - y0) // step)
+    # Nodes at the centres of step x step cells, so that the stretch's pixel-centre
+    # convention puts the box's pixel i at x0 + i.
+    xs = x0 + (np.arange(nx) + 0.5) * step - 0.5
+    ys = y0 + (np.arange(ny) + 0.5) * step - 0.5
+    nodes = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 1, 2)
+    rays = cv2.undistortPoints(nodes, camera_after.camera_matrix,
+                               camera_after.dist_coeffs).reshape(-1, 2)
+    rays = np.concatenate([rays, np.ones((len(rays), 1))], axis=1) @ pose_after.rotation
+    eye = pose_after.camera_center
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = (height_mm - eye[2]) / rays[:, 2]
+    points = eye + along[:, None] * rays
+    seen = project(camera_before, pose_before, points)
+    seen[~(along > 0)] = -1.0
+    coarse = seen.reshape(ny, nx, 2).astype(np.float32)
+    fine = cv2.resize(coarse, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)
+    fine = fine[: y1 - y0, : x1 - x0]
+    out = reference.copy()
+    out[y0:y1, x0:x1] = cv2.remap(reference, fine[..., 0], fine[..., 1], cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_REPLICATE)
+    return out
 
 
 def given_or_located(frames: Sequence[NDArray[np.uint8]], camera: Camera, ground: GroundMap,
