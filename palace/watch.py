@@ -38,8 +38,7 @@ from palace.following import BoardFollower, SecondView, SecondWebcam
 from palace.turn_reading import Look, LoopStats, Reader, Session, Settled, TurnReader
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
-from vision.settle import Observation, SettleDetector, SettleSettings
-from vision.views import same_place
+from vision.settle import Observation, SettleDetector, SettleSettings, board_moved
 
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
@@ -198,14 +197,14 @@ class CameraLoop:
         return False
 
     def _first_before(self, location: BoardLocation) -> tuple[NDArray[np.uint8], Any]:
-        """This webcam's picture from before the turn, where the board still lies as it
-        lay then; else its latest settled picture (the same palace, the board since
-        slid a little); with where the board lay in it."""
+        """This webcam's picture from before the turn, where the board has not moved
+        since; else its latest settled picture (the same palace, the board since slid a
+        little); with where the board lay in it."""
         assert self._before_turn is not None and self.detector.reference is not None
         image, then = self._before_turn
         if isinstance(then, BoardLocation) and then.pose is not None and (
                 location.pose is not None
-                and same_place(self.follower.lens(location), location.pose, then.pose)):
+                and not board_moved(location.pose, then.pose, self.detector.settings)):
             return image, then
         return self.detector.reference.image, self.detector.reference.location
 

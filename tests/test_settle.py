@@ -196,3 +196,30 @@ def test_another_renderers_frame_flickering_and_an_arm_held_over_it(name):
         states.append(obs.state)
     assert [e for e in events if e] == ["baseline"]
     assert states[-1] == "hands"
+
+
+def test_a_webcam_turned_on_its_mount_is_no_move_of_the_board():
+    """A knocked webcam swings the board across its picture far past the 4 mm a moved
+    board is judged by, yet the board lies where it lay: the turn is read (the reader
+    brings the picture before into line). A board slid or turned by as much is moved."""
+    import cv2
+
+    from calibration.camera import Pose
+    from twin import orbit_pose
+    from vision.settle import board_moved
+
+    settings = SettleSettings()
+    pose = orbit_pose(55.0, 30.0, 520.0)
+    knock, _ = cv2.Rodrigues(np.radians([1.5, -1.0, 0.0]))
+    knocked = Pose.from_matrix(knock @ pose.rotation, knock @ pose.tvec)
+    middle = np.array([[128.0, 128.0, 0.0]])
+    assert np.linalg.norm(knocked.to_camera(middle) - pose.to_camera(middle)) > 10
+    assert not board_moved(pose, knocked, settings)
+    slid = Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([6.0, 0.0, 0.0]))
+    assert board_moved(pose, slid, settings)
+    turn, _ = cv2.Rodrigues(np.radians([0.0, 0.0, 3.0]))
+    about_middle = middle[0] - turn @ middle[0]  # the board turned 3 degrees about its middle
+    turned = Pose.from_matrix(pose.rotation @ turn, pose.rotation @ about_middle + pose.tvec)
+    assert board_moved(pose, turned, settings)
+    assert not board_moved(pose, Pose(pose.rvec, pose.tvec + np.array([1.0, 0.0, 0.0])),
+                           settings)

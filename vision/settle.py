@@ -71,6 +71,13 @@ class SettleSettings:
     moved_deg: float = 2.0
     """Beyond these the board moved since the reference: the table ring no longer says
     where an arm is."""
+    knock_mm: float = 3.0
+    """Unless the webcam's centre, in the board's frame, stayed within this: then the
+    webcam was turned on its mount (a table leant on, a clamp knocked), not the board
+    moved. A webcam's turn moves every point it sees alike, so the reader brings the
+    picture before into line with the frame after (``vision.views.aligned_before``) and
+    the turn is read as usual; a board slid or turned moves the webcam's centre in its
+    frame as far, and tall pieces then shift against the plate."""
     arm_wait_s: float = 8.0
     """How long a still patch reaching out of the board blocks a read before it is taken
     for the palace itself."""
@@ -171,10 +178,13 @@ def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.flo
 
 
 def board_moved(a: Pose, b: Pose, settings: SettleSettings) -> bool:
-    """Whether the board's middle moved or the board turned beyond the settings' limits."""
+    """Whether the board's middle moved or the board turned beyond the settings' limits,
+    other than by the webcam turning on its mount (``knock_mm``)."""
     shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
-    return shift > settings.moved_mm or rotation_angle_deg(a.rotation, b.rotation) > (
-        settings.moved_deg)
+    if shift <= settings.moved_mm and rotation_angle_deg(a.rotation, b.rotation) <= (
+            settings.moved_deg):
+        return False
+    return float(np.linalg.norm(a.camera_center - b.camera_center)) > settings.knock_mm
 
 
 def reaches_out(changed: NDArray[np.bool_]) -> bool:

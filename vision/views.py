@@ -1,7 +1,6 @@
 """Per-view bookkeeping: where the board's space lies in a frame, the working scale, the
-board's quarter turn read from the known palace, whether two views see the board from
-the same place, and the frame before a turn brought to where the frame after sees the
-board."""
+board's quarter turn read from the known palace, and the frame before a turn brought to
+where the frame after sees the board."""
 
 from __future__ import annotations
 
@@ -66,12 +65,6 @@ def working_scale(camera: Camera, pose: Pose) -> float:
     px = project(camera, pose, PLATE_CORNERS)
     side = float(np.mean([np.linalg.norm(px[i] - px[(i + 1) % 4]) for i in range(4)]))
     return float(np.clip(STUD_PX * 32 / max(side, 1.0), 0.3, 1.0))
-
-
-def same_place(camera: Camera, a: Pose, b: Pose, tol_px: float = 1.5) -> bool:
-    """Whether two poses put the board's corners within ``tol_px`` of each other."""
-    return bool(np.abs(project(camera, a, PLATE_CORNERS)
-                       - project(camera, b, PLATE_CORNERS)).max() < tol_px)
 
 
 ALIGN_FROM_PX = 0.5
