@@ -23,6 +23,7 @@ so that each loss is put down to one input or to turn mode itself:
                                                        # tally only
     python3 -m bench.watch_reads --bump 0.3            # the webcam knocked up to 0.3
                                                        # degrees while each turn is built
+    python3 -m bench.watch_reads --push 8              # the board pushed up to 8 mm
 
 With ``--second-webcam DEG`` the table has a second webcam that many degrees round it
 and the loop reads each turn from both (``palace.following``); the reads are not taken
@@ -160,14 +161,15 @@ class RecordingReader:
 
 
 def play(seed: int, turns: int, db: Path, second_webcam: float | None = None,
-         bump: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
+         bump: float = 0.0, push: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
     with the first's, and no read taken apart; with ``bump``, the first webcam knocked
-    by up to that many degrees each turn."""
+    by up to that many degrees each turn; with ``push``, the board pushed up to that
+    many millimetres while each turn is built."""
     table = SimulatedTable(seed=seed, players=3, turns=turns,
                            settings=TableSettings(second_webcam_deg=second_webcam,
-                                                  webcam_bump_deg=bump))
+                                                  webcam_bump_deg=bump, board_push_mm=push))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
     players = TablePlayers(session, table)
     players.set_up()
@@ -200,13 +202,17 @@ def main() -> None:
     parser.add_argument("--bump", type=float, default=0.0, metavar="DEG",
                         help="the first webcam knocked by up to this many degrees each turn "
                         "(pan and tilt), as a table leant on does")
+    parser.add_argument("--push", type=float, default=0.0, metavar="MM",
+                        help="the board pushed up to this many millimetres while each turn "
+                        "is built, as pressing pieces onto their studs does")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
     built = right = 0
     for seed in _seeds(args.seeds):
-        reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump)
+        reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump,
+                                   args.push)
         built, right = built + tally.built, right + tally.read_right
         print(f"game {seed}: {tally.line()}" + ("" if args.second_webcam is None else
               f"; {stats.reads} reads, {stats.second_views} with the second webcam's view, "

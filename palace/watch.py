@@ -38,7 +38,13 @@ from palace.following import BoardFollower, SecondView, SecondWebcam
 from palace.turn_reading import Look, LoopStats, Reader, Session, Settled, TurnReader
 from vision import TableLook, read_turn
 from vision.capture import FrameLike
-from vision.settle import Observation, SettleDetector, SettleSettings, board_moved
+from vision.settle import (
+    Observation,
+    SettleDetector,
+    SettleSettings,
+    board_moved,
+    board_pushed,
+)
 
 PREVIEW_EVERY_S = 0.1
 """The page's camera view gets a frame at most this often (wall time)."""
@@ -119,7 +125,8 @@ class CameraLoop:
             self.session.keep_settled(image, camera, now)
         self._last_location = location
         self._preview(image, location, second_frame)
-        if observation.event == "changed" and not observation.moved:
+        if observation.event == "changed" and (not observation.moved
+                                                or self._pushed(observation)):
             assert observation.before is not None
             snaps = observation.frames
             self._before_turn = (snaps[-1].image, snaps[-1].location)
@@ -137,12 +144,12 @@ class CameraLoop:
                                                          started):
             return observation
         if observation.event and observation.moved:
-            # The board was slid or turned (or the camera bumped): the picture before
-            # was taken from elsewhere and cannot be compared with, and a board that
-            # settles after a move is almost always the same palace. The new picture is
-            # the reference from now on (and the look learns the board's new place); a
-            # turn built in the same breath shows in the next reading, which then has
-            # more pieces than a turn and goes out of sync for the players to settle.
+            # The board was slid or turned further than a push: the picture before was
+            # taken from elsewhere and cannot be compared with, and a board that settles
+            # after a move is almost always the same palace. The new picture is the
+            # reference from now on (and the look learns the board's new place); a turn
+            # built in the same breath shows in the next reading, which then has more
+            # pieces than a turn and goes out of sync for the players to settle.
             self.stats.moves += 1
             self.reader.forget_learned()
             self._status("tracking", "the board was moved; carrying on", news=True)
@@ -151,6 +158,16 @@ class CameraLoop:
         self.stats.idle_frame_s.append(time.perf_counter() - started)
         self.stats.busy_s += time.perf_counter() - started
         return observation
+
+    def _pushed(self, observation: Observation) -> bool:
+        """The board moved no further than pressing pieces onto it pushes it: its turn is
+        read all the same, against the picture before brought into line. (Its cells are
+        compared in the board's frame, so a push alone settles unchanged and is a move;
+        one that settles changed with nothing read is put to the players as any reading
+        of nothing is.)"""
+        assert observation.before is not None
+        return board_pushed(observation.frames[-1].pose, observation.before.pose,
+                            self.detector.settings)
 
     def _start_read(self, settled: Settled, started: float, second: SecondView | None
                     ) -> None:

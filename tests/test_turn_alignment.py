@@ -110,3 +110,19 @@ def test_the_simulated_table_knocks_its_first_webcam_while_a_turn_is_built() -> 
     # A table that is not knocked is the table it always was.
     assert all(np.allclose(a.tvec, b.tvec) for (_, a, _), (_, b, _) in zip(
         plain, poses(TableSettings(move_chance=0.0)), strict=True))
+
+
+def test_the_simulated_table_pushes_its_board_while_a_turn_is_built() -> None:
+    def frames(settings: TableSettings) -> list[tuple[int, str, Pose]]:
+        return [(f.turns_done, f.phase, f.pose)
+                for f in SimulatedTable(seed=3, turns=2, settings=settings)]
+
+    plain = frames(TableSettings(move_chance=0.0))
+    pushed = frames(TableSettings(move_chance=0.0, board_push_mm=8.0))
+    middle = np.array([[128.0, 128.0, 0.0]])
+    shifts = [(done, phase, float(np.linalg.norm(b.to_camera(middle) - a.to_camera(middle))))
+              for (done, phase, a), (_, _, b) in zip(plain, pushed, strict=True)]
+    assert all(shift < 1e-6 for done, phase, shift in shifts if done == 0 and phase == "still")
+    assert any(shift > 1.0 for _, phase, shift in shifts if phase == "hands")
+    # Pushed twice at most 8 mm each (and turned a little about the middle).
+    assert max(shift for _, _, shift in shifts) <= 16.0 + 1e-6

@@ -18,6 +18,7 @@ from rules.maps import load_map
 from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
 from twin.table import SimulatedTable, TableSettings
+from vision.settle import SettleSettings
 from vision.turn import NOTHING_READ
 
 
@@ -290,3 +291,41 @@ def test_a_reading_of_nothing_is_a_turn_only_when_no_reading_waits(sync, is_turn
     loop.reader.read_now(Settled([image], [None], image, "settled"), 0.0, loop.camera)
     assert session.turned == [nothing]
     assert (loop.stats.turns, loop.stats.nothing_new) == ((1, 0) if is_turn else (0, 1))
+
+
+def test_a_board_pushed_while_a_turn_is_built_is_read(tmp_path):
+    """Pressing pieces onto their studs pushes the board a few millimetres, past what is
+    taken as settled where it lay: each turn is read all the same, none left to be
+    entered by hand; pushed further than a push, the same turns go unread."""
+
+    def play(settings: SettleSettings | None) -> tuple[int, int, int]:
+        table = SimulatedTable(seed=6, turns=2, settings=TableSettings(
+            width=960, height=540, still_s=1.2, setup_s=1.2, move_chance=0.0,
+            board_push_mm=9.0))
+        session = TableSession.open(tmp_path / f"push{settings is None}.sqlite",
+                                    resume=False)
+        try:
+            players = TablePlayers(session, table)
+            players.set_up()
+            reader = TruthReader()
+            loop = CameraLoop(session, camera=table.camera, reader=reader,
+                              look=CountingLook(), on_turn=players.on_turn,
+                              settings=settings)
+
+            def frames():
+                for frame in table:
+                    players.watch(frame)
+                    reader.frame = frame
+                    yield frame
+
+            stats = loop.run(frames())
+            players.finish_all()
+            return stats.turns, stats.moves, players.tally.missed
+        finally:
+            session.close()
+
+    # The pushes are real moves of the board, past the 4 mm a settled board may lie:
+    # taken as moves, their turns go unread and the players enter them by hand.
+    turns, moves, missed = play(SettleSettings(push_mm=0.0))
+    assert moves >= 1 and missed == moves and turns == 2 - missed
+    assert play(None) == (2, 0, 0)

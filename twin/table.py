@@ -64,6 +64,10 @@ class TableSettings:
     """While a player builds, the first webcam is knocked (a table leant on, a loose
     clamp) and stays turned by up to this many degrees from where it was set up, in pan
     and tilt, drawn afresh each turn; 0: never."""
+    board_push_mm: float = 0.0
+    """While a player builds, pressing the pieces onto their studs pushes the board up to
+    this many millimetres across the table (and turns it up to a tenth as many degrees),
+    where it stays; 0: never."""
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,14 @@ class SimulatedTable:
                 size = math.radians(knocks.uniform(0, s.webcam_bump_deg))
                 placement = replace(placement, webcam_turn=(size * math.cos(heading),
                                                             size * math.sin(heading)))
+            if s.board_push_mm > 0:
+                heading = knocks.uniform(0, 2 * math.pi)
+                size = knocks.uniform(0, s.board_push_mm)
+                placement = replace(
+                    placement, angle=placement.angle + math.radians(
+                        knocks.uniform(-0.1, 0.1) * s.board_push_mm),
+                    shift=(float(np.clip(placement.shift[0] + size * math.cos(heading), -25, 25)),
+                           float(np.clip(placement.shift[1] + size * math.sin(heading), -25, 25))))
             yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
             pieces = after
             for _ in range(max(1, round(s.still_s * s.fps))):

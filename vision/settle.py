@@ -71,6 +71,13 @@ class SettleSettings:
     moved_deg: float = 2.0
     """Beyond these the board moved since the reference: the table ring no longer says
     where an arm is."""
+    push_mm: float = 12.0
+    push_deg: float = 3.0
+    """A board moved no further than these was pushed while pieces were pressed onto its
+    studs, not carried elsewhere: a settle that changed is still read as a turn, against
+    the picture before brought into line (``vision.views.aligned_before``; a push leaves
+    a pixel or two of parallax on tall pieces). A push alone settles unchanged (the cells
+    are the board's) and is taken as the move it was."""
     knock_mm: float = 3.0
     """Unless the webcam's centre, in the board's frame, stayed within this: then the
     webcam was turned on its mount (a table leant on, a clamp knocked), not the board
@@ -185,6 +192,13 @@ def board_moved(a: Pose, b: Pose, settings: SettleSettings) -> bool:
             settings.moved_deg):
         return False
     return float(np.linalg.norm(a.camera_center - b.camera_center)) > settings.knock_mm
+
+
+def board_pushed(a: Pose, b: Pose, settings: SettleSettings) -> bool:
+    """Whether a moved board moved no further than a push (``push_mm``, ``push_deg``)."""
+    shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
+    return shift <= settings.push_mm and rotation_angle_deg(a.rotation, b.rotation) <= (
+        settings.push_deg)
 
 
 def reaches_out(changed: NDArray[np.bool_]) -> bool:
