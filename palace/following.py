@@ -28,7 +28,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from calibration.tracking import SEARCH_AFTER_S, BoardTracker
 from rules.maps import GroundMap
-from vision.settle import SettleDetector, SettleSettings, board_moved
+from vision.settle import SettleDetector, SettleSettings, board_moved, board_pushed
 
 SEARCH_EVERY_S = 0.5
 """While lost, a full search (up to a second) at most this often."""
@@ -190,12 +190,14 @@ class SecondWebcam:
 
     def view(self) -> SecondView | None:
         """This webcam's view for the turn the first webcam settled on: its picture now
-        and its picture before, when both are still and the board has not moved between
-        them (the webcam turned on its mount is brought into line by the reader)."""
+        and its picture before, when both are still and the board has moved no further
+        than a push between them (a push, or the webcam turned on its mount, is brought
+        into line by the reader)."""
         now, before = self._now, self._before
         if now is None or before is None or now.location.pose is None or (
                 before.location.pose is None):
             return None
-        if board_moved(now.location.pose, before.location.pose, self.detector.settings):
+        a, b, settings = now.location.pose, before.location.pose, self.detector.settings
+        if board_moved(a, b, settings) and not board_pushed(a, b, settings):
             return None  # the board moved: the pictures do not compare
         return SecondView(now.image, now.location, before.image, before.location)

@@ -83,14 +83,15 @@ def aligned_before(reference: NDArray[np.uint8], camera_before: Camera, pose_bef
     board: each pixel of the frame after, taken along its ray to the plane ``height_mm``
     over the plate, is filled from where the frame before sees that point.
 
-    A webcam on a clamp turns a little whenever the table is leant on, and the board's
-    settling then reads it as the same board (it moved far less than the 4 mm that makes
-    it a move); compared pixel by pixel, a turn of a tenth of a degree (2 px) already
-    misread 3 of 22 development turns read right, two tenths all but one
-    (docs/vision-log.md). A webcam's turn moves every point alike whatever its height, so
-    it is undone exactly; a shift leaves a parallax of a pixel or so on the tallest
-    pieces. The pose before is taken under its quarter turn nearest the pose after (the
-    plate looks the same under each)."""
+    A webcam on a clamp turns whenever the table is leant on, and pressing pieces onto
+    their studs pushes the board; the camera loop reads such a board as it reads an
+    unmoved one (``vision.settle.board_moved``, ``board_pushed``). Compared pixel by
+    pixel, a webcam's turn of a tenth of a degree (2 px) already misread 3 of 22
+    development turns read right, two tenths all but one (docs/vision-log.md). A
+    webcam's turn moves every point alike whatever its height, so it is undone exactly;
+    a push or a shift leaves a parallax of a pixel or two on the tallest pieces. The pose
+    before is taken under its quarter turn nearest the pose after (the plate looks the
+    same under each). About 8 ms for a 600 x 550 box."""
     pose_before = nearest_turn(pose_before, pose_after)
     shift = (project(camera_before, pose_before, PLATE_CORNERS)
              - project(camera_after, pose_after, PLATE_CORNERS))
