@@ -63,6 +63,8 @@ show in another, and three reads stay within a few seconds on a laptop."""
 SETTLED_EVERY_S = 1.0
 """Frame time between two kept pictures: a still board gives nothing new at 10 a second,
 and each copy of a full-size picture costs the loop a millisecond."""
+UNDO_KEPT = 50
+"""Corrections of one reading that can be taken back, the last first."""
 CAMERA_MAP = "camera"
 """The set-up's name for the map the camera read."""
 
@@ -114,6 +116,8 @@ class CameraMaps:
             webcam: deque(maxlen=SETTLED_KEPT) for webcam in (1, 2)}
         self._last_kept = {1: -np.inf, 2: -np.inf}
         self.latest: CameraMap | None = None
+        self._painted: deque[GroundMap] = deque(maxlen=UNDO_KEPT)
+        """The latest reading's maps before each correction, the last one last."""
 
     def keep(self, image: NDArray[np.uint8], camera: Camera | None, time_s: float,
              webcam: int = 1) -> None:
@@ -157,6 +161,7 @@ class CameraMaps:
                            reading.fused, _png(ground))
         with self._lock:
             self.latest = result
+            self._painted.clear()
         return result
 
     def paint(self, x: int, y: int, ink: str, reach: str) -> CameraMap:
@@ -168,6 +173,18 @@ class CameraMaps:
             if latest is None:
                 raise NoMap("no map has been read by the camera yet: read it first")
             ground = painted(latest.ground, x, y, ink, reach)
+            self._painted.append(latest.ground)
+            self.latest = replace(latest, ground=ground, png=_png(ground))
+            return self.latest
+
+    def undo(self) -> CameraMap:
+        """The latest reading as it was before its last correction (a click on the wrong
+        stud or ink); :class:`NoMap` when there is no correction to take back."""
+        with self._lock:
+            latest = self.latest
+            if latest is None or not self._painted:
+                raise NoMap("no correction of the map to take back")
+            ground = self._painted.pop()
             self.latest = replace(latest, ground=ground, png=_png(ground))
             return self.latest
 

@@ -147,6 +147,13 @@ def create_app(session: TableSession, join_code: str | None = None) -> FastAPI:
         ``map`` on the starting staircase's studs."""
         return _map_out(session.paint_map(body.x, body.y, body.ink, body.reach))
 
+    @app.post("/api/map/undo", response_model=MapReadOut, responses=REFUSED, tags=["game"])
+    def undo_map_paint() -> MapReadOut:
+        """Takes back the last correction of the map the camera read (a click on the
+        wrong stud or ink); 409 ``no_correction`` when there is none (a new reading
+        starts with none)."""
+        return _map_out(session.unpaint_map())
+
     @app.post("/api/game/end", response_model=StateOut, responses=REFUSED, tags=["game"])
     def end(body: EndIn) -> StateOut:
         """Ends the game now; the ranking (with its tie-break) is in the state."""

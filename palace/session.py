@@ -198,6 +198,13 @@ class TableSession(TurnActions):
         except MapError as exc:
             raise SessionError(422, "map", str(exc)) from None
 
+    def unpaint_map(self) -> CameraMap:
+        """The map last read as it was before its last correction (409 with none)."""
+        try:
+            return self.maps.undo()
+        except NoMap as exc:
+            raise SessionError(409, "no_correction", str(exc)) from None
+
     def camera_status(self, state: str, detail: str = "") -> None:
         if self.feed.set_status(state, detail):
             self._changed()

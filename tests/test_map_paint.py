@@ -127,6 +127,18 @@ def test_the_page_corrects_the_camera_map_and_the_game_plays_on_it(tmp_path) -> 
         assert refused.status_code == 422 and "starting staircase" in refused.json()["detail"]
         wrong = client.post("/api/map/paint", json={"x": 0, "y": 0, "ink": "white"})
         assert wrong.status_code == 422
+        # A click on the wrong stud is taken back, the last first; then nothing is left.
+        slip = client.post("/api/map/paint", json={"x": int(x), "y": int(y), "ink": "X",
+                                                   "reach": "stud"}).json()
+        assert map_from_json(slip["map"], "slip").ground[y][x] == "X"
+        back = client.post("/api/map/undo").json()
+        assert map_from_json(back["map"], "back").ground == after.ground
+        assert map_from_json(client.post("/api/map/undo").json()["map"],
+                             "read").ground == before.ground
+        none = client.post("/api/map/undo")
+        assert none.status_code == 409 and none.json()["code"] == "no_correction"
+        client.post("/api/map/paint", json={"x": int(x), "y": int(y), "ink": "?",
+                                            "reach": "region"})
         state = client.post("/api/game", json={"players": 2, "map": "camera"}).json()
         assert state["map"] == "camera"
         assert session.ground.ground == after.ground

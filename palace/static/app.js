@@ -268,6 +268,7 @@ $("#camera-map-img").addEventListener("pointerdown", (e) => {
 $("#camera-map-img").addEventListener("pointermove", (e) => {
   if (painting && $("#setup-form").paint_reach.value === "stud") paintAt(e);
 });
+$("#undo-paint").onclick = () => { paints = paints.then(() => mapCall("/api/map/undo")); };
 for (const end of ["pointerup", "pointerleave", "pointercancel"]) {
   $("#camera-map-img").addEventListener(end, () => { painting = false; });
 }
