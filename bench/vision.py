@@ -18,9 +18,11 @@ ground map, in the twin's wide look, one
 webcam per turn at 30 to 70 degrees of elevation, framing from a third of the picture
 to past its edges, clutter and hands at the table's edges, both frames of a settled
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
-same turns at 640x480, under a strong blur (sigma 3 px), and under a strongly coloured
-light (the camera's white balance off by a third). The two-webcam sets are the first 100
-of the twin turns, each also seen by a second webcam of the same make across the table
+same turns at 640x480, under a strong blur (sigma 3 px), under a strongly coloured
+light (the camera's white balance off by a third), and with the frame after taken by the
+webcam knocked on its mount (the reader told where the board lay in the frame before).
+The two-webcam sets are the first 100 of the twin turns, each also seen by a second
+webcam of the same make across the table
 or on its next side, read from the first view alone and from both, each view against
 its own frame before (and 40 of them from two 640x480 webcams across the table, outside
 the training range); and the Cycles turns likewise, where their second webcam's
@@ -71,6 +73,7 @@ from rules import Palace, simulate_game
 from rules.pieces import ANIMAL_KINDS, Piece, place_key
 from training.pairs import TurnPair, twin_turns, webcam_views
 from twin import RenderOptions, random_camera, render
+from twin.cameras import turned_picture, turned_webcam
 from twin.cycles.frames import ValidationTurn, load_turns
 from vision import TurnReading, read_turn
 
@@ -83,6 +86,10 @@ SECOND_WEBCAM_DEGREES = (180.0, 90.0)
 on the next side."""
 TINTED = RenderOptions(white_balance=(0.75, 1.0, 1.33))
 BLURRED = RenderOptions(blur=3.0)
+KNOCK = (0.3, 0.2)
+"""The outside set's knocked webcam: turned on its mount this far (pan, tilt, degrees)
+between the picture before and the picture after, as a table leant on turns a clamp;
+every turn bench else takes both from one camera."""
 
 
 Turn = TurnPair | ValidationTurn | CameraMapTurn
@@ -126,8 +133,12 @@ class Tally:
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
 
-def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
-            ) -> dict[bool, Tally]:
+def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool,
+            knock: tuple[float, float] | None = None) -> dict[bool, Tally]:
+    """Each turn read from its frame after, the true pose given; with ``knock`` (pan,
+    tilt, degrees) the frame after is the picture the webcam took once turned that far
+    on its mount (:func:`twin.cameras.turned_picture`), and the reader is told where the
+    board lay in the frame before."""
     tallies = {m: Tally() for m in models}
     for turn in turns:
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
@@ -136,12 +147,18 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool
             loc = locate_board(turn.after_frame, turn.camera, turn.ground)
             found = bool(loc.found and loc.pose is not None
                          and min(turn_errors(turn.camera, turn.pose, loc)) <= WRONG_PX)
-        given = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+        then = BoardLocation(True, pose=turn.pose, rotation=0, camera=turn.camera)
+        after, given = turn.after_frame, then
+        if knock is not None:
+            after = turned_picture(after, turn.camera, *knock)
+            given = BoardLocation(True, pose=turned_webcam(turn.pose, *knock), rotation=0,
+                                  camera=turn.camera)
         for model in models:
             tallies[model].found += found
-            reading = read_turn([turn.after_frame], turn.camera, turn.before,
-                                before_frame=turn.before_frame, locations=[given],
-                                model=model, weigh=built)
+            reading = read_turn([after], turn.camera, turn.before,
+                                before_frame=turn.before_frame,
+                                before_locations=then if knock is not None else None,
+                                locations=[given], model=model, weigh=built)
             _count(tallies[model], turn, built, reading)
     return tallies
 
@@ -305,6 +322,10 @@ def main() -> None:
                           ("outside: coloured light", {"options": TINTED})):
             show(title, measure(twin_turns(outside, seed=args.seed, **kw), models, False),
                  reference, False)
+        show(f"outside: the webcam knocked between the pictures (pan {KNOCK[0]:g}, tilt "
+             f"{KNOCK[1]:g} degrees)",
+             measure(twin_turns(outside, seed=args.seed), models, False, KNOCK), reference,
+             False)
 
 
 if __name__ == "__main__":

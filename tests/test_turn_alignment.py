@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 import pytest
 
@@ -15,16 +14,10 @@ from calibration.evidence import BoardLocation
 from rules import Axis, Kind, Palace, Piece, load_map
 from rules.pieces import built_keys
 from twin import RenderOptions, orbit_pose, render
-from twin.cameras import random_camera
+from twin.cameras import random_camera, turned_picture, turned_webcam
 from twin.table import SimulatedTable, TableSettings
 from vision import read_turn
 from vision.views import aligned_before, board_box
-
-
-def knocked(pose: Pose, pan_deg: float, tilt_deg: float) -> Pose:
-    """The pose seen by the same webcam turned about its own axes."""
-    turn, _ = cv2.Rodrigues(np.radians([tilt_deg, pan_deg, 0.0]))
-    return Pose.from_matrix(turn @ pose.rotation, turn @ pose.tvec)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +43,7 @@ def test_the_frame_before_is_brought_to_where_the_frame_after_sees_the_board(sce
     camera, pose, palace, _ = scene
     options = RenderOptions(clutter=False, color_jitter=0.0, noise=0.0)
     then = render(palace, camera, pose, options, seed=2).image
-    moved = knocked(pose, 0.3, -0.2)
+    moved = turned_webcam(pose, 0.3, -0.2)
     now = render(palace, camera, moved, options, seed=2).image
     box = board_box(camera, moved, 4)
     assert box is not None
@@ -66,7 +59,7 @@ def test_the_frame_before_is_brought_to_where_the_frame_after_sees_the_board(sce
     # Outside the box the picture is left as it was; two poses within their own noise
     # leave the whole picture untouched.
     assert np.array_equal(aligned[:y0], then[:y0])
-    same = aligned_before(then, camera, pose, camera, knocked(pose, 0.001, 0.0), box)
+    same = aligned_before(then, camera, pose, camera, turned_webcam(pose, 0.001, 0.0), box)
     assert same is then
 
 
@@ -76,7 +69,7 @@ def test_a_turn_is_read_right_through_a_knocked_webcam(scene) -> None:
     for piece in added:
         after.place(piece)
     options = RenderOptions(clutter=False, color_jitter=0.0)
-    moved = knocked(pose, 0.25, 0.15)
+    moved = turned_webcam(pose, 0.25, 0.15)
     then = render(before, camera, pose, options, seed=4).image
     now = render(after, camera, moved, options, seed=4).image
     aligned = read_turn([now], camera, before, before_frame=then,
@@ -126,3 +119,23 @@ def test_the_simulated_table_pushes_its_board_while_a_turn_is_built() -> None:
     assert any(shift > 1.0 for _, phase, shift in shifts if phase == "hands")
     # Pushed twice at most 8 mm each (and turned a little about the middle).
     assert max(shift for _, _, shift in shifts) <= 16.0 + 1e-6
+
+
+def test_a_turned_webcams_picture_is_the_picture_resampled(scene) -> None:
+    """What `bench.vision`'s knocked set stands on: a webcam's turn about its centre
+    moves every point alike, so the picture it takes is the old one resampled through
+    the lens (but for the strip that comes into view at the border)."""
+    camera, pose, palace, _ = scene
+    options = RenderOptions(clutter=False, color_jitter=0.0, noise=0.0)
+    moved = turned_webcam(pose, 0.4, 0.3)
+    rendered = render(palace, camera, moved, options, seed=2).image.astype(np.float32)
+    resampled = turned_picture(render(palace, camera, pose, options, seed=2).image, camera,
+                               0.4, 0.3).astype(np.float32)
+    box = board_box(camera, moved, 4)
+    assert box is not None
+    x0, y0, x1, y1 = box
+    inside = np.abs(rendered - resampled)[y0:y1, x0:x1].mean()
+    as_taken = np.abs(rendered - render(palace, camera, pose, options, seed=2).image
+                      .astype(np.float32))[y0:y1, x0:x1].mean()
+    print(f"mean difference: resampled {inside:.2f}, the picture as taken {as_taken:.2f}")
+    assert inside < 0.3 * as_taken

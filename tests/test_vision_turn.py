@@ -241,6 +241,16 @@ def test_the_camera_map_bench_reads_turns_on_the_map_read_at_the_set_up(
     assert "studs named" in counts.line()
 
 
+def test_the_benchs_knocked_webcam_set_reads_through_the_knock(game: list[TurnPair]) -> None:
+    """`bench.vision`'s outside set with the webcam knocked between the pictures: the
+    short game's turns read exactly, as unknocked (the reader is told where the board
+    lay before and brings that picture into line)."""
+    from bench.vision import KNOCK, measure
+
+    knocked = measure(game, (True,), False, KNOCK)[True]
+    assert (knocked.turns, knocked.exact) == (3, 3)
+
+
 def test_no_board_in_the_picture_is_not_found(game: list[TurnPair]) -> None:
     pair = game[0]
     blank = np.full_like(pair.after_frame, 90)

@@ -58,6 +58,34 @@ def around_board(pose: Pose, degrees: float) -> Pose:
                             rotation @ (BOARD_CENTER - turn @ BOARD_CENTER) + pose.tvec)
 
 
+def turned_webcam(pose: Pose, pan_deg: float, tilt_deg: float) -> Pose:
+    """The pose under which the same webcam sees the board once turned on its mount (a
+    table leant on, a clamp knocked): panned about its own vertical axis, tilted about its
+    horizontal one, its centre where it was."""
+    knock, _ = cv2.Rodrigues(np.radians([tilt_deg, pan_deg, 0.0]))
+    return Pose.from_matrix(knock @ pose.rotation, knock @ pose.tvec)
+
+
+def turned_picture(image: NDArray[np.uint8], camera: Camera, pan_deg: float,
+                   tilt_deg: float) -> NDArray[np.uint8]:
+    """The picture the webcam of :func:`turned_webcam` takes, resampled from ``image``
+    through the lens: a webcam's turn about its centre moves every point alike whatever
+    its distance, so this is the picture it would take, but for the strip that comes into
+    view at the border (the border's pixels repeated)."""
+    knock, _ = cv2.Rodrigues(np.radians([tilt_deg, pan_deg, 0.0]))
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1)[:, None, :]
+    rays = cv2.undistortPoints(pixels, camera.camera_matrix, camera.dist_coeffs).reshape(-1, 2)
+    # A ray of the turned webcam, as the webcam saw it before the turn: knock^T r.
+    rays = np.concatenate([rays, np.ones((len(rays), 1))], axis=1) @ knock
+    seen, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), camera.camera_matrix,
+                                camera.dist_coeffs)
+    where = seen.reshape(h, w, 2).astype(np.float32)
+    return cv2.remap(image, where[..., 0], where[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
 @dataclass(frozen=True)
 class SecondWebcamFrames:
     """A turn's frames from a second webcam of the same make on another side of the

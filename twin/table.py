@@ -28,7 +28,7 @@ from rules.bot import GameRecord, simulate_game
 from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, STUD_MM, Piece
 from rules.scene import Scene
 from twin.cameras import BOARD_CENTER as CENTRE
-from twin.cameras import around_board, random_camera
+from twin.cameras import around_board, random_camera, turned_webcam
 from twin.clutter import Hand
 from twin.frame import RenderOptions
 from twin.renderer import render
@@ -99,8 +99,8 @@ class _Placement:
     angle: float = 0.0
     shift: tuple[float, float] = (0.0, 0.0)
     webcam_turn: tuple[float, float] = (0.0, 0.0)
-    """How far the first webcam has been knocked since the set-up: its turn about its own
-    x and y axes (radians), which turns everything it sees alike."""
+    """How far the first webcam has been knocked since the set-up: its tilt and pan
+    (radians, :func:`twin.cameras.turned_webcam`), which turn everything it sees alike."""
 
     def rotation(self) -> NDArray[np.float64]:
         c, s = math.cos(self.angle), math.sin(self.angle)
@@ -169,8 +169,8 @@ class SimulatedTable:
         board = Pose.from_matrix(turned.rotation, turned.tvec + pose.rotation @ shift)
         if second or placement.webcam_turn == (0.0, 0.0):
             return board
-        knock, _ = cv2.Rodrigues(np.array([*placement.webcam_turn, 0.0]))
-        return Pose.from_matrix(knock @ board.rotation, knock @ board.tvec)
+        tilt, pan = placement.webcam_turn
+        return turned_webcam(board, math.degrees(pan), math.degrees(tilt))
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
                  hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
