@@ -259,19 +259,7 @@ class SimulatedTable:
         for turn in range(self.turns):
             seat = self.record.turns[turn].seat
             after = scenes[turn + 1].pieces
-            if s.webcam_bump_deg > 0:
-                heading = knocks.uniform(0, 2 * math.pi)
-                size = math.radians(knocks.uniform(0, s.webcam_bump_deg))
-                placement = replace(placement, webcam_turn=(size * math.cos(heading),
-                                                            size * math.sin(heading)))
-            if s.board_push_mm > 0:
-                heading = knocks.uniform(0, 2 * math.pi)
-                size = knocks.uniform(0, s.board_push_mm)
-                placement = replace(
-                    placement, angle=placement.angle + math.radians(
-                        knocks.uniform(-0.1, 0.1) * s.board_push_mm),
-                    shift=(float(np.clip(placement.shift[0] + size * math.cos(heading), -25, 25)),
-                           float(np.clip(placement.shift[1] + size * math.sin(heading), -25, 25))))
+            placement = self._jostled(placement, knocks)
             yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
             pieces = after
             for _ in range(max(1, round(s.still_s * s.fps))):
@@ -340,6 +328,24 @@ class SimulatedTable:
                     hand = replace(hand, heading=hand.heading + math.pi, seed=hand.seed + 1)
                 hands.append(hand)
             yield frame(pieces, turns_done, "moving", tuple(hands), at)
+
+    def _jostled(self, at: _Placement, draws: np.random.Generator) -> _Placement:
+        """Where the webcam and the board are once a player builds: the webcam knocked
+        (``webcam_bump_deg``, from where it was set up) and the board pushed
+        (``board_push_mm``, from where it lay)."""
+        s = self.settings
+        if s.webcam_bump_deg > 0:
+            heading = draws.uniform(0, 2 * math.pi)
+            size = math.radians(draws.uniform(0, s.webcam_bump_deg))
+            at = replace(at, webcam_turn=(size * math.cos(heading), size * math.sin(heading)))
+        if s.board_push_mm > 0:
+            heading = draws.uniform(0, 2 * math.pi)
+            size = draws.uniform(0, s.board_push_mm)
+            turn = math.radians(draws.uniform(-0.1, 0.1) * s.board_push_mm)
+            shift = np.clip(np.array(at.shift) + size * np.array([math.cos(heading),
+                                                                 math.sin(heading)]), -25, 25)
+            at = replace(at, angle=at.angle + turn, shift=(float(shift[0]), float(shift[1])))
+        return at
 
     def _new_placement(self, rng: np.random.Generator, at: _Placement) -> _Placement:
         s = self.settings
