@@ -44,7 +44,7 @@ from bench.calibration import aruco_ms
 from calibration.camera import Camera, Pose
 from calibration.map_read import MapReadError, cell_in, map_cells, read_map
 from palace.camera_map import PAINT_REACHES, painted
-from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.maps import UNKNOWN_GROUND, GroundMap, MapError
 from rules.pieces import BOARD_STUDS
 from twin.cycles.frames import load_frames, load_palaces
 from twin.map_views import map_views, truth_cells, visible_cells
@@ -167,7 +167,7 @@ def corrected(ground: GroundMap, want: np.ndarray) -> list[int]:
                 tried.add(key)
                 try:
                     after = painted(ground, int(x), int(y), ink, reach)
-                except ValueError:  # the starting staircase's studs
+                except MapError:  # the starting staircase's studs
                     continue
                 n = int(wrong(map_cells(after)).sum())
                 if n < best[0]:

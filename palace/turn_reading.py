@@ -104,7 +104,8 @@ class Settled:
     detail: str
     before_location: Any = None
     """Where the board lay in the picture before (the tracker's location): a webcam
-    turned a little since is undone before the two are compared."""
+    turned on its mount since, or a board pushed, is undone before the two are
+    compared."""
 
 
 def reading_is_empty(reading: Any) -> bool:
