@@ -16,7 +16,7 @@ from calibration.evidence import BoardLocation
 from palace.cli import main
 from rules import Axis, Kind, Palace, Piece, load_map
 from rules.pieces import ANIMAL_KINDS, built_keys
-from rules.scene import Scene
+from rules.scene import Scene, piece_from_json
 from rules.staircase import analyse_added
 from tests.turn_fixtures import read_on_setup
 from training.pairs import TurnPair, redevelop, turn_pairs
@@ -279,6 +279,30 @@ def test_reconstruct_writes_the_scene_with_confidences(game: list[TurnPair], tmp
     new = [p for p in scene["pieces"] if str(p.get("id", "")).startswith("r")]
     assert len(new) == len(printed["reading"]["added"])
     assert printed["report"] is not None
+
+
+def test_reconstruct_reads_a_photo_taken_after_the_camera_was_knocked(
+        game: list[TurnPair], tmp_path, capsys) -> None:
+    """The photo before and the photo after from a camera turned a little between them
+    (a phone, a knocked webcam): the command finds the board in both and reads the turn
+    as if the camera had stood still."""
+    from twin.cameras import turned_picture
+
+    pair = game[1]
+    cv2.imwrite(str(tmp_path / "before.png"), pair.before_frame)
+    cv2.imwrite(str(tmp_path / "after.png"), turned_picture(pair.after_frame, pair.camera,
+                                                            0.4, -0.3))
+    pair.camera.save(tmp_path / "camera.json")
+    Scene.of(pair.before.pieces, "1").save(tmp_path / "before.json")
+    code = main(["reconstruct", str(tmp_path / "after.png"), "--camera",
+                 str(tmp_path / "camera.json"), "--before", str(tmp_path / "before.json"),
+                 "--before-image", str(tmp_path / "before.png"), "--out",
+                 str(tmp_path / "after.json"), "--json"])
+    printed = json.loads(capsys.readouterr().out)
+    assert code in (0, 1) and printed["reading"]["found"]
+    read = tuple(piece_from_json({k: v for k, v in r.items() if k != "confidence"}, "read")
+                 for r in printed["reading"]["added"])
+    assert staircase(read) == staircase(pair.added)
 
 
 def test_the_cycle_collector_is_held_off_while_reading_and_left_as_it_was() -> None:
