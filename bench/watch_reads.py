@@ -209,11 +209,12 @@ def main() -> None:
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
-    built = right = 0
+    built = right = missed = 0
     for seed in _seeds(args.seeds):
         reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump,
                                    args.push)
         built, right = built + tally.built, right + tally.read_right
+        missed += tally.missed
         print(f"game {seed}: {tally.line()}" + ("" if args.second_webcam is None else
               f"; {stats.reads} reads, {stats.second_views} with the second webcam's view, "
               f"{stats.second_alone} of them started by its picture alone"))
@@ -223,9 +224,10 @@ def main() -> None:
             print(f"  turn {read.turns_done}: {verdict} (pose {read.pose_px:.2f} px, "
                   f"settled {read.settled}, palace {read.palace_right}, before "
                   f"{read.before_right})")
-    print(f"{right} of {built} turns read right by the camera"
-          + ("" if args.second_webcam is None else
-             f" (a second webcam {args.second_webcam:.0f} degrees round the table)"))
+    print(f"{right} of {built} turns read right by the camera, {missed} never read "
+          "(entered by hand)" + ("" if args.second_webcam is None else
+                                  f" (a second webcam {args.second_webcam:.0f} degrees round "
+                                  "the table)"))
     if classes:
         print(f"{sum(classes.values())} reads: " + ", ".join(
             f"{n} {name}" for name, n in classes.most_common()))
