@@ -81,11 +81,20 @@ def played(tmp_path_factory):
     table = SimulatedTable(seed=4, turns=2, settings=settings)
     session = TableSession.open(tmp_path_factory.mktemp("loop") / "game.sqlite", resume=False)
     spy = StatusSpy(session)
+    run = played_through(table, spy)
+    yield SimpleNamespace(table=table, session=session, spy=spy, **vars(run))
+    session.close()
+
+
+def played_through(table: SimulatedTable, session, settings: SettleSettings | None = None
+                   ) -> SimpleNamespace:
+    """The table's game through the camera loop, its simulated players at the page and a
+    reader that reads what the table truly shows."""
     players = TablePlayers(session, table)
     players.set_up()
     reader, look = TruthReader(), CountingLook()
-    loop = CameraLoop(spy, camera=table.camera, reader=reader, look=look,
-                      on_turn=players.on_turn)
+    loop = CameraLoop(session, camera=table.camera, reader=reader, look=look,
+                      on_turn=players.on_turn, settings=settings)
 
     def frames():
         for frame in table:
@@ -95,9 +104,7 @@ def played(tmp_path_factory):
 
     stats = loop.run(frames())
     players.finish_all()
-    yield SimpleNamespace(table=table, session=session, spy=spy, players=players,
-                          reader=reader, look=look, stats=stats)
-    session.close()
+    return SimpleNamespace(players=players, reader=reader, look=look, stats=stats)
 
 
 def test_each_turn_is_read_once_from_a_still_board(played):
@@ -305,22 +312,8 @@ def test_a_board_pushed_while_a_turn_is_built_is_read(tmp_path):
         session = TableSession.open(tmp_path / f"push{settings is None}.sqlite",
                                     resume=False)
         try:
-            players = TablePlayers(session, table)
-            players.set_up()
-            reader = TruthReader()
-            loop = CameraLoop(session, camera=table.camera, reader=reader,
-                              look=CountingLook(), on_turn=players.on_turn,
-                              settings=settings)
-
-            def frames():
-                for frame in table:
-                    players.watch(frame)
-                    reader.frame = frame
-                    yield frame
-
-            stats = loop.run(frames())
-            players.finish_all()
-            return stats.turns, stats.moves, players.tally.missed
+            run = played_through(table, session, settings)
+            return run.stats.turns, run.stats.moves, run.players.tally.missed
         finally:
             session.close()
 
