@@ -53,20 +53,17 @@ from vision.reading import (
 from vision.silhouettes import View
 from vision.unread_studs import opened_palace
 from vision.views import (
+    BeforeFrames,
+    BeforeLocations,
     aligned_before,
     board_box,
     board_space,
     given_or_located,
+    pictures_before,
     resolve_turns,
     usable_views,
     working_scale,
 )
-
-BeforeFrames = NDArray[np.uint8] | Sequence[NDArray[np.uint8] | None] | None
-"""The picture before the turn: one, of the first view whose board is found, or one per
-view."""
-BeforeLocations = BoardLocation | Sequence[BoardLocation | None] | None
-"""Where the board lay in the pictures before, as :data:`BeforeFrames` gives them."""
 
 HEADROOM_LEVELS = 6
 MIN_UNEXPLAINED = 2
@@ -200,8 +197,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         return board_not_found(located, started), None
     usable = resolve_turns([(frames[i], located[i]) for i in kept], camera, before)
     first = usable[0][1]
-    references = _before_frames(before, before_frame, before_locations, look, len(frames),
-                                kept)
+    references = pictures_before(before, before_frame, before_locations, look, len(frames),
+                                 kept)
     if all(r is None for r, _ in references):
         return TurnReading(False, "no frame of the palace before the turn to compare with",
                            (), True, first, time.perf_counter() - started), None
@@ -399,28 +396,3 @@ def _largest_patch(mask: NDArray[np.bool_]) -> int:
                                                           connectivity=8)
     return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
-
-def _before_frames(before: Palace, before_frame: BeforeFrames, before_locations: BeforeLocations,
-                   look: TableLook | None, views: int, kept: Sequence[int]
-                   ) -> list[tuple[NDArray[np.uint8] | None, BoardLocation | None]]:
-    """The picture of the palace before the turn for each of the ``kept`` views (indices
-    into the ``views`` given), with where the board lay in it where known: those given one
-    per view; else the settled frame, or the frame the table's look learned of this very
-    palace, for the first kept view alone (the camera loop's views are of one unmoved
-    webcam: the first it found the board in is compared, the others add nothing)."""
-    if before_frame is not None and not isinstance(before_frame, np.ndarray):
-        given = list(before_frame)
-        if len(given) != views:
-            raise ValueError(f"{len(given)} frames before the turn for {views} views")
-        places: list[BoardLocation | None] = [None] * views
-        if before_locations is not None and not isinstance(before_locations, BoardLocation):
-            places = list(before_locations)
-            if len(places) != views:
-                raise ValueError(f"{len(places)} places before the turn for {views} views")
-        return [(given[i], places[i]) for i in kept]
-    place = before_locations if isinstance(before_locations, BoardLocation) else None
-    if before_frame is None and look is not None:
-        learned = look.reference_for(before)
-        if learned is not None:
-            before_frame, place = learned
-    return [(before_frame, place)] + [(None, None)] * (len(kept) - 1)

@@ -1,6 +1,6 @@
 """Per-view bookkeeping: where the board's space lies in a frame, the working scale, the
-board's quarter turn read from the known palace, and the frame before a turn brought to
-where the frame after sees the board."""
+board's quarter turn read from the known palace, the pictures before a turn for each view,
+and such a picture brought to where the frame after sees the board."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from calibration.pose import locate_board
 from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM
+from vision.look import TableLook
 from vision.silhouettes import View
 
 STUD_PX = 9.0
@@ -65,6 +66,40 @@ def working_scale(camera: Camera, pose: Pose) -> float:
     px = project(camera, pose, PLATE_CORNERS)
     side = float(np.mean([np.linalg.norm(px[i] - px[(i + 1) % 4]) for i in range(4)]))
     return float(np.clip(STUD_PX * 32 / max(side, 1.0), 0.3, 1.0))
+
+
+BeforeFrames = NDArray[np.uint8] | Sequence[NDArray[np.uint8] | None] | None
+"""The picture before the turn: one, of the first view whose board is found, or one per
+view."""
+BeforeLocations = BoardLocation | Sequence[BoardLocation | None] | None
+"""Where the board lay in the pictures before, as :data:`BeforeFrames` gives them."""
+
+
+def pictures_before(before: Palace, before_frame: BeforeFrames,
+                    before_locations: BeforeLocations, look: TableLook | None, views: int,
+                    kept: Sequence[int]
+                    ) -> list[tuple[NDArray[np.uint8] | None, BoardLocation | None]]:
+    """The picture of the palace before the turn for each of the ``kept`` views (indices
+    into the ``views`` given), with where the board lay in it where known: those given one
+    per view; else the settled frame, or the frame the table's look learned of this very
+    palace, for the first kept view alone (the camera loop's views are of one unmoved
+    webcam: the first it found the board in is compared, the others add nothing)."""
+    if before_frame is not None and not isinstance(before_frame, np.ndarray):
+        given = list(before_frame)
+        if len(given) != views:
+            raise ValueError(f"{len(given)} frames before the turn for {views} views")
+        places: list[BoardLocation | None] = [None] * views
+        if before_locations is not None and not isinstance(before_locations, BoardLocation):
+            places = list(before_locations)
+            if len(places) != views:
+                raise ValueError(f"{len(places)} places before the turn for {views} views")
+        return [(given[i], places[i]) for i in kept]
+    place = before_locations if isinstance(before_locations, BoardLocation) else None
+    if before_frame is None and look is not None:
+        learned = look.reference_for(before)
+        if learned is not None:
+            before_frame, place = learned
+    return [(before_frame, place)] + [(None, None)] * (len(kept) - 1)
 
 
 ALIGN_FROM_PX = 0.5
