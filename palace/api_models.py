@@ -167,7 +167,10 @@ class MapReadOut(BaseModel):
                        "(one whose colours align with the first's under no clear quarter "
                        "turn is left out)")
     png: str = Field(description="a small PNG of the map (6 px per stud, '?' magenta), "
-                     "base64")
+                     "base64: the card seen from above, turned as the camera sees it")
+    turn: int = Field(description="the picture's quarter turn (0 to 3): its column u and "
+                      "row v show stud (x, y) = (u, 31 - v), (31 - v, 31 - u), "
+                      "(31 - u, v) or (v, u)")
 
 
 class ErrorOut(BaseModel):

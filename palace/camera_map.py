@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import turned_pose
-from calibration.camera import Camera, Pose
+from calibration.camera import Camera, Pose, project
 from calibration.map_read import (
     START,
     MapReadError,
@@ -48,7 +48,7 @@ from rules.maps import (
     map_from_json,
     piece_to_json,
 )
-from rules.pieces import BOARD_STUDS, Piece
+from rules.pieces import BOARD_STUDS, STUD_MM, Piece
 from vision.setup_staircase import (
     HIDDEN_SHARE,
     LEAST_WEIGHT,
@@ -84,6 +84,9 @@ class CameraMap:
     """Of the ``views``, those whose reading was fused (a picture no quarter turn clearly
     aligns with the first one's is left out)."""
     png: bytes
+    turn: int = 0
+    """Quarter turns (``np.rot90``'s) the picture, the card seen from above, is turned so
+    that it shows the card as the camera sees it (:func:`picture_turn`)."""
 
     @property
     def unknown(self) -> int:
@@ -157,8 +160,9 @@ class CameraMaps:
             # The map's frame and the pose the profile keeps are the first webcam's.
             raise MapReadError("the first webcam's settled pictures do not show the board")
         ground, pose = with_setup(reading, frames[reading.picture][0])
+        turn = picture_turn(reading.camera, pose)
         result = CameraMap(ground, pose, reading.camera, reading.views, len(pictures),
-                           reading.fused, _png(ground))
+                           reading.fused, _png(ground, turn), turn)
         with self._lock:
             self.latest = result
             self._painted.clear()
@@ -174,7 +178,7 @@ class CameraMaps:
                 raise NoMap("no map has been read by the camera yet: read it first")
             ground = painted(latest.ground, x, y, ink, reach)
             self._painted.append(latest.ground)
-            self.latest = replace(latest, ground=ground, png=_png(ground))
+            self.latest = replace(latest, ground=ground, png=_png(ground, latest.turn))
             return self.latest
 
     def undo(self) -> CameraMap:
@@ -185,7 +189,7 @@ class CameraMaps:
             if latest is None or not self._painted:
                 raise NoMap("no correction of the map to take back")
             ground = self._painted.pop()
-            self.latest = replace(latest, ground=ground, png=_png(ground))
+            self.latest = replace(latest, ground=ground, png=_png(ground, latest.turn))
             return self.latest
 
     def remember(self, ground: GroundMap) -> None:
@@ -256,10 +260,43 @@ def _region(cells: NDArray[np.str_], x: int, y: int) -> NDArray[np.bool_]:
     return np.asarray(labels == labels[y, x], bool)
 
 
-def _png(ground: GroundMap) -> bytes:
-    """The map the game would play on, as the set-up dialog shows it: its starting area
-    white, unknown studs magenta, 6 px a stud."""
-    return cv2.imencode(".png", map_picture(map_cells(ground), cell_px=6))[1].tobytes()
+def picture_turn(camera: Camera, pose: Pose) -> int:
+    """The quarter turn (``np.rot90``'s ``k``) under which the map's picture shows the
+    card as the camera sees it, the board's side furthest up the camera's picture at the
+    top: the players compare the picture with the card and with the camera's view beside
+    it, and a map drawn in the board's own frame may lie any way round to them.
+
+    The picture is of the card seen from above: the board's frame is right-handed with
+    z up, so from above its y runs up the picture where its x runs right, the other way
+    from a map file's rows (row y is string y, the first on top); the rows are
+    reversed before the turn (:func:`_png`)."""
+    middle = BOARD_STUDS * STUD_MM / 2
+    points = np.array([[middle, middle, 0.0], [middle + STUD_MM, middle, 0.0],
+                       [middle, middle + STUD_MM, 0.0]])
+    seen = project(camera, pose, points)
+    along_x, along_y = seen[1] - seen[0], seen[2] - seen[0]
+    # Under each turn of the rows reversed, the board directions the picture's right
+    # and down show.
+    right = (along_x, -along_y, -along_x, along_y)
+    down = (-along_y, -along_x, along_y, along_x)
+
+    def agreement(k: int) -> float:
+        return float(right[k][0] / (np.linalg.norm(right[k]) + 1e-9)
+                     + down[k][1] / (np.linalg.norm(down[k]) + 1e-9))
+
+    return max(range(4), key=agreement)
+
+
+def card_picture(ground: GroundMap, turn: int = 0, cell_px: int = 6) -> NDArray[np.uint8]:
+    """A map as the players see its card: its starting area white, unknown studs
+    magenta, ``cell_px`` a stud; seen from above (the rows reversed), turned ``turn``
+    quarter turns (:func:`picture_turn`)."""
+    return map_picture(np.rot90(map_cells(ground)[::-1], turn), cell_px=cell_px)
+
+
+def _png(ground: GroundMap, turn: int = 0) -> bytes:
+    """The map the game would play on, as the set-up dialog shows it (PNG)."""
+    return cv2.imencode(".png", card_picture(ground, turn))[1].tobytes()
 
 
 def with_setup(reading: MapReading, picture: NDArray[np.uint8]) -> tuple[GroundMap, Pose]:

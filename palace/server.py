@@ -272,7 +272,8 @@ async def _stream(session: TableSession, request: Request) -> AsyncIterator[byte
 def _map_out(got: CameraMap) -> MapReadOut:
     return MapReadOut(map=got.ground.to_json(), known=got.known, unknown=got.unknown,
                       start_area=len(got.ground.start_area), views=got.views,
-                      pictures=got.offered, fused=got.fused, png=got.png_base64())
+                      pictures=got.offered, fused=got.fused, png=got.png_base64(),
+                      turn=got.turn)
 
 
 def serve(session: TableSession, host: str = "127.0.0.1", port: int = 8000,

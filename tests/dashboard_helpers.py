@@ -122,3 +122,10 @@ def setup_board(seed: int) -> GroundMap:
     for x, y in feet:
         rows[y][x] = "L"
     return GroundMap("truth", tuple("".join(r) for r in rows), frozenset(feet), SETUP_PIECES)
+
+
+def display_of(x: int, y: int, turn: int, n: int = 32) -> tuple[int, int]:
+    """The column and row of the set-up dialog's map picture that show stud (x, y): the
+    card seen from above (the rows reversed), turned ``turn`` quarter turns (np.rot90's;
+    ``MapReadOut.turn``)."""
+    return [(x, n - 1 - y), (n - 1 - y, n - 1 - x), (n - 1 - x, y), (y, x)][turn]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from dashboard_helpers import (
     chromium_page,
+    display_of,
     needs_chromium,
     open_session,
     served_in_thread,
@@ -61,8 +62,11 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
         page.check("input[name=paint_ink][value=D]")
         page.select_option("[data-testid=paint-reach]", "stud")
         side = page.evaluate("document.querySelector('#camera-map-img').clientWidth")
-        page.click("#camera-map-img", position={"x": (x + 0.5) * side / 32,
-                                                "y": (y + 0.5) * side / 32})
+        # The picture shows the card as the camera sees it, turned from the board's frame.
+        turn = session.maps.latest.turn
+        u, v = display_of(x, y, turn)
+        page.click("#camera-map-img", position={"x": (u + 0.5) * side / 32,
+                                                "y": (v + 0.5) * side / 32})
         page.wait_for_function(f"document.querySelector('#camera-map-img').src !== {shown!r}")
         corrected = session.maps.latest.ground
         assert corrected.ground[y][x] == "D"
@@ -77,7 +81,8 @@ def test_the_map_read_by_the_camera_in_the_set_up_dialog(tmp_path):
         assert box is not None
 
         def at(x: int, y: int) -> tuple[float, float]:
-            return box["x"] + (x + 0.5) * side / 32, box["y"] + (y + 0.5) * side / 32
+            u, v = display_of(x, y, turn)
+            return box["x"] + (u + 0.5) * side / 32, box["y"] + (v + 0.5) * side / 32
 
         page.mouse.move(*at(8, row))
         page.mouse.down()

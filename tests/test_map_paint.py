@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import base64
 
+import cv2
 import numpy as np
 import pytest
-from dashboard_helpers import open_session
+from dashboard_helpers import display_of, open_session
 from fastapi.testclient import TestClient
 
+from calibration.camera import project
 from calibration.map_read import map_cells
-from palace.camera_map import painted
+from palace.camera_map import _png, painted, picture_turn
 from palace.server import create_app
 from rules.maps import SETUP_PIECES, GroundMap, MapError, load_map, map_from_json
 from rules.palace import Palace
-from twin import RenderOptions, random_camera, render
+from twin import RenderOptions, orbit_pose, random_camera, render
 
 FEET = {cell for piece in SETUP_PIECES for cell in piece.footprint()}
 
@@ -161,3 +163,29 @@ def test_the_bench_corrects_a_reading_as_a_player_would() -> None:
     want = map_cells(truth).reshape(-1)
     wrong = len(differing(misread, truth)) - 1  # the unknown stud is not wrong
     assert corrected(misread, want) == [wrong, 1, 0, 0][: CLICKS + 1]
+
+
+@pytest.mark.parametrize("azimuth", [0.0, 60.0, 135.0, 200.0, 290.0])
+def test_the_map_picture_shows_the_card_as_the_camera_sees_it(azimuth) -> None:
+    """From whichever side the camera looks, the picture's top row is the board's side
+    furthest up the camera's picture, and its left column the side furthest left."""
+
+    camera, _ = random_camera(np.random.default_rng(3))
+    pose = orbit_pose(50.0, azimuth, 560.0)
+    turn = picture_turn(camera, pose)
+    where = {display_of(x, y, turn): (x, y) for x in range(32) for y in range(32)}
+
+    def seen(u: int, v: int) -> np.ndarray:
+        x, y = where[(u, v)]
+        return project(camera, pose, np.array([[x * 8.0 + 4, y * 8.0 + 4, 0.0]]))[0]
+
+    assert seen(16, 0)[1] < seen(16, 31)[1]  # top row higher in the camera's picture
+    assert seen(0, 16)[0] < seen(31, 16)[0]  # left column further left
+    # The picture sent is the map so turned.
+    picture = cv2.imdecode(np.frombuffer(_png(load_map(1), turn), np.uint8), cv2.IMREAD_COLOR)
+    flat = cv2.imdecode(np.frombuffer(_png(load_map(1)), np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(picture, np.rot90(flat, turn))
+    # Seen from above the picture is no mirror image: going right then down along it
+    # turns the way the board does in the camera's picture.
+    a, b, c = seen(16, 16), seen(24, 16), seen(16, 24)
+    assert np.cross(b - a, c - a) > 0

@@ -423,7 +423,13 @@ def test_a_map_read_into_the_profile_resolves_the_turn_later(
     assert main(["map", "read", str(tmp_path / "setup.png"), "--camera", str(tmp_path / "cam.json"),
                  "--profile", profile, "--png", str(tmp_path / "map.png")]) == 0
     assert Profile.load(profile).tables["default"].map is not None
-    assert cv2.imread(str(tmp_path / "map.png")) is not None
+    # The picture is the card as the camera saw it (from above, turned its way round).
+    from palace.camera_map import card_picture, picture_turn
+
+    kept = Profile.load(profile).tables["default"]
+    assert kept.map is not None
+    drawn = cv2.imread(str(tmp_path / "map.png"))
+    assert np.array_equal(drawn, card_picture(kept.map, picture_turn(camera, kept.pose), 8))
     capsys.readouterr()
     later = render(Palace(ground, ground.setup), camera, pose, RenderOptions(), seed=3)
     cv2.imwrite(str(tmp_path / "later.png"), later.image)

@@ -10,9 +10,9 @@ from typing import Any
 import cv2
 
 from calibration.image_file import load_image
-from calibration.map_read import MapReadError, map_cells, map_picture, read_map
+from calibration.map_read import MapReadError, map_cells, read_map
 from calibration.profile import DEFAULT_TABLE, Profile, TablePose
-from palace.camera_map import with_setup
+from palace.camera_map import card_picture, picture_turn, with_setup
 from palace.cli import UsageError
 from palace.commands.cameras import cameras_per_image
 from palace.output_path import output_file
@@ -49,7 +49,8 @@ def add_parser(subparsers: Any) -> None:
                       help="camera file from `palace calibrate camera`: one for every image, "
                       "or one per image in their order (repeat the option: several webcams)")
     read.add_argument("--out", help="map file to write (palace-map/1)")
-    read.add_argument("--png", help="a small picture of the map to write (8 px per stud)")
+    read.add_argument("--png", help="a small picture of the map to write (8 px per stud): "
+                      "the card as the first picture's camera sees it, from above")
     read.add_argument("--profile", help="profile file: camera if --camera is not given; "
                       "the map is saved for the table")
     read.add_argument("--table", default=DEFAULT_TABLE, help="table name in the profile")
@@ -74,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     data = ground.to_json()
     if out is not None:
         out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    cells = map_cells(ground)
-    if png is not None and not cv2.imwrite(str(png), map_picture(cells)):
+    picture = card_picture(ground, picture_turn(reading.camera, pose), cell_px=8)
+    if png is not None and not cv2.imwrite(str(png), picture):
         raise UsageError(f"{png}: cannot write a picture there")
     if profile is not None and args.profile:
         old = profile.tables.get(args.table)
@@ -98,6 +99,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("starting staircase: not found clearly (none standing, or several places "
               "alike); the map has no set-up")
-    for row in cells:
+    for row in map_cells(ground):  # as the map file has it: row y is string y
         print("".join(row))
     return 0

@@ -224,7 +224,9 @@ $("#open-setup").onclick = () => $("#setup").showModal();
 // The map read by the camera: its picture and how many studs it could not see, before
 // the players start on it (the server keeps the reading for `map: "camera"`). A player
 // who sees a stud, a region or a whole ink read wrong paints it as the card has it.
+let mapTurn = 0;
 function showCameraMap(data) {
+  mapTurn = data.turn;
   $("#camera-map-img").src = `data:image/png;base64,${data.png}`;
   $("#camera-map-words").textContent = `${data.known} studs read, ${data.unknown} unknown `
     + `(magenta: not read; a staircase started there names it by its decoration); from ${data.fused} of `
@@ -255,8 +257,10 @@ $("#read-map").onclick = async () => {
 let painting = false, lastStud = "", paints = Promise.resolve();
 function paintAt(e) {
   const img = $("#camera-map-img"), f = $("#setup-form"), n = 32;
-  const x = Math.max(0, Math.min(n - 1, Math.floor(e.offsetX / img.clientWidth * n)));
-  const y = Math.max(0, Math.min(n - 1, Math.floor(e.offsetY / img.clientHeight * n)));
+  const u = Math.max(0, Math.min(n - 1, Math.floor(e.offsetX / img.clientWidth * n)));
+  const v = Math.max(0, Math.min(n - 1, Math.floor(e.offsetY / img.clientHeight * n)));
+  // The picture shows the card as the camera sees it; the server speaks board studs.
+  const [x, y] = [[u, n - 1 - v], [n - 1 - v, n - 1 - u], [n - 1 - u, v], [v, u]][mapTurn];
   if (`${x},${y}` === lastStud) return;
   lastStud = `${x},${y}`;
   const body = { x, y, ink: f.paint_ink.value, reach: f.paint_reach.value };
