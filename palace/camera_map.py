@@ -269,7 +269,7 @@ def picture_turn(camera: Camera, pose: Pose) -> int:
     The picture is of the card seen from above: the board's frame is right-handed with
     z up, so from above its y runs up the picture where its x runs right, the other way
     from a map file's rows (row y is string y, the first on top); the rows are
-    reversed before the turn (:func:`_png`)."""
+    reversed before the turn (:func:`card_picture`)."""
     middle = BOARD_STUDS * STUD_MM / 2
     points = np.array([[middle, middle, 0.0], [middle + STUD_MM, middle, 0.0],
                        [middle, middle + STUD_MM, 0.0]])
