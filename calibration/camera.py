@@ -213,6 +213,24 @@ def project(camera: Camera, pose: Pose, points_board: FloatArray) -> FloatArray:
     return _lens(model, pts @ pose.rotation_t + pose.tvec)
 
 
+def rays_through(camera: Camera, px: FloatArray) -> FloatArray:
+    """Unit-depth camera rays through distorted pixels."""
+    und = cv2.undistortPoints(px.reshape(-1, 1, 2), camera.camera_matrix, camera.dist_coeffs)
+    return np.hstack([und.reshape(-1, 2), np.ones((len(und), 1))])
+
+
+def plane_points(pose: Pose, rays: FloatArray, height_mm: float
+                 ) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Where camera rays (unit depth, camera frame: :func:`rays_through`) meet the plane
+    ``height_mm`` over the plate (board mm, N x 3), and whether they meet it ahead of the
+    camera."""
+    directions = rays @ pose.rotation  # camera frame to board frame: R^T d, as rows
+    eye = pose.camera_center
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = (height_mm - eye[2]) / directions[:, 2]
+    return eye + along[:, None] * directions, along > 0
+
+
 def lab_samples(
     image: NDArray[np.uint8], camera: Camera, pose: Pose, points: FloatArray
 ) -> NDArray[np.float32]:

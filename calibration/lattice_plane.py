@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import CENTRE
-from calibration.camera import Camera, FloatArray, Pose, project_poses
+from calibration.camera import Camera, FloatArray, Pose, project_poses, rays_through
 from calibration.lattice_patches import Patch
 from rules.pieces import STUD_HEIGHT_MM, STUD_MM
 
@@ -32,12 +32,6 @@ _JACOBIAN_STEPS = (1e-4, 1e-4, 1e-4, 0.5)
 """Finite-difference steps of the rotation vector (rad) and the distance (mm)."""
 _NUDGES = np.diag(_JACOBIAN_STEPS)
 """Each parameter nudged alone by its step: the rows added to a pose's parameters."""
-
-
-def rays_through(camera: Camera, px: FloatArray) -> FloatArray:
-    """Unit-depth camera rays through distorted pixels."""
-    und = cv2.undistortPoints(px.reshape(-1, 1, 2), camera.camera_matrix, camera.dist_coeffs)
-    return np.hstack([und.reshape(-1, 2), np.ones((len(px), 1))])
 
 
 def steps_of(camera: Camera, poses: Sequence[Pose], rays: FloatArray) -> FloatArray:

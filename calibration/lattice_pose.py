@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import CENTRE
-from calibration.camera import Camera, FloatArray, Pose
+from calibration.camera import Camera, FloatArray, Pose, rays_through
 from calibration.lattice_patches import STRIDE_PX, WINDOW_PX, Patch, lattice_patches
 from calibration.lattice_plane import (
     BOARD_MIDDLE,
@@ -38,7 +38,6 @@ from calibration.lattice_plane import (
     misfit,
     plane_params,
     poses_from_steps,
-    rays_through,
     steps_of,
 )
 from rules.pieces import BOARD_STUDS, STUD_MM

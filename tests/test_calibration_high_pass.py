@@ -10,9 +10,10 @@ import pytest
 
 from bench.calibration import twin_frame
 from calibration import lattice_patches as patches_module
+from calibration.camera import rays_through
 from calibration.evidence import gray_float
 from calibration.lattice_patches import DENSE_STRIDE_PX, lattice_patches
-from calibration.lattice_plane import misfit, rays_through, steps_of
+from calibration.lattice_plane import misfit, steps_of
 from calibration.lattice_pose import lattice_poses
 from calibration.pose import locate_board
 from tests.calibration_frames import found_right

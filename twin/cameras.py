@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.camera import Camera, Pose
+from calibration.camera import Camera, Pose, rays_through
 from rules.pieces import BOARD_MM
 
 BOARD_CENTER = np.array([BOARD_MM / 2, BOARD_MM / 2, 0.0])
@@ -75,10 +75,9 @@ def turned_picture(image: NDArray[np.uint8], camera: Camera, pan_deg: float,
     knock, _ = cv2.Rodrigues(np.radians([tilt_deg, pan_deg, 0.0]))
     h, w = image.shape[:2]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1)[:, None, :]
-    rays = cv2.undistortPoints(pixels, camera.camera_matrix, camera.dist_coeffs).reshape(-1, 2)
+    pixels = np.stack([xs.ravel(), ys.ravel()], axis=1)
     # A ray of the turned webcam, as the webcam saw it before the turn: knock^T r.
-    rays = np.concatenate([rays, np.ones((len(rays), 1))], axis=1) @ knock
+    rays = rays_through(camera, pixels) @ knock
     seen, _ = cv2.projectPoints(rays, np.zeros(3), np.zeros(3), camera.camera_matrix,
                                 camera.dist_coeffs)
     where = seen.reshape(h, w, 2).astype(np.float32)

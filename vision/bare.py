@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.camera import plane_points, rays_through
 from rules.maps import GroundMap
 from rules.pieces import BOARD_MM, BOARD_STUDS, STUD_HEIGHT_MM, STUD_MM
 from vision.silhouettes import View
@@ -40,17 +41,10 @@ def plate_points(view: View, height_mm: float = PLATE_POINTS_MM
     x0, y0 = view.box[:2]
     us, vs = np.meshgrid((np.arange(w) + 0.5) / view.scale + x0,
                          (np.arange(h) + 0.5) / view.scale + y0)
-    cam = view.camera
-    px = np.stack([us.ravel(), vs.ravel()], axis=1).reshape(-1, 1, 2)
-    norm = cv2.undistortPoints(px, cam.camera_matrix, cam.dist_coeffs).reshape(-1, 2)
-    rays = np.concatenate([norm, np.ones((len(norm), 1))], axis=1)
-    rot = view.pose.rotation
-    eye = view.pose.camera_center
-    dirs = rays @ rot  # camera frame to board frame: R^T d, as rows
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (height_mm - eye[2]) / dirs[:, 2]
-    pts = eye[None, :2] + t[:, None] * dirs[:, :2]
-    on = (t > 0) & np.isfinite(pts).all(axis=1)
+    px = np.stack([us.ravel(), vs.ravel()], axis=1)
+    points, ahead = plane_points(view.pose, rays_through(view.camera, px), height_mm)
+    pts = points[:, :2]
+    on = ahead & np.isfinite(pts).all(axis=1)
     on &= (pts[:, 0] >= 0) & (pts[:, 0] < BOARD_MM) & (pts[:, 1] >= 0) & (pts[:, 1] < BOARD_MM)
     return pts.reshape(h, w, 2), on.reshape(h, w)
 

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import PLATE_CORNERS, nearest_turn, turned_pose
-from calibration.camera import Camera, Pose, project
+from calibration.camera import Camera, Pose, plane_points, project, rays_through
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules.maps import GroundMap
@@ -139,16 +139,10 @@ def aligned_before(reference: NDArray[np.uint8], camera_before: Camera, pose_bef
     # convention puts the box's pixel i at x0 + i.
     xs = x0 + (np.arange(nx) + 0.5) * step - 0.5
     ys = y0 + (np.arange(ny) + 0.5) * step - 0.5
-    nodes = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 1, 2)
-    rays = cv2.undistortPoints(nodes, camera_after.camera_matrix,
-                               camera_after.dist_coeffs).reshape(-1, 2)
-    rays = np.concatenate([rays, np.ones((len(rays), 1))], axis=1) @ pose_after.rotation
-    eye = pose_after.camera_center
-    with np.errstate(divide="ignore", invalid="ignore"):
-        along = (height_mm - eye[2]) / rays[:, 2]
-    points = eye + along[:, None] * rays
+    nodes = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    points, ahead = plane_points(pose_after, rays_through(camera_after, nodes), height_mm)
     seen = project(camera_before, pose_before, points)
-    seen[~(along > 0)] = -1.0
+    seen[~ahead] = -1.0
     coarse = seen.reshape(ny, nx, 2).astype(np.float32)
     fine = cv2.resize(coarse, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)
     fine = fine[: y1 - y0, : x1 - x0]
