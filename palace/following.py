@@ -28,7 +28,7 @@ from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from calibration.tracking import SEARCH_AFTER_S, BoardTracker
 from rules.maps import GroundMap
-from vision.settle import SettleDetector, SettleSettings, board_moved, board_pushed
+from vision.settle import SettleDetector, SettleSettings, pictures_compare
 
 SEARCH_EVERY_S = 0.5
 """While lost, a full search (up to a second) at most this often."""
@@ -197,7 +197,7 @@ class SecondWebcam:
         if now is None or before is None or now.location.pose is None or (
                 before.location.pose is None):
             return None
-        a, b, settings = now.location.pose, before.location.pose, self.detector.settings
-        if board_moved(a, b, settings) and not board_pushed(a, b, settings):
+        if not pictures_compare(now.location.pose, before.location.pose,
+                                self.detector.settings):
             return None  # the board moved: the pictures do not compare
         return SecondView(now.image, now.location, before.image, before.location)

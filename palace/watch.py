@@ -43,7 +43,7 @@ from vision.settle import (
     SettleDetector,
     SettleSettings,
     board_moved,
-    board_pushed,
+    pictures_compare,
 )
 
 PREVIEW_EVERY_S = 0.1
@@ -125,8 +125,7 @@ class CameraLoop:
             self.session.keep_settled(image, camera, now)
         self._last_location = location
         self._preview(image, location, second_frame)
-        if observation.event == "changed" and (not observation.moved
-                                                or self._pushed(observation)):
+        if observation.event == "changed" and self._comparable(observation):
             assert observation.before is not None
             snaps = observation.frames
             self._before_turn = (snaps[-1].image, snaps[-1].location)
@@ -159,15 +158,16 @@ class CameraLoop:
         self.stats.busy_s += time.perf_counter() - started
         return observation
 
-    def _pushed(self, observation: Observation) -> bool:
-        """The board moved no further than pressing pieces onto it pushes it: its turn is
-        read all the same, against the picture before brought into line. (Its cells are
-        compared in the board's frame, so a push alone settles unchanged and is a move;
-        one that settles changed with nothing read is put to the players as any reading
-        of nothing is.)"""
+    def _comparable(self, observation: Observation) -> bool:
+        """The settled board can be compared with its picture before: not moved, or moved
+        no further than pressing pieces onto it pushes it, when its turn is read all the
+        same against the picture before brought into line. (Its cells are compared in
+        the board's frame, so a push alone settles unchanged and is a move; one that
+        settles changed with nothing read is put to the players as any reading of
+        nothing is.)"""
         assert observation.before is not None
-        return board_pushed(observation.frames[-1].pose, observation.before.pose,
-                            self.detector.settings)
+        return pictures_compare(observation.frames[-1].pose, observation.before.pose,
+                                self.detector.settings)
 
     def _start_read(self, settled: Settled, started: float, second: SecondView | None
                     ) -> None:

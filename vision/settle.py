@@ -201,6 +201,13 @@ def board_pushed(a: Pose, b: Pose, settings: SettleSettings) -> bool:
         settings.push_deg)
 
 
+def pictures_compare(a: Pose, b: Pose, settings: SettleSettings) -> bool:
+    """Whether pictures of the board under poses ``a`` and ``b`` can be compared, the one
+    brought into line with the other (``vision.views.aligned_before``): the board has not
+    moved (a webcam turned on its mount is no move), or moved no further than a push."""
+    return not board_moved(a, b, settings) or board_pushed(a, b, settings)
+
+
 def reaches_out(changed: NDArray[np.bool_]) -> bool:
     """Whether a patch of changed cells covers part of the board and runs out to the
     edge of the ring: an arm, not a piece standing on the board."""
