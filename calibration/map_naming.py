@@ -163,10 +163,18 @@ def coherent(chars: NDArray[np.str_]) -> NDArray[np.str_]:
                            padded[1:-1, :-2], padded[1:-1, 2:]])
     known = neighbours != UNKNOWN_GROUND
     unlike = (neighbours != out) & known
-    first = np.take_along_axis(neighbours, known.argmax(axis=0)[None], axis=0)[0]
-    agree = ((neighbours == first) | ~known).all(axis=0)
+    _, agree = unanimous(neighbours)
     lone = (out != UNKNOWN_GROUND) & (known.sum(axis=0) >= 3) & (unlike == known).all(axis=0)
     lone &= agree
     out[lone] = UNKNOWN_GROUND
     out[small_patches(out)] = UNKNOWN_GROUND
     return out
+
+
+def unanimous(stack: NDArray[np.str_]) -> tuple[NDArray[np.str_], NDArray[np.bool_]]:
+    """Along the first axis of ``stack`` (readings of the same cells): the character the
+    first known reading gives each cell (``?`` where none is known), and whether every
+    known reading gives it (true where none is known)."""
+    known = stack != UNKNOWN_GROUND
+    first = np.take_along_axis(stack, known.argmax(axis=0)[None], axis=0)[0]
+    return first, ((stack == first) | ~known).all(axis=0)

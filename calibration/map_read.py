@@ -29,7 +29,7 @@ from calibration.board_model import stud_centres
 from calibration.camera import Camera, FloatArray, Pose, lab_samples
 from calibration.evidence import gray_float
 from calibration.map_light import evened
-from calibration.map_naming import CORNER_GROUND, START, coherent, name_cells
+from calibration.map_naming import CORNER_GROUND, START, coherent, name_cells, unanimous
 from calibration.map_place import stud_cells
 from calibration.pose import locate_board
 from calibration.turn import CARD_OFFSETS_MM, MAP_POINTS, TURNS
@@ -289,10 +289,7 @@ def read_cells(views: list[ViewRead]) -> tuple[NDArray[np.str_], int]:
             elsewhere.append(names[TURNS[k]])
     names = _named(here) if len(here) > 1 else alone
     if elsewhere:
-        stack = np.stack([names, *elsewhere])
-        known = stack != UNKNOWN_GROUND
-        first_known = np.take_along_axis(stack, known.argmax(axis=0)[None], axis=0)[0]
-        agreed = ((stack == first_known) | ~known).all(axis=0) & known.any(axis=0)
+        first_known, agreed = unanimous(np.stack([names, *elsewhere]))
         names = coherent(np.where(agreed, first_known, UNKNOWN_GROUND).reshape(
             BOARD_STUDS, BOARD_STUDS)).reshape(-1)
     names = np.where(np.isin(names, sorted(disputed)), UNKNOWN_GROUND, names)

@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
     befores = [load_image(p) for p in given]
     # Where the board lies in each photo before: one taken from a camera turned or
     # moved a little since is brought to where the photo after sees the board.
-    places = [locate_board(image, cameras[i] if len(befores) > 1 and len(cameras) > 1
-                           else cameras[0], ground) for i, image in enumerate(befores)]
+    places = [locate_board(image, cameras[i if len(cameras) > 1 else 0], ground)
+              for i, image in enumerate(befores)]
     reading = read_turn(frames, cameras[0], before, before_frame=befores[0] if len(befores) == 1
                         else befores or None,
                         before_locations=places[0] if len(places) == 1 else places or None,
