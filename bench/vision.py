@@ -19,8 +19,9 @@ webcam per turn at 30 to 70 degrees of elevation, framing from a third of the pi
 to past its edges, clutter and hands at the table's edges, both frames of a settled
 table (:func:`training.pairs.turn_pairs`). The sets outside the training range are the
 same turns at 640x480, under a strong blur (sigma 3 px), under a strongly coloured
-light (the camera's white balance off by a third), and with the frame after taken by the
-webcam knocked on its mount (the reader told where the board lay in the frame before).
+light (the camera's white balance off by a third), with the frame after taken by the
+webcam knocked on its mount (the reader told where the board lay in the frame before),
+and with the room's lamp swung 15 degrees round the table between the two pictures.
 The two-webcam sets are the first 100 of the twin turns, each also seen by a second
 webcam of the same make across the table
 or on its next side, read from the first view alone and from both, each view against
@@ -72,7 +73,7 @@ from calibration.pose import locate_board
 from rules import Palace, simulate_game
 from rules.pieces import ANIMAL_KINDS, Piece, place_key
 from training.pairs import TurnPair, twin_turns, webcam_views
-from twin import RenderOptions, random_camera, render
+from twin import Relight, RenderOptions, random_camera, render
 from twin.cameras import turned_picture, turned_webcam
 from twin.cycles.frames import ValidationTurn, load_turns
 from vision import TurnReading, read_turn
@@ -90,6 +91,9 @@ KNOCK = (0.3, 0.2)
 """The outside set's knocked webcam: turned on its mount this far (pan, tilt, degrees)
 between the picture before and the picture after, as a table leant on turns a clamp;
 every turn bench else takes both from one camera."""
+RELIT = Relight(azimuth_deg=15.0)
+"""The outside set's light changed between the pictures: the lamp swung this far round
+the table (the sun along a window for an hour); every other set lights both alike."""
 
 
 Turn = TurnPair | ValidationTurn | CameraMapTurn
@@ -326,6 +330,10 @@ def main() -> None:
              f"{KNOCK[1]:g} degrees)",
              measure(twin_turns(outside, seed=args.seed), models, False, KNOCK), reference,
              False)
+        show(f"outside: the lamp swung {RELIT.azimuth_deg:g} degrees round the table between "
+             "the pictures",
+             measure(twin_turns(outside, seed=args.seed, relight=RELIT), models, False),
+             reference, False)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the turn bench would (one noise-free frame after, one before, the true pose, no 
 so that each loss is put down to one input or to turn mode itself:
 
 - ``right``: exactly the pieces built, and nothing the session would doubt;
+- ``no turn``: read while no turn had been built (the light changed, say);
 - ``palace`` / ``settle`` / ``before``: the palace, the settled frames (not all still,
   or not all the same scene) or the picture before were not the true ones;
 - ``pose``: read right again with the true pose;
@@ -24,6 +25,10 @@ so that each loss is put down to one input or to turn mode itself:
     python3 -m bench.watch_reads --bump 0.3            # the webcam knocked up to 0.3
                                                        # degrees while each turn is built
     python3 -m bench.watch_reads --push 8              # the board pushed up to 8 mm
+    python3 -m bench.watch_reads --drift 4 --switch 0.5  # the room's light creeping 4
+                                                       # degrees round the table after
+                                                       # each turn, and half the time
+                                                       # changing at once
 
 With ``--second-webcam DEG`` the table has a second webcam that many degrees round it
 and the loop reads each turn from both (``palace.following``); the reads are not taken
@@ -79,10 +84,14 @@ class LoopRead:
     """Uncertain, a piece under the page's doubt line, or not a legal turn."""
     true_pose: bool | None = None
     bench_inputs: bool | None = None
+    no_turn: bool = False
+    """Read while nothing had been built since the palace given."""
 
 
 def classify(read: LoopRead) -> str:
     """Which input lost the read (the first that was not true), else turn mode."""
+    if read.no_turn:
+        return "no turn"
     if read.exact and not read.in_doubt:
         return "right"
     if not read.palace_right:
@@ -145,8 +154,8 @@ class RecordingReader:
             same_pieces(palace.pieces,
                         self.table.record.scenes[max(last.turns_done - 1, 0)].pieces),
             None if before is None else same_pieces(before.scene.pieces, palace.pieces),
-            exact, doubt)
-        if not (exact and not doubt):
+            exact, doubt, no_turn=not truth)
+        if not (exact and not doubt) and truth:
             true = [BoardLocation(True, pose=s.pose, rotation=0, camera=camera) for s in shots]
             again = read_turn(frames, camera, palace, before_frame=before_frame,
                               before_locations=before_locations, ground=ground, look=look,
@@ -161,15 +170,20 @@ class RecordingReader:
 
 
 def play(seed: int, turns: int, db: Path, second_webcam: float | None = None,
-         bump: float = 0.0, push: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
+         bump: float = 0.0, push: float = 0.0, drift: float = 0.0, switch: float = 0.0
+         ) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
     with the first's, and no read taken apart; with ``bump``, the first webcam knocked
     by up to that many degrees each turn; with ``push``, the board pushed up to that
-    many millimetres while each turn is built."""
+    many millimetres while each turn is built; with ``drift`` and ``switch``, the room's
+    light creeping that many degrees round the table after each turn and changing at once
+    with that chance (``TableSettings.light_drift_deg``, ``light_switch_chance``)."""
     table = SimulatedTable(seed=seed, players=3, turns=turns,
                            settings=TableSettings(second_webcam_deg=second_webcam,
-                                                  webcam_bump_deg=bump, board_push_mm=push))
+                                                  webcam_bump_deg=bump, board_push_mm=push,
+                                                  light_drift_deg=drift,
+                                                  light_switch_chance=switch))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
     players = TablePlayers(session, table)
     players.set_up()
@@ -205,17 +219,25 @@ def main() -> None:
     parser.add_argument("--push", type=float, default=0.0, metavar="MM",
                         help="the board pushed up to this many millimetres while each turn "
                         "is built, as pressing pieces onto their studs does")
+    parser.add_argument("--drift", type=float, default=0.0, metavar="DEG",
+                        help="the room's light creeping this many degrees round the table "
+                        "while the palace lies still after each turn (the sun along a window)")
+    parser.add_argument("--switch", type=float, default=0.0, metavar="CHANCE",
+                        help="after each turn, the chance that the room's light changes at "
+                        "once (a lamp switched on or off)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
-    built = right = missed = 0
+    built = right = missed = relit = 0
     for seed in _seeds(args.seeds):
         reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump,
-                                   args.push)
+                                   args.push, args.drift, args.switch)
         built, right = built + tally.built, right + tally.read_right
         missed += tally.missed
-        print(f"game {seed}: {tally.line()}" + ("" if args.second_webcam is None else
+        relit += stats.relit
+        print(f"game {seed}: {tally.line()}; {stats.relit} settles taken for the light "
+              "changing" + ("" if args.second_webcam is None else
               f"; {stats.reads} reads, {stats.second_views} with the second webcam's view, "
               f"{stats.second_alone} of them started by its picture alone"))
         for read in reads:
@@ -227,7 +249,7 @@ def main() -> None:
     print(f"{right} of {built} turns read right by the camera, {missed} never read "
           "(entered by hand)" + ("" if args.second_webcam is None else
                                   f" (a second webcam {args.second_webcam:.0f} degrees round "
-                                  "the table)"))
+                                  "the table)") + f"; {relit} settles taken for the light changing")
     if classes:
         print(f"{sum(classes.values())} reads: " + ", ".join(
             f"{n} {name}" for name, n in classes.most_common()))

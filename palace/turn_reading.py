@@ -82,6 +82,9 @@ class LoopStats:
     nothing_new: int = 0
     moves: int = 0
     """Settled after the board was moved or turned: taken as the new reference, unread."""
+    relit: int = 0
+    """Settled changed after a moment's motion (the room's light changed): taken as the
+    new reference, unread."""
     busy_s: float = 0.0
     """Wall time spent on frames, reads included."""
     read_s: list[float] = field(default_factory=list)
@@ -242,7 +245,8 @@ class TurnReader:
         self.look.learn(reference.image, location, palace)
 
     def forget_learned(self) -> None:
-        """The board moved: the look learns its new place at the next settled picture."""
+        """The board moved or the light changed: the look learns the board anew at the
+        next settled picture."""
         self._learned = None
 
 

@@ -152,6 +152,13 @@ class CameraLoop:
             self.stats.moves += 1
             self.reader.forget_learned()
             self._status("tracking", "the board was moved; carrying on", news=True)
+        elif observation.event == "relit":
+            # Every shadow on the palace moved at once, and no hand was over the board
+            # long enough to build: the light changed. The new picture is the reference
+            # (the detector's) and the look learns the board under the new light.
+            self.stats.relit += 1
+            self.reader.forget_learned()
+            self._status("tracking", "the light changed; carrying on", news=True)
         if observation.event == "baseline" or observation.state == "tracking":
             self.reader.learn_when_confirmed(self.detector.reference)
         self.stats.idle_frame_s.append(time.perf_counter() - started)

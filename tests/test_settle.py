@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,17 +31,21 @@ def two_turns():
 
 
 def test_one_read_per_turn_and_none_while_hands_are_over_the_board(two_turns):
-    _, seen = two_turns
+    table, seen = two_turns
     events = [(f, o) for f, o in seen if o.event]
     assert [o.event for _, o in events] == ["baseline", "changed", "changed"]
     for frame, _ in events:
         assert frame.phase == "still"
     # Each read comes from the still board of the turn just finished, and hands the
-    # reader the settled picture of the turn before it.
+    # reader the newest still picture of the palace before it: the last frame before
+    # the player's hand reached over the board.
     assert [f.turns_done for f, _ in events[1:]] == [1, 2]
-    assert events[1][1].before is not None
-    assert events[1][1].before.time == events[0][0].time
-    assert events[2][1].before.time == events[1][0].time
+    by_time = {f.time: f for f, _ in seen}
+    for (_, obs), turn in zip(events[1:], (0, 1), strict=True):
+        last_still = max(f.time for f, _ in seen if f.phase == "still" and f.turns_done == turn)
+        assert obs.before is not None and obs.before.time >= last_still
+        shown = by_time[obs.before.time]
+        assert shown.scene.pieces == table.record.scenes[turn].pieces
     # While a player is at work the detector never settles, and says "hands" once the
     # hand is over the board (it comes in from beyond the table's edge).
     for turn in (0, 1):
@@ -223,3 +228,40 @@ def test_a_webcam_turned_on_its_mount_is_no_move_of_the_board():
     assert board_moved(pose, turned, settings)
     assert not board_moved(pose, Pose(pose.rvec, pose.tvec + np.array([1.0, 0.0, 0.0])),
                            settings)
+
+
+def test_a_light_switched_on_while_the_palace_lies_still_is_no_turn():
+    """After each turn the room's light changes at once (the lamp swings 20-60 degrees
+    round the table): every shadow on the palace moves in one frame and the board may
+    settle changed, but nobody built anything in that tenth of a second. Without the
+    rule (``least_busy_s`` 0) those settles are changes to read."""
+    table = SimulatedTable(seed=7, turns=2, settings=replace(SMALL, light_switch_chance=1.0))
+    seen = _run(table)
+    events = [(f.turns_done, o.event) for f, o in seen if o.event]
+    changed = [turn for turn, event in events if event == "changed"]
+    assert changed == [1, 2], events
+    relit = [turn for turn, event in events if event == "relit"]
+    assert relit, events
+    without = _run(table, SettleDetector(SettleSettings(least_busy_s=0.0)))
+    assert [f.turns_done for f, o in without if o.event == "changed"] == [1, 1, 2, 2]
+
+
+def test_the_picture_before_follows_a_light_creeping_round_the_table():
+    """The light creeps 6 degrees round the table while the palace lies still after the
+    first turn: the picture before the second is the newest still one, under the light
+    it is built in, not the one the first turn settled on."""
+    table = SimulatedTable(seed=5, turns=2, settings=replace(SMALL, light_drift_deg=6.0))
+    seen = _run(table)
+    changed = [(f, o) for f, o in seen if o.event == "changed"]
+    assert [f.turns_done for f, _ in changed] == [1, 2]
+    second = changed[1][1]
+    assert second.before is not None
+    assert second.before.time > changed[0][0].time
+    by_time = {f.time: f for f, _ in seen}
+    before = by_time[second.before.time]
+    assert before.scene.pieces == table.record.scenes[1].pieces
+    assert before.time >= max(f.time for f, _ in seen
+                              if f.phase == "still" and f.turns_done == 1)
+    first = changed[0][0]
+    drift = np.abs(first.image.astype(np.float32) - before.image.astype(np.float32)).mean()
+    assert drift > 0.2  # the light did move between the two pictures

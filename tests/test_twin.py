@@ -155,6 +155,31 @@ def test_same_seed_same_frame_and_seeds_differ():
     assert not np.array_equal(a.image, c.image)
 
 
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_relit_frame_is_the_same_frame_under_another_light(wide):
+    """The room's light moved or dimmed between two pictures: the same seed draws the
+    same table, clutter and noise, only the light differs (a relight of nothing changes
+    nothing; a lamp swung round the table moves the shading of the pieces)."""
+    from twin import Relight
+
+    camera, pose = random_camera(np.random.default_rng(8), 320, 180)
+    scene = Scene.of([Piece(Kind.COLUMN, 9, 9, 0, color="tan"),
+                      Piece(Kind.ARCH, 14, 10, 0, axis=Axis.Y, color="dark_orange")])
+    options = RenderOptions(wide=wide)
+    a = render(scene, camera, pose, options, seed=11)
+    same = render(scene, camera, pose, RenderOptions(wide=wide, relight=Relight()), seed=11)
+    moved = render(scene, camera, pose,
+                   RenderOptions(wide=wide, relight=Relight(azimuth_deg=70, diffuse=0.6)),
+                   seed=11)
+    assert np.array_equal(a.image, same.image)
+    assert np.array_equal(a.piece_ids, moved.piece_ids)
+    assert moved.settings["light"]["azimuth_deg"] == pytest.approx(
+        a.settings["light"]["azimuth_deg"] + 70)
+    pieces = a.piece_ids >= 0
+    changed = np.abs(a.image.astype(int) - moved.image.astype(int)).max(axis=2)
+    assert np.mean(changed[pieces] > 8) > 0.2
+
+
 def test_covered_corner_is_hidden_and_marked_occluded():
     camera = _camera(640, 360, 60)
     pose = orbit_pose(60.0, 45.0, 520.0)

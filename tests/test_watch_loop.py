@@ -322,3 +322,27 @@ def test_a_board_pushed_while_a_turn_is_built_is_read(tmp_path):
     turns, moves, missed = play(SettleSettings(push_mm=0.0))
     assert moves >= 1 and missed == moves and turns == 2 - missed
     assert play(None) == (2, 0, 0)
+
+
+def test_a_light_switched_while_the_palace_lies_still_is_no_turn(tmp_path):
+    """After each turn the room's light changes at once (a lamp switched on): the loop
+    reads each turn once and nothing else, saying the light changed; without the rule
+    the changed light is read as a turn of its own (a reading of nothing)."""
+
+    def play(settings: SettleSettings | None) -> SimpleNamespace:
+        table = SimulatedTable(seed=7, turns=2, settings=TableSettings(
+            width=960, height=540, still_s=1.2, setup_s=1.2, move_chance=0.0,
+            light_switch_chance=1.0))
+        session = TableSession.open(tmp_path / f"light{settings is None}.sqlite",
+                                    resume=False)
+        spy = StatusSpy(session)
+        try:
+            return played_through(table, spy, settings)
+        finally:
+            session.close()
+
+    run = play(None)
+    assert [turns for _, _, turns in run.reader.calls] == [1, 2]
+    assert run.stats.relit >= 1 and run.players.tally.missed == 0
+    without = play(SettleSettings(least_busy_s=0.0))
+    assert without.stats.relit == 0 and len(without.reader.calls) > 2

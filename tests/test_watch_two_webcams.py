@@ -98,8 +98,10 @@ def watch(pair: TurnPair, first: list[np.ndarray],
 
 def test_a_turn_is_read_from_both_webcams_each_against_its_own_picture_before(pair) -> None:
     assert pair.second is not None
-    table, reader, loop = watch(pair, [pair.before_frame, pair.after_frame],
-                                [pair.second.before_frame, pair.second.after_frame])
+    table, reader, loop = watch(pair, [pair.before_frame, hand_over(pair.before_frame),
+                                       pair.after_frame],
+                                [pair.second.before_frame, hand_over(pair.second.before_frame),
+                                 pair.second.after_frame])
     assert len(table.turns) == len(reader.calls) == 1 and loop.stats.second_views == 1
     call = reader.calls[0]
     befores, views = call["before_frame"], call["frames"]
@@ -156,8 +158,10 @@ def test_a_second_webcam_bumped_between_turns_takes_its_picture_before_again(pai
     from both webcams."""
     assert pair.second is not None
     moved = bumped_pictures(pair)
-    _, reader, loop = watch(pair, [*[pair.before_frame] * 3, pair.after_frame],
-                            [pair.second.before_frame, moved[0], moved[0], moved[1]])
+    _, reader, loop = watch(pair, [*[pair.before_frame] * 3, hand_over(pair.before_frame),
+                                   pair.after_frame],
+                            [pair.second.before_frame, moved[0], moved[0],
+                             hand_over(moved[0]), moved[1]])
     assert len(reader.calls) == 1 and loop.stats.second_views == 1
     assert loop.stats.second_alone == 0
     call = reader.calls[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import cv2
@@ -25,7 +25,7 @@ from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
-from twin import Frame, RenderOptions, random_camera, render
+from twin import Frame, Relight, RenderOptions, random_camera, render
 from twin.cameras import SecondWebcamFrames, around_board
 from twin.wide import WIDE_FILL
 
@@ -150,6 +150,7 @@ def turn_pairs(
     wide: bool = False,
     only: Collection[tuple[int, int]] | None = None,
     second_view: float | None = None,
+    relight: Relight | None = None,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -164,11 +165,15 @@ def turn_pairs(
     ``second_view``: degrees round the board a second webcam stands from the first; its
     frames come with each pair (:class:`SecondWebcamFrames`), the first view's as
     without it.
+    ``relight``: the room's light changed between the pictures (a lamp moved or dimmed,
+    the sun along a window); the frames after are rendered under it, every other draw
+    as without it.
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
                             "wide": wide or base.wide})
     fill = WIDE_FILL if wide else (0.7, 0.97)
+    later = opts if relight is None else replace(opts, relight=relight)
     for game in range(games):
         if only is not None and not any(g == seed + game for g, _ in only):
             continue
@@ -190,7 +195,7 @@ def turn_pairs(
             palace_before = Palace(ground, record.scenes[turn].pieces)
             before = render(palace_before, camera, pose, opts, seed=frame_seed)
             palace_after = Palace(ground, record.scenes[turn + 1].pieces)
-            after = render(palace_after, camera, pose, opts, seed=frame_seed)
+            after = render(palace_after, camera, pose, later, seed=frame_seed)
             new_mask = _new_pixels(after, record, turn)
             second = None
             if second_view is not None:
@@ -200,7 +205,7 @@ def turn_pairs(
                 develop = np.random.default_rng([seed, game, turn, 2])
                 second = SecondWebcamFrames(
                     render(palace_before, camera, pose2, opts, seed=frame_seed).image,
-                    redevelop(render(palace_after, camera, pose2, opts,
+                    redevelop(render(palace_after, camera, pose2, later,
                                      seed=frame_seed).image, develop),
                     pose2)
             yield TurnPair(
@@ -232,11 +237,12 @@ games from here on."""
 
 
 def twin_turns(count: int, *, seed: int, width: int = 1280, height: int = 720,
-               options: RenderOptions | None = None, second_view: float | None = None
-               ) -> Iterator[TurnPair]:
+               options: RenderOptions | None = None, second_view: float | None = None,
+               relight: Relight | None = None) -> Iterator[TurnPair]:
     """The first ``count`` turns of the wide twin's games from ``seed`` on, at most
     :data:`TURNS_PER_GAME` from each. One definition, so that the bench, the fit and the
     fresh check read turns drawn exactly alike, and another seed is another set."""
     pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
-                       width=width, height=height, options=options, second_view=second_view)
+                       width=width, height=height, options=options, second_view=second_view,
+                       relight=relight)
     yield from itertools.islice(pairs, count)

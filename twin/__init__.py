@@ -5,7 +5,7 @@ from twin.clutter import Hand
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
-from twin.shading import Light
+from twin.shading import Light, Relight
 from twin.table import SimulatedTable, TableFrame, TableSettings
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Frame",
     "Hand",
     "Light",
+    "Relight",
     "RenderOptions",
     "SimulatedTable",
     "TableFrame",

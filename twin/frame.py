@@ -12,7 +12,7 @@ from rules.pieces import Piece
 from rules.scene import Scene
 from twin.clutter import Hand
 from twin.mesh import KIND_LABELS, PART_LABELS
-from twin.shading import Light
+from twin.shading import Light, Relight
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class RenderOptions:
     card_sheen: bool = False  # with wide: the card's gloss lifts its inks towards the light
     deep_shadows: bool = False  # twin.deep_shadows: darker, sharper cast shadows, card occluded
     seams: bool | None = None  # twin.seams: dark joints between stacked pieces; None: with wide
+    relight: Relight | None = None  # the light drawn (or given), then moved or dimmed
 
 
 @dataclass

@@ -155,6 +155,8 @@ def render(
         deep = DeepShadows.random(np.random.default_rng([seed, 0xDEE9]))
         if options.light is None:
             light = deep.deepen(light)
+    if options.relight is not None:
+        light = options.relight.apply(light)
     jitter = options.color_jitter if options.color_jitter is not None else (0 if clean else 0.05)
     rotation = pose.rotation
     tvec = np.asarray(pose.tvec, float).reshape(3)
@@ -298,6 +300,7 @@ def render(
             "clutter": bool(clutter_on),
             "cover_corners": list(options.cover_corners),
             "wide": wide,
+            "relight": None if options.relight is None else options.relight.__dict__,
             "room_light": bool(room),
             "deep_shadows": deep is not None,
             "seams": None if seams is None else {"darkness": seams.darkness,

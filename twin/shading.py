@@ -126,6 +126,32 @@ class Light:
         )
 
 
+
+@dataclass(frozen=True)
+class Relight:
+    """The room's light changed since the picture before: the lamp moved or dimmed.
+
+    A game lasts an hour or more: the sun moves along a window (about a degree every
+    four minutes), a cloud passes, someone switches a lamp on. The picture before a
+    turn and the one after then differ where no piece was put. Applied to whatever
+    light the frame's seed draws, so a relit frame is the same frame in every other
+    draw. ``diffuse`` and ``ambient`` multiply the lamp's and the room's strength.
+    """
+
+    azimuth_deg: float = 0.0
+    elevation_deg: float = 0.0
+    diffuse: float = 1.0
+    ambient: float = 1.0
+
+    def apply(self, light: Light) -> Light:
+        return replace(
+            light,
+            azimuth_deg=light.azimuth_deg + self.azimuth_deg,
+            elevation_deg=float(np.clip(light.elevation_deg + self.elevation_deg, 10, 89)),
+            diffuse=light.diffuse * self.diffuse,
+            ambient=light.ambient * self.ambient,
+        )
+
 def shade_polygons(
     normals: np.ndarray,
     centroids: np.ndarray,

@@ -32,7 +32,7 @@ from twin.cameras import around_board, random_camera, turned_webcam
 from twin.clutter import Hand
 from twin.frame import RenderOptions
 from twin.renderer import render
-from twin.shading import Light
+from twin.shading import Light, Relight
 
 OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
 """Side ``s`` of the table lies this way from the board; a hand from it points back."""
@@ -68,6 +68,18 @@ class TableSettings:
     """While a player builds, pressing the pieces onto their studs pushes the board up to
     this many millimetres across the table (and turns it up to a tenth as many degrees),
     where it stays; 0: never."""
+    light_drift_deg: float = 0.0
+    """While the palace lies still after each turn, the room's light creeps round the
+    table by this many degrees (the sun along a window), in :data:`DRIFT_STEPS` steps
+    over the second half of the still spell; 0: never."""
+    light_switch_chance: float = 0.0
+    """After each turn, the chance that the room's light changes at once while the
+    palace lies still (a lamp switched on or off, a curtain drawn): the lamp swings 20
+    to 60 degrees round the table and its strength changes by up to 40 %."""
+
+
+DRIFT_STEPS = 4
+"""The steps a still spell's drift of the light is made in: a real drift is smooth."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +161,8 @@ class SimulatedTable:
         self.sides = self._seats(players)
         self._render_seed = int(rng.integers(1 << 30))
         self._still_cache: dict[tuple[object, ...], NDArray[np.uint8]] = {}
+        self._room = Relight()
+        """How far the room's light has changed since the set-up."""
 
     def _seats(self, players: int) -> list[int]:
         """The table sides the players sit at: every side but the webcam's."""
@@ -174,11 +188,11 @@ class SimulatedTable:
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
                  hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
-        key = (pieces, placement, second)
+        key = (pieces, placement, second, self._room)
         if not hands and key in self._still_cache:
             return self._still_cache[key]
-        light = replace(self.light,
-                        azimuth_deg=self.light.azimuth_deg - math.degrees(placement.angle))
+        light = self._room.apply(self.light)
+        light = replace(light, azimuth_deg=light.azimuth_deg - math.degrees(placement.angle))
         options = RenderOptions(light=light, noise=0.0, blur=self.blur, jpeg_quality=0,
                                 exposure=self.exposure, white_balance=(1.0, 1.0, 1.0),
                                 clutter=False, color_jitter=0.0, table=self.table,
@@ -253,6 +267,7 @@ class SimulatedTable:
 
         # Its own draws, so that a table without knocks plays as it always has.
         knocks = np.random.default_rng(self.seed + 15485863)
+        lights = np.random.default_rng(self.seed + 32452843)
         pieces = scenes[0].pieces
         for _ in range(max(1, round(s.setup_s * s.fps))):
             yield frame(pieces, 0, "still")
@@ -262,14 +277,39 @@ class SimulatedTable:
             placement = self._jostled(placement, knocks)
             yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
             pieces = after
-            for _ in range(max(1, round(s.still_s * s.fps))):
-                yield frame(pieces, turn + 1, "still")
+            yield from self._still_frames(frame, lights, pieces, turn + 1)
             if turn + 1 < self.turns and rng.uniform() < s.move_chance:
                 target = self._new_placement(rng, placement)
                 yield from self._move_frames(frame, seat, turn + 1, pieces, placement, target)
                 placement = target
                 for _ in range(max(1, round(s.still_s * s.fps))):
                     yield frame(pieces, turn + 1, "still")
+
+    def _still_frames(self, frame: Callable[..., TableFrame], lights: np.random.Generator,
+                      pieces: tuple[Piece, ...], turns_done: int) -> Iterator[TableFrame]:
+        """The finished palace lying still, the room's light drifting
+        (``light_drift_deg``) and perhaps changing at once half-way
+        (``light_switch_chance``, then a still spell as long again)."""
+        s = self.settings
+        count = max(1, round(s.still_s * s.fps))
+        switch = s.light_switch_chance > 0 and lights.uniform() < s.light_switch_chance
+        start = self._room
+        half = count // 2
+        for k in range(count):
+            if s.light_drift_deg > 0 and k >= half:
+                # Once the palace has had time to settle: a real drift is far slower than
+                # the simulated still spell, and lets the board settle first.
+                step = min(DRIFT_STEPS, (k - half) * DRIFT_STEPS // (count - half) + 1)
+                self._room = replace(start, azimuth_deg=start.azimuth_deg
+                                     + s.light_drift_deg * step / DRIFT_STEPS)
+            yield frame(pieces, turns_done, "still")
+        if switch:
+            swing = float(lights.choice([-1.0, 1.0]) * lights.uniform(20.0, 60.0))
+            self._room = replace(self._room, azimuth_deg=self._room.azimuth_deg + swing,
+                                 diffuse=float(np.clip(self._room.diffuse
+                                                       * lights.uniform(0.6, 1.4), 0.3, 1.6)))
+            for _ in range(count):
+                yield frame(pieces, turns_done, "still")
 
     def _turn_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
                      turn: int, before: tuple[Piece, ...], after: tuple[Piece, ...],

@@ -20,10 +20,12 @@ pixel of the tracked pose:
   ring's edge on its own).
 
 The board has **settled** when no cell moved for ``still_frames`` frames and
-``still_s`` seconds. That picture is compared with the previous settled one: a changed
-board is a turn to read; an unchanged one (a hand came and went, the board was slid
-and put back square) only refreshes the reference, so slow changes of the light never
-pile up.
+``still_s`` seconds. That picture is compared with the reference, the newest still
+picture from before the motion (while the board lies still after a settle, each still
+frame becomes the reference, so a light creeping round the table never piles up): a
+changed board is a turn to read; an unchanged one (a hand came and went, the board was
+slid and put back square) only refreshes the reference; a changed one after less motion
+than anyone could build in (``least_busy_s``) is the room's light changing, ``relit``.
 
 Run alone on a folder or a video to see what it decides, frame by frame::
 
@@ -90,6 +92,12 @@ class SettleSettings:
     for the palace itself."""
     keep_frames: int = 3
     """Still frames handed to the reader (the newest last)."""
+    least_busy_s: float = 0.5
+    """A board that settles changed after less motion than this (from the first frame
+    with something over it to the first still one) was not built on: nobody reaches in,
+    puts a staircase down and leaves in half a second. The room's light changed (a lamp
+    switched on, a curtain drawn, the sun out of a cloud), which moves every shadow on
+    the palace at once; the new picture becomes the reference and nothing is read."""
 
 
 @dataclass
@@ -108,7 +116,8 @@ class Snapshot:
 class Observation:
     """What one frame showed. ``event`` is ``""`` on most frames; ``"baseline"`` the first
     time the board settles; ``"changed"`` when it settled different from ``before``;
-    ``"unchanged"`` when it settled as it was."""
+    ``"unchanged"`` when it settled as it was; ``"relit"`` when it settled changed
+    after too short a spell of motion for anyone to have built (the light changed)."""
 
     state: str
     """searching, tracking, hands or settling (the session's camera states)."""
@@ -232,13 +241,15 @@ class SettleDetector:
         self._arm_since: float | None = None
         self._reported = False
         """The current still spell was already reported (one event per spell)."""
+        self._busy_since: float | None = None
+        """When something first moved over the board (or hid it) since the last report."""
 
     def update(self, image: NDArray[np.uint8], camera: Camera, pose: Pose | None,
                time_s: float, *, found: bool = True, location: object = None) -> Observation:
         """One frame. ``pose`` may be the last known one with ``found`` false (the tracker
         could not explain this frame): the frame then only measures motion."""
         if pose is None:
-            self._break()
+            self._break(time_s)
             self._previous = None
             return Observation("searching", "no board in view")
         cells = board_cells(image, camera, pose)
@@ -246,17 +257,19 @@ class SettleDetector:
         moving = 0 if previous is None else int(
             (cell_steps(cells, previous) > self.settings.motion_step).sum())
         if not found:
-            self._break()
+            self._break(time_s)
             return Observation("hands", "the board is hidden", moving_cells=moving)
         if previous is None:
-            self._break()
+            self._break(time_s)
             return Observation("settling", "a first look at the board")
         if moving >= self.settings.motion_cells:
-            self._break()
+            self._break(time_s)
             return Observation("hands", f"{moving} cells moving", moving_cells=moving)
         return self._still_frame(Snapshot(image, pose, cells, time_s, location), moving)
 
-    def _break(self) -> None:
+    def _break(self, time_s: float) -> None:
+        if self._busy_since is None:
+            self._busy_since = time_s
         self._still.clear()
         self._still_since = None
         self._spell = 0
@@ -272,6 +285,10 @@ class SettleDetector:
         while len(self._still) > max(s.keep_frames, 1):
             self._still.popleft()
         if self._reported:
+            # The same palace, still: it is the picture before the next turn now, so that
+            # a light creeping round the table while the players think (the sun along a
+            # window) is not read with that turn.
+            self.reference = snap
             return Observation("tracking", "settled", moving_cells=moving)
         held = snap.time - self._still_since
         if self._spell < s.still_frames or held < s.still_s:
@@ -285,6 +302,7 @@ class SettleDetector:
         if before is None:
             self.reference = snap
             self._reported = True
+            self._busy_since = None
             return Observation("tracking", "board settled: the set-up", "baseline",
                                moving_cells=moving, frames=frames)
         steps = cell_steps(snap.cells, before.cells) > s.change_step
@@ -298,8 +316,15 @@ class SettleDetector:
                                    moving_cells=moving, changed_cells=changed)
         self.reference = snap
         self._reported = True
+        assert self._still_since is not None
+        busy = self._still_since - (self._still_since if self._busy_since is None
+                                    else self._busy_since)
+        self._busy_since = None
         event = "changed" if changed >= s.change_cells else "unchanged"
-        return Observation("tracking", f"board settled, {changed} cells changed", event,
+        detail = f"board settled, {changed} cells changed"
+        if event == "changed" and not moved and busy < s.least_busy_s:
+            event, detail = "relit", f"{detail} after {busy:.1f} s of motion: the light changed"
+        return Observation("tracking", detail, event,
                            moving_cells=moving, changed_cells=changed, before=before,
                            frames=frames, moved=moved)
 
