@@ -10,7 +10,14 @@ import pytest
 
 from twin.clutter import Hand
 from twin.table import SimulatedTable, TableSettings
-from vision.settle import BOARD_SLICE, SettleDetector, SettleSettings, board_cells, reaches_out
+from vision.settle import (
+    BOARD_SLICE,
+    SettleDetector,
+    SettleSettings,
+    board_cells,
+    cell_steps,
+    reaches_out,
+)
 
 SMALL = TableSettings(width=640, height=360, still_s=1.2, setup_s=1.2, move_chance=0.0)
 
@@ -265,3 +272,30 @@ def test_the_picture_before_follows_a_light_creeping_round_the_table():
     first = changed[0][0]
     drift = np.abs(first.image.astype(np.float32) - before.image.astype(np.float32)).mean()
     assert drift > 0.2  # the light did move between the two pictures
+
+
+def test_a_still_picture_does_not_move_as_the_tracked_pose_creeps(two_turns):
+    """Rows of the picture dark on one side and bright on the other, the split slanting
+    so that some row is half of each: as the pose creeps a fifth of a millimetre at a
+    time (a tracker's noise is far less), the rows' flicker gains stay put. Taken across
+    the crop alone, a half-and-half row's median flipped from dark to bright each time
+    the crop gained a block, and whole rows of cells moved on a still board."""
+    from calibration.camera import Pose, project
+
+    table, seen = two_turns
+    frame = seen[0][0]
+    camera, pose = table.camera, frame.pose
+    ring = np.array([[x, y, 0.0] for x in (-48.0, 304.0) for y in (-48.0, 304.0)])
+    corners = project(camera, pose, ring)
+    split = (corners[:, 0].min() + corners[:, 0].max()) / 2
+    image = np.full_like(frame.image, 220)
+    rows, cols = np.mgrid[0:image.shape[0], 0:image.shape[1]]
+    image[cols < split + (rows - image.shape[0] / 2) * 0.6] = 30
+    step = SettleSettings().motion_step
+    previous = None
+    for k in range(60):
+        crept = Pose(pose.rvec, pose.tvec + pose.rotation @ np.array([0.2 * k, 0.0, 0.0]))
+        cells = board_cells(image, camera, crept)
+        if previous is not None:
+            assert int((cell_steps(cells, previous) > step).sum()) == 0, k
+        previous = cells

@@ -163,10 +163,13 @@ def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray
     small = small_u8.astype(np.float32)
     # A lamp flickering at the mains frequency darkens whole rows of a webcam's picture
     # in bands that roll from frame to frame: each row is divided by its own median
-    # brightness. What stands on the board moves a row's median only where it covers
-    # most of the row, and a hand that does is motion anyway. (Every third pixel of a
-    # row gives the same median at a third of the cost.)
-    rows = np.median(cv2.cvtColor(small_u8, cv2.COLOR_BGR2GRAY)[:, ::3], axis=1)
+    # brightness, taken across the whole picture's width. What stands on the board moves
+    # a row's median only where it covers most of the row, and a hand that does is
+    # motion anyway. (Across the crop alone, a row half board and half table had its
+    # median flip between the two as the tracked pose's last thousandth of a millimetre
+    # moved the crop's edge by a block: a whole row of cells "moved" on a still board.)
+    band = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, ::4 * scale]), cv2.COLOR_BGR2GRAY)
+    rows = np.median(band.reshape(-1, scale, band.shape[1]).mean(axis=1), axis=1)
     small /= np.maximum(rows, 4.0)[:, None, None]
     side = SIDE_CELLS * PX_PER_CELL
     # Corner maps in the small picture's pixels, then stretched to every sample: sample
