@@ -21,7 +21,8 @@ table (:func:`training.pairs.turn_pairs`). The sets outside the training range a
 same turns at 640x480, under a strong blur (sigma 3 px), under a strongly coloured
 light (the camera's white balance off by a third), with the frame after taken by the
 webcam knocked on its mount (the reader told where the board lay in the frame before),
-and with the room's lamp swung 15 degrees round the table between the two pictures.
+with the room's lamp swung 15 degrees round the table between the two pictures, and with
+a player's soft shadow across the board in the picture after.
 The two-webcam sets are the first 100 of the twin turns, each also seen by a second
 webcam of the same make across the table
 or on its next side, read from the first view alone and from both, each view against
@@ -94,6 +95,9 @@ every turn bench else takes both from one camera."""
 RELIT = Relight(azimuth_deg=15.0)
 """The outside set's light changed between the pictures: the lamp swung this far round
 the table (the sun along a window for an hour); every other set lights both alike."""
+SHADOWED = Relight(shadow=0.4)
+"""The outside set's player leaning over the table as the picture after is taken: a soft
+shadow taking 40 % of the light from one side of the board."""
 
 
 Turn = TurnPair | ValidationTurn | CameraMapTurn
@@ -333,6 +337,10 @@ def main() -> None:
         show(f"outside: the lamp swung {RELIT.azimuth_deg:g} degrees round the table between "
              "the pictures",
              measure(twin_turns(outside, seed=args.seed, relight=RELIT), models, False),
+             reference, False)
+        show(f"outside: a player's soft shadow over the picture after ({SHADOWED.shadow:.0%} "
+             "of the light)",
+             measure(twin_turns(outside, seed=args.seed, relight=SHADOWED), models, False),
              reference, False)
 
 

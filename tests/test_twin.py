@@ -180,6 +180,26 @@ def test_a_relit_frame_is_the_same_frame_under_another_light(wide):
     assert np.mean(changed[pieces] > 8) > 0.2
 
 
+def test_a_players_shadow_darkens_one_side_of_the_board_softly():
+    """A player leaning over the table: the same frame, a band of it darker by up to the
+    shadow's share and the rest as it was, the edge between them soft."""
+    from twin import Relight
+
+    camera, pose = random_camera(np.random.default_rng(4), 320, 180)
+    scene = Scene.of([Piece(Kind.COLUMN, 9, 9, 0, color="tan")])
+    options = RenderOptions(clutter=False, noise=0.0, jpeg_quality=0)
+    plain = render(scene, camera, pose, options, seed=3).image.astype(np.float32)
+    shaded = render(scene, camera, pose,
+                    RenderOptions(clutter=False, noise=0.0, jpeg_quality=0,
+                                  relight=Relight(shadow=0.5)), seed=3).image.astype(np.float32)
+    ratio = (shaded.mean(axis=2) + 1) / (plain.mean(axis=2) + 1)
+    lit = plain.mean(axis=2) > 30
+    assert np.mean(ratio[lit] > 0.97) > 0.1  # some of the picture is as it was
+    assert np.mean(ratio[lit] < 0.7) > 0.1  # some lies in the shadow's core
+    assert ratio[lit].min() > 0.4  # never more than the shadow's share
+    assert np.mean((ratio[lit] > 0.6) & (ratio[lit] < 0.9)) > 0.02  # the soft edge
+
+
 def test_covered_corner_is_hidden_and_marked_occluded():
     camera = _camera(640, 360, 60)
     pose = orbit_pose(60.0, 45.0, 520.0)

@@ -142,6 +142,11 @@ class Relight:
     elevation_deg: float = 0.0
     diffuse: float = 1.0
     ambient: float = 1.0
+    shadow: float = 0.0
+    """A player leaning over the table: the share of the light a soft shadow takes from
+    one side of the board (0: none). Where it falls is drawn from the frame's seed on a
+    stream of its own (:func:`twin.renderer.player_shadow`): the side, how far past the
+    board's middle its edge reaches (-40 to 60 mm), an edge 60 mm soft."""
 
     def apply(self, light: Light) -> Light:
         return replace(

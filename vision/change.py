@@ -65,6 +65,32 @@ def match_photometry(before: NDArray[np.float32], after: NDArray[np.float32]
     return out
 
 
+LIGHT_TILE_PX = 16
+"""Tiles (region pixels) over which the light's change is taken, by their median."""
+
+
+def evened_light(before: NDArray[np.float32], after: NDArray[np.float32]
+                 ) -> NDArray[np.float32]:
+    """``before`` brightened or darkened where the light changed smoothly since: a
+    player's soft shadow across part of the board, a lamp dimmed at one side. The change
+    of log brightness is taken per tile (its median), then across 5 x 5 tiles (their
+    median: new pieces change a tile or a few, a shadow a whole side) and softened; its
+    overall level is left to the evidence's own exposure matching. Brightness only: a
+    shadow barely shifts a colour, a new piece mostly does."""
+    h, w = before.shape[:2]
+    t = LIGHT_TILE_PX
+    rows, cols = h // t, w // t
+    if rows < 5 or cols < 5:
+        return before
+    ratio = (np.log(after.mean(axis=2) + 4.0) - np.log(before.mean(axis=2) + 4.0))
+    tiles = ratio[:rows * t, :cols * t].reshape(rows, t, cols, t).transpose(0, 2, 1, 3)
+    level = np.median(tiles.reshape(rows, cols, t * t), axis=2).astype(np.float32)
+    level -= float(np.median(level))
+    level = cv2.GaussianBlur(cv2.medianBlur(level, 5), (0, 0), 1.0)
+    gain = np.exp(cv2.resize(level, (w, h), interpolation=cv2.INTER_LINEAR))
+    return (before * gain[:, :, None]).astype(np.float32)
+
+
 def _line_fit(x: NDArray[np.float32], y: NDArray[np.float32]) -> tuple[float, float]:
     """The least-squares line ``y = gain * x + offset`` from the sums of ``x``, ``y``,
     their squares and products, accumulated in float64 without copies: what

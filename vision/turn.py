@@ -28,7 +28,7 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Piece, Voxel
 from rules.staircase import analyse_added
-from vision.change import change_evidence, region
+from vision.change import change_evidence, evened_light, region
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
 from vision.evidence import (
@@ -218,7 +218,9 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         after = region(frame, box, scale)
         view = View(cam, loc.pose, box, scale)
         view.paint_old(before.pieces)
-        pairs.append((view, after, region(reference, box, scale)))
+        # A player's shadow over one side of the board, or a lamp dimmed there since the
+        # picture before, is no new piece: the picture before takes that light first.
+        pairs.append((view, after, evened_light(region(reference, box, scale), after)))
         evidence.append(replace(_view_evidence(*pairs[-1], model), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
