@@ -12,7 +12,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from calibration.camera import Camera, Pose, plane_points, rays_through
+from calibration.camera import Camera, Pose
 from rules.maps import GroundMap, load_map
 from rules.palace import Palace
 from rules.pieces import BOARD_MM, BRICK_MM, STUD_MM, Kind, Piece, missing_corners
@@ -39,7 +39,7 @@ from twin.realism import (
     table_texture,
 )
 from twin.seams import SeamLook, draw_seams
-from twin.shading import Light, piece_color, room_fill, shade_polygons
+from twin.shading import Light, piece_color, player_shadow, room_fill, shade_polygons
 from twin.wide import WideLook, hard_light, stud_shadow_mask
 
 MAX_PIXELS = 3840 * 2160
@@ -119,34 +119,6 @@ def _sheen(seed: int) -> float:
     none in a third of frames, else 0.5 to 6 % of the light, added in linear light."""
     rng = np.random.default_rng([seed, 7717])
     return 0.0 if rng.random() < 1 / 3 else float(rng.uniform(0.005, 0.06))
-
-
-SHADOW_GRID_PX = 16
-"""A player's shadow is worked out on a grid this coarse, then stretched: it is soft."""
-
-
-def player_shadow(image: np.ndarray, camera: Camera, pose: Pose, depth: float,
-                  rng: np.random.Generator) -> np.ndarray:
-    """``image`` under a player's soft shadow: a person leaning over the table from one
-    side takes ``depth`` of the light from a band of the table beyond an edge across the
-    board, 60 mm soft. Each pixel is darkened by the shadow on the table where its ray
-    meets it (a piece takes the shadow of the table under it: the shadow is far softer
-    than a piece is tall)."""
-    heading = rng.uniform(0.0, 2.0 * np.pi)
-    reach = rng.uniform(-40.0, 60.0)
-    soft = 60.0
-    height, width = image.shape[:2]
-    ys, xs = np.mgrid[0:height + SHADOW_GRID_PX:SHADOW_GRID_PX,
-                      0:width + SHADOW_GRID_PX:SHADOW_GRID_PX].astype(np.float64)
-    rays = rays_through(camera, np.column_stack([xs.ravel(), ys.ravel()]))
-    points, ahead = plane_points(pose, rays, 0.0)
-    side = np.array([np.cos(heading), np.sin(heading)])
-    past = (points[:, :2] - BOARD_MM / 2) @ side - reach
-    shade = 1.0 - depth / (1.0 + np.exp(np.clip(past / soft * 4.0, -30, 30)))
-    shade = np.where(ahead, shade, 1.0).reshape(xs.shape).astype(np.float32)
-    field = cv2.resize(shade, (xs.shape[1] * SHADOW_GRID_PX, xs.shape[0] * SHADOW_GRID_PX),
-                       interpolation=cv2.INTER_LINEAR)[:height, :width]
-    return cv2.convertScaleAbs(image.astype(np.float32) * field[:, :, None])
 
 
 def render(

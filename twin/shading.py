@@ -11,9 +11,11 @@ import math
 import zlib
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
-from rules.pieces import BUILDING_COLORS, COLOR_RGB, Kind, Piece
+from calibration.camera import Camera, Pose, plane_points, rays_through
+from rules.pieces import BOARD_MM, BUILDING_COLORS, COLOR_RGB, Kind, Piece
 
 
 def _bgr(rgb: tuple[int, int, int]) -> np.ndarray:
@@ -145,7 +147,7 @@ class Relight:
     shadow: float = 0.0
     """A player leaning over the table: the share of the light a soft shadow takes from
     one side of the board (0: none). Where it falls is drawn from the frame's seed on a
-    stream of its own (:func:`twin.renderer.player_shadow`): the side, how far past the
+    stream of its own (:func:`player_shadow`): the side, how far past the
     board's middle its edge reaches (-40 to 60 mm), an edge 60 mm soft."""
 
     def apply(self, light: Light) -> Light:
@@ -156,6 +158,34 @@ class Relight:
             diffuse=light.diffuse * self.diffuse,
             ambient=light.ambient * self.ambient,
         )
+
+SHADOW_GRID_PX = 16
+"""A player's shadow is worked out on a grid this coarse, then stretched: it is soft."""
+
+
+def player_shadow(image: np.ndarray, camera: Camera, pose: Pose, depth: float,
+                  rng: np.random.Generator) -> np.ndarray:
+    """``image`` under a player's soft shadow: a person leaning over the table from one
+    side takes ``depth`` of the light from a band of the table beyond an edge across the
+    board, 60 mm soft. Each pixel is darkened by the shadow on the table where its ray
+    meets it (a piece takes the shadow of the table under it: the shadow is far softer
+    than a piece is tall)."""
+    heading = rng.uniform(0.0, 2.0 * np.pi)
+    reach = rng.uniform(-40.0, 60.0)
+    soft = 60.0
+    height, width = image.shape[:2]
+    ys, xs = np.mgrid[0:height + SHADOW_GRID_PX:SHADOW_GRID_PX,
+                      0:width + SHADOW_GRID_PX:SHADOW_GRID_PX].astype(np.float64)
+    rays = rays_through(camera, np.column_stack([xs.ravel(), ys.ravel()]))
+    points, ahead = plane_points(pose, rays, 0.0)
+    side = np.array([np.cos(heading), np.sin(heading)])
+    past = (points[:, :2] - BOARD_MM / 2) @ side - reach
+    shade = 1.0 - depth / (1.0 + np.exp(np.clip(past / soft * 4.0, -30, 30)))
+    shade = np.where(ahead, shade, 1.0).reshape(xs.shape).astype(np.float32)
+    field = cv2.resize(shade, (xs.shape[1] * SHADOW_GRID_PX, xs.shape[0] * SHADOW_GRID_PX),
+                       interpolation=cv2.INTER_LINEAR)[:height, :width]
+    return cv2.convertScaleAbs(image.astype(np.float32) * field[:, :, None])
+
 
 def shade_polygons(
     normals: np.ndarray,

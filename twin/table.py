@@ -287,9 +287,9 @@ class SimulatedTable:
 
     def _still_frames(self, frame: Callable[..., TableFrame], lights: np.random.Generator,
                       pieces: tuple[Piece, ...], turns_done: int) -> Iterator[TableFrame]:
-        """The finished palace lying still, the room's light drifting
-        (``light_drift_deg``) and perhaps changing at once half-way
-        (``light_switch_chance``, then a still spell as long again)."""
+        """The finished palace lying still, the room's light drifting over the second
+        half of the spell (``light_drift_deg``), and then perhaps changing at once
+        (``light_switch_chance``) for a still spell as long again."""
         s = self.settings
         count = max(1, round(s.still_s * s.fps))
         switch = s.light_switch_chance > 0 and lights.uniform() < s.light_switch_chance
