@@ -25,6 +25,8 @@ so that each loss is put down to one input or to turn mode itself:
     python3 -m bench.watch_reads --bump 0.3            # the webcam knocked up to 0.3
                                                        # degrees while each turn is built
     python3 -m bench.watch_reads --push 8              # the board pushed up to 8 mm
+    python3 -m bench.watch_reads --shadow 0.5          # half the players lean over the
+                                                       # table for 12 s after building
     python3 -m bench.watch_reads --drift 4 --switch 0.5  # the room's light creeping 4
                                                        # degrees round the table after
                                                        # each turn, and half the time
@@ -170,20 +172,23 @@ class RecordingReader:
 
 
 def play(seed: int, turns: int, db: Path, second_webcam: float | None = None,
-         bump: float = 0.0, push: float = 0.0, drift: float = 0.0, switch: float = 0.0
-         ) -> tuple[list[LoopRead], DemoTally, LoopStats]:
+         bump: float = 0.0, push: float = 0.0, drift: float = 0.0, switch: float = 0.0,
+         shadow: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
     with the first's, and no read taken apart; with ``bump``, the first webcam knocked
     by up to that many degrees each turn; with ``push``, the board pushed up to that
     many millimetres while each turn is built; with ``drift`` and ``switch``, the room's
     light creeping that many degrees round the table after each turn and changing at once
-    with that chance (``TableSettings.light_drift_deg``, ``light_switch_chance``)."""
+    with that chance (``TableSettings.light_drift_deg``, ``light_switch_chance``); with
+    ``shadow``, the chance that the player who built leans over the table for a while
+    (``player_shadow_chance``)."""
     table = SimulatedTable(seed=seed, players=3, turns=turns,
                            settings=TableSettings(second_webcam_deg=second_webcam,
                                                   webcam_bump_deg=bump, board_push_mm=push,
                                                   light_drift_deg=drift,
-                                                  light_switch_chance=switch))
+                                                  light_switch_chance=switch,
+                                                  player_shadow_chance=shadow))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
     players = TablePlayers(session, table)
     players.set_up()
@@ -225,6 +230,9 @@ def main() -> None:
     parser.add_argument("--switch", type=float, default=0.0, metavar="CHANCE",
                         help="after each turn, the chance that the room's light changes at "
                         "once (a lamp switched on or off)")
+    parser.add_argument("--shadow", type=float, default=0.0, metavar="CHANCE",
+                        help="after each turn, the chance that the player who built leans "
+                        "over the table for 12 s, their soft shadow over the board")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
@@ -232,7 +240,7 @@ def main() -> None:
     built = right = missed = relit = 0
     for seed in _seeds(args.seeds):
         reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump,
-                                   args.push, args.drift, args.switch)
+                                   args.push, args.drift, args.switch, args.shadow)
         built, right = built + tally.built, right + tally.read_right
         missed += tally.missed
         relit += stats.relit

@@ -299,3 +299,17 @@ def test_a_still_picture_does_not_move_as_the_tracked_pose_creeps(two_turns):
         if previous is not None:
             assert int((cell_steps(cells, previous) > step).sum()) == 0, k
         previous = cells
+
+
+def test_a_player_leaning_over_the_board_after_building_is_no_second_turn():
+    """The player who built leans over the table for 12 s, their soft shadow over one
+    side of the board, then leans back: each turn is read once, the shadow neither a
+    turn of its own nor a turn lost (the read waits for it as for an arm resting over
+    the edge, up to 8 s)."""
+    table = SimulatedTable(seed=6, turns=2, settings=replace(SMALL, player_shadow_chance=1.0))
+    seen = _run(table)
+    events = [(f.turns_done, o.event) for f, o in seen if o.event]
+    assert events == [(0, "baseline"), (1, "changed"), (2, "changed")], events
+    first = next(f for f, o in seen if o.event == "changed")
+    built = min(f.time for f, _ in seen if f.phase == "still" and f.turns_done == 1)
+    assert first.time - built > SettleSettings().arm_wait_s

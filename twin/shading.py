@@ -149,6 +149,8 @@ class Relight:
     one side of the board (0: none). Where it falls is drawn from the frame's seed on a
     stream of its own (:func:`player_shadow`): the side, how far past the
     board's middle its edge reaches (-40 to 60 mm), an edge 60 mm soft."""
+    shadow_back_mm: float = 0.0
+    """How far the shadow's edge has withdrawn towards the player (leaning back)."""
 
     def apply(self, light: Light) -> Light:
         return replace(
@@ -164,14 +166,14 @@ SHADOW_GRID_PX = 16
 
 
 def player_shadow(image: np.ndarray, camera: Camera, pose: Pose, depth: float,
-                  rng: np.random.Generator) -> np.ndarray:
+                  rng: np.random.Generator, back_mm: float = 0.0) -> np.ndarray:
     """``image`` under a player's soft shadow: a person leaning over the table from one
     side takes ``depth`` of the light from a band of the table beyond an edge across the
-    board, 60 mm soft. Each pixel is darkened by the shadow on the table where its ray
-    meets it (a piece takes the shadow of the table under it: the shadow is far softer
-    than a piece is tall)."""
+    board, 60 mm soft (withdrawn ``back_mm`` towards the player). Each pixel is darkened
+    by the shadow on the table where its ray meets it (a piece takes the shadow of the
+    table under it: the shadow is far softer than a piece is tall)."""
     heading = rng.uniform(0.0, 2.0 * np.pi)
-    reach = rng.uniform(-40.0, 60.0)
+    reach = rng.uniform(-40.0, 60.0) - back_mm
     soft = 60.0
     height, width = image.shape[:2]
     ys, xs = np.mgrid[0:height + SHADOW_GRID_PX:SHADOW_GRID_PX,

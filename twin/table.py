@@ -76,10 +76,21 @@ class TableSettings:
     """After each turn, the chance that the room's light changes at once while the
     palace lies still (a lamp switched on or off, a curtain drawn): the lamp swings 20
     to 60 degrees round the table and its strength changes by up to 40 %."""
+    player_shadow_chance: float = 0.0
+    """After each turn, the chance that the player who built still leans over the table
+    for :data:`LEAN_S` as the board settles, their soft shadow taking
+    :data:`PLAYER_SHADOW` of the light over one side of it, and then leans back (the
+    shadow's edge withdrawing off the board in a second)."""
 
 
 DRIFT_STEPS = 4
 """The steps a still spell's drift of the light is made in: a real drift is smooth."""
+PLAYER_SHADOW = 0.4
+"""The share of the light a player leaning over the table takes (``Relight.shadow``)."""
+LEAN_BACK_MM = 400.0
+"""How far a player's shadow withdraws as they lean back: off the board."""
+LEAN_S = 12.0
+"""How long the player who built leans over the table before leaning back."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +173,8 @@ class SimulatedTable:
         self._render_seed = int(rng.integers(1 << 30))
         self._still_cache: dict[tuple[object, ...], NDArray[np.uint8]] = {}
         self._room = Relight()
-        """How far the room's light has changed since the set-up."""
+        """How far the room's light has changed since the set-up, and how deep a player's
+        shadow lies over the board now (``shadow``)."""
 
     def _seats(self, players: int) -> list[int]:
         """The table sides the players sit at: every side but the webcam's."""
@@ -193,10 +205,12 @@ class SimulatedTable:
             return self._still_cache[key]
         light = self._room.apply(self.light)
         light = replace(light, azimuth_deg=light.azimuth_deg - math.degrees(placement.angle))
+        shadow = None if self._room.shadow <= 0 else Relight(
+            shadow=self._room.shadow, shadow_back_mm=self._room.shadow_back_mm)
         options = RenderOptions(light=light, noise=0.0, blur=self.blur, jpeg_quality=0,
                                 exposure=self.exposure, white_balance=(1.0, 1.0, 1.0),
                                 clutter=False, color_jitter=0.0, table=self.table,
-                                hands=hands)
+                                hands=hands, relight=shadow)
         scene = Scene(map=self.record.map, pieces=pieces)
         image = render(scene, self.camera, self.board_pose(placement, second), options,
                        seed=self._render_seed).image
@@ -287,12 +301,25 @@ class SimulatedTable:
 
     def _still_frames(self, frame: Callable[..., TableFrame], lights: np.random.Generator,
                       pieces: tuple[Piece, ...], turns_done: int) -> Iterator[TableFrame]:
-        """The finished palace lying still, the room's light drifting over the second
-        half of the spell (``light_drift_deg``), and then perhaps changing at once
-        (``light_switch_chance``) for a still spell as long again."""
+        """The finished palace lying still: perhaps first under the shadow of the player
+        who built it, who then leans back (``player_shadow_chance``); the room's light
+        drifting over the second half of the spell (``light_drift_deg``), and then
+        perhaps changing at once (``light_switch_chance``) for a still spell as long
+        again."""
         s = self.settings
         count = max(1, round(s.still_s * s.fps))
         switch = s.light_switch_chance > 0 and lights.uniform() < s.light_switch_chance
+        if s.player_shadow_chance > 0 and lights.uniform() < s.player_shadow_chance:
+            # Still leaning over the table after building (longer than the settle
+            # detector waits for an arm to leave), then leaning back: the shadow's edge
+            # withdraws past the board in a second.
+            back, lean = round(s.fps), round(LEAN_S * s.fps)
+            for k in range(lean + back):
+                withdrawn = LEAN_BACK_MM * max(0, k - lean + 1) / back
+                self._room = replace(self._room, shadow=PLAYER_SHADOW,
+                                     shadow_back_mm=withdrawn)
+                yield frame(pieces, turns_done, "still")
+            self._room = replace(self._room, shadow=0.0, shadow_back_mm=0.0)
         start = self._room
         half = count // 2
         for k in range(count):
