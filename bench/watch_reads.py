@@ -171,32 +171,38 @@ class RecordingReader:
         return reading
 
 
+TABLE_FLAGS = (
+    ("--bump", "webcam_bump_deg", "DEG", "the first webcam knocked by up to this many "
+     "degrees each turn (pan and tilt), as a table leant on does"),
+    ("--push", "board_push_mm", "MM", "the board pushed up to this many millimetres while "
+     "each turn is built, as pressing pieces onto their studs does"),
+    ("--drift", "light_drift_deg", "DEG", "the room's light creeping this many degrees "
+     "round the table while the palace lies still after each turn (the sun along a window)"),
+    ("--switch", "light_switch_chance", "CHANCE", "after each turn, the chance that the "
+     "room's light changes at once (a lamp switched on or off)"),
+    ("--shadow", "player_shadow_chance", "CHANCE", "after each turn, the chance that the "
+     "player who built leans over the table for 12 s, their soft shadow over the board"),
+)
+"""The simulated table's mishaps a run may ask for: flag, ``TableSettings`` field, unit,
+help."""
+
+
 def play(seed: int, turns: int, db: Path, second_webcam: float | None = None,
-         bump: float = 0.0, push: float = 0.0, drift: float = 0.0, switch: float = 0.0,
-         shadow: float = 0.0) -> tuple[list[LoopRead], DemoTally, LoopStats]:
+         **table: float) -> tuple[list[LoopRead], DemoTally, LoopStats]:
     """One simulated game through the loop (as ``palace demo --headless-check``); with
     ``second_webcam``, a second webcam that many degrees round the table, its view read
-    with the first's, and no read taken apart; with ``bump``, the first webcam knocked
-    by up to that many degrees each turn; with ``push``, the board pushed up to that
-    many millimetres while each turn is built; with ``drift`` and ``switch``, the room's
-    light creeping that many degrees round the table after each turn and changing at once
-    with that chance (``TableSettings.light_drift_deg``, ``light_switch_chance``); with
-    ``shadow``, the chance that the player who built leans over the table for a while
-    (``player_shadow_chance``)."""
-    table = SimulatedTable(seed=seed, players=3, turns=turns,
-                           settings=TableSettings(second_webcam_deg=second_webcam,
-                                                  webcam_bump_deg=bump, board_push_mm=push,
-                                                  light_drift_deg=drift,
-                                                  light_switch_chance=switch,
-                                                  player_shadow_chance=shadow))
+    with the first's, and no read taken apart; ``table``: the table's mishaps, by their
+    ``TableSettings`` fields (:data:`TABLE_FLAGS`)."""
+    filmed = SimulatedTable(seed=seed, players=3, turns=turns,
+                            settings=TableSettings(second_webcam_deg=second_webcam, **table))
     session = TableSession.open(db.with_name(f"reads{seed}.sqlite"), resume=False)
-    players = TablePlayers(session, table)
+    players = TablePlayers(session, filmed)
     players.set_up()
-    reader = RecordingReader(table, seed) if second_webcam is None else None
-    second = None if second_webcam is None else SecondWebcam(table.camera)
-    loop = CameraLoop(session, camera=table.camera, on_turn=players.on_turn,
+    reader = RecordingReader(filmed, seed) if second_webcam is None else None
+    second = None if second_webcam is None else SecondWebcam(filmed.camera)
+    loop = CameraLoop(session, camera=filmed.camera, on_turn=players.on_turn,
                       reader=reader, second=second)
-    for frame in table:
+    for frame in filmed:
         if reader is not None:
             reader.see(frame)
         players.watch(frame)
@@ -218,29 +224,16 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=6, help="turns a game")
     parser.add_argument("--second-webcam", type=float, metavar="DEG",
                         help="a second webcam this many degrees round the table")
-    parser.add_argument("--bump", type=float, default=0.0, metavar="DEG",
-                        help="the first webcam knocked by up to this many degrees each turn "
-                        "(pan and tilt), as a table leant on does")
-    parser.add_argument("--push", type=float, default=0.0, metavar="MM",
-                        help="the board pushed up to this many millimetres while each turn "
-                        "is built, as pressing pieces onto their studs does")
-    parser.add_argument("--drift", type=float, default=0.0, metavar="DEG",
-                        help="the room's light creeping this many degrees round the table "
-                        "while the palace lies still after each turn (the sun along a window)")
-    parser.add_argument("--switch", type=float, default=0.0, metavar="CHANCE",
-                        help="after each turn, the chance that the room's light changes at "
-                        "once (a lamp switched on or off)")
-    parser.add_argument("--shadow", type=float, default=0.0, metavar="CHANCE",
-                        help="after each turn, the chance that the player who built leans "
-                        "over the table for 12 s, their soft shadow over the board")
+    for flag, _, unit, text in TABLE_FLAGS:
+        parser.add_argument(flag, type=float, default=0.0, metavar=unit, help=text)
     args = parser.parse_args()
     cv2.setNumThreads(1)
     db = Path(tempfile.mkdtemp(prefix="bench-watch-reads-")) / "x.sqlite"
     classes: Counter[str] = Counter()
     built = right = missed = relit = 0
     for seed in _seeds(args.seeds):
-        reads, tally, stats = play(seed, args.turns, db, args.second_webcam, args.bump,
-                                   args.push, args.drift, args.switch, args.shadow)
+        reads, tally, stats = play(seed, args.turns, db, args.second_webcam, **{
+            field: getattr(args, flag[2:]) for flag, field, _, _ in TABLE_FLAGS})
         built, right = built + tally.built, right + tally.read_right
         missed += tally.missed
         relit += stats.relit
