@@ -64,7 +64,7 @@ from palace.watch import CameraLoop
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
-from twin.table import SimulatedTable, TableFrame, TableSettings
+from twin.table import LEAN_S, SimulatedTable, TableFrame, TableSettings
 from vision import read_turn
 
 
@@ -181,7 +181,8 @@ TABLE_FLAGS = (
     ("--switch", "light_switch_chance", "CHANCE", "after each turn, the chance that the "
      "room's light changes at once (a lamp switched on or off)"),
     ("--shadow", "player_shadow_chance", "CHANCE", "after each turn, the chance that the "
-     "player who built leans over the table for 12 s, their soft shadow over the board"),
+     f"player who built leans over the table for {LEAN_S:g} s, their soft shadow over the "
+     "board"),
 )
 """The simulated table's mishaps a run may ask for: flag, ``TableSettings`` field, unit,
 help."""

@@ -203,14 +203,14 @@ class SimulatedTable:
         key = (pieces, placement, second, self._room)
         if not hands and key in self._still_cache:
             return self._still_cache[key]
-        light = self._room.apply(self.light)
-        light = replace(light, azimuth_deg=light.azimuth_deg - math.degrees(placement.angle))
-        shadow = None if self._room.shadow <= 0 else Relight(
-            shadow=self._room.shadow, shadow_back_mm=self._room.shadow_back_mm)
+        # The room's change (and a leaning player's shadow) on top: its swing adds to
+        # the board's turn, so the order does not matter.
+        light = replace(self.light,
+                        azimuth_deg=self.light.azimuth_deg - math.degrees(placement.angle))
         options = RenderOptions(light=light, noise=0.0, blur=self.blur, jpeg_quality=0,
                                 exposure=self.exposure, white_balance=(1.0, 1.0, 1.0),
                                 clutter=False, color_jitter=0.0, table=self.table,
-                                hands=hands, relight=shadow)
+                                hands=hands, relight=self._room)
         scene = Scene(map=self.record.map, pieces=pieces)
         image = render(scene, self.camera, self.board_pose(placement, second), options,
                        seed=self._render_seed).image

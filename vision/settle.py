@@ -196,21 +196,24 @@ def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.flo
     return (np.abs(a - b) / np.maximum(np.maximum(a, b), 1.0)).max(axis=2)
 
 
+def _within(a: Pose, b: Pose, mm: float, deg: float) -> bool:
+    """Whether the board's middle moved no further than ``mm`` between poses ``a`` and
+    ``b``, and the board turned no further than ``deg``."""
+    shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
+    return shift <= mm and rotation_angle_deg(a.rotation, b.rotation) <= deg
+
+
 def board_moved(a: Pose, b: Pose, settings: SettleSettings) -> bool:
     """Whether the board's middle moved or the board turned beyond the settings' limits,
     other than by the webcam turning on its mount (``knock_mm``)."""
-    shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
-    if shift <= settings.moved_mm and rotation_angle_deg(a.rotation, b.rotation) <= (
-            settings.moved_deg):
+    if _within(a, b, settings.moved_mm, settings.moved_deg):
         return False
     return float(np.linalg.norm(a.camera_center - b.camera_center)) > settings.knock_mm
 
 
 def board_pushed(a: Pose, b: Pose, settings: SettleSettings) -> bool:
     """Whether a moved board moved no further than a push (``push_mm``, ``push_deg``)."""
-    shift = float(np.linalg.norm(a.to_camera(CENTRE[None]) - b.to_camera(CENTRE[None])))
-    return shift <= settings.push_mm and rotation_angle_deg(a.rotation, b.rotation) <= (
-        settings.push_deg)
+    return _within(a, b, settings.push_mm, settings.push_deg)
 
 
 def pictures_compare(a: Pose, b: Pose, settings: SettleSettings) -> bool:
@@ -320,8 +323,7 @@ class SettleDetector:
         self.reference = snap
         self._reported = True
         assert self._still_since is not None
-        busy = self._still_since - (self._still_since if self._busy_since is None
-                                    else self._busy_since)
+        busy = 0.0 if self._busy_since is None else self._still_since - self._busy_since
         self._busy_since = None
         event = "changed" if changed >= s.change_cells else "unchanged"
         detail = f"board settled, {changed} cells changed"
