@@ -27,6 +27,8 @@ so that each loss is put down to one input or to turn mode itself:
     python3 -m bench.watch_reads --push 8              # the board pushed up to 8 mm
     python3 -m bench.watch_reads --shadow 0.5          # half the players lean over the
                                                        # table for 12 s after building
+    python3 -m bench.watch_reads --onlooker 0.5        # after half the turns another
+                                                       # leans over it to look, 12 s
     python3 -m bench.watch_reads --drift 4 --switch 0.5  # the room's light creeping 4
                                                        # degrees round the table after
                                                        # each turn, and half the time
@@ -183,6 +185,8 @@ TABLE_FLAGS = (
     ("--shadow", "player_shadow_chance", "CHANCE", "after each turn, the chance that the "
      f"player who built leans over the table for {LEAN_S:g} s, their soft shadow over the "
      "board"),
+    ("--onlooker", "onlooker_chance", "CHANCE", "after each turn, the chance that another "
+     f"player leans over the table for {LEAN_S:g} s to look, building nothing"),
 )
 """The simulated table's mishaps a run may ask for: flag, ``TableSettings`` field, unit,
 help."""

@@ -154,8 +154,10 @@ class CameraLoop:
             self._status("tracking", "the board was moved; carrying on", news=True)
         elif observation.event == "relit":
             # Every shadow on the palace moved at once, and no hand was over the board
-            # long enough to build: the light changed. The new picture is the reference
-            # (the detector's) and the look learns the board under the new light.
+            # long enough to build; or a player's shadow that rested over the board's
+            # edge left it, and nothing else changed: the light changed. The new
+            # picture is the reference (the detector's) and the look learns the board
+            # under the new light.
             self.stats.relit += 1
             self.reader.forget_learned()
             self._status("tracking", "the light changed; carrying on", news=True)

@@ -10,14 +10,8 @@ import pytest
 
 from twin.clutter import Hand
 from twin.table import SimulatedTable, TableSettings
-from vision.settle import (
-    BOARD_SLICE,
-    SettleDetector,
-    SettleSettings,
-    board_cells,
-    cell_steps,
-    reaches_out,
-)
+from vision.cells import BOARD_SLICE, board_cells, cell_steps, light_steps, reaches_out
+from vision.settle import SettleDetector, SettleSettings
 
 SMALL = TableSettings(width=640, height=360, still_s=1.2, setup_s=1.2, move_chance=0.0)
 
@@ -117,6 +111,28 @@ def test_a_hand_held_still_over_the_board_waits(two_turns):
         obs = detector.update(first.image, table.camera, first.pose, k * 0.1)
         events.append(obs.event)
     assert [e for e in events if e] == ["baseline", "unchanged"]
+
+
+def test_a_soft_shadow_is_evened_out_of_the_cells_and_a_piece_is_not(two_turns):
+    """A soft shadow over one side of the board changes hundreds of cells and reaches
+    out; evened to one light, none is left changed, while a new piece in the shadow's
+    penumbra still is."""
+    table, seen = two_turns
+    frame = seen[0][0]
+    cells = board_cells(frame.image, table.camera, frame.pose)
+    across = np.arange(cells.shape[1], dtype=np.float32)
+    shade = 1.0 - 0.4 / (1.0 + np.exp((across - 20.0) / 2.0))  # 16 mm soft, 40 % deep
+    shadowed = cells * shade[None, :, None]
+    step = SettleSettings().change_step
+    raw = cell_steps(shadowed, cells) > step
+    assert raw[BOARD_SLICE, BOARD_SLICE].sum() > 200 and reaches_out(raw)
+    tolerance = SettleSettings().light_tolerance
+    evened = light_steps(shadowed, cells, tolerance) > step
+    assert not evened.any()
+    built = shadowed.copy()
+    built[20:23, 18:21] = np.array([0.2, 0.3, 1.4], np.float32)  # a red brick, 3 x 3 cells
+    evened = light_steps(built, cells, tolerance) > step
+    assert evened[20:23, 18:21].all() and evened.sum() == 9
 
 
 def test_a_piece_on_the_board_does_not_reach_out():
@@ -303,13 +319,39 @@ def test_a_still_picture_does_not_move_as_the_tracked_pose_creeps(two_turns):
 
 def test_a_player_leaning_over_the_board_after_building_is_no_second_turn():
     """The player who built leans over the table for 12 s, their soft shadow over one
-    side of the board, then leans back: each turn is read once, the shadow neither a
-    turn of its own nor a turn lost (the read waits for it as for an arm resting over
-    the edge, up to 8 s)."""
+    side of the board, then leans back: each turn is read once (the read waits for the
+    shadow as for an arm resting over the edge, up to 8 s), and the leaning back is the
+    light changing, not a turn: the picture before the next turn is the board without
+    the shadow. Without that (``light_cells`` 0) the next turn is read against the
+    shadowed picture, the shadow's leaving with it."""
     table = SimulatedTable(seed=6, turns=2, settings=replace(SMALL, player_shadow_chance=1.0))
     seen = _run(table)
     events = [(f.turns_done, o.event) for f, o in seen if o.event]
-    assert events == [(0, "baseline"), (1, "changed"), (2, "changed")], events
+    assert events == [(0, "baseline"), (1, "changed"), (1, "relit"), (2, "changed"),
+                      (2, "relit")], events
     first = next(f for f, o in seen if o.event == "changed")
     built = min(f.time for f, _ in seen if f.phase == "still" and f.turns_done == 1)
     assert first.time - built > SettleSettings().arm_wait_s
+    leant_back = next(f for f, o in seen if o.event == "relit")
+    second = [o for _, o in seen if o.event == "changed"][1]
+    assert second.before is not None and second.before.time >= leant_back.time
+    without = _run(table, SettleDetector(SettleSettings(light_cells=0)))
+    assert not any(o.event == "relit" for _, o in without)
+    second = [o for _, o in without if o.event == "changed"][1]
+    assert second.before is not None and second.before.time < leant_back.time
+
+
+def test_a_player_leaning_over_the_board_to_look_is_no_turn():
+    """Between two turns another player leans over the table for 12 s to look at the
+    palace, building nothing: their shadow rests over the board's edge and is waited for
+    as an arm, then taken for the light, not read as a turn of nothing (which the
+    players would be asked to discard), and so is their leaning back."""
+    table = SimulatedTable(seed=6, turns=2, settings=replace(SMALL, onlooker_chance=1.0))
+    seen = _run(table)
+    events = [(f.turns_done, o.event) for f, o in seen if o.event]
+    assert [e for e in events if e[1] != "relit"] == [(0, "baseline"), (1, "changed"),
+                                                     (2, "changed")], events
+    assert [turn for turn, event in events if event == "relit"] == [1, 1, 2, 2], events
+    without = _run(table, SettleDetector(SettleSettings(light_cells=0)))
+    assert [f.turns_done for f, o in without if o.event == "changed"] == [1, 1, 1, 2, 2, 2], [
+        (f.turns_done, o.event) for f, o in without if o.event]

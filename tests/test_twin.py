@@ -200,6 +200,24 @@ def test_a_players_shadow_darkens_one_side_of_the_board_softly():
     assert np.mean((ratio[lit] > 0.6) & (ratio[lit] < 0.9)) > 0.02  # the soft edge
 
 
+def test_a_players_shadow_takes_the_lamp_and_leaves_the_rooms_colour():
+    """A shadow blocks the lamp, not the room: under a warm lamp with a bluish fill from
+    a window the shadow is bluer than the light around it, by the channels' shares of
+    the lamp; with the fill the lamp's own colour, it is grey. The channels lose the
+    shadow's share on average either way."""
+    from twin.shading import Light, shadow_colour
+
+    warm = Light(elevation_deg=50.0, ambient=0.4, diffuse=0.8, color=(0.7, 0.9, 1.0),
+                 fill=(1.0, 0.85, 0.6))
+    left = shadow_colour(warm, 0.4)
+    assert abs(float(left.mean()) - 0.6) < 1e-5
+    assert left[0] > left[1] > left[2]  # blue (BGR) kept most, red least
+    grey = shadow_colour(Light(elevation_deg=50.0, ambient=0.4, diffuse=0.8,
+                               color=(0.7, 0.9, 1.0)), 0.4)
+    assert np.allclose(grey, 0.6, atol=1e-5)
+    assert np.all(shadow_colour(warm, 0.99) >= 0.0)  # never more than all of the lamp
+
+
 def test_covered_corner_is_hidden_and_marked_occluded():
     camera = _camera(640, 360, 60)
     pose = orbit_pose(60.0, 45.0, 520.0)

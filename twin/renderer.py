@@ -273,7 +273,7 @@ def render(
     if options.relight is not None and options.relight.shadow > 0:
         image = player_shadow(image, camera, pose, options.relight.shadow,
                               np.random.default_rng([seed, 0x5AD0]),
-                              options.relight.shadow_back_mm)
+                              options.relight.shadow_back_mm, light)
     if not clean and (look is None or look.metered):
         image = meter(image, pipeline)
     picture = finish(image, pipeline, rng)

@@ -165,13 +165,31 @@ SHADOW_GRID_PX = 16
 """A player's shadow is worked out on a grid this coarse, then stretched: it is soft."""
 
 
+def shadow_colour(light: Light, depth: float) -> np.ndarray:
+    """What a shadow taking ``depth`` of the light on the table leaves of each channel
+    (BGR): it blocks the lamp and not the room, so where the room's fill is another
+    colour than the lamp the shadow takes the fill's colour (bluer under a warm lamp by
+    a window). The share of the lamp it blocks is set so that the three channels lose
+    ``depth`` on average (up to all of the lamp)."""
+    lamp = light.diffuse * math.sin(math.radians(light.elevation_deg)) * np.array(
+        light.color, np.float64)
+    room = light.ambient * np.array(light.fill_color, np.float64)
+    share = lamp / np.maximum(lamp + room, 1e-6)
+    blocked = min(depth / max(float(share.mean()), 1e-6), 1.0)
+    return (1.0 - blocked * share).astype(np.float32)
+
+
 def player_shadow(image: np.ndarray, camera: Camera, pose: Pose, depth: float,
-                  rng: np.random.Generator, back_mm: float = 0.0) -> np.ndarray:
+                  rng: np.random.Generator, back_mm: float = 0.0,
+                  light: Light | None = None) -> np.ndarray:
     """``image`` under a player's soft shadow: a person leaning over the table from one
     side takes ``depth`` of the light from a band of the table beyond an edge across the
-    board, 60 mm soft (withdrawn ``back_mm`` towards the player). Each pixel is darkened
-    by the shadow on the table where its ray meets it (a piece takes the shadow of the
-    table under it: the shadow is far softer than a piece is tall)."""
+    board, 60 mm soft (withdrawn ``back_mm`` towards the player), in the colour the
+    room's fill leaves (:func:`shadow_colour`; grey without ``light``). Each pixel is
+    darkened by the shadow on the table where its ray meets it (a piece takes the shadow
+    of the table under it: the shadow is far softer than a piece is tall)."""
+    left = (np.full(3, 1.0 - depth, np.float32) if light is None
+            else shadow_colour(light, depth))
     heading = rng.uniform(0.0, 2.0 * np.pi)
     reach = rng.uniform(-40.0, 60.0) - back_mm
     soft = 60.0
@@ -182,11 +200,12 @@ def player_shadow(image: np.ndarray, camera: Camera, pose: Pose, depth: float,
     points, ahead = plane_points(pose, rays, 0.0)
     side = np.array([np.cos(heading), np.sin(heading)])
     past = (points[:, :2] - BOARD_MM / 2) @ side - reach
-    shade = 1.0 - depth / (1.0 + np.exp(np.clip(past / soft * 4.0, -30, 30)))
-    shade = np.where(ahead, shade, 1.0).reshape(xs.shape).astype(np.float32)
-    field = cv2.resize(shade, (xs.shape[1] * SHADOW_GRID_PX, xs.shape[0] * SHADOW_GRID_PX),
+    cover = 1.0 / (1.0 + np.exp(np.clip(past / soft * 4.0, -30, 30)))
+    cover = np.where(ahead, cover, 0.0).reshape(xs.shape).astype(np.float32)
+    field = cv2.resize(cover, (xs.shape[1] * SHADOW_GRID_PX, xs.shape[0] * SHADOW_GRID_PX),
                        interpolation=cv2.INTER_LINEAR)[:height, :width]
-    return cv2.convertScaleAbs(image.astype(np.float32) * field[:, :, None])
+    shade = 1.0 - field[:, :, None] * (1.0 - left)[None, None, :]
+    return cv2.convertScaleAbs(image.astype(np.float32) * shade)
 
 
 def shade_polygons(

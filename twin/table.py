@@ -81,6 +81,10 @@ class TableSettings:
     for :data:`LEAN_S` as the board settles, their soft shadow taking
     :data:`PLAYER_SHADOW` of the light over one side of it, and then leans back (the
     shadow's edge withdrawing off the board in a second)."""
+    onlooker_chance: float = 0.0
+    """After each turn, the chance that another player leans over the table for
+    :data:`LEAN_S` to look at the palace, building nothing, once it has lain still for
+    half a spell (their shadow coming over the board and going in a second each way)."""
 
 
 DRIFT_STEPS = 4
@@ -302,24 +306,21 @@ class SimulatedTable:
     def _still_frames(self, frame: Callable[..., TableFrame], lights: np.random.Generator,
                       pieces: tuple[Piece, ...], turns_done: int) -> Iterator[TableFrame]:
         """The finished palace lying still: perhaps first under the shadow of the player
-        who built it, who then leans back (``player_shadow_chance``); the room's light
-        drifting over the second half of the spell (``light_drift_deg``), and then
-        perhaps changing at once (``light_switch_chance``) for a still spell as long
-        again."""
+        who built it, who then leans back (``player_shadow_chance``); perhaps looked at
+        closely by another (``onlooker_chance``); the room's light drifting over the
+        second half of the spell (``light_drift_deg``), and then perhaps changing at
+        once (``light_switch_chance``) for a still spell as long again."""
         s = self.settings
         count = max(1, round(s.still_s * s.fps))
         switch = s.light_switch_chance > 0 and lights.uniform() < s.light_switch_chance
         if s.player_shadow_chance > 0 and lights.uniform() < s.player_shadow_chance:
             # Still leaning over the table after building (longer than the settle
-            # detector waits for an arm to leave), then leaning back: the shadow's edge
-            # withdraws past the board in a second.
-            back, lean = round(s.fps), round(LEAN_S * s.fps)
-            for k in range(lean + back):
-                withdrawn = LEAN_BACK_MM * max(0, k - lean + 1) / back
-                self._room = replace(self._room, shadow=PLAYER_SHADOW,
-                                     shadow_back_mm=withdrawn)
+            # detector waits for an arm to leave), then leaning back.
+            yield from self._leaning(frame, pieces, turns_done, coming=False)
+        if s.onlooker_chance > 0 and lights.uniform() < s.onlooker_chance:
+            for _ in range(count // 2):
                 yield frame(pieces, turns_done, "still")
-            self._room = replace(self._room, shadow=0.0, shadow_back_mm=0.0)
+            yield from self._leaning(frame, pieces, turns_done, coming=True)
         start = self._room
         half = count // 2
         for k in range(count):
@@ -337,6 +338,21 @@ class SimulatedTable:
                                                        * lights.uniform(0.6, 1.4), 0.3, 1.6)))
             for _ in range(count):
                 yield frame(pieces, turns_done, "still")
+
+    def _leaning(self, frame: Callable[..., TableFrame], pieces: tuple[Piece, ...],
+                 turns_done: int, coming: bool) -> Iterator[TableFrame]:
+        """A player leaning over the table for :data:`LEAN_S`, their shadow over one side
+        of the board, then leaning back: the shadow's edge withdraws past the board in a
+        second (and, ``coming``, first comes over it as fast)."""
+        s = self.settings
+        move, lean = round(s.fps), round(LEAN_S * s.fps)
+        reaches = [*(LEAN_BACK_MM * (move - k) / move for k in range(move) if coming),
+                   *(0.0 for _ in range(lean)),
+                   *(LEAN_BACK_MM * (k + 1) / move for k in range(move))]
+        for withdrawn in reaches:
+            self._room = replace(self._room, shadow=PLAYER_SHADOW, shadow_back_mm=withdrawn)
+            yield frame(pieces, turns_done, "still")
+        self._room = replace(self._room, shadow=0.0, shadow_back_mm=0.0)
 
     def _turn_frames(self, frame: Callable[..., TableFrame], rng: np.random.Generator, seat: int,
                      turn: int, before: tuple[Piece, ...], after: tuple[Piece, ...],

@@ -1,11 +1,11 @@
 """When to read a turn: hands and motion over the board, and the board settling again.
 
 A turn may only be read from a picture of the finished palace with nothing over it.
-Everything here works on a small picture of the board resampled in the board's own
-frame (one cell per stud, plus a ring of table around the plate), so that the same
-cell is the same place on the board however the camera or the board moved, and
-each cell's mean colour averages away the studs, sensor noise and the last tenth of a
-pixel of the tracked pose:
+Everything here works on the board's own small picture (:mod:`vision.cells`: one cell
+per stud, plus a ring of table around the plate, resampled in the board's frame), so
+that the same cell is the same place on the board however the camera or the board
+moved, and each cell's mean colour averages away the studs, sensor noise and the last
+tenth of a pixel of the tracked pose:
 
 - **motion**: cells that changed since the last frame. Colours are divided by the
   board's median colour first, so a flickering lamp or the webcam's auto-exposure
@@ -17,7 +17,10 @@ pixel of the tracked pose:
   picture in a patch that runs from the board out to the edge of the ring, which a
   piece standing on the board does not. Such a picture waits (up to
   ``SettleSettings.arm_wait_s``: a very tall palace seen from low down may reach the
-  ring's edge on its own).
+  ring's edge on its own, and a player leaning over the table casts a shadow as smooth
+  as an arm). When the wait runs out, and when what rested leaves a picture taken that
+  way, the two pictures are evened to one light (:func:`light_steps`): a shadow come or
+  gone and nothing else changed is the light, ``relit``.
 
 The board has **settled** when no cell moved for ``still_frames`` frames and
 ``still_s`` seconds. That picture is compared with the reference, the newest still
@@ -38,20 +41,12 @@ import sys
 from collections import deque
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.board_model import CENTRE
-from calibration.camera import Camera, Pose, project, rotation_angle_deg
-from rules.pieces import BOARD_STUDS, STUD_MM
-
-PX_PER_CELL = 4
-"""Resampled pixels per stud cell; a cell's mean is taken over these 4 x 4."""
-RING_CELLS = 6
-"""Table cells kept around the plate (48 mm): where an arm comes in from."""
-SIDE_CELLS = BOARD_STUDS + 2 * RING_CELLS
-BOARD_SLICE = slice(RING_CELLS, RING_CELLS + BOARD_STUDS)
+from calibration.camera import Camera, Pose, rotation_angle_deg
+from vision.cells import BOARD_SLICE, board_cells, cell_steps, light_steps, reaches_out
 
 
 @dataclass(frozen=True)
@@ -92,6 +87,16 @@ class SettleSettings:
     for the palace itself."""
     keep_frames: int = 3
     """Still frames handed to the reader (the newest last)."""
+    light_tolerance: float = 0.5
+    """Where the light changed, a cell's colour follows it less exactly (a highlight
+    clipped in one picture and not the other, a cell half in a tall piece's shade): a
+    cell of the picture evened to the new light (:func:`light_steps`) changed when it
+    differs by ``change_step`` plus this share of the light's own change there."""
+    light_cells: int = 6
+    """Fewer board cells than this changed once the pictures are evened to one light is
+    the light alone (a turn changes at least 9): asked when something rested over the
+    board's edge for the whole arm wait (a player leaning in to look, building nothing),
+    and of a settle compared with a picture taken that way (the player leant back)."""
     least_busy_s: float = 0.5
     """A board that settles changed after less motion than this (from the first frame
     with something over it to the first still one) was not built on: nobody reaches in,
@@ -131,71 +136,6 @@ class Observation:
     """The board was moved or turned since ``before``."""
 
 
-def board_cells(image: NDArray[np.uint8], camera: Camera, pose: Pose) -> NDArray[np.float32]:
-    """The board and a ring of table around it, one mean colour per stud cell, divided
-    by the board's median colour (SIDE_CELLS x SIDE_CELLS x 3).
-
-    Only the part of the picture the ring covers is read. It is first shrunk to a
-    quarter with area averaging, so the 4 x 4 samples per cell read a blurred picture
-    instead of aliasing the studs, and a cell's mean is the same whichever tenth of a
-    pixel the pose puts it on. Where each sample lies is projected (lens included) only
-    at the cells' corners and interpolated between them: the lens bends the picture
-    smoothly, and projecting every sample would cost more than the rest together.
-    """
-    height, width = image.shape[:2]
-    corners_mm = (np.arange(SIDE_CELLS + 1, dtype=np.float64) - RING_CELLS) * STUD_MM
-    grid_x, grid_y = np.meshgrid(corners_mm, corners_mm)
-    points = np.column_stack([grid_x.ravel(), grid_y.ravel(), np.zeros(grid_x.size)])
-    corners_px = project(camera, pose, points)
-    scale = 4
-    x0 = int(np.clip(np.floor(corners_px[:, 0].min()), 0, width - scale)) // scale * scale
-    y0 = int(np.clip(np.floor(corners_px[:, 1].min()), 0, height - scale)) // scale * scale
-    # Whole blocks of 4 x 4 only: any other size makes the area resize stretch the
-    # picture by a fraction of a pixel, which moves with the board.
-    x1 = x0 + min(-(-(int(np.ceil(corners_px[:, 0].max())) + 1 - x0) // scale) * scale,
-                  (width - x0) // scale * scale)
-    y1 = y0 + min(-(-(int(np.ceil(corners_px[:, 1].max())) + 1 - y0) // scale) * scale,
-                  (height - y0) // scale * scale)
-    x1, y1 = max(x1, x0 + scale), max(y1, y0 + scale)
-    crop = image[y0:y1, x0:x1]
-    small_u8 = cv2.resize(crop, ((x1 - x0) // scale, (y1 - y0) // scale),
-                          interpolation=cv2.INTER_AREA)
-    small = small_u8.astype(np.float32)
-    # A lamp flickering at the mains frequency darkens whole rows of a webcam's picture
-    # in bands that roll from frame to frame: each row is divided by its own median
-    # brightness, taken across the whole picture's width. What stands on the board moves
-    # a row's median only where it covers most of the row, and a hand that does is
-    # motion anyway. (Across the crop alone, a row half board and half table had its
-    # median flip between the two as the tracked pose's last thousandth of a millimetre
-    # moved the crop's edge by a block: a whole row of cells "moved" on a still board.)
-    band = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, ::4 * scale]), cv2.COLOR_BGR2GRAY)
-    rows = np.median(band.reshape(-1, scale, band.shape[1]).mean(axis=1), axis=1)
-    small /= np.maximum(rows, 4.0)[:, None, None]
-    side = SIDE_CELLS * PX_PER_CELL
-    # Corner maps in the small picture's pixels, then stretched to every sample: sample
-    # i sits at (i + 0.5) / PX_PER_CELL cells, the corners at whole cells.
-    corner_x = ((corners_px[:, 0] - x0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
-    corner_y = ((corners_px[:, 1] - y0 + 0.5) / scale - 0.5).reshape(SIDE_CELLS + 1, -1)
-    size = (side + PX_PER_CELL, side + PX_PER_CELL)
-    map_x = cv2.resize(corner_x.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
-    map_y = cv2.resize(corner_y.astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
-    half = PX_PER_CELL // 2
-    map_x, map_y = map_x[half:half + side, half:half + side], map_y[half:half + side,
-                                                                   half:half + side]
-    flat = cv2.remap(small, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    cells = cv2.resize(flat, (SIDE_CELLS, SIDE_CELLS), interpolation=cv2.INTER_AREA)
-    median = np.median(cells[BOARD_SLICE, BOARD_SLICE].reshape(-1, 3), axis=0)
-    return cells / np.maximum(median, 0.03)[None, None, :]
-
-
-def cell_steps(a: NDArray[np.float32], b: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The largest channel difference of each cell, in units of the board's median
-    colour, or of the cell's own where it is brighter: a white or sunlit patch (often
-    clipped, so it does not follow the exposure as the median does) then moves no more
-    than the board when the light flickers."""
-    return (np.abs(a - b) / np.maximum(np.maximum(a, b), 1.0)).max(axis=2)
-
-
 def _within(a: Pose, b: Pose, mm: float, deg: float) -> bool:
     """Whether the board's middle moved no further than ``mm`` between poses ``a`` and
     ``b``, and the board turned no further than ``deg``."""
@@ -223,17 +163,6 @@ def pictures_compare(a: Pose, b: Pose, settings: SettleSettings) -> bool:
     return not board_moved(a, b, settings) or board_pushed(a, b, settings)
 
 
-def reaches_out(changed: NDArray[np.bool_]) -> bool:
-    """Whether a patch of changed cells covers part of the board and runs out to the
-    edge of the ring: an arm, not a piece standing on the board."""
-    count, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
-    if count <= 1:
-        return False
-    inside = set(np.unique(labels[BOARD_SLICE, BOARD_SLICE]).tolist()) - {0}
-    rim = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
-    return bool(inside & (set(np.unique(rim).tolist()) - {0}))
-
-
 class SettleDetector:
     """Frame by frame: is something over the board, and has it settled into a change?"""
 
@@ -249,6 +178,9 @@ class SettleDetector:
         """The current still spell was already reported (one event per spell)."""
         self._busy_since: float | None = None
         """When something first moved over the board (or hid it) since the last report."""
+        self._rested = False
+        """The reference was taken with something resting over the board's edge (the arm
+        wait ran out on it): a player's shadow, say, or a tall palace seen from low."""
 
     def update(self, image: NDArray[np.uint8], camera: Camera, pose: Pose | None,
                time_s: float, *, found: bool = True, location: object = None) -> Observation:
@@ -314,24 +246,47 @@ class SettleDetector:
         steps = cell_steps(snap.cells, before.cells) > s.change_step
         changed = int(steps[BOARD_SLICE, BOARD_SLICE].sum())
         moved = board_moved(snap.pose, before.pose, s)
-        if changed >= s.change_cells and not moved and reaches_out(steps):
+        rests = changed >= s.change_cells and not moved and reaches_out(steps)
+        shadow = ""
+        if rests and self._rested:
+            # The picture before had something resting over the edge: if it was a
+            # player's shadow, this is the player leaning back, and it is the light
+            # alone that changed; else what reaches out is judged with the light evened.
+            if self._light_only(snap, before):
+                rests, shadow = False, "the shadow over the board's edge left"
+            else:
+                rests = reaches_out(light_steps(snap.cells, before.cells) > s.change_step)
+        if rests:
             if self._arm_since is None:
                 self._arm_since = snap.time
             if snap.time - self._arm_since < s.arm_wait_s:
                 return Observation("hands", "something rests over the board's edge",
                                    moving_cells=moving, changed_cells=changed)
+            if self._light_only(snap, before):
+                # Rested this long and nothing but the light changed: a player leaning
+                # over the table to look, building nothing.
+                shadow = "a shadow rests over the board's edge, nothing else changed"
         self.reference = snap
         self._reported = True
+        self._rested = rests
         assert self._still_since is not None
         busy = 0.0 if self._busy_since is None else self._still_since - self._busy_since
         self._busy_since = None
         event = "changed" if changed >= s.change_cells else "unchanged"
         detail = f"board settled, {changed} cells changed"
-        if event == "changed" and not moved and busy < s.least_busy_s:
+        if shadow:
+            event, detail = "relit", f"{detail}: {shadow}"
+        elif event == "changed" and not moved and busy < s.least_busy_s:
             event, detail = "relit", f"{detail} after {busy:.1f} s of motion: the light changed"
         return Observation("tracking", detail, event,
                            moving_cells=moving, changed_cells=changed, before=before,
                            frames=frames, moved=moved)
+
+    def _light_only(self, snap: Snapshot, before: Snapshot) -> bool:
+        """Whether, evened to one light, fewer board cells changed than a piece makes."""
+        s = self.settings
+        lit = light_steps(snap.cells, before.cells, s.light_tolerance) > s.change_step
+        return int(lit[BOARD_SLICE, BOARD_SLICE].sum()) < s.light_cells
 
 
 def main(argv: list[str] | None = None) -> int:
