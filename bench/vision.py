@@ -342,6 +342,9 @@ def main() -> None:
              "of the light)",
              measure(twin_turns(outside, seed=args.seed, relight=SHADOWED), models, False),
              reference, False)
+        show("outside: a player's card laid over the board's edge before the picture after",
+             measure(twin_turns(outside, seed=args.seed, card_over_edge=True), models, False),
+             reference, False)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
-from twin import Frame, Relight, RenderOptions, random_camera, render
+from twin import Card, Frame, Relight, RenderOptions, random_camera, render
 from twin.cameras import SecondWebcamFrames, around_board
 from twin.wide import WIDE_FILL
 
@@ -151,6 +151,7 @@ def turn_pairs(
     only: Collection[tuple[int, int]] | None = None,
     second_view: float | None = None,
     relight: Relight | None = None,
+    card_over_edge: bool = False,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -168,6 +169,9 @@ def turn_pairs(
     ``relight``: the room's light changed between the pictures (a lamp moved or dimmed,
     the sun along a window); the frames after are rendered under it, every other draw
     as without it.
+    ``card_over_edge``: a player's card laid over a side of the board between the
+    pictures (:meth:`twin.Card.over_an_edge`, drawn on a stream of the turn's own), in
+    the frames after; every other draw as without it.
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
@@ -195,7 +199,9 @@ def turn_pairs(
             palace_before = Palace(ground, record.scenes[turn].pieces)
             before = render(palace_before, camera, pose, opts, seed=frame_seed)
             palace_after = Palace(ground, record.scenes[turn + 1].pieces)
-            after = render(palace_after, camera, pose, later, seed=frame_seed)
+            shown = later if not card_over_edge else replace(later, cards=(
+                Card.over_an_edge(np.random.default_rng([seed, game, turn, 0xCA4D])),))
+            after = render(palace_after, camera, pose, shown, seed=frame_seed)
             new_mask = _new_pixels(after, record, turn)
             second = None
             if second_view is not None:
@@ -205,7 +211,7 @@ def turn_pairs(
                 develop = np.random.default_rng([seed, game, turn, 2])
                 second = SecondWebcamFrames(
                     render(palace_before, camera, pose2, opts, seed=frame_seed).image,
-                    redevelop(render(palace_after, camera, pose2, later,
+                    redevelop(render(palace_after, camera, pose2, shown,
                                      seed=frame_seed).image, develop),
                     pose2)
             yield TurnPair(
@@ -238,11 +244,12 @@ games from here on."""
 
 def twin_turns(count: int, *, seed: int, width: int = 1280, height: int = 720,
                options: RenderOptions | None = None, second_view: float | None = None,
-               relight: Relight | None = None) -> Iterator[TurnPair]:
+               relight: Relight | None = None, card_over_edge: bool = False
+               ) -> Iterator[TurnPair]:
     """The first ``count`` turns of the wide twin's games from ``seed`` on, at most
     :data:`TURNS_PER_GAME` from each. One definition, so that the bench, the fit and the
     fresh check read turns drawn exactly alike, and another seed is another set."""
     pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
                        width=width, height=height, options=options, second_view=second_view,
-                       relight=relight)
+                       relight=relight, card_over_edge=card_over_edge)
     yield from itertools.islice(pairs, count)

@@ -1,7 +1,7 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
 from twin.cameras import around_board, orbit_pose, random_camera
-from twin.clutter import Hand
+from twin.clutter import Card, Hand
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
@@ -11,6 +11,7 @@ from twin.table import SimulatedTable, TableFrame, TableSettings
 __all__ = [
     "KIND_LABELS",
     "PART_LABELS",
+    "Card",
     "Frame",
     "Hand",
     "Light",

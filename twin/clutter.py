@@ -118,6 +118,37 @@ class Hand:
                  self.heading, self.scale, self.reach, self.rise)
 
 
+@dataclass(frozen=True)
+class Card:
+    """A card where a caller wants it, not where the seed puts it: a player's card laid
+    over the board's edge between two pictures. ``center`` is in board millimetres,
+    ``angle`` in radians; ``seed`` picks its colours; it rests on the studs."""
+
+    center: tuple[float, float]
+    angle: float
+    seed: int = 0
+
+    def draw(self, mesh: Mesh) -> None:
+        add_card(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
+                 self.angle, CARD_ON_STUDS_MM)
+
+    @classmethod
+    def over_an_edge(cls, rng: np.random.Generator) -> Card:
+        """A playing card over a side of the board drawn from ``rng``, its middle within
+        20 mm of the plate's edge and clear of the corner bricks (players keep those
+        free), at any angle."""
+        side = int(rng.integers(4))
+        along = float(rng.uniform(90.0, BOARD_MM - 90.0))
+        across = float(rng.uniform(-20.0, 20.0))
+        edge = (0.0, BOARD_MM)[side // 2]
+        center = (along, edge + across) if side % 2 == 0 else (edge + across, along)
+        return cls(center, float(rng.uniform(0.0, math.pi)), int(rng.integers(1 << 30)))
+
+
+CARD_ON_STUDS_MM = 2.2
+"""Where a card over the board's edge lies: on the studs' tops."""
+
+
 def _outside_point(rng: np.random.Generator, near: float, far: float) -> np.ndarray:
     """A table point between ``near`` and ``far`` mm outside the board's edge."""
     while True:
@@ -150,7 +181,7 @@ def table_clutter(rng: np.random.Generator, reaching: bool = True) -> Mesh:
                           for cy in (0, BOARD_MM)) < 90
         if gap <= 45 and near_corner:
             continue
-        z = TABLE_Z + 0.3 if gap > 45 else 2.2 + rng.uniform(0, 1)
+        z = TABLE_Z + 0.3 if gap > 45 else CARD_ON_STUDS_MM + rng.uniform(0, 1)
         add_card(mesh, rng, p, rng.uniform(0, math.pi), z, rng.uniform(-0.05, 0.05))
     if rng.uniform() < 0.4:  # a player board beside the plate
         p = _outside_point(rng, 70, 200)

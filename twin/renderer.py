@@ -178,8 +178,8 @@ def render(
     cover_mesh = Mesh()
     if clutter_on:
         cover_mesh.extend(table_clutter(rng, reaching=not options.settled))
-    for hand in options.hands:
-        hand.draw(cover_mesh)
+    for placed in (*options.hands, *options.cards):
+        placed.draw(cover_mesh)
     if options.cover_with not in (None, "hand", "card"):
         raise ValueError(f"cover_with: {options.cover_with!r} is not 'hand' or 'card'")
     if options.cover_corners:

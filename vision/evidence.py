@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import project
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Voxel
 from vision.silhouettes import View
+from vision.views import board_space
 
 LEAF_GAIN = 0.5
 """What a changed pixel within a plant's leaves earns (leaves cover part of their disc,
@@ -102,3 +104,42 @@ def hot_cells(evidence: Sequence[Evidence], top: int,
             if len(idx) >= 3 and on[idx].mean() >= 0.5:
                 found.add((x, y, z))
     return found
+
+
+OFF_BOARD_PX = 40
+OFF_BOARD_SHARE = 0.15
+"""A patch of changed pixels with at least this many, and this share of its own, outside
+the space over the board is something lying over the board's edge (a few pixels of a
+new piece's soft edge may spill past the space's outline)."""
+
+
+def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
+    """``ev`` with each patch of changed pixels that runs out of the board's space set
+    aside: no evidence either way, as if hidden. No new piece shows outside the space
+    over the plate up to ``levels`` bricks (:func:`vision.views.board_space`), nor at the
+    region's edge (its box holds that space with a margin), so a patch that reaches
+    there is something laid over the board's edge since the picture before (a player's
+    card, a sleeve resting there), and what it covers of the board cannot be read. Read
+    as pieces, a card over the edge was a wall of phantom bricks."""
+    hot = ev.hot.reshape(ev.view.shape).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(hot, connectivity=8)
+    if count <= 1:
+        return ev
+    outside = np.bincount(labels[~board_space(ev.view, levels)], minlength=count)
+    # The region's edges, less those the frame's own edge cut (a board running off the
+    # picture takes its pieces with it).
+    x0, y0, x1, y1 = ev.view.box
+    cam = ev.view.camera
+    sides = [side for side, cut in ((labels[0], y0 <= 0), (labels[-1], y1 >= cam.height),
+                                    (labels[:, 0], x0 <= 0), (labels[:, -1], x1 >= cam.width))
+             if not cut]
+    at_edge = np.bincount(np.concatenate([np.zeros(0, labels.dtype), *sides]),
+                          minlength=count) > 0
+    lying = (outside >= OFF_BOARD_PX) & (outside >= OFF_BOARD_SHARE * stats[:, cv2.CC_STAT_AREA])
+    lying |= at_edge
+    lying[0] = False
+    if not lying.any():
+        return ev
+    aside = lying[labels].ravel()
+    return replace(ev, weight=np.where(aside, 0.0, ev.weight).astype(np.float32),
+                   hot=ev.hot & ~aside, leaf=np.where(aside, 0.0, ev.leaf).astype(np.float32))

@@ -39,6 +39,7 @@ from vision.evidence import (
     Evidence,
     colour_features,
     hot_cells,
+    off_board_set_aside,
 )
 from vision.finish import name_decoration
 from vision.look import TableLook
@@ -221,7 +222,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # A player's shadow over one side of the board, or a lamp dimmed there since the
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
-        evidence.append(replace(_view_evidence(*pairs[-1], model), picture=frame))
+        evidence.append(replace(off_board_set_aside(_view_evidence(*pairs[-1], model),
+                                                    top + HEADROOM_LEVELS), picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started), None
@@ -278,7 +280,8 @@ def _read_classically(before: Palace,
     more than :data:`FAINT_READING_AT_MOST` for any piece. The decoder that judged what
     is returned comes back with it: the classical one where it read something, else
     ``decoder`` (the model's, which read nothing)."""
-    classical = [replace(_view_evidence(view, after, reference, False), picture=ev.picture)
+    classical = [replace(off_board_set_aside(_view_evidence(view, after, reference, False),
+                                             top + HEADROOM_LEVELS), picture=ev.picture)
                  for (view, after, reference), ev in zip(pairs, evidence, strict=True)]
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
