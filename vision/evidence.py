@@ -111,6 +111,10 @@ OFF_BOARD_SHARE = 0.15
 """A patch of changed pixels with at least this many, and this share of its own, outside
 the space over the board is something lying over the board's edge (a few pixels of a
 new piece's soft edge may spill past the space's outline)."""
+OFF_BOARD_MOST = 0.25
+"""Unless the patch covers more than this share of the space over the board: a card or a
+sleeve covers a part of the board, and a picture changed nearly everywhere (the light,
+the camera) is left to the turn's own check for that."""
 
 
 def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
@@ -120,12 +124,15 @@ def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
     region's edge (its box holds that space with a margin), so a patch that reaches
     there is something laid over the board's edge since the picture before (a player's
     card, a sleeve resting there), and what it covers of the board cannot be read. Read
-    as pieces, a card over the edge was a wall of phantom bricks."""
+    as pieces, a card over the edge was a wall of phantom bricks. A patch over most of
+    the board is no such thing (:data:`OFF_BOARD_MOST`) and is kept."""
     hot = ev.hot.reshape(ev.view.shape).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(hot, connectivity=8)
     if count <= 1:
         return ev
-    outside = np.bincount(labels[~board_space(ev.view, levels)], minlength=count)
+    space = board_space(ev.view, levels)
+    outside = np.bincount(labels[~space], minlength=count)
+    inside = np.bincount(labels[space], minlength=count)
     # The region's edges, less those the frame's own edge cut (a board running off the
     # picture takes its pieces with it).
     x0, y0, x1, y1 = ev.view.box
@@ -137,6 +144,7 @@ def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
                           minlength=count) > 0
     lying = (outside >= OFF_BOARD_PX) & (outside >= OFF_BOARD_SHARE * stats[:, cv2.CC_STAT_AREA])
     lying |= at_edge
+    lying &= inside <= OFF_BOARD_MOST * space.sum()
     lying[0] = False
     if not lying.any():
         return ev
