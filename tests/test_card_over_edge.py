@@ -86,3 +86,22 @@ def test_turns_with_a_card_laid_over_a_near_edge_are_read_exactly(carded, monkey
     monkeypatch.setattr(vision.turn, "off_board_set_aside", lambda ev, levels: ev)
     for pair in carded:
         assert len(read(pair)) > 2 * len(pair.added), pair.turn
+
+
+def test_a_card_laid_down_with_nothing_built_is_asked_about_as_such(carded):
+    """The palace after the first turn, pictured without the card and then with it:
+    nothing new is read, and the players are asked with the card named as what changed
+    (a staircase may still hide behind the palace, as with any reading of nothing)."""
+    from vision.turn import NOTHING_BUT_LAID
+
+    pair = carded[0]
+    plain = next(iter(turn_pairs(1, 100, max_turns=1, elevation_deg=(45.0, 60.0),
+                                 options=RenderOptions(clutter=False))))
+    palace = pair.before.copy()
+    for piece in pair.added:
+        palace.place(piece)
+    location = BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)
+    reading = read_turn([pair.after_frame], pair.camera, palace,
+                        before_frame=plain.after_frame, locations=[location])
+    assert reading.found and not reading.added
+    assert reading.reason == NOTHING_BUT_LAID

@@ -108,6 +108,11 @@ stayed is asked about too; the players then discard it."""
 NOTHING_READ = ("no new piece was seen, yet a turn adds a staircase: is it hidden "
                 "behind the palace? (or the light changed)")
 """The reason a reading of nothing gives (:data:`NOTHING_READ_DOUBTED`)."""
+NOTHING_BUT_LAID = ("something was laid over or lifted off the board's edge, and no new "
+                    "piece was seen: is a staircase hidden behind the palace?")
+"""The reason a reading of nothing gives where a patch of change was set aside as
+something over the board's edge (:func:`vision.evidence.off_board_set_aside`): a card
+laid down or picked up. Put to the players all the same, as any reading of nothing."""
 MAX_HOT_CELLS = 1000
 """More changed voxels than this and the frames do not show one turn but a changed
 scene (the light, the exposure, a moved camera against a stale frame before): the
@@ -206,6 +211,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     top = max((p.top for p in before), default=0)
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
+    laid = False
     for (frame, loc), (reference, then) in zip(usable, references, strict=True):
         cam = loc.camera or camera
         assert loc.pose is not None
@@ -222,8 +228,10 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # A player's shadow over one side of the board, or a lamp dimmed there since the
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
-        evidence.append(replace(off_board_set_aside(_view_evidence(*pairs[-1], model),
-                                                    top + HEADROOM_LEVELS), picture=frame))
+        seen = _view_evidence(*pairs[-1], model)
+        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS)
+        laid = laid or kept is not seen
+        evidence.append(replace(kept, picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started), None
@@ -250,6 +258,9 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
                               FAINT_READING_AT_MOST)
     if not readings and not changed and model:
         readings, decoder = _read_classically(before, pairs, evidence, top, picture, decoder)
+    if not readings and laid:
+        return TurnReading(True, NOTHING_BUT_LAID, (), True, first,
+                           time.perf_counter() - started), decoder
     if not readings and changed:
         return TurnReading(True, "something changed on the board, but no staircase could "
                            "be read from it (hidden behind the palace?)", (), True, first,
