@@ -28,7 +28,8 @@ import numpy as np
 
 from palace.session import TableSession
 from palace.watch import CameraLoop
-from twin.table import SimulatedTable, TableSettings
+from twin.table import SimulatedTable
+from twin.table_settings import TableSettings
 
 
 class _NoLook:

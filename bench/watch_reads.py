@@ -29,6 +29,8 @@ so that each loss is put down to one input or to turn mode itself:
                                                        # table for 12 s after building
     python3 -m bench.watch_reads --onlooker 0.5        # after half the turns another
                                                        # leans over it to look, 12 s
+    python3 -m bench.watch_reads --card 0.5            # half the players lay a card over
+                                                       # the board's edge as they build
     python3 -m bench.watch_reads --drift 4 --switch 0.5  # the room's light creeping 4
                                                        # degrees round the table after
                                                        # each turn, and half the time
@@ -66,7 +68,8 @@ from palace.watch import CameraLoop
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
-from twin.table import LEAN_S, SimulatedTable, TableFrame, TableSettings
+from twin.table import SimulatedTable, TableFrame
+from twin.table_settings import LEAN_S, TableSettings
 from vision import read_turn
 
 
@@ -187,6 +190,8 @@ TABLE_FLAGS = (
      "board"),
     ("--onlooker", "onlooker_chance", "CHANCE", "after each turn, the chance that another "
      f"player leans over the table for {LEAN_S:g} s to look, building nothing"),
+    ("--card", "card_chance", "CHANCE", "each turn, the chance that the player lays a card "
+     "over a side of the board while building (the next player picks it up)"),
 )
 """The simulated table's mishaps a run may ask for: flag, ``TableSettings`` field, unit,
 help."""

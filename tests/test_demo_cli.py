@@ -47,7 +47,8 @@ def test_watch_reads_a_recorded_turn_from_a_folder(tmp_path, capsys):
     import cv2
 
     from palace.session import TableSession
-    from twin.table import SimulatedTable, TableSettings
+    from twin.table import SimulatedTable
+    from twin.table_settings import TableSettings
 
     settings = TableSettings(width=960, height=540, still_s=1.2, setup_s=1.2)
     table = SimulatedTable(seed=3, turns=1, settings=settings)

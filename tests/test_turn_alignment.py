@@ -15,7 +15,8 @@ from rules import Axis, Kind, Palace, Piece, load_map
 from rules.pieces import built_keys
 from twin import RenderOptions, orbit_pose, render
 from twin.cameras import random_camera, turned_picture, turned_webcam
-from twin.table import SimulatedTable, TableSettings
+from twin.table import SimulatedTable
+from twin.table_settings import TableSettings
 from vision import read_turn
 from vision.views import aligned_before, board_box
 

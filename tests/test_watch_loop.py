@@ -17,7 +17,8 @@ from palace.watch import CameraLoop
 from rules.maps import load_map
 from rules.pieces import Kind, Piece, same_pieces
 from rules.staircase import split_turn
-from twin.table import SimulatedTable, TableSettings
+from twin.table import SimulatedTable
+from twin.table_settings import TableSettings
 from vision.settle import SettleSettings
 from vision.turn import NOTHING_READ
 

@@ -13,7 +13,8 @@ from rules import simulate_game
 from rules.maps import load_map
 from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, place_key
-from twin.table import SimulatedTable, TableSettings
+from twin.table import SimulatedTable
+from twin.table_settings import TableSettings
 
 RIGHT = LoopRead(game=1, turns_done=2, pose_px=0.1, settled=True, palace_right=True,
                  before_right=True, exact=True, in_doubt=False)

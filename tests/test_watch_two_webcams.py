@@ -175,7 +175,8 @@ def test_the_simulated_table_films_with_a_second_webcam_across_it() -> None:
     from bench.calibration import WRONG_PX, turn_errors
     from calibration.pose import locate_board
     from rules.maps import load_map
-    from twin.table import SimulatedTable, TableSettings
+    from twin.table import SimulatedTable
+    from twin.table_settings import TableSettings
 
     table = SimulatedTable(seed=3, turns=1, settings=TableSettings(
         width=960, height=540, setup_s=0.1, second_webcam_deg=180.0))

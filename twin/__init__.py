@@ -6,7 +6,8 @@ from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
 from twin.shading import Light, Relight
-from twin.table import SimulatedTable, TableFrame, TableSettings
+from twin.table import SimulatedTable, TableFrame
+from twin.table_settings import TableSettings
 
 __all__ = [
     "KIND_LABELS",

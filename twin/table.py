@@ -29,72 +29,22 @@ from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, STUD_MM, Piece
 from rules.scene import Scene
 from twin.cameras import BOARD_CENTER as CENTRE
 from twin.cameras import around_board, random_camera, turned_webcam
-from twin.clutter import Hand
+from twin.clutter import Card, Hand
 from twin.frame import RenderOptions
 from twin.renderer import render
 from twin.shading import Light, Relight
+from twin.table_settings import (
+    DRIFT_STEPS,
+    LEAN_BACK_MM,
+    LEAN_S,
+    PLAYER_SHADOW,
+    TableSettings,
+)
 
 OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
 """Side ``s`` of the table lies this way from the board; a hand from it points back."""
 
 
-@dataclass(frozen=True)
-class TableSettings:
-    """The pace of play and what the webcam adds to each frame."""
-
-    fps: float = 10.0
-    width: int = 1280
-    height: int = 720
-    setup_s: float = 2.0
-    still_s: float = 2.0
-    """How long the finished palace lies still after each turn."""
-    enter_frames: int = 4
-    frames_per_piece: int = 2
-    move_chance: float = 0.25
-    """After a turn, the chance that the board is slid or turned."""
-    quarter_turn_chance: float = 0.35
-    """Of those moves, the share that turn the board by a quarter."""
-    noise: float = 2.0
-    flicker: float = 0.03
-    """Frame-to-frame light flicker (a fraction of the brightness)."""
-    second_webcam_deg: float | None = None
-    """A second webcam of the same make this many degrees round the table from the
-    first (at the same height and distance), filming each frame too; None: one webcam."""
-    webcam_bump_deg: float = 0.0
-    """While a player builds, the first webcam is knocked (a table leant on, a loose
-    clamp) and stays turned by up to this many degrees from where it was set up, in pan
-    and tilt, drawn afresh each turn; 0: never."""
-    board_push_mm: float = 0.0
-    """While a player builds, pressing the pieces onto their studs pushes the board up to
-    this many millimetres across the table (and turns it up to a tenth as many degrees),
-    where it stays; 0: never."""
-    light_drift_deg: float = 0.0
-    """While the palace lies still after each turn, the room's light creeps round the
-    table by this many degrees (the sun along a window), in :data:`DRIFT_STEPS` steps
-    over the second half of the still spell; 0: never."""
-    light_switch_chance: float = 0.0
-    """After each turn, the chance that the room's light changes at once while the
-    palace lies still (a lamp switched on or off, a curtain drawn): the lamp swings 20
-    to 60 degrees round the table and its strength changes by up to 40 %."""
-    player_shadow_chance: float = 0.0
-    """After each turn, the chance that the player who built still leans over the table
-    for :data:`LEAN_S` as the board settles, their soft shadow taking
-    :data:`PLAYER_SHADOW` of the light over one side of it, and then leans back (the
-    shadow's edge withdrawing off the board in a second)."""
-    onlooker_chance: float = 0.0
-    """After each turn, the chance that another player leans over the table for
-    :data:`LEAN_S` to look at the palace, building nothing, once it has lain still for
-    half a spell (their shadow coming over the board and going in a second each way)."""
-
-
-DRIFT_STEPS = 4
-"""The steps a still spell's drift of the light is made in: a real drift is smooth."""
-PLAYER_SHADOW = 0.4
-"""The share of the light a player leaning over the table takes (``Relight.shadow``)."""
-LEAN_BACK_MM = 400.0
-"""How far a player's shadow withdraws as they lean back: off the board."""
-LEAN_S = 12.0
-"""How long the player who built leans over the table before leaning back."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +67,8 @@ class TableFrame:
     """Where the board lay (for :meth:`SimulatedTable.clean_picture`)."""
     second_image: NDArray[np.uint8] | None = None
     """The second webcam's picture taken with this one (``second_webcam_deg``)."""
+    cards: tuple[Card, ...] = ()
+    """The cards lying over the board's edge (``card_chance``)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +131,8 @@ class SimulatedTable:
         self._room = Relight()
         """How far the room's light has changed since the set-up, and how deep a player's
         shadow lies over the board now (``shadow``)."""
+        self._cards: tuple[Card, ...] = ()
+        """The cards lying over the board's edge now (``card_chance``)."""
 
     def _seats(self, players: int) -> list[int]:
         """The table sides the players sit at: every side but the webcam's."""
@@ -203,8 +157,10 @@ class SimulatedTable:
         return turned_webcam(board, math.degrees(pan), math.degrees(tilt))
 
     def _picture(self, pieces: tuple[Piece, ...], placement: _Placement,
-                 hands: tuple[Hand, ...], second: bool = False) -> NDArray[np.uint8]:
-        key = (pieces, placement, second, self._room)
+                 hands: tuple[Hand, ...], second: bool = False,
+                 cards: tuple[Card, ...] | None = None) -> NDArray[np.uint8]:
+        cards = self._cards if cards is None else cards
+        key = (pieces, placement, second, self._room, cards)
         if not hands and key in self._still_cache:
             return self._still_cache[key]
         # The room's change (and a leaning player's shadow) on top: its swing adds to
@@ -214,7 +170,7 @@ class SimulatedTable:
         options = RenderOptions(light=light, noise=0.0, blur=self.blur, jpeg_quality=0,
                                 exposure=self.exposure, white_balance=(1.0, 1.0, 1.0),
                                 clutter=False, color_jitter=0.0, table=self.table,
-                                hands=hands, relight=self._room)
+                                hands=hands, cards=cards, relight=self._room)
         scene = Scene(map=self.record.map, pieces=pieces)
         image = render(scene, self.camera, self.board_pose(placement, second), options,
                        seed=self._render_seed).image
@@ -229,7 +185,8 @@ class SimulatedTable:
         """``frame`` without hands, sensor noise or flicker (with ``pieces`` instead of its
         own, if given): what a reading of it would see with a perfect webcam."""
         placement = frame.placement or _Placement()
-        return self._picture(frame.scene.pieces if pieces is None else pieces, placement, ())
+        return self._picture(frame.scene.pieces if pieces is None else pieces, placement, (),
+                             cards=frame.cards)
 
     def render_still(self, pieces: tuple[Piece, ...], hands: tuple[Hand, ...] = ()) -> NDArray[
             np.uint8]:
@@ -279,13 +236,14 @@ class SimulatedTable:
                 self._picture(pieces, at, hands, second=True), index, second=True)
             out = TableFrame(image, index / s.fps, index, turns_done, phase,
                              Scene(map=self.record.map, pieces=pieces), self.board_pose(at),
-                             playing, at, second)
+                             playing, at, second, self._cards)
             index += 1
             return out
 
         # Its own draws, so that a table without knocks plays as it always has.
         knocks = np.random.default_rng(self.seed + 15485863)
         lights = np.random.default_rng(self.seed + 32452843)
+        cards = np.random.default_rng(self.seed + 49979687)
         pieces = scenes[0].pieces
         for _ in range(max(1, round(s.setup_s * s.fps))):
             yield frame(pieces, 0, "still")
@@ -293,6 +251,11 @@ class SimulatedTable:
             seat = self.record.turns[turn].seat
             after = scenes[turn + 1].pieces
             placement = self._jostled(placement, knocks)
+            if s.card_chance > 0:
+                # The card lying there is picked up, and perhaps another laid, under the
+                # hand at work (the frames of the turn show it from their first).
+                laid = cards.uniform() < s.card_chance
+                self._cards = (Card.over_an_edge(cards),) if laid else ()
             yield from self._turn_frames(frame, rng, seat, turn, pieces, after, placement)
             pieces = after
             yield from self._still_frames(frame, lights, pieces, turn + 1)

@@ -22,8 +22,13 @@ from rules.pieces import BOARD_STUDS, STUD_MM
 
 PX_PER_CELL = 4
 """Resampled pixels per stud cell; a cell's mean is taken over these 4 x 4."""
-RING_CELLS = 6
-"""Table cells kept around the plate (48 mm): where an arm comes in from."""
+RING_CELLS = 12
+"""Table cells kept around the plate (96 mm): where an arm comes in from. Wider than a
+playing card laid over the board's edge reaches past it (a 63 x 88 mm card turned
+corner-out with its middle 20 mm past the edge reaches 74 mm, and its image lies a few
+millimetres further out, the card being above the table), so a card lying there is not
+taken for an arm; with 48 mm it often reached the ring's edge and held the read 8 s,
+past the next player's hand."""
 SIDE_CELLS = BOARD_STUDS + 2 * RING_CELLS
 BOARD_SLICE = slice(RING_CELLS, RING_CELLS + BOARD_STUDS)
 

@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     from palace.demo import TablePlayers
     from palace.following import SecondWebcam
     from palace.watch import CameraLoop
-    from twin.table import SimulatedTable, TableSettings
+    from twin.table import SimulatedTable
+    from twin.table_settings import TableSettings
 
     if args.turns is not None and args.turns < 1:
         raise UsageError(f"--turns: must be at least 1, found {args.turns}")
