@@ -45,8 +45,6 @@ OUTWARD = ((-1.0, 0.0), (0.0, -1.0), (1.0, 0.0), (0.0, 1.0))
 """Side ``s`` of the table lies this way from the board; a hand from it points back."""
 
 
-
-
 @dataclass(frozen=True)
 class TableFrame:
     """A webcam frame of the simulated table and what was truly there."""
