@@ -167,8 +167,11 @@ class RecordingReader:
             again = read_turn(frames, camera, palace, before_frame=before_frame,
                               before_locations=before_locations, ground=ground, look=look,
                               locations=true)
+            # The bench's picture before: the palace given, where the board lies now, with
+            # whatever lay over its edge then (a card laid since is part of the change).
+            then = last if before is None else replace(last, cards=before.cards)
             bench = read_turn([self.table.clean_picture(last)], camera, palace,
-                              before_frame=self.table.clean_picture(last, palace.pieces),
+                              before_frame=self.table.clean_picture(then, palace.pieces),
                               locations=true[-1:])
             read = replace(read, true_pose=_right(again, palace, truth) == (True, False),
                            bench_inputs=_right(bench, palace, truth) == (True, False))
