@@ -128,7 +128,6 @@ class Light:
         )
 
 
-
 @dataclass(frozen=True)
 class Relight:
     """The room's light changed since the picture before: the lamp moved or dimmed.
@@ -160,6 +159,7 @@ class Relight:
             diffuse=light.diffuse * self.diffuse,
             ambient=light.ambient * self.ambient,
         )
+
 
 SHADOW_GRID_PX = 16
 """A player's shadow is worked out on a grid this coarse, then stretched: it is soft."""

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import Camera, Pose, project
 from rules.pieces import BOARD_STUDS, STUD_MM
+from vision.change import smooth_light
 
 PX_PER_CELL = 4
 """Resampled pixels per stud cell; a cell's mean is taken over these 4 x 4."""
@@ -102,14 +103,12 @@ def light_steps(a: NDArray[np.float32], b: NDArray[np.float32],
                 tolerance: float = 0.0) -> NDArray[np.float32]:
     """:func:`cell_steps` once ``b`` is given ``a``'s light where it changed smoothly, less
     ``tolerance`` times that change: what changed on the board itself, a soft shadow come
-    or gone taken out. The change of each channel's log colour is taken across 5 x 5
-    cells (their median: pieces change a few cells, a player's shadow a whole side, with
-    a penumbra several cells wide) and softened. A still arm is smooth at this scale too,
-    so this cannot tell an arm from a shadow; it only says whether what changed was
-    anything but the light."""
+    or gone taken out. The change of each channel's log colour is taken as the light
+    changes across cells (:func:`vision.change.smooth_light`). A still arm is smooth at
+    this scale too, so this cannot tell an arm from a shadow; it only says whether what
+    changed was anything but the light."""
     ratio = np.log(np.maximum(a, 0.05)) - np.log(np.maximum(b, 0.05))
-    light = np.stack([cv2.GaussianBlur(cv2.medianBlur(np.ascontiguousarray(ratio[:, :, c]), 5),
-                                       (0, 0), 1.0) for c in range(3)], axis=2)
+    light = np.stack([smooth_light(ratio[:, :, c]) for c in range(3)], axis=2)
     steps = cell_steps(a, b * np.exp(light))
     if tolerance <= 0:
         return steps

@@ -69,14 +69,23 @@ LIGHT_TILE_PX = 16
 """Tiles (region pixels) over which the light's change is taken, by their median."""
 
 
+def smooth_light(change: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A map of change (one float32 channel, a sample per tile or cell) as the light
+    changes: its median across 5 x 5 samples (new pieces change a few, a player's shadow
+    a whole side, its penumbra several samples wide), softened by one sample. Turn mode
+    evens its pictures with it (:func:`evened_light`), the settle detector its cells
+    (:func:`vision.cells.light_steps`)."""
+    return cv2.GaussianBlur(cv2.medianBlur(np.ascontiguousarray(change), 5), (0, 0), 1.0)
+
+
 def evened_light(before: NDArray[np.float32], after: NDArray[np.float32]
                  ) -> NDArray[np.float32]:
     """``before`` brightened or darkened where the light changed smoothly since: a
     player's soft shadow across part of the board, a lamp dimmed at one side. The change
-    of log brightness is taken per tile (its median), then across 5 x 5 tiles (their
-    median: new pieces change a tile or a few, a shadow a whole side) and softened; its
-    overall level is left to the evidence's own exposure matching. Brightness only: a
-    shadow barely shifts a colour, a new piece mostly does."""
+    of log brightness is taken per tile (its median), then as the light changes across
+    tiles (:func:`smooth_light`); its overall level is left to the evidence's own
+    exposure matching. Brightness only: a shadow barely shifts a colour, a new piece
+    mostly does."""
     h, w = before.shape[:2]
     t = LIGHT_TILE_PX
     rows, cols = h // t, w // t
@@ -86,7 +95,7 @@ def evened_light(before: NDArray[np.float32], after: NDArray[np.float32]
     tiles = ratio[:rows * t, :cols * t].reshape(rows, t, cols, t).transpose(0, 2, 1, 3)
     level = np.median(tiles.reshape(rows, cols, t * t), axis=2).astype(np.float32)
     level -= float(np.median(level))
-    level = cv2.GaussianBlur(cv2.medianBlur(level, 5), (0, 0), 1.0)
+    level = smooth_light(level)
     gain = np.exp(cv2.resize(level, (w, h), interpolation=cv2.INTER_LINEAR))
     return (before * gain[:, :, None]).astype(np.float32)
 

@@ -121,8 +121,9 @@ class Snapshot:
 class Observation:
     """What one frame showed. ``event`` is ``""`` on most frames; ``"baseline"`` the first
     time the board settles; ``"changed"`` when it settled different from ``before``;
-    ``"unchanged"`` when it settled as it was; ``"relit"`` when it settled changed
-    after too short a spell of motion for anyone to have built (the light changed)."""
+    ``"unchanged"`` when it settled as it was; ``"relit"`` when the light alone changed:
+    it settled changed after too short a spell of motion for anyone to have built, or a
+    shadow came over the board's edge or left it and nothing else changed."""
 
     state: str
     """searching, tracking, hands or settling (the session's camera states)."""
