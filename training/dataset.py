@@ -46,6 +46,12 @@ SEAMS = ("off", "on")
 """Seams (``RenderOptions.seams``: dark lines where pieces stand on pieces) in no game,
 or in every wide-look game (the twin's own default). Off keeps the sets the committed
 new-piece model was trained on as they were."""
+CARDS = ("off", "mix", "on")
+"""A player's card laid over a side of the board between the pictures, or picked up: in
+no turn; each with :data:`CARD_CHANCE` in the wide-look games' turns; or one or the
+other in every wide-look turn (a held-out set's). Its pixels are no new piece: the model
+learns that a flat thing come or gone over the board's edge is none."""
+CARD_CHANCE = 0.15
 
 
 @dataclass(frozen=True)
@@ -118,13 +124,13 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
                  size: tuple[int, int] | None = None, blur: float = 0.0,
                  tint: tuple[float, float, float] | None = None,
                  room_light: str = "off", deep_shadows: str = "off",
-                 seams: str = "off") -> Iterator[RegionPair]:
+                 seams: str = "off", cards: str = "off") -> Iterator[RegionPair]:
     """``count`` region pairs from bot games seeded from ``seed`` on, game after game.
 
     ``look`` is "wide", "old" or "mix" (one game in :data:`OLD_LOOK_EVERY` old); ``size``
     fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`;
     ``room_light`` is one of :data:`ROOM_LIGHTS`, ``deep_shadows`` of :data:`DEEP_SHADOWS`,
-    ``seams`` of :data:`SEAMS`.
+    ``seams`` of :data:`SEAMS`, ``cards`` of :data:`CARDS`.
     """
     if room_light not in ROOM_LIGHTS:
         raise ValueError(f"room_light {room_light!r}: not one of {ROOM_LIGHTS}")
@@ -132,6 +138,8 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
         raise ValueError(f"deep_shadows {deep_shadows!r}: not one of {DEEP_SHADOWS}")
     if seams not in SEAMS:
         raise ValueError(f"seams {seams!r}: not one of {SEAMS}")
+    if cards not in CARDS:
+        raise ValueError(f"cards {cards!r}: not one of {CARDS}")
     made = 0
     game = 0
     while made < count:
@@ -141,8 +149,9 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
         deep = deep_shadows == "on" or (deep_shadows == "mix" and wide and game % 3 != 1)
         options = RenderOptions(room_light=shaded, deep_shadows=deep,
                                 seams=wide and seams == "on")
+        chance = 0.0 if not wide else {"off": 0.0, "mix": CARD_CHANCE, "on": 0.5}[cards]
         for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide,
-                               options=options):
+                               options=options, card_chance=chance):
             out = region_pair(pair, blur=blur, tint=tint)
             if out is None:
                 continue
@@ -192,17 +201,19 @@ def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
                    size: tuple[int, int] | None = None, blur: float = 0.0,
                    tint: tuple[float, float, float] | None = None,
                    room_light: str = "off", deep_shadows: str = "off",
-                   seams: str = "off") -> int:
+                   seams: str = "off", cards: str = "off") -> int:
     """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
     them as ``dataset.json``); returns how many."""
     out.mkdir(parents=True, exist_ok=True)
     n = 0
     for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
                                           tint=tint, room_light=room_light,
-                                          deep_shadows=deep_shadows, seams=seams), 1):
+                                          deep_shadows=deep_shadows, seams=seams,
+                                          cards=cards), 1):
         save(pair, out / f"pair_{n - 1:05d}.npz")
     made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint,
-            "room_light": room_light, "deep_shadows": deep_shadows, "seams": seams}
+            "room_light": room_light, "deep_shadows": deep_shadows, "seams": seams,
+            "cards": cards}
     (out / "dataset.json").write_text(json.dumps(made) + "\n")
     return n
 

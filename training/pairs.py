@@ -108,6 +108,20 @@ def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
+def _card_moves(rng: np.random.Generator, always: bool, chance: float
+                ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The cards over the board's edge in a turn's frames after and before: one laid
+    (always, or with ``chance``), one picked up (with ``chance``), or none. The card is
+    drawn first, so that ``always`` lays the very card it laid before chances were drawn."""
+    card = (Card.over_an_edge(rng),)
+    if always:
+        return card, ()
+    if chance <= 0.0:
+        return (), ()
+    draw = float(rng.random())
+    return (card, ()) if draw < chance else ((), card) if draw < 2 * chance else ((), ())
+
+
 def _new_pixels(after: Frame, record: GameRecord, turn: int) -> NDArray[np.bool_]:
     added = {p.id for p in pieces_built(record.scenes[turn].pieces,
                                         record.scenes[turn + 1].pieces)}
@@ -152,6 +166,7 @@ def turn_pairs(
     second_view: float | None = None,
     relight: Relight | None = None,
     card_over_edge: bool = False,
+    card_chance: float = 0.0,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -172,6 +187,10 @@ def turn_pairs(
     ``card_over_edge``: a player's card laid over a side of the board between the
     pictures (:meth:`twin.Card.over_an_edge`, drawn on a stream of the turn's own), in
     the frames after; every other draw as without it.
+    ``card_chance``: with this chance a turn's frames after show a card laid over a side
+    since the picture before, and with the same chance its frames before show one that
+    is picked up by the picture after (drawn as ``card_over_edge`` draws it); a training
+    set's way of showing the model that a flat thing come or gone is no new piece.
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
@@ -197,10 +216,12 @@ def turn_pairs(
                                          fill=fill)
             frame_seed = int(rng.integers(1 << 30))
             palace_before = Palace(ground, record.scenes[turn].pieces)
-            before = render(palace_before, camera, pose, opts, seed=frame_seed)
+            laid, lifted = _card_moves(np.random.default_rng([seed, game, turn, 0xCA4D]),
+                                       card_over_edge, card_chance)
+            before = render(palace_before, camera, pose, replace(opts, cards=opts.cards + lifted),
+                            seed=frame_seed)
             palace_after = Palace(ground, record.scenes[turn + 1].pieces)
-            shown = later if not card_over_edge else replace(later, cards=(
-                Card.over_an_edge(np.random.default_rng([seed, game, turn, 0xCA4D])),))
+            shown = replace(later, cards=later.cards + laid)
             after = render(palace_after, camera, pose, shown, seed=frame_seed)
             new_mask = _new_pixels(after, record, turn)
             second = None

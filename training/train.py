@@ -32,6 +32,9 @@ CROPS_PER_PAIR = 4
 """Crops drawn from each pair in one epoch."""
 NEAR_NEW = 0.65
 """Share of crops centred near a pixel of a new piece."""
+CHANGED_LOG = 0.3
+"""A pixel's log brightness change (less the region's median change) past which it counts
+as changed for :func:`_changed_not_new`."""
 POS_WEIGHT = 2.0
 HEIGHT_WEIGHT = 0.1
 """What one brick level of height error weighs against the new-piece loss (about 0.2-0.4
@@ -78,14 +81,28 @@ def turned_geometry(geometry: NDArray[np.float32], k: int, flip: bool
     return np.stack([dx, dy])
 
 
+def _changed_not_new(pair: RegionPair) -> NDArray[np.bool_]:
+    """Pixels whose brightness changed between the pictures though no new piece shows
+    there: a card laid or picked up, a new piece's shadow. Crops centred on them teach the
+    model what a change that is not a piece looks like, which random crops seldom show."""
+    def light(image: NDArray[np.uint8]) -> NDArray[np.float32]:
+        soft = cv2.GaussianBlur(image.astype(np.float32), (0, 0), 1.5)
+        return np.log(soft.sum(axis=2) + 6.0)
+    step = light(pair.after) - light(pair.before)
+    return (np.abs(step - np.median(step)) > CHANGED_LOG) & (pair.mask < 0.05)
+
+
 def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False,
-           geometry: bool = False
+           geometry: bool = False, near_changed: float = 0.0
            ) -> tuple[NDArray[np.float32], NDArray[np.float32], NDArray[np.float32]]:
     """One augmented training crop: the network's input, the mask (0..1) and the height
     (levels; NaN where there is none to learn, everywhere on a turned crop, and
     everywhere without ``height_map``, whose crops are turned as the one-map model's
     always were). With ``geometry`` the pair's geometry channels follow the image's
-    (turned with it by :func:`turned_geometry`); it draws nothing more from ``rng``."""
+    (turned with it by :func:`turned_geometry`); it draws nothing more from ``rng``.
+    ``near_changed``: the share of crops centred near a pixel that changed but shows no
+    new piece (:func:`_changed_not_new`), where there is one; at 0 nothing more is drawn
+    from ``rng``, so the models made before it repeat."""
     if geometry and pair.geometry is None:
         raise ValueError("--geometry: the pairs carry no geometry (make them with "
                          "create_full_dataset)")
@@ -105,7 +122,12 @@ def sample(pair: RegionPair, rng: np.random.Generator, height_map: bool = False,
             where = np.pad(where, (*pad, (0, 0)), mode="edge")
         h, w = mask.shape
     ys, xs = np.nonzero(mask > 0.5)
-    if len(ys) and rng.random() < NEAR_NEW:
+    if near_changed > 0 and rng.random() < near_changed:
+        ys, xs = np.nonzero(np.pad(_changed_not_new(pair), ((0, ph), (0, pw))))
+        centred = 1.0
+    else:
+        centred = NEAR_NEW
+    if len(ys) and rng.random() < centred:
         i = rng.integers(len(ys))
         cy = ys[i] + rng.integers(-CROP // 3, CROP // 3 + 1)
         cx = xs[i] + rng.integers(-CROP // 3, CROP // 3 + 1)
@@ -170,11 +192,13 @@ def _learning_rate(done: float, peak: float = 3e-3) -> float:
 
 
 def _batches(pairs: list[RegionPair], rng: np.random.Generator, height_map: bool,
-             geometry: bool = False) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+             geometry: bool = False, near_changed: float = 0.0
+             ) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
     """Training batches without end, each of :data:`BATCH` crops of pairs drawn at
     random."""
     while True:
-        batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map, geometry)
+        batch = [sample(pairs[int(rng.integers(len(pairs)))], rng, height_map, geometry,
+                        near_changed)
                  for _ in range(BATCH)]
         yield (torch.from_numpy(np.stack([b[0] for b in batch])),
                torch.from_numpy(np.stack([b[1] for b in batch]))[:, None],
@@ -188,20 +212,21 @@ class _Crops(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
     seed and the same number of workers."""
 
     def __init__(self, pairs: list[RegionPair], seed: int, height_map: bool,
-                 geometry: bool) -> None:
+                 geometry: bool, near_changed: float) -> None:
         self.pairs, self.seed, self.height_map = pairs, seed, height_map
-        self.geometry = geometry
+        self.geometry, self.near_changed = geometry, near_changed
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, 0 if info is None else info.id])
-        return _batches(self.pairs, rng, self.height_map, self.geometry)
+        return _batches(self.pairs, rng, self.height_map, self.geometry, self.near_changed)
 
 
 def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
           minutes: float | None = None, log: bool = True,
           threads: int = 2, height_map: bool = False, workers: int = 0,
-          device: str = "cpu", geometry: bool = False) -> dict[str, float]:
+          device: str = "cpu", geometry: bool = False, near_changed: float = 0.0
+          ) -> dict[str, float]:
     """Train on the pairs under the folders ``data`` and write the ONNX model to ``out``.
 
     Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
@@ -210,7 +235,8 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
     carry them; the reader feeds them to a model whose input has them).
     ``workers`` above 0 makes the crops in that many processes (see :class:`_Crops`);
     0 makes them in this one, from one generator seeded by ``seed``, as the committed
-    models were made. ``device`` is torch's ("cpu", "cuda").
+    models were made. ``device`` is torch's ("cpu", "cuda"). ``near_changed``: the
+    share of crops centred on a change that is no new piece (:func:`sample`).
     """
     try:
         where = torch.device(device)
@@ -230,10 +256,12 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
         extra = GEOMETRY_CHANNELS
     if workers > 0:
         batches = iter(torch.utils.data.DataLoader(
-            _Crops(pairs, seed, height_map, geometry), batch_size=None, num_workers=workers,
+            _Crops(pairs, seed, height_map, geometry, near_changed), batch_size=None,
+            num_workers=workers,
             prefetch_factor=4))
     else:
-        batches = _batches(pairs, np.random.default_rng(seed), height_map, geometry)
+        batches = _batches(pairs, np.random.default_rng(seed), height_map, geometry,
+                           near_changed)
     net = NewPieceNet(height_map=height_map, extra_channels=extra).to(where)
     opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
     steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
