@@ -37,7 +37,6 @@ from vision.evidence import (
     HOT_LEVEL,
     LEAF_GAIN,
     Evidence,
-    changed_at_all,
     colour_features,
     hot_cells,
     off_board_set_aside,
@@ -230,8 +229,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
         seen = _view_evidence(*pairs[-1], model)
-        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS,
-                                   changed_at_all(*pairs[-1][1:]) if model else None)
+        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS)
         laid = laid or kept is not seen
         evidence.append(replace(kept, picture=frame))
     if not evidence:
