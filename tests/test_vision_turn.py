@@ -21,7 +21,7 @@ from rules.staircase import analyse_added
 from tests.turn_fixtures import read_on_setup
 from training.pairs import TurnPair, redevelop, turn_pairs
 from twin import RenderOptions, orbit_pose, render
-from twin.cameras import random_camera
+from twin.cameras import random_camera, turned_webcam
 from vision import TableLook, read_turn
 from vision.reading import UNCERTAIN_BELOW
 from vision.turn import collector_paused
@@ -344,20 +344,42 @@ def test_a_column_and_three_bricks_are_told_apart_by_their_levels_colours(colour
     assert staircase(reading.pieces) == staircase(tuple(added))
 
 
-def test_a_frame_changed_everywhere_is_left_to_the_players_at_once() -> None:
-    """A changed light between the frames is no turn: the reading says so within
-    seconds instead of searching for pieces to explain the whole picture."""
+@pytest.mark.parametrize("change", ["light", "webcam"])
+def test_a_frame_changed_everywhere_is_left_to_the_players_at_once(
+        change: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another light over the whole table, or the webcam turned 4 degrees and its pose not
+    told, is no turn: the reading says so within seconds instead of searching for pieces
+    to explain the whole picture. It asks the picture itself (the share of the board's
+    space that changed colour), not the evidence: a model that no longer takes a new
+    light for new pieces, as a model trained with cards came to, sees only a few
+    thousand new pixels there (here, the evidence is emptied to show it)."""
+    import vision.turn as turn_mode
+
     before = Palace.setup(load_map("1"))
     camera, pose = random_camera(np.random.default_rng(11), elevation_deg=(35.0, 45.0),
                                  fill=(0.7, 0.8))
     options = RenderOptions(clutter=False, color_jitter=0.0, settled=True)
     before_frame = render(before, camera, pose, options, seed=4).image
-    frame = render(before, camera, pose, options, seed=5).image
+    seen_from = pose if change == "light" else turned_webcam(pose, 4.0, 3.0)
+    frame = render(before, camera, seen_from, options, seed=5 if change == "light" else 4).image
     where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
     reading = read_turn([frame], camera, before, before_frame=before_frame,
                         locations=[where])
     assert reading.uncertain and not reading.added
-    assert "changed almost everywhere" in reading.reason
+    assert reading.reason == turn_mode.CHANGED_EVERYWHERE
+    evidence = turn_mode._view_evidence
+
+    def quiet(*args: object) -> object:
+        ev = evidence(*args)  # type: ignore[arg-type]
+        return replace(ev, hot=np.zeros_like(ev.hot),
+                       weight=np.minimum(ev.weight, -1.0).astype(np.float32))
+
+    monkeypatch.setattr(turn_mode, "_view_evidence", quiet)
+    assert read_turn([frame], camera, before, before_frame=before_frame,
+                     locations=[where]).reason == turn_mode.CHANGED_EVERYWHERE
+    monkeypatch.setattr(turn_mode, "EVERYWHERE_SHARE", 1.0)
+    assert read_turn([frame], camera, before, before_frame=before_frame,
+                     locations=[where]).reason != turn_mode.CHANGED_EVERYWHERE
 
 
 def test_an_empty_reading_asks_whether_a_staircase_is_hidden(

@@ -100,6 +100,25 @@ def evened_light(before: NDArray[np.float32], after: NDArray[np.float32]
     return (before * gain[:, :, None]).astype(np.float32)
 
 
+CHANGED_STEP = 0.25
+"""A change of log brightness in some channel (less the region's median change) past
+which :func:`changed_share` counts a pixel changed: about a quarter brighter or darker."""
+
+
+def changed_share(after: NDArray[np.float32], before: NDArray[np.float32],
+                  space: NDArray[np.bool_]) -> float:
+    """The share of ``space`` (region pixels) whose colour changed between ``before``
+    (evened to the light after, :func:`evened_light`) and ``after``, taken plainly, not
+    against the region's own typical difference as :func:`change_evidence` reads it: a
+    picture shifted whole (a webcam turned and its pose not told) or lit anew reads as
+    unchanged there, while every stud's edge has moved. One turn's pieces, a card laid
+    down or a player's shadow change a tenth of the board's space at most."""
+    step = np.log(after + 4.0) - np.log(before + 4.0)
+    step -= np.median(step.reshape(-1, 3), axis=0)
+    changed = np.abs(step).max(axis=2) > CHANGED_STEP
+    return float(changed[space].mean()) if space.any() else 0.0
+
+
 def _line_fit(x: NDArray[np.float32], y: NDArray[np.float32]) -> tuple[float, float]:
     """The least-squares line ``y = gain * x + offset`` from the sums of ``x``, ``y``,
     their squares and products, accumulated in float64 without copies: what

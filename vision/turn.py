@@ -28,7 +28,7 @@ from rules.maps import GroundMap
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Piece, Voxel
 from rules.staircase import analyse_added
-from vision.change import change_evidence, evened_light, region
+from vision.change import change_evidence, changed_share, evened_light, region
 from vision.confidence import rate_pieces
 from vision.decode import Decoder
 from vision.evidence import (
@@ -118,6 +118,15 @@ MAX_HOT_CELLS = 1000
 scene (the light, the exposure, a moved camera against a stale frame before): the
 search would take minutes to explain it, so the reading is left to the players. One
 turn's pieces light up 50 to 500 (497 the most on 80 development turns)."""
+CHANGED_EVERYWHERE = ("the picture changed almost everywhere (the light or the camera?): "
+                      "not read")
+EVERYWHERE_SHARE = 0.2
+"""A changed scene, whatever the evidence makes of it: more than this share of the space
+over the board changed colour (:func:`vision.change.changed_share`). Measured: one
+turn's pieces, a card laid over the edge, a player's shadow or a lamp swung change 0.10
+of it at most (twin, Cycles 0.03); a table lit anew 0.49 to 0.51, the webcam turned 0.3
+degrees unaligned 0.27 to 0.30, 4 degrees 0.69 to 0.73. A model that no longer takes a
+changed light for new pieces leaves :data:`MAX_HOT_CELLS` unreached there."""
 
 
 def read_turn(
@@ -212,6 +221,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
     laid = False
+    everywhere = False
     for (frame, loc), (reference, then) in zip(usable, references, strict=True):
         cam = loc.camera or camera
         assert loc.pose is not None
@@ -228,6 +238,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # A player's shadow over one side of the board, or a lamp dimmed there since the
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
+        everywhere = everywhere or changed_share(
+            after, pairs[-1][2], board_space(view, top + HEADROOM_LEVELS)) > EVERYWHERE_SHARE
         seen = _view_evidence(*pairs[-1], model)
         kept = off_board_set_aside(seen, top + HEADROOM_LEVELS)
         laid = laid or kept is not seen
@@ -235,10 +247,12 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
                            time.perf_counter() - started), None
+    if everywhere:
+        return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
+                           time.perf_counter() - started), None
     hot = hot_cells(evidence, top)
     if len(hot) > MAX_HOT_CELLS:
-        return TurnReading(True, "the picture changed almost everywhere (the light or the "
-                           "camera?): not read", (), True, first,
+        return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
                            time.perf_counter() - started), None
     decoder = Decoder(opened_palace(before), evidence)
     pieces = decoder.run(hot)
