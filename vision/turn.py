@@ -221,7 +221,6 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
     laid = False
-    everywhere = False
     for (frame, loc), (reference, then) in zip(usable, references, strict=True):
         cam = loc.camera or camera
         assert loc.pose is not None
@@ -238,17 +237,16 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # A player's shadow over one side of the board, or a lamp dimmed there since the
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
-        everywhere = everywhere or changed_share(
-            after, pairs[-1][2], board_space(view, top + HEADROOM_LEVELS)) > EVERYWHERE_SHARE
+        if changed_share(after, pairs[-1][2],
+                         board_space(view, top + HEADROOM_LEVELS)) > EVERYWHERE_SHARE:
+            return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
+                               time.perf_counter() - started), None
         seen = _view_evidence(*pairs[-1], model)
         kept = off_board_set_aside(seen, top + HEADROOM_LEVELS)
         laid = laid or kept is not seen
         evidence.append(replace(kept, picture=frame))
     if not evidence:
         return TurnReading(False, "the board is not in view", (), True, first,
-                           time.perf_counter() - started), None
-    if everywhere:
-        return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
                            time.perf_counter() - started), None
     hot = hot_cells(evidence, top)
     if len(hot) > MAX_HOT_CELLS:
