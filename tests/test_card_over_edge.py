@@ -12,7 +12,7 @@ from training.pairs import TurnPair, turn_pairs
 from twin import RenderOptions, orbit_pose
 from twin.cameras import random_camera
 from vision import read_turn
-from vision.evidence import Evidence, off_board_set_aside
+from vision.evidence import Evidence, changed_at_all, off_board_set_aside
 from vision.silhouettes import View
 from vision.views import board_box, board_space
 
@@ -46,6 +46,46 @@ def test_a_patch_running_out_of_the_boards_space_is_set_aside_and_one_inside_is_
     assert np.all(aside.weight[~card.ravel()] == -1.0)  # the rest says what it said
 
 
+def test_fragments_the_model_leaves_of_a_card_are_set_aside_with_the_card_s_change():
+    """The model denies most of a card and leaves its rim in fragments, each within the
+    board's space; the classical change of the whole card (``changed``) joins them to
+    the part that runs out, and all are set aside. A piece elsewhere stays, and the
+    change joins nothing when no patch runs out."""
+    camera, _ = random_camera(np.random.default_rng(2), 640, 360)
+    pose = orbit_pose(50.0, 20.0, 520.0)
+    box = board_box(camera, pose, 6)
+    assert box is not None and box[3] < camera.height
+    view = View(camera, pose, box, 1.0)
+    space = board_space(view, 6)
+    ys, xs = np.nonzero(space)
+    my, mx = int(np.median(ys)), int(np.median(xs))
+    card = np.zeros(view.shape, bool)
+    card[my:, mx - 12:mx + 12] = True  # from the region's bottom edge onto the board
+    rim = np.zeros(view.shape, bool)
+    rim[my:my + 3, mx - 12:mx + 12] = True  # the card's inner edge, the model's only trace
+    piece = np.zeros(view.shape, bool)
+    piece[my - 40:my - 30, mx - 5:mx + 5] = True
+    assert (rim & space).sum() == rim.sum() and (piece & space).sum() == piece.sum()
+    alone = off_board_set_aside(_evidence(view, rim | piece), 6)
+    assert alone.hot.sum() == (rim | piece).sum()  # each fragment stays inside
+    joined = off_board_set_aside(_evidence(view, rim | piece), 6, card | piece)
+    assert joined.hot.sum() == piece.sum() and joined.hot[piece.ravel()].all()
+    inside = card & space & (np.arange(view.shape[0])[:, None] < my + 10)
+    kept = off_board_set_aside(_evidence(view, rim | piece), 6, inside | piece)
+    assert kept.hot.sum() == (rim | piece).sum()
+
+
+def test_the_change_at_all_is_the_classical_change_at_half_the_scale():
+    rng = np.random.default_rng(4)
+    before = rng.normal(120, 2, (120, 160, 3)).astype(np.float32)
+    after = before * 1.3  # re-exposed: nothing changed
+    after[40:80, 60:100] = (30.0, 200.0, 40.0)
+    changed = changed_at_all(after, before)
+    assert changed.shape == (120, 160)
+    assert changed[44:76, 64:96].all()
+    assert changed.sum() < 1.3 * 40 * 40
+
+
 def test_a_patch_at_an_edge_the_frame_cut_is_kept():
     """A board running off the picture takes its pieces with it: a piece at the frame's
     edge is no card."""
@@ -73,19 +113,23 @@ def carded() -> list[TurnPair]:
 
 def test_turns_with_a_card_laid_over_a_near_edge_are_read_exactly(carded, monkeypatch):
     """The short game's first two turns, each with a card laid over the board's edge
-    on the webcam's side before the picture after: read exactly. Without the rule the
-    card reads as a wall of phantom bricks."""
-    def read(pair: TurnPair) -> list[object]:
+    on the webcam's side before the picture after: read exactly, by the model and by the
+    classical change alone. The classical change lights the whole card up, and without
+    the rule reads it as a wall of phantom bricks."""
+    def read(pair: TurnPair, model: bool) -> list[object]:
         location = BoardLocation(True, pose=pair.pose, rotation=0, camera=pair.camera)
         reading = read_turn([pair.after_frame], pair.camera, pair.before,
-                            before_frame=pair.before_frame, locations=[location])
+                            before_frame=pair.before_frame, locations=[location],
+                            model=model)
         return sorted(map(repr, built_keys(reading.pieces)))
 
     for pair in carded:
-        assert read(pair) == sorted(map(repr, built_keys(pair.added))), pair.turn
-    monkeypatch.setattr(vision.turn, "off_board_set_aside", lambda ev, levels: ev)
+        truth = sorted(map(repr, built_keys(pair.added)))
+        assert read(pair, True) == truth, pair.turn
+        assert read(pair, False) == truth, pair.turn
+    monkeypatch.setattr(vision.turn, "off_board_set_aside", lambda ev, levels, changed=None: ev)
     for pair in carded:
-        assert len(read(pair)) > 2 * len(pair.added), pair.turn
+        assert len(read(pair, False)) > 2 * len(pair.added), pair.turn
 
 
 def test_a_card_laid_down_with_nothing_built_is_asked_about_as_such(carded):

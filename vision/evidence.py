@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.camera import project
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Voxel
+from vision.change import change_evidence
 from vision.silhouettes import View
 from vision.views import board_space
 
@@ -117,7 +118,22 @@ sleeve covers a part of the board, and a picture changed nearly everywhere (the 
 the camera) is left to the turn's own check for that."""
 
 
-def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
+def changed_at_all(after: NDArray[np.float32], before: NDArray[np.float32]
+                   ) -> NDArray[np.bool_]:
+    """The region's pixels that changed at all between the pictures, whatever the model
+    says they show: the classical change (:func:`vision.change.change_evidence`) past
+    :data:`HOT_LEVEL`, taken at half the working scale (a patch's extent is all that is
+    asked of it, at a quarter of the cost)."""
+    h, w = after.shape[:2]
+    half = (max(1, w // 2), max(1, h // 2))
+    small = change_evidence(cv2.resize(after, half, interpolation=cv2.INTER_AREA),
+                            cv2.resize(before, half, interpolation=cv2.INTER_AREA))
+    return cv2.resize((small > HOT_LEVEL).astype(np.uint8), (w, h),
+                      interpolation=cv2.INTER_NEAREST).astype(bool)
+
+
+def off_board_set_aside(ev: Evidence, levels: int,
+                        changed: NDArray[np.bool_] | None = None) -> Evidence:
     """``ev`` with each patch of changed pixels that runs out of the board's space set
     aside: no evidence either way, as if hidden. No new piece shows outside the space
     over the plate up to ``levels`` bricks (:func:`vision.views.board_space`), nor at the
@@ -125,9 +141,16 @@ def off_board_set_aside(ev: Evidence, levels: int) -> Evidence:
     there is something laid over the board's edge since the picture before (a player's
     card, a sleeve resting there), and what it covers of the board cannot be read. Read
     as pieces, a card over the edge was a wall of phantom bricks. A patch over most of
-    the board is no such thing (:data:`OFF_BOARD_MOST`) and is kept."""
-    hot = ev.hot.reshape(ev.view.shape).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(hot, connectivity=8)
+    the board is no such thing (:data:`OFF_BOARD_MOST`) and is kept.
+
+    ``changed`` (the region's shape; :func:`changed_at_all`) joins the patches: the model
+    knows a card for no piece and denies most of it, and what it leaves (a rim, a
+    corner) lies in fragments that each may stay within the space, read as bricks."""
+    hot = ev.hot.reshape(ev.view.shape)
+    if changed is not None:
+        hot = hot | changed
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(hot.astype(np.uint8),
+                                                                connectivity=8)
     if count <= 1:
         return ev
     space = board_space(ev.view, levels)

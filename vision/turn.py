@@ -37,6 +37,7 @@ from vision.evidence import (
     HOT_LEVEL,
     LEAF_GAIN,
     Evidence,
+    changed_at_all,
     colour_features,
     hot_cells,
     off_board_set_aside,
@@ -242,7 +243,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
             return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
                                time.perf_counter() - started), None
         seen = _view_evidence(*pairs[-1], model)
-        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS)
+        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS,
+                                   changed_at_all(*pairs[-1][1:]) if model else None)
         laid = laid or kept is not seen
         evidence.append(replace(kept, picture=frame))
     if not evidence:
