@@ -16,7 +16,8 @@ from vision.turned import turn_whole, turned_readings
 L_READ = [Piece(Kind.BRICK, 13, 20, 0), Piece(Kind.ARCH, 13, 20, 1, axis=Axis.Y),
           Piece(Kind.ARCH, 13, 23, 0, axis=Axis.X),
           Piece(Kind.DECORATION, 13, 20, 2, color="dark_green")]
-"""Game 10000 turn 10 as the greedy search reads it: an L of two arches."""
+"""Game 10000 turn 10 as the greedy search read it on an earlier model's evidence: an L of
+two arches."""
 L_TRUE = [Piece(Kind.BRICK, 12, 22, 0), Piece(Kind.ARCH, 12, 22, 1, axis=Axis.X),
           Piece(Kind.ARCH, 15, 19, 0, axis=Axis.Y),
           Piece(Kind.DECORATION, 12, 22, 2, color="dark_green")]

@@ -5,9 +5,11 @@ the same L turned a quarter round does: the two arches' outlines cross near the
 corner, and only the ends tell. The greedy search takes the L whose first move gained
 most and never takes it back; :func:`vision.refine.refine` slides a reading one stud
 along an axis, not aslant and not turned. Game 10000 turn 10 (the development set of
-games 10000 on, its 11th turn): the true staircase, judged whole, scores 249.9, the one
-read 212.3, and is the read one turned a quarter about its middle and slid one stud
-aslant; no edit the refinement knew reached it.
+games 10000 on, its 11th turn, on the evidence of the model of that round): the true
+staircase, judged whole, scores 249.9, the one read 212.3, and is the read one turned a
+quarter about its middle and slid one stud aslant; no edit the refinement knew reached
+it. (The models trained since lead the search elsewhere on that turn; the pass's test
+puts the old misreading in the search's place.)
 
 So the decoder's final reading is tried once more, turned a quarter, a half and three
 quarters about the middle of its footprint, each turn (and the unturned reading) slid
