@@ -34,13 +34,13 @@ def test_a_patch_running_out_of_the_boards_space_is_set_aside_and_one_inside_is_
     middle = (int(np.median(ys)), int(np.median(xs)))
     hot = np.zeros(view.shape, bool)
     hot[middle[0] - 5:middle[0] + 5, middle[1] - 5:middle[1] + 5] = True  # a piece
-    kept = off_board_set_aside(_evidence(view, hot), 6)
+    kept = off_board_set_aside(_evidence(view, hot), space)
     assert kept.hot.sum() == hot.sum() and (kept.weight > 0).sum() == hot.sum()
     # A card from the region's bottom edge (clear of the frame's) onto the board.
     card = hot.copy()
     card[middle[0]:, middle[1] - 12:middle[1] + 12] = True
     assert box[3] < camera.height
-    aside = off_board_set_aside(_evidence(view, card), 6)
+    aside = off_board_set_aside(_evidence(view, card), space)
     assert not aside.hot.any()
     assert np.all(aside.weight[card.ravel()] == 0.0)
     assert np.all(aside.weight[~card.ravel()] == -1.0)  # the rest says what it said
@@ -66,12 +66,12 @@ def test_fragments_the_model_leaves_of_a_card_are_set_aside_with_the_card_s_chan
     piece = np.zeros(view.shape, bool)
     piece[my - 40:my - 30, mx - 5:mx + 5] = True
     assert (rim & space).sum() == rim.sum() and (piece & space).sum() == piece.sum()
-    alone = off_board_set_aside(_evidence(view, rim | piece), 6)
+    alone = off_board_set_aside(_evidence(view, rim | piece), space)
     assert alone.hot.sum() == (rim | piece).sum()  # each fragment stays inside
-    joined = off_board_set_aside(_evidence(view, rim | piece), 6, card | piece)
+    joined = off_board_set_aside(_evidence(view, rim | piece), space, card | piece)
     assert joined.hot.sum() == piece.sum() and joined.hot[piece.ravel()].all()
     inside = card & space & (np.arange(view.shape[0])[:, None] < my + 10)
-    kept = off_board_set_aside(_evidence(view, rim | piece), 6, inside | piece)
+    kept = off_board_set_aside(_evidence(view, rim | piece), space, inside | piece)
     assert kept.hot.sum() == (rim | piece).sum()
 
 
@@ -99,10 +99,11 @@ def test_a_patch_at_an_edge_the_frame_cut_is_kept():
     column = int(np.nonzero(space[-1])[0].mean())
     hot[-20:, column - 10:column + 10] = True  # a piece cut by the frame's bottom edge
     assert (hot & space).sum() == hot.sum()
-    kept = off_board_set_aside(_evidence(view, hot), 6)
+    kept = off_board_set_aside(_evidence(view, hot), space)
     assert kept.hot.sum() == hot.sum()
     opened = View(camera, pose, (box[0], box[1], box[2], box[3] - 1), 1.0)
-    assert not off_board_set_aside(_evidence(opened, hot[:-1]), 6).hot.any()
+    assert not off_board_set_aside(_evidence(opened, hot[:-1]),
+                               board_space(opened, 6)).hot.any()
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +128,7 @@ def test_turns_with_a_card_laid_over_a_near_edge_are_read_exactly(carded, monkey
         truth = sorted(map(repr, built_keys(pair.added)))
         assert read(pair, True) == truth, pair.turn
         assert read(pair, False) == truth, pair.turn
-    monkeypatch.setattr(vision.turn, "off_board_set_aside", lambda ev, levels, changed=None: ev)
+    monkeypatch.setattr(vision.turn, "off_board_set_aside", lambda ev, space, changed=None: ev)
     for pair in carded:
         assert len(read(pair, False)) > 2 * len(pair.added), pair.turn
 

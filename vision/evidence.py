@@ -20,7 +20,6 @@ from calibration.camera import project
 from rules.pieces import BOARD_STUDS, BRICK_MM, STUD_MM, Voxel
 from vision.change import change_evidence
 from vision.silhouettes import View
-from vision.views import board_space
 
 LEAF_GAIN = 0.5
 """What a changed pixel within a plant's leaves earns (leaves cover part of their disc,
@@ -132,11 +131,12 @@ def changed_at_all(after: NDArray[np.float32], before: NDArray[np.float32]
                       interpolation=cv2.INTER_NEAREST).astype(bool)
 
 
-def off_board_set_aside(ev: Evidence, levels: int,
+def off_board_set_aside(ev: Evidence, space: NDArray[np.bool_],
                         changed: NDArray[np.bool_] | None = None) -> Evidence:
     """``ev`` with each patch of changed pixels that runs out of the board's space set
-    aside: no evidence either way, as if hidden. No new piece shows outside the space
-    over the plate up to ``levels`` bricks (:func:`vision.views.board_space`), nor at the
+    aside: no evidence either way, as if hidden. No new piece shows outside ``space``, the
+    region's pixels over the plate up to the palace's headroom
+    (:func:`vision.views.board_space`, worked out once per view by the caller), nor at the
     region's edge (its box holds that space with a margin), so a patch that reaches
     there is something laid over the board's edge since the picture before (a player's
     card, a sleeve resting there), and what it covers of the board cannot be read. Read
@@ -153,7 +153,6 @@ def off_board_set_aside(ev: Evidence, levels: int,
                                                                 connectivity=8)
     if count <= 1:
         return ev
-    space = board_space(ev.view, levels)
     outside = np.bincount(labels[~space], minlength=count)
     inside = np.bincount(labels[space], minlength=count)
     # The region's edges, less those the frame's own edge cut (a board running off the

@@ -221,6 +221,9 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     top = max((p.top for p in before), default=0)
     evidence: list[Evidence] = []
     pairs: list[tuple[View, NDArray[np.float32], NDArray[np.float32]]] = []
+    # Each view's space over the board, where a new piece can show: asked by the changed
+    # share and by both set-asides (the model's evidence and the classical change's).
+    spaces: list[NDArray[np.bool_]] = []
     laid = False
     for (frame, loc), (reference, then) in zip(usable, references, strict=True):
         cam = loc.camera or camera
@@ -238,12 +241,12 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
         # A player's shadow over one side of the board, or a lamp dimmed there since the
         # picture before, is no new piece: the picture before takes that light first.
         pairs.append((view, after, evened_light(region(reference, box, scale), after)))
-        if changed_share(after, pairs[-1][2],
-                         board_space(view, top + HEADROOM_LEVELS)) > EVERYWHERE_SHARE:
+        spaces.append(board_space(view, top + HEADROOM_LEVELS))
+        if changed_share(after, pairs[-1][2], spaces[-1]) > EVERYWHERE_SHARE:
             return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
                                time.perf_counter() - started), None
         seen = _view_evidence(*pairs[-1], model)
-        kept = off_board_set_aside(seen, top + HEADROOM_LEVELS,
+        kept = off_board_set_aside(seen, spaces[-1],
                                    changed_at_all(*pairs[-1][1:]) if model else None)
         laid = laid or kept is not seen
         evidence.append(replace(kept, picture=frame))
@@ -262,7 +265,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     assert picture is not None
     readings = _rated(decoder, before, pieces, picture, evidence[0].view)
     changed = not readings and (len(hot) >= MIN_UNEXPLAINED or (
-        model and _faint_patch(evidence, top + HEADROOM_LEVELS) >= MIN_FAINT_PIXELS))
+        model and _faint_patch(evidence, spaces) >= MIN_FAINT_PIXELS))
     if changed:
         # Something changed, yet nothing was read: weigh whole staircases against nothing,
         # hung from the arches on the voxels the faint pixels show.
@@ -271,7 +274,8 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
             readings = _rated(decoder, before, pieces, picture, evidence[0].view,
                               FAINT_READING_AT_MOST)
     if not readings and not changed and model:
-        readings, decoder = _read_classically(before, pairs, evidence, top, picture, decoder)
+        readings, decoder = _read_classically(before, pairs, spaces, evidence, top, picture,
+                                              decoder)
     if not readings and laid:
         return TurnReading(True, NOTHING_BUT_LAID, (), True, first,
                            time.perf_counter() - started), decoder
@@ -289,6 +293,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
 
 def _read_classically(before: Palace,
                       pairs: Sequence[tuple[View, NDArray[np.float32], NDArray[np.float32]]],
+                      spaces: Sequence[NDArray[np.bool_]],
                       evidence: Sequence[Evidence], top: int, picture: NDArray[np.uint8],
                       decoder: Decoder) -> tuple[tuple[PieceReading, ...], Decoder]:
     """The staircase the classical change (:func:`vision.change.change_evidence`) reads
@@ -306,8 +311,9 @@ def _read_classically(before: Palace,
     is returned comes back with it: the classical one where it read something, else
     ``decoder`` (the model's, which read nothing)."""
     classical = [replace(off_board_set_aside(_view_evidence(view, after, reference, False),
-                                             top + HEADROOM_LEVELS), picture=ev.picture)
-                 for (view, after, reference), ev in zip(pairs, evidence, strict=True)]
+                                             space), picture=ev.picture)
+                 for (view, after, reference), space, ev
+                 in zip(pairs, spaces, evidence, strict=True)]
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
         return (), decoder
@@ -397,12 +403,13 @@ def _faint(ev: Evidence) -> NDArray[np.bool_]:
     return ev.weight > _faint_weight()
 
 
-def _faint_patch(evidence: Sequence[Evidence], levels: int) -> int:
-    """Pixels in the largest patch, over the plate's space up to ``levels`` bricks in any
-    view, that the model finds more than :data:`FAINT_LEVEL` likely new (:func:`_faint`);
-    only for a reading of nothing: the one reading it can change."""
-    return max(_largest_patch(_faint(ev).reshape(ev.view.shape)
-                              & board_space(ev.view, levels)) for ev in evidence)
+def _faint_patch(evidence: Sequence[Evidence], spaces: Sequence[NDArray[np.bool_]]) -> int:
+    """Pixels in the largest patch, within each view's space over the plate (``spaces``,
+    :func:`vision.views.board_space`), that the model finds more than :data:`FAINT_LEVEL`
+    likely new (:func:`_faint`); only for a reading of nothing: the one reading it can
+    change."""
+    return max(_largest_patch(_faint(ev).reshape(ev.view.shape) & space)
+               for ev, space in zip(evidence, spaces, strict=True))
 
 
 def _faint_cells(evidence: Sequence[Evidence], top: int) -> set[Voxel]:
