@@ -39,7 +39,7 @@ after it (:func:`training.pairs.twin_turns`), and ten seeds keep two games' turn
 FIRST_FRAME = 80_000
 FRAMES_A_SHARD = 25
 COUNTS = ("tp", "fp", "fn", "exact", "reports", "flagged", "wrong", "wrong_flagged",
-          "truth_unseen", "search_missed", "truth_outjudged")
+          "truth_unseen", "search_missed", "truth_outjudged", "asked", "asked_right")
 
 
 def vision_shard(seed: int) -> list[dict[str, float]]:
@@ -102,7 +102,10 @@ def show_vision(name: str, games: list[list[dict[str, float]]]) -> None:
           f"R {rec:.4f} F1 {f1:.4f}; turns exact {total.exact} ({total.exact / n:.1%}), "
           f"reports right {total.reports} ({total.reports / n:.1%}); wrong pieces "
           f"flagged {total.wrong_flagged} of {total.wrong}, right pieces flagged "
-          f"{total.flagged - total.wrong_flagged}; wrong turns whose truth does not show "
+          f"{total.flagged - total.wrong_flagged}; turns put to the players {total.asked}, "
+          f"wrong reports not put to them "
+          f"{n - total.reports - (total.asked - total.asked_right)}; "
+          f"wrong turns whose truth does not show "
           f"{total.truth_unseen}, shows and judges better (the search never reached it) "
           f"{total.search_missed}, judges no better {total.truth_outjudged}; "
           f"{seconds[len(seconds) // 2] if seconds else 0:.2f} s a turn (shared machine)")

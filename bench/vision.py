@@ -45,6 +45,8 @@ Each set prints its stages, each measured alone:
 - turns exactly right, and turn reports exactly right (legal, credits, highest
   decoration, bonus);
 - pieces flagged uncertain and how many of those were wrong, and wrong pieces flagged;
+- turns put to the players (the reading uncertain), and the wrong reports that were not:
+  the errors a table would score without being asked;
 - the wrong turns by blame (the truth weighed on the reading's own evidence and
   objective: not shown, missed by the search, or judged no better), and by what they got
   wrong (:mod:`bench.wrong_turns`: a column for three bricks, the decoration, a first
@@ -129,6 +131,11 @@ class Tally:
     truth_outjudged: int = 0
     """Wrong turns whose truth it judges no better: the evidence and the rules' priors
     chose the reading, which no search could mend."""
+    asked: int = 0
+    """Turns the reading puts to the players (:attr:`vision.TurnReading.uncertain`): the
+    page asks them to confirm or correct it."""
+    asked_right: int = 0
+    """Of :attr:`asked`, those whose report was right all the same."""
     forms: Counter[str] = field(default_factory=Counter)
     """Wrong turns by what they got wrong (:func:`bench.wrong_turns.wrong_form`)."""
     report_fields: Counter[str] = field(default_factory=Counter)
@@ -209,6 +216,8 @@ def _count(tally: Tally, turn: Turn, built: list[Piece], reading: TurnReading) -
     tally.fn += len(truth - got)
     tally.exact += truth == got
     tally.reports += true_report == read_report
+    tally.asked += reading.uncertain
+    tally.asked_right += reading.uncertain and true_report == read_report
     for r in reading.added:
         bad = place_key(r.piece) not in truth
         tally.wrong += bad
@@ -255,6 +264,11 @@ def show(title: str, tallies: Mapping[bool, Tally] | Mapping[str, Tally], refere
               f"turn reports right {tally.reports}/{n} ({tally.reports / n:.1%})")
         print(f"  pieces flagged uncertain {tally.flagged}, of which wrong "
               f"{tally.flagged_wrong}; wrong pieces flagged {tally.wrong_flagged}/{tally.wrong}")
+        wrong_reports = n - tally.reports
+        silent = wrong_reports - (tally.asked - tally.asked_right)
+        print(f"  turns put to the players {tally.asked}/{n} ({tally.asked / n:.1%}), "
+              f"{tally.asked_right} of them with the report right; wrong reports not put "
+              f"to them {silent}/{wrong_reports}")
         print(f"  wrong turns {n - tally.exact}: the truth's own pixels do not show it "
               f"{tally.truth_unseen}; it shows and judges better than the reading (the "
               f"search never reached it) {tally.search_missed}; it judges no better (the "
@@ -345,6 +359,10 @@ def main() -> None:
         show("outside: a player's card laid over the board's edge before the picture after",
              measure(twin_turns(outside, seed=args.seed, card_over_edge=True), models, False),
              reference, False)
+        show("outside: a player's phone laid over the board's edge before the picture after "
+             "(never shown to the model)",
+             measure(twin_turns(outside, seed=args.seed, phone_over_edge=True), models,
+                     False), reference, False)
 
 
 if __name__ == "__main__":

@@ -38,8 +38,12 @@ def test_the_wrong_turns_forms_are_summed_and_an_older_trees_rows_count_none(
         capsys: pytest.CaptureFixture[str]) -> None:
     row = {"tp": 3, "fp": 1, "fn": 0, "exact": 0, "reports": 0, "flagged": 1, "wrong": 1,
            "wrong_flagged": 1, "seconds": 0.5}
-    newer = {**row, "form: stack": 1, "report: credits": 1}
+    newer = {**row, "form: stack": 1, "report: credits": 1, "asked": 1, "asked_right": 0}
     fresh.show_vision("a", [[newer, newer], [row]])
-    forms = [line for line in capsys.readouterr().out.splitlines() if "by what differs" in line]
+    out = capsys.readouterr().out.splitlines()
+    # Three wrong reports: two put to the players, the older tree's row counted unasked.
+    assert any("turns put to the players 2, wrong reports not put to them 1;" in line
+               for line in out)
+    forms = [line for line in out if "by what differs" in line]
     assert forms == ["  wrong turns by what differs: stack 2, decoration 0, first step 0, "
                      "other 0; wrong reports by field: legal 0, credits 2, highest 0, bonus 0"]

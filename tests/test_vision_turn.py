@@ -216,6 +216,9 @@ def test_a_search_that_reaches_nothing_is_blamed_where_the_truth_judges_better(
     built = [p for p in pair.added if p.kind not in ANIMAL_KINDS]
     assert tally.forms == Counter({wrong_form(built, []): 1})
     assert tally.report_fields["legal"] == 1
+    # A reading of nothing is put to the players: its wrong report is not one scored
+    # unasked.
+    assert (tally.asked, tally.asked_right, tally.reports) == (1, 0, 0)
 
 
 def test_the_camera_map_bench_reads_turns_on_the_map_read_at_the_set_up(
