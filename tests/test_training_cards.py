@@ -1,6 +1,7 @@
 """The new-piece model's training shows it changes that are no new piece: a player's card
 laid over the board's edge between the pictures or picked up (``create_dataset
---cards``), and crops centred on such changes (``train --near-changed``)."""
+--cards``; with ``--laid things`` also slabs of any size and colour), and crops centred
+on such changes (``train --near-changed``). The bench's phone is laid the same way."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import importlib.util
 import numpy as np
 import pytest
 
+from rules.pieces import BOARD_MM
 from training.dataset import RegionPair, region_pairs
 from training.pairs import _card_moves
-from twin import Card
+from twin import Card, Phone
+from twin.clutter import CARD_ON_STUDS_MM, PHONE_MM, REACH_IN_MM, Slab
+from twin.mesh import Mesh
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -28,6 +32,54 @@ def test_a_card_is_laid_or_picked_up_with_the_chance_asked_and_always_the_same_c
     after, before = _card_moves(np.random.default_rng([7, 3]), True, 0.3)
     assert before == () and after == (Card.over_an_edge(np.random.default_rng([7, 3])),)
     assert _card_moves(np.random.default_rng(1), False, 0.0) == ((), ())
+
+
+def test_with_things_half_of_what_is_laid_or_picked_up_is_a_slab_and_the_rest_as_before(
+) -> None:
+    plain = [_card_moves(np.random.default_rng([7, k]), False, 0.3) for k in range(400)]
+    things = [_card_moves(np.random.default_rng([7, k]), False, 0.3, things=True)
+              for k in range(400)]
+    moved = [(a + b, c + d) for (a, b), (c, d) in zip(plain, things, strict=True) if a + b]
+    # The same turns lay or pick up something, the same way round.
+    assert [bool(a) for a, _ in plain] == [bool(a) for a, _ in things]
+    assert [bool(b) for _, b in plain] == [bool(b) for _, b in things]
+    slabs = sum(isinstance(t[0], Slab) for _, t in moved)
+    assert 0.35 * len(moved) <= slabs <= 0.65 * len(moved), (slabs, len(moved))
+    # What is still a card is the card drawn without ``things``.
+    assert all(t == p for p, t in moved if isinstance(t[0], Card))
+    # A slab lies on the studs, some millimetres to a few centimetres thick.
+    slab = next(t[0] for _, t in moved if isinstance(t[0], Slab))
+    mesh = Mesh()
+    slab.draw(mesh)
+    heights = np.concatenate(mesh.polys)[:, 2]
+    assert heights.min() == pytest.approx(CARD_ON_STUDS_MM)
+    assert 0.5 <= heights.max() - CARD_ON_STUDS_MM <= 25.1
+
+
+def test_a_phone_or_a_slab_reaches_a_little_way_in_and_rests_on_the_studs() -> None:
+    """A thing larger than a card laid with its middle near the edge would lie through
+    the palace: a phone or a slab lies on the studs reaching one to six studs in, the
+    rest of it over the table."""
+    (card,), _ = _card_moves(np.random.default_rng([7, 3]), True, 0.0)
+    (phone,), before = _card_moves(np.random.default_rng([7, 3]), True, 0.0, phone=True)
+    assert isinstance(phone, Phone) and isinstance(card, Card) and before == ()
+    things = [Phone.over_an_edge(np.random.default_rng([8, k])) for k in range(20)]
+    things += [Slab.over_an_edge(np.random.default_rng([9, k])) for k in range(20)]
+    for thing in things:
+        mesh = Mesh()
+        thing.draw(mesh)
+        points = np.concatenate(mesh.polys)
+        assert points[:, 2].min() == pytest.approx(CARD_ON_STUDS_MM)
+        thick = PHONE_MM[2] + 0.05 if isinstance(thing, Phone) else thing.size[2]
+        assert points[:, 2].max() == pytest.approx(CARD_ON_STUDS_MM + thick, abs=0.06)
+        # How far in past the nearest edge its deepest corner lies, and that part of
+        # it lies beyond the board.
+        xy = points[:, :2]
+        inside = np.minimum(xy, BOARD_MM - xy)  # (n, 2): depth past each pair of edges
+        axis = int(np.argmax(np.abs(np.array(thing.center) - BOARD_MM / 2)))  # across
+        depth = inside[:, axis].max()
+        assert REACH_IN_MM[0] - 0.01 <= depth <= REACH_IN_MM[1] + 0.01, (thing, depth)
+        assert inside[:, axis].min() < 0
 
 
 def test_cards_in_a_set_change_its_pictures_and_hardly_its_labels() -> None:

@@ -47,7 +47,11 @@ room light::
 
 ``train --near-changed SHARE`` centres that share of the crops on pixels that
 changed but show no new piece (tried with the cards, not kept; 0, the default, draws
-as the models before did).
+as the models before did). ``train --widths W0 W1 W2 W3`` sets the network's channels
+(the committed 12 16 24 32; 16 24 32 48 was tried) and ``create_dataset --laid things``
+lays or picks up a slab of any size, thickness and colour in place of half the cards
+(tried with the committed recipe's seeds, not kept: docs/vision-log.md, "What the
+players are asked; a phone laid over the edge").
 
 ``train`` takes several ``--data`` folders at once; ``--workers N`` makes the training
 crops in N processes (each seeded by the run's seed and its number, so the same command
@@ -164,6 +168,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="a card laid over the board's edge between the pictures, or "
                            "picked up: in no turn, in some of the wide-look turns, or in "
                            "every wide-look turn")
+    make.add_argument("--laid", choices=("cards", "things"), default="cards",
+                      help="what --cards lays or picks up: a card, or a card or half the "
+                           "time a slab of any size, thickness and colour")
     fit = verbs.add_parser("train", help="train the network, write ONNX")
     fit.add_argument("--data", type=Path, required=True, nargs="+",
                      help="one or more folders of pairs (create_dataset's --out)")
@@ -181,6 +188,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="processes making the training crops (0: this one, from one "
                           "generator; the committed model's count is in its recipe)")
     fit.add_argument("--device", default="cpu", help="torch's device: cpu or cuda")
+    fit.add_argument("--widths", type=int, nargs=4,
+                     metavar=("W0", "W1", "W2", "W3"),
+                     help="the network's channels at its four levels (default 12 16 24 "
+                          "32, the committed model's)")
     fit.add_argument("--near-changed", type=float, default=0.0, metavar="SHARE",
                      help="share of crops centred on a change that is no new piece (a card "
                           "laid or picked up, a piece's shadow); 0 as the models before")
@@ -329,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         n = create_dataset(args.out, args.pairs, args.seed, look=args.look, size=size,
                            blur=args.blur, tint=args.tint, room_light=args.room_light,
                            deep_shadows=args.deep_shadows, seams=args.seams,
-                           cards=args.cards)
+                           cards=args.cards, laid=args.laid)
         print(f"{args.out}: {n} pairs")
         return 0
     folders = args.data if isinstance(args.data, list) else [args.data]
@@ -355,7 +366,8 @@ def main(argv: list[str] | None = None) -> int:
             result = train(folders, args.out, args.seed, args.epochs, args.minutes,
                            height_map=args.height_map, workers=args.workers,
                            geometry=args.geometry, device=args.device,
-                           near_changed=args.near_changed)
+                           near_changed=args.near_changed,
+                           widths=tuple(args.widths) if args.widths else None)
         except ValueError as exc:
             print(exc, file=sys.stderr)
             return 2

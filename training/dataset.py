@@ -52,6 +52,9 @@ no turn; each with :data:`CARD_CHANCE` in the wide-look games' turns; or one or 
 other in every wide-look turn (a held-out set's). Its pixels are no new piece: the model
 learns that a flat thing come or gone over the board's edge is none."""
 CARD_CHANCE = 0.15
+LAID = ("cards", "things")
+"""What ``cards`` lays or picks up: a card always, or a card or half the time a slab of
+any size, thickness and colour (:class:`twin.clutter.Slab`)."""
 
 
 @dataclass(frozen=True)
@@ -124,13 +127,14 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
                  size: tuple[int, int] | None = None, blur: float = 0.0,
                  tint: tuple[float, float, float] | None = None,
                  room_light: str = "off", deep_shadows: str = "off",
-                 seams: str = "off", cards: str = "off") -> Iterator[RegionPair]:
+                 seams: str = "off", cards: str = "off", laid: str = "cards"
+                 ) -> Iterator[RegionPair]:
     """``count`` region pairs from bot games seeded from ``seed`` on, game after game.
 
     ``look`` is "wide", "old" or "mix" (one game in :data:`OLD_LOOK_EVERY` old); ``size``
     fixes the webcam's resolution, else each game draws one of :data:`RESOLUTIONS`;
     ``room_light`` is one of :data:`ROOM_LIGHTS`, ``deep_shadows`` of :data:`DEEP_SHADOWS`,
-    ``seams`` of :data:`SEAMS`, ``cards`` of :data:`CARDS`.
+    ``seams`` of :data:`SEAMS`, ``cards`` of :data:`CARDS`, ``laid`` of :data:`LAID`.
     """
     if room_light not in ROOM_LIGHTS:
         raise ValueError(f"room_light {room_light!r}: not one of {ROOM_LIGHTS}")
@@ -140,6 +144,8 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
         raise ValueError(f"seams {seams!r}: not one of {SEAMS}")
     if cards not in CARDS:
         raise ValueError(f"cards {cards!r}: not one of {CARDS}")
+    if laid not in LAID:
+        raise ValueError(f"laid {laid!r}: not one of {LAID}")
     made = 0
     game = 0
     while made < count:
@@ -151,7 +157,8 @@ def region_pairs(count: int, seed: int, *, look: str = "mix",
                                 seams=wide and seams == "on")
         chance = 0.0 if not wide else {"off": 0.0, "mix": CARD_CHANCE, "on": 0.5}[cards]
         for pair in turn_pairs(1, seed + game, width=width, height=height, wide=wide,
-                               options=options, card_chance=chance):
+                               options=options, card_chance=chance,
+                               laid_things=laid == "things"):
             out = region_pair(pair, blur=blur, tint=tint)
             if out is None:
                 continue
@@ -201,7 +208,7 @@ def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
                    size: tuple[int, int] | None = None, blur: float = 0.0,
                    tint: tuple[float, float, float] | None = None,
                    room_light: str = "off", deep_shadows: str = "off",
-                   seams: str = "off", cards: str = "off") -> int:
+                   seams: str = "off", cards: str = "off", laid: str = "cards") -> int:
     """Write ``count`` region pairs as ``pair_NNNNN.npz`` under ``out`` (and what made
     them as ``dataset.json``); returns how many."""
     out.mkdir(parents=True, exist_ok=True)
@@ -209,11 +216,11 @@ def create_dataset(out: Path, count: int, seed: int, *, look: str = "mix",
     for n, pair in enumerate(region_pairs(count, seed, look=look, size=size, blur=blur,
                                           tint=tint, room_light=room_light,
                                           deep_shadows=deep_shadows, seams=seams,
-                                          cards=cards), 1):
+                                          cards=cards, laid=laid), 1):
         save(pair, out / f"pair_{n - 1:05d}.npz")
     made = {"pairs": n, "seed": seed, "look": look, "size": size, "blur": blur, "tint": tint,
             "room_light": room_light, "deep_shadows": deep_shadows, "seams": seams,
-            "cards": cards}
+            "cards": cards, "laid": laid}
     (out / "dataset.json").write_text(json.dumps(made) + "\n")
     return n
 

@@ -25,8 +25,9 @@ from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
-from twin import Card, Frame, Relight, RenderOptions, random_camera, render
+from twin import Card, Frame, Phone, Relight, RenderOptions, random_camera, render
 from twin.cameras import SecondWebcamFrames, around_board
+from twin.clutter import Slab
 from twin.wide import WIDE_FILL
 
 
@@ -108,17 +109,28 @@ def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
-def _card_moves(rng: np.random.Generator, always: bool, chance: float
-                ) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+Laid = Card | Phone | Slab
+"""A thing laid over the board's edge between two pictures."""
+SLAB_SHARE = 0.5
+"""With ``things``, the share of the things laid or picked up that are slabs, not cards."""
+
+
+def _card_moves(rng: np.random.Generator, always: bool, chance: float, phone: bool = False,
+                things: bool = False) -> tuple[tuple[Laid, ...], tuple[Laid, ...]]:
     """The cards over the board's edge in a turn's frames after and before: one laid
     (always, or with ``chance``), one picked up (with ``chance``), or none. The card is
-    drawn first, so that ``always`` lays the very card it laid before chances were drawn."""
-    card = (Card.over_an_edge(rng),)
+    drawn first, so that ``always`` lays the very card it laid before chances were drawn;
+    ``phone`` lays a phone in the card's place, drawn from the same stream. ``things``:
+    a chance's thing is a slab (:class:`twin.clutter.Slab`) :data:`SLAB_SHARE` of the
+    time, drawn after the chance, so the turns without one are as without ``things``."""
+    card: tuple[Laid, ...] = ((Phone if phone else Card).over_an_edge(rng),)
     if always:
         return card, ()
     if chance <= 0.0:
         return (), ()
     draw = float(rng.random())
+    if things and draw < 2 * chance and rng.random() < SLAB_SHARE:
+        card = (Slab.over_an_edge(rng),)
     return (card, ()) if draw < chance else ((), card) if draw < 2 * chance else ((), ())
 
 
@@ -167,6 +179,8 @@ def turn_pairs(
     relight: Relight | None = None,
     card_over_edge: bool = False,
     card_chance: float = 0.0,
+    phone_over_edge: bool = False,
+    laid_things: bool = False,
 ) -> Iterator[TurnPair]:
     """Every played turn of ``games`` seeded bot games, each from its own random webcam.
 
@@ -191,6 +205,10 @@ def turn_pairs(
     since the picture before, and with the same chance its frames before show one that
     is picked up by the picture after (drawn as ``card_over_edge`` draws it); a training
     set's way of showing the model that a flat thing come or gone is no new piece.
+    ``phone_over_edge``: as ``card_over_edge``, with a phone laid where the card would
+    lie (a thing no model was trained on).
+    ``laid_things``: what ``card_chance`` lays or picks up is a card or, half the time, a
+    slab of any size, thickness and colour (a book, a box, a wallet).
     """
     base = options or RenderOptions()
     opts = RenderOptions(**{**base.__dict__, "color_jitter": 0.0, "settled": True,
@@ -217,7 +235,8 @@ def turn_pairs(
             frame_seed = int(rng.integers(1 << 30))
             palace_before = Palace(ground, record.scenes[turn].pieces)
             laid, lifted = _card_moves(np.random.default_rng([seed, game, turn, 0xCA4D]),
-                                       card_over_edge, card_chance)
+                                       card_over_edge or phone_over_edge, card_chance,
+                                       phone_over_edge, laid_things)
             before = render(palace_before, camera, pose, replace(opts, cards=opts.cards + lifted),
                             seed=frame_seed)
             palace_after = Palace(ground, record.scenes[turn + 1].pieces)
@@ -265,12 +284,13 @@ games from here on."""
 
 def twin_turns(count: int, *, seed: int, width: int = 1280, height: int = 720,
                options: RenderOptions | None = None, second_view: float | None = None,
-               relight: Relight | None = None, card_over_edge: bool = False
-               ) -> Iterator[TurnPair]:
+               relight: Relight | None = None, card_over_edge: bool = False,
+               phone_over_edge: bool = False) -> Iterator[TurnPair]:
     """The first ``count`` turns of the wide twin's games from ``seed`` on, at most
     :data:`TURNS_PER_GAME` from each. One definition, so that the bench, the fit and the
     fresh check read turns drawn exactly alike, and another seed is another set."""
     pairs = turn_pairs(MAX_GAMES, seed, max_turns=TURNS_PER_GAME, wide=True,
                        width=width, height=height, options=options, second_view=second_view,
-                       relight=relight, card_over_edge=card_over_edge)
+                       relight=relight, card_over_edge=card_over_edge,
+                       phone_over_edge=phone_over_edge)
     yield from itertools.islice(pairs, count)

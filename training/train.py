@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from torch import nn
 
 from training.dataset import RegionPair, load_dataset
-from training.network import NewPieceNet, export_onnx
+from training.network import WIDTHS, NewPieceNet, export_onnx
 from vision.new_pieces import model_input
 from vision.surface import GEOMETRY_CHANNELS
 
@@ -225,8 +225,8 @@ class _Crops(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
 def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
           minutes: float | None = None, log: bool = True,
           threads: int = 2, height_map: bool = False, workers: int = 0,
-          device: str = "cpu", geometry: bool = False, near_changed: float = 0.0
-          ) -> dict[str, float]:
+          device: str = "cpu", geometry: bool = False, near_changed: float = 0.0,
+          widths: tuple[int, int, int, int] | None = None) -> dict[str, float]:
     """Train on the pairs under the folders ``data`` and write the ONNX model to ``out``.
 
     Stops after ``epochs`` or ``minutes`` of wall time, whichever comes first.
@@ -237,6 +237,8 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
     0 makes them in this one, from one generator seeded by ``seed``, as the committed
     models were made. ``device`` is torch's ("cpu", "cuda"). ``near_changed``: the
     share of crops centred on a change that is no new piece (:func:`sample`).
+    ``widths``: the network's channels at its four levels; None for
+    :data:`training.network.WIDTHS`, the committed model's.
     """
     try:
         where = torch.device(device)
@@ -262,7 +264,8 @@ def train(data: Sequence[Path], out: Path, seed: int, epochs: int = 8,
     else:
         batches = _batches(pairs, np.random.default_rng(seed), height_map, geometry,
                            near_changed)
-    net = NewPieceNet(height_map=height_map, extra_channels=extra).to(where)
+    net = NewPieceNet(widths or WIDTHS, height_map=height_map,
+                      extra_channels=extra).to(where)
     opt = torch.optim.AdamW(net.parameters(), weight_decay=1e-4)
     steps_per_epoch = max(1, math.ceil(len(pairs) * CROPS_PER_PAIR / BATCH))
     total = steps_per_epoch * epochs

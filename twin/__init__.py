@@ -1,7 +1,7 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
 from twin.cameras import around_board, orbit_pose, random_camera
-from twin.clutter import Card, Hand
+from twin.clutter import Card, Hand, Phone
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
@@ -16,6 +16,7 @@ __all__ = [
     "Frame",
     "Hand",
     "Light",
+    "Phone",
     "Relight",
     "RenderOptions",
     "SimulatedTable",

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rules.pieces import BOARD_MM, BUILDING_COLORS, STUD_MM, Axis, Kind, Piece
 from twin.mesh import (
@@ -134,19 +135,160 @@ class Card:
 
     @classmethod
     def over_an_edge(cls, rng: np.random.Generator) -> Card:
-        """A playing card over a side of the board drawn from ``rng``, its middle within
-        20 mm of the plate's edge and clear of the corner bricks (players keep those
-        free), at any angle."""
-        side = int(rng.integers(4))
-        along = float(rng.uniform(90.0, BOARD_MM - 90.0))
-        across = float(rng.uniform(-20.0, 20.0))
-        edge = (0.0, BOARD_MM)[side // 2]
-        center = (along, edge + across) if side % 2 == 0 else (edge + across, along)
-        return cls(center, float(rng.uniform(0.0, math.pi)), int(rng.integers(1 << 30)))
+        """A playing card over a side of the board drawn from ``rng``
+        (:func:`_over_an_edge`)."""
+        return cls(*_over_an_edge(rng))
 
 
+@dataclass(frozen=True)
+class Phone:
+    """A player's phone laid over the board's edge between two pictures, as :class:`Card`
+    lays a card: a slab 71 x 147 x 8 mm, its case of any colour round a black glass
+    screen, lying on the studs. No model was ever shown one: it measures how the reader
+    does with a thing laid down that it has not learned is no piece."""
+
+    center: tuple[float, float]
+    angle: float
+    seed: int = 0
+
+    def draw(self, mesh: Mesh) -> None:
+        add_phone(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
+                  self.angle, CARD_ON_STUDS_MM)
+
+    @classmethod
+    def over_an_edge(cls, rng: np.random.Generator) -> Phone:
+        """A phone over a side of the board drawn from ``rng``, reaching a little way in
+        (:func:`_reaching_in`)."""
+        return cls(*_reaching_in(rng, PHONE_MM[:2]))
+
+
+@dataclass(frozen=True)
+class Slab:
+    """Some other flat thing laid over the board's edge, as :class:`Card` lays a card:
+    a book, a box, a wallet, a player board, a folded sheet. A slab 40 to 220 mm a side
+    and 0.5 to 25 mm thick of any colour, its top often printed with a patch of another;
+    the seed draws its look. The training sets lay these beside cards so that the model
+    learns that a thing come or gone over the board's edge is no piece, whatever it looks
+    like (a phone, :class:`Phone`, is kept for the bench)."""
+
+    center: tuple[float, float]
+    angle: float
+    size: tuple[float, float, float]
+    """Width, length and thickness, millimetres."""
+    seed: int = 0
+
+    def draw(self, mesh: Mesh) -> None:
+        add_slab(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
+                 self.angle, CARD_ON_STUDS_MM, self.size)
+
+    @classmethod
+    def over_an_edge(cls, rng: np.random.Generator) -> Slab:
+        """A slab over a side of the board drawn from ``rng``, reaching a little way in
+        (:func:`_reaching_in`)."""
+        size = (float(rng.uniform(40.0, 220.0)), float(rng.uniform(40.0, 220.0)),
+                float(np.exp(rng.uniform(math.log(0.5), math.log(25.0)))))
+        center, angle, seed = _reaching_in(rng, size[:2])
+        return cls(center, angle, size, seed)
+
+
+def _over_an_edge(rng: np.random.Generator) -> tuple[tuple[float, float], float, int]:
+    """Where a thing laid over a side of the board lies, drawn from ``rng``: its middle
+    within 20 mm of the plate's edge and clear of the corner bricks (players keep those
+    free), at any angle; and the seed of its look."""
+    side = int(rng.integers(4))
+    along = float(rng.uniform(90.0, BOARD_MM - 90.0))
+    across = float(rng.uniform(-20.0, 20.0))
+    edge = (0.0, BOARD_MM)[side // 2]
+    center = (along, edge + across) if side % 2 == 0 else (edge + across, along)
+    return center, float(rng.uniform(0.0, math.pi)), int(rng.integers(1 << 30))
+
+
+def _reaching_in(rng: np.random.Generator, size: tuple[float, float]
+                 ) -> tuple[tuple[float, float], float, int]:
+    """Where a thing ``size`` (width, length) laid over a side of the board lies, drawn
+    from ``rng``: at any angle, its middle at least 90 mm from the corners (players keep
+    the corner bricks free), lying :data:`REACH_IN_MM` into the board past the edge and
+    the rest on the table. A larger thing laid as a card is (its middle near the edge)
+    would lie through the palace: a real one rests on the edge and goes no further in.
+    And the seed of its look."""
+    side = int(rng.integers(4))
+    along = float(rng.uniform(90.0, BOARD_MM - 90.0))
+    angle = float(rng.uniform(0.0, math.pi))
+    u, v = (math.cos(angle), math.sin(angle)), (-math.sin(angle), math.cos(angle))
+    axis = 1 if side % 2 == 0 else 0  # the board's axis across the edge
+    half = abs(size[0] / 2 * u[axis]) + abs(size[1] / 2 * v[axis])
+    beyond = half - float(rng.uniform(*REACH_IN_MM))
+    edge = (0.0, BOARD_MM)[side // 2]
+    across = edge - beyond if side // 2 == 0 else edge + beyond
+    center = (along, across) if axis == 1 else (across, along)
+    return center, angle, int(rng.integers(1 << 30))
+
+
+REACH_IN_MM = (10.0, 50.0)
+"""How far past the board's edge a phone or a slab reaches in (one to six studs)."""
 CARD_ON_STUDS_MM = 2.2
 """Where a card over the board's edge lies: on the studs' tops."""
+PHONE_MM = (71.0, 147.0, 8.0)
+"""A phone's width, length and thickness."""
+PHONE_CASES = ((0.06, 0.06, 0.06), (0.25, 0.25, 0.27), (0.45, 0.2, 0.1), (0.85, 0.85, 0.82),
+               (0.7, 0.55, 0.85), (0.2, 0.45, 0.2))
+"""Case colours (BGR, 0..1): black, graphite, navy, white, pink, green."""
+
+
+def _box(mesh: Mesh, center: np.ndarray, angle: float, z: float,
+         size: tuple[float, float, float], side: np.ndarray, top: np.ndarray,
+         gloss: float) -> NDArray[np.float64]:
+    """A box lying flat with its underside at ``z``: its four sides and its top; the top's
+    corners are returned for what is printed or set on it."""
+    u = np.array([math.cos(angle), math.sin(angle), 0.0])
+    v = np.array([-math.sin(angle), math.cos(angle), 0.0])
+    w, length, thick = size
+
+    def corners(hw: float, hh: float, height: float) -> NDArray[np.float64]:
+        c = np.array([center[0], center[1], height])
+        return np.array([c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v,
+                         c - hw * u + hh * v])
+
+    bottom, lid = corners(w / 2, length / 2, z), corners(w / 2, length / 2, z + thick)
+    for i in range(4):
+        j = (i + 1) % 4
+        _flat(mesh, np.array([bottom[i], bottom[j], lid[j], lid[i]]), side, gloss)
+    _flat(mesh, lid, top, gloss)
+    return lid
+
+
+def add_slab(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+             z: float, size: tuple[float, float, float]) -> None:
+    """A slab (:class:`Slab`) lying flat with its underside at ``z``."""
+    colour = np.array(rng.uniform(0.03, 0.95, 3), np.float32)
+    gloss = float(rng.uniform(0.05, 0.8))
+    lid = _box(mesh, center, angle, z, size, colour * np.float32(rng.uniform(0.6, 1.0)),
+               colour, gloss)
+    if rng.uniform() < 0.5:  # a cover's print: a patch of another colour on the top
+        a, b = rng.uniform(0.05, 0.45, 2)
+        c, d = rng.uniform(0.55, 0.95, 2)
+        s0, s1 = lid[1] - lid[0], lid[3] - lid[0]
+        patch = np.array([lid[0] + a * s0 + b * s1, lid[0] + c * s0 + b * s1,
+                          lid[0] + c * s0 + d * s1, lid[0] + a * s0 + d * s1])
+        patch[:, 2] += 0.05
+        _flat(mesh, patch, np.array(rng.uniform(0.03, 0.95, 3), np.float32), gloss)
+
+
+def add_phone(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+              z: float) -> None:
+    """A phone lying flat with its underside at ``z``: the case's four sides and rim, and
+    the screen, black glass that mirrors the lamp."""
+    case = np.clip(np.array(PHONE_CASES[int(rng.integers(len(PHONE_CASES)))], np.float32)
+                   * np.float32(rng.uniform(0.85, 1.15)), 0, 1)
+    lid = _box(mesh, center, angle, z, PHONE_MM, case * 0.8, case, 0.3)
+    # The screen: the top less the case's 3 mm rim.
+    middle = lid.mean(axis=0)
+    inset = np.array([3.0 / (PHONE_MM[0] / 2), 3.0 / (PHONE_MM[1] / 2)])
+    half_u, half_v = (lid[1] - lid[0]) / 2, (lid[3] - lid[0]) / 2
+    screen = np.array([middle + sx * (1 - inset[0]) * half_u + sy * (1 - inset[1]) * half_v
+                       for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    screen[:, 2] += 0.05
+    _flat(mesh, screen, np.full(3, rng.uniform(0.02, 0.08), np.float32), 0.9)
 
 
 def _outside_point(rng: np.random.Generator, near: float, far: float) -> np.ndarray:
