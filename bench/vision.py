@@ -45,7 +45,8 @@ Each set prints its stages, each measured alone:
 - turns exactly right, and turn reports exactly right (legal, credits, highest
   decoration, bonus);
 - pieces flagged uncertain and how many of those were wrong, and wrong pieces flagged;
-- turns put to the players (the reading uncertain), and the wrong reports that were not:
+- turns put to the players (the reading uncertain or its report not legal, as the
+  dashboard asks), and the wrong reports that were not:
   the errors a table would score without being asked;
 - the wrong turns by blame (the truth weighed on the reading's own evidence and
   objective: not shown, missed by the search, or judged no better), and by what they got
@@ -132,8 +133,9 @@ class Tally:
     """Wrong turns whose truth it judges no better: the evidence and the rules' priors
     chose the reading, which no search could mend."""
     asked: int = 0
-    """Turns the reading puts to the players (:attr:`vision.TurnReading.uncertain`): the
-    page asks them to confirm or correct it."""
+    """Turns the page puts to the players before scoring them, as the dashboard's
+    session does: the reading uncertain (:attr:`vision.TurnReading.uncertain`) or its
+    report not legal."""
     asked_right: int = 0
     """Of :attr:`asked`, those whose report was right all the same."""
     forms: Counter[str] = field(default_factory=Counter)
@@ -216,8 +218,9 @@ def _count(tally: Tally, turn: Turn, built: list[Piece], reading: TurnReading) -
     tally.fn += len(truth - got)
     tally.exact += truth == got
     tally.reports += true_report == read_report
-    tally.asked += reading.uncertain
-    tally.asked_right += reading.uncertain and true_report == read_report
+    asked = reading.uncertain or not read_report[0]
+    tally.asked += asked
+    tally.asked_right += asked and true_report == read_report
     for r in reading.added:
         bad = place_key(r.piece) not in truth
         tally.wrong += bad
