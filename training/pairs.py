@@ -25,9 +25,8 @@ from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
-from twin import Card, Frame, Phone, Relight, RenderOptions, random_camera, render
+from twin import Card, Frame, Phone, Relight, RenderOptions, Slab, random_camera, render
 from twin.cameras import SecondWebcamFrames, around_board
-from twin.clutter import Slab
 from twin.wide import WIDE_FILL
 
 
@@ -120,7 +119,7 @@ def _card_moves(rng: np.random.Generator, always: bool, chance: float, phone: bo
     """The cards over the board's edge in a turn's frames after and before: one laid
     (always, or with ``chance``), one picked up (with ``chance``), or none. The card is
     drawn first, so that ``always`` lays the very card it laid before chances were drawn;
-    ``phone`` lays a phone in the card's place, drawn from the same stream. ``things``:
+    ``phone`` lays a phone instead (:meth:`twin.Phone.over_an_edge`). ``things``:
     a chance's thing is a slab (:class:`twin.clutter.Slab`) :data:`SLAB_SHARE` of the
     time, drawn after the chance, so the turns without one are as without ``things``."""
     card: tuple[Laid, ...] = ((Phone if phone else Card).over_an_edge(rng),)
@@ -205,8 +204,8 @@ def turn_pairs(
     since the picture before, and with the same chance its frames before show one that
     is picked up by the picture after (drawn as ``card_over_edge`` draws it); a training
     set's way of showing the model that a flat thing come or gone is no new piece.
-    ``phone_over_edge``: as ``card_over_edge``, with a phone laid where the card would
-    lie (a thing no model was trained on).
+    ``phone_over_edge``: as ``card_over_edge``, with a phone laid over a side of the
+    board instead (a thing no model was trained on).
     ``laid_things``: what ``card_chance`` lays or picks up is a card or, half the time, a
     slab of any size, thickness and colour (a book, a box, a wallet).
     """

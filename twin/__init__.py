@@ -1,7 +1,7 @@
 """The digital twin: renders any palace as a webcam would see it, with exact labels."""
 
 from twin.cameras import around_board, orbit_pose, random_camera
-from twin.clutter import Card, Hand, Phone
+from twin.clutter import Card, Hand, Phone, Slab
 from twin.frame import Frame, RenderOptions
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.renderer import render
@@ -20,6 +20,7 @@ __all__ = [
     "Relight",
     "RenderOptions",
     "SimulatedTable",
+    "Slab",
     "TableFrame",
     "TableSettings",
     "around_board",

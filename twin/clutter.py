@@ -135,9 +135,15 @@ class Card:
 
     @classmethod
     def over_an_edge(cls, rng: np.random.Generator) -> Card:
-        """A playing card over a side of the board drawn from ``rng``
-        (:func:`_over_an_edge`)."""
-        return cls(*_over_an_edge(rng))
+        """A playing card over a side of the board drawn from ``rng``, its middle within
+        20 mm of the plate's edge and clear of the corner bricks (players keep those
+        free), at any angle."""
+        side = int(rng.integers(4))
+        along = float(rng.uniform(90.0, BOARD_MM - 90.0))
+        across = float(rng.uniform(-20.0, 20.0))
+        edge = (0.0, BOARD_MM)[side // 2]
+        center = (along, edge + across) if side % 2 == 0 else (edge + across, along)
+        return cls(center, float(rng.uniform(0.0, math.pi)), int(rng.integers(1 << 30)))
 
 
 @dataclass(frozen=True)
@@ -189,18 +195,6 @@ class Slab:
                 float(np.exp(rng.uniform(math.log(0.5), math.log(25.0)))))
         center, angle, seed = _reaching_in(rng, size[:2])
         return cls(center, angle, size, seed)
-
-
-def _over_an_edge(rng: np.random.Generator) -> tuple[tuple[float, float], float, int]:
-    """Where a thing laid over a side of the board lies, drawn from ``rng``: its middle
-    within 20 mm of the plate's edge and clear of the corner bricks (players keep those
-    free), at any angle; and the seed of its look."""
-    side = int(rng.integers(4))
-    along = float(rng.uniform(90.0, BOARD_MM - 90.0))
-    across = float(rng.uniform(-20.0, 20.0))
-    edge = (0.0, BOARD_MM)[side // 2]
-    center = (along, edge + across) if side % 2 == 0 else (edge + across, along)
-    return center, float(rng.uniform(0.0, math.pi)), int(rng.integers(1 << 30))
 
 
 def _reaching_in(rng: np.random.Generator, size: tuple[float, float]
