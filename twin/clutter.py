@@ -120,18 +120,31 @@ class Hand:
 
 
 @dataclass(frozen=True)
-class Card:
-    """A card where a caller wants it, not where the seed puts it: a player's card laid
-    over the board's edge between two pictures. ``center`` is in board millimetres,
-    ``angle`` in radians; ``seed`` picks its colours; it rests on the studs."""
+class _OnTheStuds:
+    """A flat thing where a caller wants it, not where the seed puts it, lying on the
+    studs over the board's edge. ``center`` is in board millimetres, ``angle`` in
+    radians; ``seed`` picks its look."""
 
     center: tuple[float, float]
     angle: float
     seed: int = 0
 
     def draw(self, mesh: Mesh) -> None:
-        add_card(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
-                 self.angle, CARD_ON_STUDS_MM)
+        self._lay(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
+                  self.angle, CARD_ON_STUDS_MM)
+
+    def _lay(self, mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+             z: float) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Card(_OnTheStuds):
+    """A player's card laid over the board's edge between two pictures."""
+
+    def _lay(self, mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+             z: float) -> None:
+        add_card(mesh, rng, center, angle, z)
 
     @classmethod
     def over_an_edge(cls, rng: np.random.Generator) -> Card:
@@ -147,19 +160,15 @@ class Card:
 
 
 @dataclass(frozen=True)
-class Phone:
+class Phone(_OnTheStuds):
     """A player's phone laid over the board's edge between two pictures, as :class:`Card`
     lays a card: a slab 71 x 147 x 8 mm, its case of any colour round a black glass
-    screen, lying on the studs. No model was ever shown one: it measures how the reader
-    does with a thing laid down that it has not learned is no piece."""
+    screen. No model was ever shown one: it measures how the reader does with a thing
+    laid down that it has not learned is no piece."""
 
-    center: tuple[float, float]
-    angle: float
-    seed: int = 0
-
-    def draw(self, mesh: Mesh) -> None:
-        add_phone(mesh, np.random.default_rng(self.seed), np.array(self.center, float),
-                  self.angle, CARD_ON_STUDS_MM)
+    def _lay(self, mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: float,
+             z: float) -> None:
+        add_phone(mesh, rng, center, angle, z)
 
     @classmethod
     def over_an_edge(cls, rng: np.random.Generator) -> Phone:
