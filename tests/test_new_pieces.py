@@ -5,6 +5,7 @@ turns it never saw, and the recipe that makes it runs end to end."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -180,3 +181,26 @@ def test_a_card_laid_over_the_board_s_edge_is_no_new_piece_to_the_model() -> Non
     assert np.mean(model_on_cards) < 0.4, model_on_cards
     # The new pieces beside the card are still found.
     assert min(kept) > 0.7, kept
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="the training recipe needs torch (the train extra)")
+def test_the_networks_widths_and_what_is_laid_are_the_recipes_to_choose(tmp_path: Path,
+                                                                         capsys) -> None:
+    """``train --widths`` makes a wider network that the reader runs as it runs the
+    committed one; ``create_dataset --laid`` is written beside the set."""
+    data = tmp_path / "data"
+    assert recipe(["create_dataset", "--pairs", "2", "--seed", "300040", "--look", "old",
+                   "--laid", "things", "--out", str(data)]) == 0
+    assert json.loads((data / "dataset.json").read_text())["laid"] == "things"
+    sizes = {}
+    for name, extra in (("plain", []), ("wide", ["--widths", "16", "24", "32", "48"])):
+        out = tmp_path / f"{name}.onnx"
+        assert recipe(["train", "--data", str(data), "--out", str(out), "--seed", "3",
+                       "--epochs", "1", *extra]) == 0
+        sizes[name] = out.stat().st_size
+        region = np.full((60, 70, 3), 120, np.uint8)
+        chance = new_piece_evidence(region, region, model=str(out))
+        assert chance.shape == (60, 70) and np.isfinite(chance).all()
+    assert sizes["wide"] > 1.7 * sizes["plain"]
+    with pytest.raises(ValueError, match="laid 'books'"):
+        next(region_pairs(1, 300040, laid="books"))
