@@ -149,6 +149,10 @@ class Tally:
         rec = self.tp / max(self.tp + self.fn, 1)
         return prec, rec, 2 * prec * rec / max(prec + rec, 1e-9)
 
+    def unasked_wrong(self) -> int:
+        """Wrong reports the page scored without putting the turn to the players."""
+        return self.turns - self.reports - (self.asked - self.asked_right)
+
 
 def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool,
             knock: tuple[float, float] | None = None) -> dict[bool, Tally]:
@@ -267,11 +271,9 @@ def show(title: str, tallies: Mapping[bool, Tally] | Mapping[str, Tally], refere
               f"turn reports right {tally.reports}/{n} ({tally.reports / n:.1%})")
         print(f"  pieces flagged uncertain {tally.flagged}, of which wrong "
               f"{tally.flagged_wrong}; wrong pieces flagged {tally.wrong_flagged}/{tally.wrong}")
-        wrong_reports = n - tally.reports
-        silent = wrong_reports - (tally.asked - tally.asked_right)
         print(f"  turns put to the players {tally.asked}/{n} ({tally.asked / n:.1%}), "
               f"{tally.asked_right} of them with the report right; wrong reports not put "
-              f"to them {silent}/{wrong_reports}")
+              f"to them {tally.unasked_wrong()}/{n - tally.reports}")
         print(f"  wrong turns {n - tally.exact}: the truth's own pixels do not show it "
               f"{tally.truth_unseen}; it shows and judges better than the reading (the "
               f"search never reached it) {tally.search_missed}; it judges no better (the "
