@@ -27,6 +27,7 @@ from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Card, Frame, Phone, Relight, RenderOptions, Slab, random_camera, render
 from twin.cameras import SecondWebcamFrames, around_board
+from twin.clutter import Laid
 from twin.wide import WIDE_FILL
 
 
@@ -108,8 +109,6 @@ def redevelop(image: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
-Laid = Card | Phone | Slab
-"""A thing laid over the board's edge between two pictures."""
 SLAB_SHARE = 0.5
 """With ``things``, the share of the things laid or picked up that are slabs, not cards."""
 

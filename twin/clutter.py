@@ -227,6 +227,8 @@ def _reaching_in(rng: np.random.Generator, size: tuple[float, float]
     return center, angle, int(rng.integers(1 << 30))
 
 
+Laid = Card | Phone | Slab
+"""A thing laid on purpose over the board's edge (``RenderOptions.cards``)."""
 REACH_IN_MM = (10.0, 50.0)
 """How far past the board's edge a phone or a slab reaches in (one to six studs)."""
 CARD_ON_STUDS_MM = 2.2
@@ -238,21 +240,25 @@ PHONE_CASES = ((0.06, 0.06, 0.06), (0.25, 0.25, 0.27), (0.45, 0.2, 0.1), (0.85, 
 """Case colours (BGR, 0..1): black, graphite, navy, white, pink, green."""
 
 
+def _level_rect(center: np.ndarray, angle: float, hw: float, hh: float, height: float
+                ) -> NDArray[np.float64]:
+    """The four corners of a level rectangle ``2 hw`` by ``2 hh`` turned ``angle`` about
+    ``center`` at ``height``."""
+    u = np.array([math.cos(angle), math.sin(angle), 0.0])
+    v = np.array([-math.sin(angle), math.cos(angle), 0.0])
+    c = np.array([center[0], center[1], height])
+    return np.array([c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v,
+                     c - hw * u + hh * v])
+
+
 def _box(mesh: Mesh, center: np.ndarray, angle: float, z: float,
          size: tuple[float, float, float], side: np.ndarray, top: np.ndarray,
          gloss: float) -> NDArray[np.float64]:
     """A box lying flat with its underside at ``z``: its four sides and its top; the top's
     corners are returned for what is printed or set on it."""
-    u = np.array([math.cos(angle), math.sin(angle), 0.0])
-    v = np.array([-math.sin(angle), math.cos(angle), 0.0])
     w, length, thick = size
-
-    def corners(hw: float, hh: float, height: float) -> NDArray[np.float64]:
-        c = np.array([center[0], center[1], height])
-        return np.array([c - hw * u - hh * v, c + hw * u - hh * v, c + hw * u + hh * v,
-                         c - hw * u + hh * v])
-
-    bottom, lid = corners(w / 2, length / 2, z), corners(w / 2, length / 2, z + thick)
+    bottom = _level_rect(center, angle, w / 2, length / 2, z)
+    lid = _level_rect(center, angle, w / 2, length / 2, z + thick)
     for i in range(4):
         j = (i + 1) % 4
         _flat(mesh, np.array([bottom[i], bottom[j], lid[j], lid[i]]), side, gloss)
@@ -283,14 +289,9 @@ def add_phone(mesh: Mesh, rng: np.random.Generator, center: np.ndarray, angle: f
     the screen, black glass that mirrors the lamp."""
     case = np.clip(np.array(PHONE_CASES[int(rng.integers(len(PHONE_CASES)))], np.float32)
                    * np.float32(rng.uniform(0.85, 1.15)), 0, 1)
-    lid = _box(mesh, center, angle, z, PHONE_MM, case * 0.8, case, 0.3)
-    # The screen: the top less the case's 3 mm rim.
-    middle = lid.mean(axis=0)
-    inset = np.array([3.0 / (PHONE_MM[0] / 2), 3.0 / (PHONE_MM[1] / 2)])
-    half_u, half_v = (lid[1] - lid[0]) / 2, (lid[3] - lid[0]) / 2
-    screen = np.array([middle + sx * (1 - inset[0]) * half_u + sy * (1 - inset[1]) * half_v
-                       for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
-    screen[:, 2] += 0.05
+    _box(mesh, center, angle, z, PHONE_MM, case * 0.8, case, 0.3)
+    w, length, thick = PHONE_MM
+    screen = _level_rect(center, angle, w / 2 - 3.0, length / 2 - 3.0, z + thick + 0.05)
     _flat(mesh, screen, np.full(3, rng.uniform(0.02, 0.08), np.float32), 0.9)
 
 

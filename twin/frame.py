@@ -10,7 +10,7 @@ import numpy as np
 from calibration.camera import Camera, Pose
 from rules.pieces import Piece
 from rules.scene import Scene
-from twin.clutter import Card, Hand, Phone, Slab
+from twin.clutter import Hand, Laid
 from twin.mesh import KIND_LABELS, PART_LABELS
 from twin.shading import Light, Relight
 
@@ -39,7 +39,7 @@ class RenderOptions:
     color_jitter: float | None = None  # per-piece colour variation (fraction)
     table: str | None = None  # "wood", "cloth", "plain", "pattern"; None = random
     hands: tuple[Hand, ...] = ()  # hands placed on purpose (a player at work), drawn always
-    cards: tuple[Card | Phone | Slab, ...] = ()  # things laid on purpose over the board's edge
+    cards: tuple[Laid, ...] = ()  # things laid on purpose over the board's edge
     settled: bool = False  # hands at the frame's edges only, none reaching over the board
     wide: bool = False  # the wide look (twin.wide): drifting inks, stud tops, holes, hard light
     room_light: bool = False  # pieces shade pieces (twin.piece_light), a fill of its own colour
