@@ -23,6 +23,7 @@ from vision.candidates import PLANT, staircase_end
 from vision.column_doubts import SHADE_DOUBT, column_price_doubted, shade_only
 from vision.confidence_fit import rated_by_fit
 from vision.decode import Decoder
+from vision.finish import SeenColour
 from vision.reading import UNCERTAIN_BELOW, PieceReading
 from vision.rival_readings import rival_readings
 
@@ -112,6 +113,38 @@ level under it taken out, :func:`vision.rival_readings._level_out`) is also meas
 against :data:`NOTHING_SHARE` of its outline, as the margin over nothing is
 (:func:`_outline_cap`). On the seven sets it flags 3 more of 164 wrong pieces (a blurred
 staircase's top read a level high) and 2 more of 2029 right ones."""
+SEEN_COLOUR_DOUBT = True
+"""Whether a decoration whose own pixels plainly name another colour than the rules give
+it (:meth:`vision.finish.SeenColour.contradicts`) is trusted no more than
+:data:`ILLEGAL_CONFIDENCE` (:func:`colour_doubted`)."""
+
+
+def colour_doubted(readings: Sequence[PieceReading], seen: SeenColour | None
+                   ) -> tuple[PieceReading, ...]:
+    """``readings`` with the decoration doubted where its pixels plainly name another
+    colour than the one it was given, that colour its first alternative.
+
+    The rules name the decoration by the ground its staircase starts on, so a decoration
+    that looks another colour means a misread start (the whole staircase a stud or a
+    step off, behind the palace, or a brick read as a first arch) or a player who broke
+    rule 6: either way the players are asked, as for a reading the rules refuse. Applied
+    after the fitted confidence (:mod:`vision.confidence_fit`), which never saw the
+    picture's colour: on the 240 development turns it asks about 3 of the 4 wrong
+    reports the confidence let through and no more turns read right."""
+    if not SEEN_COLOUR_DOUBT or seen is None:
+        return tuple(readings)
+    out = []
+    for reading in readings:
+        piece = reading.piece
+        if piece.kind is Kind.DECORATION and seen.contradicts(piece.color):
+            other = piece.moved(color=seen.colour)
+            reading = replace(reading, confidence=min(reading.confidence, ILLEGAL_CONFIDENCE),
+                              alternatives=(other, *(a for a in reading.alternatives
+                                                     if a != other))[:MAX_ALTERNATIVES])
+        out.append(reading)
+    return tuple(out)
+
+
 def _rival_cap(gap: float) -> float:
     """The most a piece is trusted given how close the best grown reading without it
     came (:func:`_rival_gap`): below :data:`~vision.reading.UNCERTAIN_BELOW` by as much

@@ -29,7 +29,7 @@ from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Piece, Voxel
 from rules.staircase import analyse_added
 from vision.change import change_evidence, changed_share, evened_light, region
-from vision.confidence import rate_pieces
+from vision.confidence import colour_doubted, rate_pieces
 from vision.decode import Decoder
 from vision.evidence import (
     COST_LEVEL,
@@ -338,9 +338,9 @@ def _rated(decoder: Decoder, game: Palace, pieces: Sequence[Piece], picture: NDA
     ``game`` is the palace before on the game's own map, whose unknown studs the
     decoder's map has opened (:mod:`vision.unread_studs`): legal is what the game will
     say, the decoration naming such a starting stud."""
-    pieces = name_decoration(decoder.before, pieces, picture, view, game.ground)
+    pieces, seen = name_decoration(decoder.before, pieces, picture, view, game.ground)
     legal = analyse_added(game, pieces).legal
-    readings = rate_pieces(decoder, pieces, legal=legal)
+    readings = colour_doubted(rate_pieces(decoder, pieces, legal=legal), seen)
     if at_most >= 1.0:
         return readings
     return tuple(replace(r, confidence=min(r.confidence, at_most)) for r in readings)
