@@ -335,8 +335,8 @@ def _rated(decoder: Decoder, game: Palace, pieces: Sequence[Piece], picture: NDA
     (:func:`vision.finish.name_decoration`, from ``picture`` as ``view`` sees it), each
     piece rated against its rivals (the decoration doubted where its pixels plainly name
     another colour: :func:`vision.confidence.colour_doubted`), and no piece trusted
-    beyond ``at_most`` (a reading
-    that rests on faint or classical evidence only is put to the players whole).
+    beyond ``at_most`` (a reading that rests on faint or classical evidence only is put
+    to the players whole).
     ``game`` is the palace before on the game's own map, whose unknown studs the
     decoder's map has opened (:mod:`vision.unread_studs`): legal is what the game will
     say, the decoration naming such a starting stud."""
