@@ -64,10 +64,11 @@ def test_with_no_decoration_standing_there_are_no_plastic_references():
 
 
 @pytest.mark.parametrize(("seen", "doubts"), [
-    (SeenColour("gold", 0.8, 120), True),
-    (SeenColour("dark_green", 0.8, 120), False),  # the same colour as given
-    (SeenColour("gold", 0.3, 120), False),  # not plainly
-    (SeenColour("gold", 1.0, 12), False),  # too few pixels to say
+    (SeenColour("gold", 0.8, 120, True), True),
+    (SeenColour("dark_green", 0.8, 120, True), False),  # the same colour as given
+    (SeenColour("gold", 0.3, 120, True), False),  # not plainly
+    (SeenColour("gold", 1.0, 12, True), False),  # too few pixels to say
+    (SeenColour("gold", 1.0, 120, False), False),  # named against the card's print
 ])
 def test_a_decoration_is_doubted_only_where_its_pixels_plainly_name_another_colour(
         seen: SeenColour, doubts: bool) -> None:

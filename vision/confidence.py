@@ -130,7 +130,8 @@ def colour_doubted(readings: Sequence[PieceReading], seen: SeenColour | None
     rule 6: either way the players are asked, as for a reading the rules refuse. Applied
     after the fitted confidence (:mod:`vision.confidence_fit`), which never saw the
     picture's colour: on the 240 development turns it asks about 3 of the 4 wrong
-    reports the confidence let through and no more turns read right."""
+    reports the confidence let through, and no turn read right more; on 1,200 fresh
+    turns 5 of 14, for 5 turns read right."""
     if not SEEN_COLOUR_DOUBT or seen is None:
         return tuple(readings)
     out = []

@@ -78,10 +78,13 @@ class SeenColour:
     decoration colour: 1 where every one named the same."""
     pixels: int
     """The decoration's pixels in the view (its 1x1 outline in front of the old palace)."""
+    plastic: bool
+    """Whether the references were the plastic's (a decoration stands in view), not the
+    card's print, which drifts too far from the plastic to doubt by."""
 
     def contradicts(self, colour: str) -> bool:
         """Whether the picture plainly names another colour than ``colour``."""
-        return (self.colour != colour and self.pixels >= DOUBT_PIXELS
+        return (self.plastic and self.colour != colour and self.pixels >= DOUBT_PIXELS
                 and self.share >= DOUBT_SHARE)
 
 
@@ -137,8 +140,9 @@ def decoration_colour_seen(frame: NDArray[np.uint8], view: View, piece: Piece,
     x0, y0, x1, y1 = view.box
     small = cv2.resize(frame[y0:y1, x0:x1], view.shape[::-1], interpolation=cv2.INTER_AREA)
     flat = small.reshape(-1, 3).astype(np.float32)
-    refs = plastic_references(standing_chroma(flat, view, palace)) or region_chroma(
-        frame, view, palace)
+    refs = plastic_references(standing_chroma(flat, view, palace))
+    plastic = bool(refs)
+    refs = refs or region_chroma(frame, view, palace)
     if not refs:
         return None
     if under is not None:
@@ -156,7 +160,7 @@ def decoration_colour_seen(frame: NDArray[np.uint8], view: View, piece: Piece,
     if total == 0:
         return None
     share = (votes[ranked[0]] - (votes[ranked[1]] if len(ranked) > 1 else 0)) / total
-    return SeenColour(COLOUR_OF_CHAR[ranked[0]].value, share, len(px))
+    return SeenColour(COLOUR_OF_CHAR[ranked[0]].value, share, len(px), plastic)
 
 
 def standing_chroma(region: NDArray[np.float32], view: View, palace: Palace
@@ -194,8 +198,10 @@ def plastic_references(seen: Sequence[tuple[str, NDArray[np.float64]]]
     brightness). Every standing decoration gives the gains, and their median is taken:
     a plant's leaves reach over its neighbours, so a gold decoration beside a lime plant
     can show more leaf than gold (taken alone as gold's reference, it named lime plants
-    gold). On 240 development decorations the colours named right rose from 225 to 231
-    (each colour's own median as its reference, a colour none shows predicted)."""
+    gold). With the pixels' votes (:func:`decoration_colour_seen`), the true decorations
+    named right on the development turns chosen on (games 9000 to 12000 on) rose from
+    225 to 231 of 240 (each standing colour's own median as its reference, the outline's
+    median), and stayed at 116 of 120 on games 13000 and 14000."""
     if not seen:
         return {}
     known = {char: np.log(np.array(COLOR_RGB[c.value][::-1], np.float64) + 1.0)
