@@ -132,3 +132,34 @@ def test_a_turn_through_the_page(served, tmp_path):
         page.get_by_text("/api/turn/confirm", exact=True).first.wait_for()
         assert outside == [], "the page and the API page load nothing from outside"
         browser.close()
+
+
+def test_a_decoration_doubted_by_its_colour_is_taken_in_the_colour_seen(served):
+    """The camera reads a legal staircase whose decoration's pixels named another colour
+    (rule 6 broken on the table, or a misread start): the page offers the decoration in
+    the colour seen, named so, and one click puts it in the draft, which the rules then
+    refuse."""
+    session, url = served
+    pieces = legal_staircase(session)
+    decoration = next(p for p in pieces if p.kind.value == "decoration")
+    seen = "gold" if decoration.color != "gold" else "dark_green"
+    readings = tuple(FakePiece(p, 0.45, (p.moved(color=seen),)) if p is decoration
+                     else FakePiece(p, 0.97) for p in pieces)
+    with playwright_api.sync_playwright() as pw:
+        browser, page = chromium_page(pw, 1400, 1500)
+        page.goto(url)
+        page.wait_for_selector("[data-testid=sync].ready")
+        session.camera_turn(FakeReading(True, readings), [])
+        page.wait_for_selector("[data-testid=sync].out_of_sync")
+        row = page.locator("#draft-pieces tr.doubtful")
+        assert row.count() == 1
+        offer = row.locator("button", has_text=seen.replace("_", " "))
+        assert offer.count() == 1
+        assert offer.inner_text() == (f"decoration {decoration.x},{decoration.y},"
+                                      f"{decoration.z} {seen.replace('_', ' ')}")
+        offer.click()
+        page.wait_for_selector("#report li.verdict.illegal")
+        drafted = next(d.piece for d in session.draft.pieces
+                       if d.piece.kind.value == "decoration")
+        assert drafted.color == seen
+        browser.close()

@@ -14,6 +14,11 @@ const el = (tag, attrs = {}, ...kids) => {
   return e;
 };
 const words = (s) => String(s).replaceAll("_", " ");
+// An alternative reading's button names all that may differ from the piece read: its
+// place, an arch's axis, a decoration's colour (a decoration that looks another colour
+// than its start is offered in the colour seen).
+const alternativeName = (a) => `${words(a.kind)} ${a.x},${a.y},${a.z}`
+  + (a.kind === "arch" ? ` along ${a.axis}` : "") + (a.color ? ` ${words(a.color)}` : "");
 
 let state = null, picks = new Set(), selected = null;
 const view = new PalaceView($("#palace3d"), pick);
@@ -112,7 +117,7 @@ function renderDraft() {
         selected === p.id ? "selected" : ""].join(" ");
       const alts = dp.alternatives.map((a) => el("button", { class: "ghost", title: "use this reading",
         onclick: () => api("POST", "/api/turn/corrections", { action: "replace", id: p.id, piece: a }) },
-        `${a.kind} ${a.x},${a.y},${a.z}`));
+        alternativeName(a)));
       table.append(el("tr", { class: cls, "data-piece": p.id },
         el("td", {}, `${words(p.kind)} ${p.id}`, p.color ? el("span", { class: "quiet" }, ` ${words(p.color)}`) : null),
         el("td", {}, `${p.x},${p.y} level ${p.z}${p.kind === "arch" ? " along " + p.axis : ""}`),
