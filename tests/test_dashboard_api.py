@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from palace.server import create_app
 from rules.maps import piece_to_json
 from rules.moves import Hand, staircases
+from vision.reading import UNCERTAIN_BELOW
 from vision.turn import NOTHING_READ
 
 
@@ -184,6 +185,18 @@ def test_refused_actions_say_why(table):
     client.post("/api/game/end", json={})
     refused(client.post("/api/turn/pass", json={"seat": 0}), 409, "over", "game is over")
     refused(client.post("/api/game/end", json={}), 409, "over")
+
+
+@pytest.mark.parametrize(("confidence", "sync"), [
+    (UNCERTAIN_BELOW - 0.01, "out_of_sync"), (UNCERTAIN_BELOW, "pending")])
+def test_the_page_asks_exactly_where_the_reader_flags(table, confidence, sync):
+    """A piece is doubtful on the page where the reader flags it, no higher: the turns
+    the benches count as put to the players are the turns the page puts to them."""
+    session, client = table
+    client.post("/api/game", json={"players": 2})
+    pieces = legal_staircase(session)
+    read(session, pieces, confidence=confidence)
+    assert client.get("/api/state").json()["sync"] == sync
 
 
 def test_doubtful_and_failed_readings_go_out_of_sync(table):
