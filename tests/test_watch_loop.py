@@ -11,6 +11,7 @@ import pytest
 
 from calibration.camera import Camera
 from palace.demo import TablePlayers
+from palace.draft import DOUBT_BELOW
 from palace.session import TableSession
 from palace.turn_reading import Settled, reading_is_empty
 from palace.watch import CameraLoop
@@ -257,7 +258,8 @@ def test_the_loop_keeps_settled_pictures_for_the_map_read(played):
                                           for x, y in p.footprint() if p.kind is not Kind.CORNER}
 
 
-@pytest.mark.parametrize(("confidence", "right", "doubted"), [(0.95, 1, 0), (0.55, 0, 1)])
+@pytest.mark.parametrize(("confidence", "right", "doubted"),
+                         [(0.95, 1, 0), (DOUBT_BELOW - 0.05, 0, 1)])
 def test_a_right_reading_held_in_doubt_is_told_apart_from_a_wrong_one(
         tmp_path, confidence, right, doubted):
     """The page's players confirm a doubted reading of the right pieces as they would

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from bench.watch_reads import LoopRead, _right, classify
+from palace.draft import DOUBT_BELOW
 from rules import simulate_game
 from rules.maps import load_map
 from rules.palace import Palace
@@ -49,7 +50,8 @@ def test_a_reading_is_right_only_when_exact_legal_and_nothing_in_it_is_doubted()
 
     sure = [0.95] * len(built)
     assert _right(reading(sure), palace, truth) == (True, False)
-    assert _right(reading([0.55, *sure[1:]]), palace, truth) == (True, True)
+    assert _right(reading([DOUBT_BELOW - 0.05, *sure[1:]]), palace, truth) == (True, True)
+    assert _right(reading([DOUBT_BELOW, *sure[1:]]), palace, truth) == (True, False)
     assert _right(reading(sure, uncertain=True), palace, truth) == (True, True)
     assert _right(reading(sure[:-1]), palace, truth)[0] is False
 
