@@ -134,7 +134,7 @@ def test_a_turn_through_the_page(served, tmp_path):
         browser.close()
 
 
-def test_a_decoration_doubted_by_its_colour_is_taken_in_the_colour_seen(served):
+def test_a_decoration_doubted_by_its_colour_is_taken_in_the_colour_seen(served, tmp_path):
     """The camera reads a legal staircase whose decoration's pixels named another colour
     (rule 6 broken on the table, or a misread start): the page offers the decoration in
     the colour seen, named so, and one click puts it in the draft, which the rules then
@@ -157,6 +157,8 @@ def test_a_decoration_doubted_by_its_colour_is_taken_in_the_colour_seen(served):
         assert offer.count() == 1
         assert offer.inner_text() == (f"decoration {decoration.x},{decoration.y},"
                                       f"{decoration.z} {seen.replace('_', ' ')}")
+        shots = Path(os.environ.get("PALACE_SHOTS", tmp_path))
+        page.locator("#draft-pieces").screenshot(path=str(shots / "dashboard-colour-doubt.png"))
         offer.click()
         page.wait_for_selector("#report li.verdict.illegal")
         drafted = next(d.piece for d in session.draft.pieces
