@@ -204,17 +204,17 @@ def plastic_references(seen: Sequence[tuple[str, NDArray[np.float64]]]
     median), and stayed at 116 of 120 on games 13000 and 14000."""
     if not seen:
         return {}
-    known = {char: np.log(np.array(COLOR_RGB[c.value][::-1], np.float64) + 1.0)
-             for char, c in COLOUR_OF_CHAR.items()}
+    names = {**{char: c.value for char, c in COLOUR_OF_CHAR.items()},
+             **{name: name for name in BUILDING_COLOURS}}
+    known = {key: TONE * np.log(np.array(COLOR_RGB[name][::-1], np.float64) + 1.0)
+             for key, name in names.items()}
     # log gain per channel, less its mean (only the gains' ratios survive chromaticity).
-    gains = [np.log(np.maximum(chroma, MIN_SHARE)) - TONE * known[char]
-             for char, chroma in seen]
+    gains = [np.log(np.maximum(chroma, MIN_SHARE)) - known[char] for char, chroma in seen]
     gain = np.median([g - g.mean() for g in gains], axis=0)
     out = {}
-    for name, rgb in [*((char, COLOR_RGB[c.value]) for char, c in COLOUR_OF_CHAR.items()),
-                      *((name, COLOR_RGB[name]) for name in BUILDING_COLOURS)]:
-        value = np.exp(gain + TONE * np.log(np.array(rgb[::-1], np.float64) + 1.0))
-        out[name] = value / value.sum()
+    for key, logs in known.items():
+        value = np.exp(gain + logs)
+        out[key] = value / value.sum()
     return out
 
 
