@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose
 from calibration.map_read import START, MapReadError, read_map
 from rules.maps import UNKNOWN_GROUND, GroundMap
+from rules.moves import Hand
 from rules.palace import Palace, PalaceError
 from rules.pieces import ANIMAL_KINDS, Piece
 from rules.staircase import analyse_added
@@ -85,6 +86,10 @@ class CameraMapTurn:
     def ground(self) -> GroundMap:
         """The true map (the truth's report is judged on it)."""
         return self.turn.ground
+
+    @property
+    def hand(self) -> Hand | None:
+        return self.turn.hand
 
 
 def on_camera_map(turns: Iterable[TurnPair | ValidationTurn],

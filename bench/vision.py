@@ -75,6 +75,7 @@ from bench.wrong_turns import forms_line, report_fields, report_key, wrong_form
 from calibration.evidence import BoardLocation
 from calibration.pose import locate_board
 from rules import Palace, simulate_game
+from rules.moves import Hand
 from rules.pieces import ANIMAL_KINDS, Piece, place_key
 from training.pairs import TurnPair, twin_turns, webcam_views
 from twin import Relight, RenderOptions, random_camera, render
@@ -154,12 +155,23 @@ class Tally:
         return self.turns - self.reports - (self.asked - self.asked_right)
 
 
+HANDS = True
+"""Whether each turn is read knowing what its builder could build with, as the camera
+loop reads it from the game (``--no-hand``: as ``palace reconstruct`` reads a photo with
+no game)."""
+
+
+def _hand(turn: Turn) -> Hand | None:
+    return turn.hand if HANDS else None
+
+
 def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool,
             knock: tuple[float, float] | None = None) -> dict[bool, Tally]:
-    """Each turn read from its frame after, the true pose given; with ``knock`` (pan,
-    tilt, degrees) the frame after is the picture the webcam took once turned that far
-    on its mount (:func:`twin.cameras.turned_picture`), and the reader is told where the
-    board lay in the frame before."""
+    """Each turn read from its frame after, the true pose given, with its builder's hand
+    (:data:`HANDS`); with ``knock`` (pan, tilt, degrees) the frame after is the picture
+    the webcam took once turned that far on its mount
+    (:func:`twin.cameras.turned_picture`), and the reader is told where the board lay in
+    the frame before."""
     tallies = {m: Tally() for m in models}
     for turn in turns:
         built = [p for p in turn.added if p.kind not in ANIMAL_KINDS]
@@ -179,7 +191,8 @@ def measure(turns: Iterable[Turn], models: tuple[bool, ...], locate: bool,
             reading = read_turn([after], turn.camera, turn.before,
                                 before_frame=turn.before_frame,
                                 before_locations=then if knock is not None else None,
-                                locations=[given], model=model, weigh=built)
+                                locations=[given], model=model, weigh=built,
+                                hand=_hand(turn))
             _count(tallies[model], turn, built, reading)
     return tallies
 
@@ -195,7 +208,7 @@ def measure_views(turns: Iterable[TurnPair | ValidationTurn]) -> dict[str, Tally
         for name, views in zip(tallies, webcam_views(turn), strict=True):
             reading = read_turn(views.frames, turn.camera, turn.before,
                                 before_frame=views.befores, locations=views.locations,
-                                weigh=built)
+                                weigh=built, hand=_hand(turn))
             _count(tallies[name], turn, built, reading)
     return tallies
 
@@ -289,6 +302,9 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="wide-twin turns")
     parser.add_argument("--no-model", action="store_true")
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--no-hand", action="store_true",
+                        help="read each turn without its builder's hand, as `palace "
+                             "reconstruct` reads a photo with no game")
     parser.add_argument("--only", choices=("twin", "cycles", "outside", "full", "cycles_full",
                                            "camera_map", "two_views"), default=None)
     parser.add_argument("--seed", type=int, default=BENCH_SEED,
@@ -296,6 +312,8 @@ def main() -> None:
                              "on other seeds, e.g. 6000, leaves the bench's own untouched)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    global HANDS
+    HANDS = not args.no_hand
     models = (True, False) if args.compare else (not args.no_model,)
     turns = 12 if args.quick else args.turns
     outside = 6 if args.quick else 40

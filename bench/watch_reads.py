@@ -65,6 +65,7 @@ from palace.following import SecondWebcam
 from palace.session import TableSession
 from palace.turn_reading import LoopStats
 from palace.watch import CameraLoop
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import built_keys, same_pieces
 from rules.staircase import analyse_added
@@ -142,10 +143,10 @@ class RecordingReader:
 
     def __call__(self, frames: Sequence[Any], camera: Camera, palace: Palace, *,
                  before_frame: Any, before_locations: Any, ground: Any, look: Any,
-                 locations: Sequence[BoardLocation]) -> Any:
+                 locations: Sequence[BoardLocation], hand: Hand | None) -> Any:
         reading = read_turn(frames, camera, palace, before_frame=before_frame,
                             before_locations=before_locations, ground=ground, look=look,
-                            locations=locations)
+                            locations=locations, hand=hand)
         shots = [self.frames[id(f)] for f in frames]
         last = shots[-1]
         truth = built_keys(last.scene.pieces) - built_keys(palace.pieces)
@@ -166,13 +167,13 @@ class RecordingReader:
             true = [BoardLocation(True, pose=s.pose, rotation=0, camera=camera) for s in shots]
             again = read_turn(frames, camera, palace, before_frame=before_frame,
                               before_locations=before_locations, ground=ground, look=look,
-                              locations=true)
+                              locations=true, hand=hand)
             # The bench's picture before: the palace given, where the board lies now, with
             # whatever lay over its edge then (a card laid since is part of the change).
             then = last if before is None else replace(last, cards=before.cards)
             bench = read_turn([self.table.clean_picture(last)], camera, palace,
                               before_frame=self.table.clean_picture(then, palace.pieces),
-                              locations=true[-1:])
+                              locations=true[-1:], hand=hand)
             read = replace(read, true_pose=_right(again, palace, truth) == (True, False),
                            bench_inputs=_right(bench, palace, truth) == (True, False))
         self.reads.append(read)

@@ -56,6 +56,7 @@ from palace.replay import game_export, palace_at, replay
 from palace.turn_actions import SessionError, TurnActions
 from rules.game import Game, GameError
 from rules.maps import GroundMap, MapError, load_map, map_from_json
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.report import TurnReport
 from rules.settings import RuleSettings
@@ -154,6 +155,12 @@ class TableSession(TurnActions):
     def ground(self) -> GroundMap:
         with self._lock:
             return self.game.palace.ground
+
+    def hand(self) -> Hand | None:
+        """What the player to move may build with, for the turn reading to weigh its
+        readings against (None once the game is over)."""
+        with self._lock:
+            return None if self.game.is_over else self.game.hand()
 
     def show_frame(self, image: NDArray[np.uint8], location: Any, webcam: int = 1) -> None:
         """Keeps the picture with what to draw on it: the palace, this turn's pieces, the

@@ -25,6 +25,7 @@ from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from palace.following import SecondView
 from rules.maps import GroundMap
+from rules.moves import Hand
 from rules.palace import Palace
 from vision.views import usable_views
 
@@ -53,6 +54,8 @@ class Session(Protocol):
 
     def palace(self) -> Palace: ...
 
+    def hand(self) -> Hand | None: ...
+
 
 class Look(Protocol):
     """What the board and pieces look like at this table (``vision.TableLook``)."""
@@ -63,7 +66,7 @@ class Look(Protocol):
 
 Reader = Callable[..., Any]
 """``vision.read_turn``'s signature: (frames, camera, before, *, before_frame,
-before_locations, ground, look, locations) -> TurnReading."""
+before_locations, ground, look, locations, hand) -> TurnReading."""
 
 
 @dataclass
@@ -203,7 +206,7 @@ class TurnReader:
         reader_started = time.perf_counter()
         reading = self.read(frames, camera, palace, before_frame=before_frame,
                             before_locations=before_location, ground=self.session.ground,
-                            look=self.look, locations=locations)
+                            look=self.look, locations=locations, hand=self.session.hand())
         reader_s = time.perf_counter() - reader_started
         self.stats.reads += 1
         # Nothing new is news too: pieces read before and taken away since.

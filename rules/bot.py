@@ -37,6 +37,8 @@ class GameRecord:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     finished: bool
+    hands: tuple[Hand, ...] = ()
+    """Before each of ``turns``, what its player could build with (:meth:`Game.hand`)."""
 
     @property
     def reports(self) -> tuple[TurnReport | None, ...]:
@@ -61,13 +63,7 @@ class Bot:
     def play(self, game: Game) -> TurnResult:
         """Plays the current player's turn in ``game``: a staircase, or a pass."""
         player = game.player
-        frog = (
-            self.frog_chance > 0
-            and game.settings.frog
-            and game.trophies["frog"] != game.current
-            and game.tray.columns > 0
-            and self.rng.random() < self.frog_chance
-        )
+        frog = self.frog_chance > 0 and game.frog_free and self.rng.random() < self.frog_chance
         hand = Hand(player.arches, player.bricks, player.columns + (1 if frog else 0))
         found = staircases(game.palace, hand, game.tray.decorations, rng=self.rng,
                            max_starts=self.max_starts)
@@ -120,7 +116,9 @@ def simulate_game(
     bot = Bot(seed, frog_chance=frog_chance)
     scenes = [game.scene()]
     turns = []
+    hands = []
     while not game.is_over and game.round <= max_rounds:
+        hands.append(game.hand())
         turns.append(bot.play(game))
         scenes.append(game.scene())
     return GameRecord(
@@ -132,4 +130,5 @@ def simulate_game(
         scores=tuple(game.scores()),
         winners=game.winners(),
         finished=game.is_over,
+        hands=tuple(hands),
     )

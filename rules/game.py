@@ -30,6 +30,7 @@ from typing import Any
 from rules import animals
 from rules.cards import BoardSpec, Card, Delivery, Market, load_boards, load_cards
 from rules.maps import GroundMap, load_map
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import ANIMAL_KINDS, DecorationColor, Kind, Piece, Voxel
 from rules.report import TurnReport
@@ -144,6 +145,21 @@ class Game:
     def player(self) -> Player:
         """The player whose turn it is."""
         return self.players[self.current]
+
+    @property
+    def frog_free(self) -> bool:
+        """Whether the player to move may take the Frog for one extra column this turn."""
+        return (self.settings.frog and self.trophies["frog"] != self.current
+                and self.tray.columns > 0)
+
+    def hand(self) -> Hand:
+        """The building pieces the player to move may build with this turn: their own,
+        and one column more where they may take the Frog for it. A staircase read from
+        the camera that needs more than this is one the game would refuse, so the
+        reading weighs it as such (``vision.read_turn``'s ``hand``)."""
+        player = self.player
+        return Hand(player.arches, player.bricks,
+                    player.columns + (1 if self.frog_free else 0))
 
     def scene(self) -> Scene:
         return Scene.of(self.palace.pieces, self.palace.ground.name)

@@ -9,6 +9,7 @@ import pytest
 from rules.cards import BoardSpec, Card, CardColor, Delivery, PurchaseError
 from rules.game import BONUS_CARDS, Game, GameError, IllegalTurnError
 from rules.maps import SETUP_PIECES, GroundMap
+from rules.moves import Hand
 from rules.pieces import Axis, Kind, Piece
 from rules.settings import RuleSettings
 
@@ -263,6 +264,21 @@ def test_the_frog_cannot_be_taken_twice_in_a_row_or_when_off():
         game.play_turn(second_staircase(), frog=True)
     with pytest.raises(GameError, match="not in play"):
         make_game(frog=False).play_turn(first_staircase(), frog=True)
+
+
+def test_the_hand_counts_the_frogs_column_only_while_it_may_be_taken():
+    game = make_game()
+    player = game.players[0]
+    assert game.hand() == Hand(player.arches, player.bricks, player.columns + 1)
+    game.play_turn(first_staircase(), frog=True)
+    for _ in range(3):
+        game.pass_turn()
+    # The Frog is the first player's now: their hand is their own pieces alone.
+    player = game.players[0]
+    assert not game.frog_free
+    assert game.hand() == Hand(player.arches, player.bricks, player.columns)
+    off = make_game(frog=False)
+    assert off.hand().columns == off.players[0].columns
 
 
 def test_the_butterfly_goes_to_the_tallest_decoration_only():

@@ -88,6 +88,19 @@ def test_a_bot_game_is_played_to_the_end():
     assert record.winners and max(record.scores) == record.scores[record.winners[0]]
 
 
+def test_each_turn_builds_within_the_hand_the_record_keeps_for_it():
+    record = simulate_game(players=3, seed=4)
+    assert len(record.hands) == len(record.turns)
+    built = 0
+    for hand, turn in zip(record.hands, record.turns, strict=True):
+        kinds = [p.kind for p in turn.placed]
+        assert kinds.count(Kind.ARCH) <= hand.arches
+        assert kinds.count(Kind.BRICK) <= hand.bricks
+        assert kinds.count(Kind.COLUMN) <= hand.columns
+        built += bool(kinds)
+    assert built >= 5
+
+
 def test_same_seed_same_game_other_seed_other_game():
     a, b = simulate_game(seed=11), simulate_game(seed=11)
     assert a.scenes == b.scenes and a.scores == b.scores

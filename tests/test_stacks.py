@@ -1,14 +1,18 @@
-"""A whole reading's stacks told again: a column for three bricks and back, every one."""
+"""A whole reading's stacks told again: a column for three bricks and back, every one,
+within what the box and the builder's hand hold, and a column and its bricks in the
+other order."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from rules.maps import load_map
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece, place_key
 from vision.candidates import built_on
-from vision.stacks import restack
+from vision.rival_readings import reordered
+from vision.stacks import Supply, restack
 
 BEFORE = Palace(load_map("1"), [])
 
@@ -18,8 +22,9 @@ class Reading:
     decoder takes one: placed again from the palace before, with fresh ids."""
 
     def __init__(self, pieces: Sequence[Piece], per_column: float,
-                 before: Palace = BEFORE) -> None:
+                 before: Palace = BEFORE, hand: Hand | None = None) -> None:
         self.before = before
+        self.supply = Supply.of(before, hand)
         built = built_on(before, pieces)
         assert built is not None
         self.added = built[1]
@@ -94,3 +99,52 @@ def test_what_the_bricks_are_owed_decides_a_swap_the_judge_leans_against() -> No
     assert not any(p.kind is Kind.COLUMN for p in owed.added)
     short = Reading(two_stacks(), per_column=1.0)
     assert restack(short, short.judge, lambda column: 0.5) == 0
+
+
+SIX_BRICKS = [Piece(Kind.BRICK, 14, 13, z) for z in range(6)]
+
+
+def test_a_reading_beyond_the_builders_hand_is_restacked_whatever_it_judges() -> None:
+    # Six bricks where the player held three and a column: one run becomes the column,
+    # though the judge prefers bricks.
+    reading = Reading(SIX_BRICKS, per_column=-1.0, hand=Hand(arches=2, bricks=3, columns=1))
+    assert restack(reading, reading.judge) == 1
+    kinds = sorted(p.kind.value for p in reading.added)
+    assert kinds == ["brick"] * 3 + ["column"]
+    # With no hand known, the judge has its way.
+    free = Reading(SIX_BRICKS, per_column=-1.0)
+    assert restack(free, free.judge) == 0
+    # A column the player could not have (none held, the Frog not free) is told as bricks.
+    column = Reading([Piece(Kind.COLUMN, 14, 13, 0)], per_column=1.0,
+                     hand=Hand(arches=2, bricks=3, columns=0))
+    assert restack(column, column.judge) == 1
+    assert sorted((p.kind, p.z) for p in column.added) == [(Kind.BRICK, z) for z in range(3)]
+
+
+def test_a_column_and_its_three_bricks_are_tried_in_the_other_order() -> None:
+    # The hand holds three bricks and one column, so neither run may be told the other
+    # way; only the order is left to the judge.
+    hand = Hand(arches=2, bricks=3, columns=1)
+    column_on_top = [*SIX_BRICKS[:3], Piece(Kind.COLUMN, 14, 13, 3)]
+    low = Reading(column_on_top, per_column=0.0, hand=hand)
+    low.judge = lambda pieces: -sum(p.z for p in pieces if p.kind is Kind.COLUMN)
+    assert restack(low, low.judge) == 1
+    assert sorted((p.kind.value, p.z) for p in low.added) == [
+        ("brick", 3), ("brick", 4), ("brick", 5), ("column", 0)]
+    # And back, where the judge prefers the column high.
+    high = Reading(low.added, per_column=0.0, hand=hand)
+    high.judge = lambda pieces: sum(p.z for p in pieces if p.kind is Kind.COLUMN)
+    assert restack(high, high.judge) == 1
+    assert sorted((p.kind.value, p.z) for p in high.added) == [
+        ("brick", 0), ("brick", 1), ("brick", 2), ("column", 3)]
+
+
+def test_every_level_of_a_column_and_its_bricks_is_doubted_by_the_other_order() -> None:
+    column_on_top = [*SIX_BRICKS[:3], Piece(Kind.COLUMN, 14, 13, 3)]
+    for i in range(4):
+        (trial, alternative), = reordered(column_on_top, i)
+        assert (alternative.kind, alternative.z) == (Kind.COLUMN, 0)
+        assert sorted((p.kind.value, p.z) for p in trial) == [
+            ("brick", 3), ("brick", 4), ("brick", 5), ("column", 0)]
+    # A column with no run of three bricks on or under it has no such rival.
+    assert not list(reordered([*SIX_BRICKS[:2], Piece(Kind.COLUMN, 14, 13, 2)], 2))

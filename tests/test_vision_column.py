@@ -1,6 +1,6 @@
 """A column (1x1x3) told from three stacked 1x1 bricks: by the levels' colours with a
-dark level's hue left out, by the pieces the box holds, and left uncertain where the
-picture cannot tell."""
+dark level's hue left out, by the pieces the box and the builder's hand hold, and left
+uncertain where the picture cannot tell."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rules import Kind, Piece
+from rules.moves import Hand
 from tests.turn_fixtures import read_on_setup
 from twin import RenderOptions
 from vision import colours, stacks
@@ -90,3 +91,32 @@ def test_a_stack_whose_sides_no_view_shows_is_read_as_bricks_and_doubted(
     monkeypatch.setattr(stacks, "HIDDEN_STACKS_AS_BRICKS", False)
     reading = read_on_setup(MIXED_STACK, PLAIN, old=WALLS)
     assert [(r.piece.kind, r.piece.z) for r in reading.added] == [(Kind.COLUMN, 0)]
+
+
+HIDDEN_COLUMN = [Piece(Kind.COLUMN, 14, 13, 0, color="dark_orange")]
+
+
+@pytest.mark.parametrize(("hand", "built", "read"), [
+    (Hand(arches=2, bricks=1, columns=1), HIDDEN_COLUMN, [(Kind.COLUMN, 0)]),
+    (Hand(arches=2, bricks=3, columns=0), MIXED_STACK, [(Kind.BRICK, z) for z in range(3)]),
+    (Hand(arches=2, bricks=0, columns=1), MIXED_STACK, [(Kind.COLUMN, 0)]),
+])
+def test_a_hidden_stack_is_what_the_builders_hand_could_build(
+        hand: Hand, built: list[Piece], read: list[tuple[Kind, int]]) -> None:
+    """Where no view shows a stack's sides, the hand decides: a player holding one
+    brick or none built no run of three, one holding no column (nor the Frog's) built
+    none, and the bricks are not doubted against a column they could not be."""
+    reading = read_on_setup(built, PLAIN, old=WALLS, hand=hand)
+    assert sorted((r.piece.kind, r.piece.z) for r in reading.added) == read
+    if read[0][0] is Kind.BRICK:
+        assert not any(a.kind is Kind.COLUMN for r in reading.added for a in r.alternatives)
+
+
+def test_a_hidden_column_with_no_hand_known_is_read_as_the_commoner_bricks() -> None:
+    """The same picture read as ``palace reconstruct`` reads a photo, with no game: the
+    box's odds make it three bricks, put to the players."""
+    reading = read_on_setup(HIDDEN_COLUMN, PLAIN, old=WALLS)
+    assert sorted((r.piece.kind, r.piece.z) for r in reading.added) == [
+        (Kind.BRICK, z) for z in range(3)]
+    assert reading.uncertain
+    assert all(any(a.kind is Kind.COLUMN for a in r.alternatives) for r in reading.added)

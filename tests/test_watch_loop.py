@@ -31,15 +31,17 @@ class TruthReader:
         self.frame = None
         self.calls = []
         self.befores = []
+        self.hands = []
 
     def __call__(self, frames, camera, before, *, before_frame, before_locations, ground, look,
-                 locations):
+                 locations, hand):
         assert len(frames) == len(locations) >= 1
         assert before_frame.shape == frames[-1].shape and ground is not None
         # Where the board lay in the picture before comes with it (a knocked webcam's
         # picture before is brought to where the frames after see the board).
         assert before_locations is None or before_locations.found
         self.befores.append(before_locations)
+        self.hands.append(hand)
         self.calls.append((self.frame.index, self.frame.phase, self.frame.turns_done))
         added, _, _ = split_turn(before, self.frame.scene.pieces)
         return SimpleNamespace(
@@ -122,6 +124,9 @@ def test_each_turn_is_read_once_from_a_still_board(played):
     # The turn's reads come after its pieces are all down, one per turn.
     turn_reads = [done for _, _, done in run.reader.calls]
     assert sorted(set(turn_reads)) == [1, 2]
+    # Each read is handed what its builder could build with: the session's game keeps the
+    # hands as the table's bot game did.
+    assert run.reader.hands == [run.table.record.hands[done - 1] for done in turn_reads]
     # The session played both turns: its palace is the table's.
     final = run.table.record.scenes[run.table.turns].pieces
     added, removed, _ = split_turn(run.session.palace(), final)
@@ -291,7 +296,8 @@ def test_a_reading_of_nothing_is_a_turn_only_when_no_reading_waits(sync, is_turn
     """Turn mode doubts every reading of nothing (a staircase may be hidden), so it is a
     turn put to the players; but while a reading waits, nothing read means that
     reading's pieces were taken away, which is no turn."""
-    session = SimpleNamespace(sync=sync, ground=None, palace=lambda: None, turned=[],
+    session = SimpleNamespace(sync=sync, ground=None, palace=lambda: None, hand=lambda: None,
+                              turned=[],
                               camera_status=lambda state, detail="": None)
     session.camera_turn = lambda reading, frames: session.turned.append(reading)
     nothing = SimpleNamespace(found=True, added=(), uncertain=True, reason=NOTHING_READ)

@@ -43,6 +43,9 @@ class Table:
     def palace(self) -> Palace:
         return self.confirmed or self.pair.before
 
+    def hand(self):
+        return self.pair.hand
+
     def show_frame(self, image, location, webcam=1) -> None:
         pass
 

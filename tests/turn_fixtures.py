@@ -9,6 +9,7 @@ import pytest
 
 from calibration.evidence import BoardLocation
 from rules import Kind, Palace, Piece, load_map, simulate_game
+from rules.moves import Hand
 from rules.pieces import ANIMAL_KINDS, pieces_added, place_key
 from twin import RenderOptions, render
 from twin.cameras import random_camera
@@ -105,10 +106,10 @@ def two_staircases() -> list[tuple[Palace, list[Piece]]]:
 
 
 def read_on_setup(added: list[Piece], options: RenderOptions,
-                  old: list[Piece] | None = None) -> TurnReading:
+                  old: list[Piece] | None = None, hand: Hand | None = None) -> TurnReading:
     """``added`` built on the set-up palace (with ``old`` pieces placed on it before the
     turn), read from one view near a stack at (14, 13) (the same webcam and light before
-    and after: a settled table)."""
+    and after: a settled table), knowing the builder's ``hand`` if given."""
     before = Palace.setup(load_map("1"))
     for piece in old or []:
         before.place(piece)
@@ -120,7 +121,8 @@ def read_on_setup(added: list[Piece], options: RenderOptions,
         after.place(piece)
     frame = render(after, camera, pose, options, seed=4).image
     where = BoardLocation(True, pose=pose, rotation=0, camera=camera)
-    return read_turn([frame], camera, before, before_frame=before_frame, locations=[where])
+    return read_turn([frame], camera, before, before_frame=before_frame, locations=[where],
+                     hand=hand)
 
 
 

@@ -41,7 +41,8 @@ def rows_of(turns: Iterable[TurnPair]) -> tuple[NDArray[np.float64], NDArray[np.
         for views in webcam_views(turn):
             with recorded_rows() as rated:
                 reading = read_turn(views.frames, turn.camera, turn.before,
-                                    before_frame=views.befores, locations=views.locations)
+                                    before_frame=views.befores, locations=views.locations,
+                                    hand=turn.hand)
             for r in reading.added:
                 # The last rating of the piece is the one the turn kept.
                 row = next(row for piece, row in reversed(rated) if piece == r.piece)

@@ -23,6 +23,7 @@ from calibration.camera import Camera, Pose
 from calibration.evidence import BoardLocation
 from rules import GameRecord, Palace, Piece, load_map, simulate_game
 from rules.maps import GroundMap
+from rules.moves import Hand
 from rules.pieces import BRICK_MM, pieces_added, pieces_built
 from rules.random_map import random_map
 from twin import Card, Frame, Phone, Relight, RenderOptions, Slab, random_camera, render
@@ -53,6 +54,9 @@ class TurnPair:
     its top); NaN elsewhere."""
     second: SecondWebcamFrames | None = None
     """The same turn as a second webcam sees it (``turn_pairs(..., second_view=...)``)."""
+    hand: Hand | None = None
+    """What the player who built could build with (:meth:`rules.game.Game.hand`): the
+    camera loop knows it from the game, and a reading is weighed against it."""
 
 
 class SeenTurn(Protocol):
@@ -265,6 +269,7 @@ def turn_pairs(
                 new_mask=new_mask,
                 new_height=surface_height(after, new_mask),
                 second=second,
+                hand=record.hands[turn],
             )
 
 

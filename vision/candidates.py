@@ -90,6 +90,30 @@ def stack_swap(piece: Piece, pieces: Sequence[Piece]
     return run, [Piece(Kind.COLUMN, piece.x, piece.y, piece.z)]
 
 
+def stack_reordered(piece: Piece, pieces: Sequence[Piece]
+                    ) -> tuple[list[Piece], list[Piece]] | None:
+    """Column ``piece`` and the run of three bricks of ``pieces`` straight on it or under
+    it, in the other order: the pieces replaced and those instead, None where there is
+    no such run. A stack of six levels is a column and three bricks one way or the
+    other; from a view that shows neither's sides, only the levels' colours, or the
+    judge's weighing of them, tell which is below."""
+    if piece.kind is not Kind.COLUMN:
+        return None
+    at = {p.z: p for p in pieces if p.kind is Kind.BRICK and (p.x, p.y) == (piece.x, piece.y)}
+    for base in (piece.z + 3, piece.z - 3):
+        run = [at.get(z) for z in range(base, base + 3)]
+        if all(run):
+            low = min(piece.z, base)
+            if base > piece.z:  # bricks on the column: the column goes on top
+                instead = [Piece(Kind.BRICK, piece.x, piece.y, low + i) for i in range(3)]
+                instead.append(Piece(Kind.COLUMN, piece.x, piece.y, low + 3))
+            else:  # the column on bricks: the column goes under them
+                instead = [Piece(Kind.COLUMN, piece.x, piece.y, low)]
+                instead += [Piece(Kind.BRICK, piece.x, piece.y, low + 3 + i) for i in range(3)]
+            return [piece, *(b for b in run if b is not None)], instead
+    return None
+
+
 def supports(palace: Palace, x: int, y: int, z: int, depth: int,
              known: dict[tuple[int, int, int, int], list[list[Piece]]] | None = None
              ) -> list[list[Piece]]:

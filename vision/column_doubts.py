@@ -63,7 +63,7 @@ def shade_only(decoder: Decoder, pieces: Sequence[Piece], i: int) -> bool:
     if pieces[i].kind is not Kind.BRICK:
         return False
     scorer = decoder.scorer
-    for _, column in restacked(decoder.before, pieces, i):
+    for _, column in restacked(decoder.supply, pieces, i):
         if (scorer.colours.hue_spread(column, HUE_DARK) < HUE_WITHIN
                 and scorer.seams.seen(column) < SEAM_SEEN):
             return True
@@ -78,7 +78,7 @@ def column_price_doubted(decoder: Decoder, shape: Sequence[Piece], i: int, whole
     place). Where a seam showed, the seams told the two apart, not the colours' price."""
     if shape[i].kind is not Kind.BRICK:
         return False
-    columns = [column for _, column in restacked(decoder.before, shape, i)]
+    columns = [column for _, column in restacked(decoder.supply, shape, i)]
     if not columns or max(decoder.scorer.seams.seen(c) for c in columns) >= SEAM_SEEN:
         return False
     size = max(decoder.view_area(shape[i]), 1.0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from rules.palace import Palace
 from rules.pieces import DecorationColor, Kind, Piece, place_key
@@ -39,6 +40,10 @@ much of the best (half a brick in full view; the legal bonus included), is doubt
 proportion to how close that reading came: the evidence did not decide. On the 80
 development turns (games 7000 on) this flags 8 more of 131 wrong pieces (102 to 110)
 and 16 more of 332 right ones."""
+HAND_IN_DOUBTS = False
+"""Whether a piece's rivals are weighed with the builder's hand priced in as the decoder
+chose by it (:data:`vision.decode.BEYOND_HAND_PRICE`). The hand chooses the reading; a
+rival it prices down still shows what else the pixels could be."""
 JUDGED_RIVALS = True
 """Whether a legal reading's pieces are weighed against their rivals with the rules'
 word in both (:meth:`vision.decode.Decoder.judged`), as the decoder chose them: a rival
@@ -189,9 +194,11 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     """Each piece with its confidence and its closest alternatives, best first;
     ``legal`` is whether the rules accept the reading as a staircase."""
     shape = [_outline(p) for p in pieces]
-    score = decoder.judged if JUDGED_RIVALS and legal else decoder.score_of
+    score = (partial(decoder.judged, hand=HAND_IN_DOUBTS) if JUDGED_RIVALS and legal
+             else decoder.score_of)
     whole = score(shape)
-    readings = [(s, {_cell_key(p) for p in read}) for s, read in decoder.readings]
+    readings = [(s if HAND_IN_DOUBTS else s + decoder.hand_price(read),
+                 {_cell_key(p) for p in read}) for s, read in decoder.readings]
     # A legal staircase's decoration is doubted only by readings that end on one
     # elsewhere: one with none is no staircase at all (:mod:`vision.rival_readings`).
     ending = [r for r, (_, read) in zip(readings, decoder.readings, strict=True)
@@ -213,7 +220,7 @@ def rate_pieces(decoder: Decoder, pieces: Sequence[Piece], *, legal: bool = True
     parts: list[dict[str, float]] = []
     for i, piece in enumerate(pieces):
         crown = end == i
-        trials = rival_readings(decoder.before, shape, i, end)
+        trials = rival_readings(decoder.before, shape, i, end, decoder.supply)
         scored_trials = [(score_once(trial), trial, alt) for trial, alt in trials]
         scored.append([(s, trial) for s, trial, _ in scored_trials])
         rivals = sorted(((s, alt) for s, _, alt in scored_trials), key=lambda r: -r[0])

@@ -11,15 +11,17 @@ the evidence and takes the margin.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece
-from vision.candidates import PLANT, built_on, stack_swap, supports
+from vision.candidates import PLANT, built_on, stack_reordered, stack_swap, supports
 from vision.corners import corner_swapped
-from vision.stacks import beyond_box
+from vision.stacks import Supply
 
+REORDER_RIVALS = True
+"""Whether a column and the run of three bricks on or under it are weighed in the other
+order (:func:`reordered`)."""
 END_RIVALS = True
 """Whether a legal reading's decoration, and the arch it stands on, are weighed against
 the staircase one step shorter and one step longer (:func:`_one_step_off`). On eight
@@ -52,11 +54,12 @@ against the same two steps round the square's other corner
 "Two steps round the other corner"."""
 
 
-def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None
-                   ) -> list[tuple[list[Piece], Piece | None]]:
+def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | None,
+                   supply: Supply | None = None) -> list[tuple[list[Piece], Piece | None]]:
     """The readings that can stand on ``before`` with ``shape[i]`` told otherwise, each
     with the piece that stands for it (None: left out); ``end`` is where a legal
-    reading's decoration is (None: no legal staircase)."""
+    reading's decoration is (None: no legal staircase); ``supply``, where the turn's
+    pieces come from (the box alone without it)."""
     others = list(shape[:i]) + list(shape[i + 1:])
     trials: list[tuple[list[Piece], Piece | None]] = []
     if END_RIVALS and end is not None:
@@ -67,7 +70,9 @@ def rival_readings(before: Palace, shape: Sequence[Piece], i: int, end: int | No
         trials.append((others, None))
         trials += [([*others, alt], alt) for alt in _variants(shape[i])
                    if alt.x >= 0 and alt.y >= 0 and alt.z >= 0]
-        trials += list(restacked(before, shape, i))
+        trials += list(restacked(supply or Supply.of(before), shape, i))
+        if REORDER_RIVALS:
+            trials += list(reordered(shape, i))
         if LEG_ARCH_RIVALS:
             trials += list(_leg_arches(shape, i))
     if LEVEL_RIVALS:
@@ -202,16 +207,15 @@ def _one_step_off(before: Palace, pieces: Sequence[Piece], i: int, end: int
                 yield [*uncrowned, *way, step, alt], alt
 
 
-def restacked(before: Palace, pieces: Sequence[Piece], i: int
+def restacked(supply: Supply, pieces: Sequence[Piece], i: int
               ) -> Iterator[tuple[list[Piece], Piece]]:
     """The reading with piece ``i``'s stack told the other way
     (:func:`~vision.candidates.stack_swap`), and the piece that stands for it: a column
     as three bricks, any run of three bricks it is in as a column. A level hidden behind
     this turn's other pieces, or a shadow across it, leaves the two open; the pieces
-    left in the box on ``before`` do not (:func:`vision.stacks.beyond_box`): a swap
-    that needs more than the reading does is no rival."""
-    held = Counter(p.kind for p in before)
-    over = beyond_box(held, pieces)
+    left in the box and in the builder's hand do not (:meth:`vision.stacks.Supply.beyond`):
+    a swap that needs more than the reading does is no rival."""
+    over = supply.beyond(pieces)
     piece = pieces[i]
     if piece.kind is Kind.COLUMN:
         bases = [piece]
@@ -226,8 +230,24 @@ def restacked(before: Palace, pieces: Sequence[Piece], i: int
         if found is not None:
             olds, instead = found
             trial = [p for p in pieces if not any(p is q for q in olds)] + instead
-            if beyond_box(held, trial) <= over:
+            if supply.beyond(trial) <= over:
                 yield trial, instead[0]
+
+
+def reordered(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Piece]]:
+    """The reading with a column and the three bricks on or under it in the other order,
+    where piece ``i`` is one of them (:func:`~vision.candidates.stack_reordered`), and
+    the column's new place, which stands for the piece. The same pieces, so never beyond
+    what may be had: where the hand allows only one column in a six-level stack, this
+    is the rival left to doubt it."""
+    piece = pieces[i]
+    for column in [p for p in pieces if p.kind is Kind.COLUMN
+                   and (p.x, p.y) == (piece.x, piece.y)]:
+        found = stack_reordered(column, pieces)
+        if found is not None and any(o is piece for o in found[0]):
+            olds, instead = found
+            trial = [p for p in pieces if not any(p is q for q in olds)] + instead
+            yield trial, next(p for p in instead if p.kind is Kind.COLUMN)
 
 
 def _level_out(shape: Sequence[Piece], i: int, end: int | None

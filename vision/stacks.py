@@ -14,13 +14,15 @@ so the stacks are found again after each.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from rules.formats import BOX_COUNTS
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
-from vision.candidates import stack_swap
+from vision.candidates import stack_reordered, stack_swap
 from vision.scored_piece import PIECE_FLOOR
 
 if TYPE_CHECKING:
@@ -38,6 +40,22 @@ turn already holds the box's columns, three bricks cannot be a column, whatever 
 colours, and the other way round. Off only to measure what it brings; the development
 games never come near either count (at most 3 columns and 40 bricks before a turn)."""
 
+
+HAND_COUNTS = True
+"""Whether restacking also keeps a reading within the hand of the player who built,
+where the game knows it (:meth:`rules.game.Game.hand`: their bricks and columns, and one
+column more where they may take the Frog for it). A stack whose sides no view shows
+cannot be told by its colours, and the box's odds made it three bricks (:data:`
+HIDDEN_STACKS_AS_BRICKS`); but a player builds from a hand of a few bricks, often too few
+for three: of the 14 stacks told the wrong way on development games 9000-12000 (240
+turns), 12 needed more bricks or columns than the player held."""
+
+REORDER_STACKS = True
+"""Whether a column with a run of three bricks on or under it is also tried in the other
+order. A six-level stack read as six bricks where the hand held three is restacked into
+a column and three bricks, and which run becomes the column was the first found, not
+the likelier (development games 9000 turn 16, the Cycles pair 019: the column read on top
+of the bricks, confidently, with no rival to doubt it)."""
 
 STACKS_PRICED_ONCE = True
 """Whether a swap is weighed with the pixels a stack's bricks pay for twice given back.
@@ -65,24 +83,57 @@ HIDDEN_STACK_BRICKS = 2 * PIECE_FLOOR + 1.0
 and a margin (not tuned) so that they win where the evidence is even."""
 
 
-class Reading(Protocol):
-    """What restacking needs of the decoder: the palace before the turn, its reading and
-    its one way to change it."""
+BUILDING = (Kind.ARCH, Kind.BRICK, Kind.COLUMN)
+"""The kinds a player's hand holds (decorations come from the tray)."""
 
-    before: Palace
+
+@dataclass(frozen=True)
+class Supply:
+    """Where a turn's pieces come from: the game's box, less what the palace before the
+    turn holds, and the hand of the player who built, where the game knows it (None:
+    a photo read with no game, as ``palace reconstruct`` reads one)."""
+
+    held: Counter[Kind]
+    hand: Hand | None = None
+
+    @classmethod
+    def of(cls, before: Palace, hand: Hand | None = None) -> Supply:
+        return cls(Counter(p.kind for p in before), hand)
+
+    def beyond(self, pieces: Sequence[Piece]) -> int:
+        """How many columns and bricks ``pieces`` need beyond what the box holds
+        (:data:`TRAY_COUNTS`) and beyond the hand (:data:`HAND_COUNTS`): 0 where they
+        fit. Restacking and its rivals keep a reading from going further."""
+        used = Counter(p.kind for p in pieces)
+        over = 0
+        if TRAY_COUNTS:
+            counts = self.held + used
+            over += sum(max(counts[kind] - BOX_COUNTS[kind], 0)
+                        for kind in (Kind.COLUMN, Kind.BRICK))
+        if HAND_COUNTS and self.hand is not None:
+            over += (max(used[Kind.COLUMN] - self.hand.columns, 0)
+                     + max(used[Kind.BRICK] - self.hand.bricks, 0))
+        return over
+
+    def beyond_hand(self, pieces: Sequence[Piece]) -> int:
+        """How many arches, bricks and columns ``pieces`` need beyond the hand (0 where
+        it is not known)."""
+        if self.hand is None:
+            return 0
+        used = Counter(p.kind for p in pieces)
+        have = {Kind.ARCH: self.hand.arches, Kind.BRICK: self.hand.bricks,
+                Kind.COLUMN: self.hand.columns}
+        return sum(max(used[kind] - have[kind], 0) for kind in BUILDING)
+
+
+class Reading(Protocol):
+    """What restacking needs of the decoder: where its pieces come from, its reading
+    and its one way to change it."""
+
+    supply: Supply
     added: list[Piece]
 
     def take(self, pieces: Sequence[Piece]) -> bool: ...
-
-
-def beyond_box(before: Counter[Kind], pieces: Sequence[Piece]) -> int:
-    """How many columns and bricks ``pieces`` need beyond what the box holds, on a palace
-    holding ``before`` of each kind (0 where they fit, always 0 without
-    :data:`TRAY_COUNTS`)."""
-    if not TRAY_COUNTS:
-        return 0
-    counts = before + Counter(p.kind for p in pieces)
-    return sum(max(counts[kind] - BOX_COUNTS[kind], 0) for kind in (Kind.COLUMN, Kind.BRICK))
 
 
 def owed_to_bricks(scorer: Scorer, column: Piece) -> float:
@@ -102,33 +153,29 @@ def restack(reading: Reading, judge: Callable[[Sequence[Piece]], float],
             owed: Callable[[Piece], float] | None = None) -> int:
     """Swaps a column of the reading for three bricks, or a run of three bricks for a
     column, while one swap judges better by ``judge`` without needing more pieces than
-    the box holds, or needs fewer beyond it (:func:`beyond_box`), whatever it judges;
-    returns how many were made.
+    the box and the hand hold, or needs fewer beyond them (:meth:`Supply.beyond`),
+    whatever it judges; returns how many were made.
 
     ``owed`` says what the bricks' side of a swap is owed over a column
     (:func:`owed_to_bricks`); nothing without it. Each swap raises the judged score less
     what each column of the reading would owe its bricks, or brings the reading nearer
-    the box, so this ends."""
+    what may be had, so this ends."""
     swaps = 0
-    held = Counter(p.kind for p in reading.before)
+    supply = reading.supply
     while True:
         current = list(reading.added)
         score = judge(current)
-        over = beyond_box(held, current)
-        for piece in current:
-            found = stack_swap(piece, current)
-            if found is None:
-                continue
-            olds, instead = found
+        over = supply.beyond(current)
+        for olds, instead in _swaps(current):
             trial = [p for p in current if not any(p is o for o in olds)] + instead
-            trial_over = beyond_box(held, trial)
+            trial_over = supply.beyond(trial)
             if trial_over > over:
                 continue
             if trial_over == over:
                 gained = judge(trial) - score
                 if owed is not None:
-                    column = olds[0] if olds[0].kind is Kind.COLUMN else instead[0]
-                    gained += owed(column) if column is olds[0] else -owed(column)
+                    gained += (sum(owed(p) for p in olds if p.kind is Kind.COLUMN)
+                               - sum(owed(p) for p in instead if p.kind is Kind.COLUMN))
                 if gained <= 0:
                     continue
             if reading.take(trial):
@@ -136,3 +183,17 @@ def restack(reading: Reading, judge: Callable[[Sequence[Piece]], float],
                 break
         else:
             return swaps
+
+
+def _swaps(pieces: Sequence[Piece]) -> Iterator[tuple[list[Piece], list[Piece]]]:
+    """Each stack of ``pieces`` told the other way (:func:`stack_swap`), and each column
+    with three bricks on or under it in the other order (:func:`stack_reordered`,
+    :data:`REORDER_STACKS`): the pieces replaced and those instead."""
+    for piece in pieces:
+        found = stack_swap(piece, pieces)
+        if found is not None:
+            yield found
+        if REORDER_STACKS:
+            found = stack_reordered(piece, pieces)
+            if found is not None:
+                yield found

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera
 from calibration.evidence import BoardLocation
 from rules.maps import GroundMap
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import BOARD_STUDS, Piece, Voxel
 from rules.staircase import analyse_added
@@ -142,6 +143,7 @@ def read_turn(
     locations: Sequence[BoardLocation | None] | None = None,
     model: bool = True,
     weigh: Sequence[Piece] | None = None,
+    hand: Hand | None = None,
 ) -> TurnReading:
     """The pieces added to ``before`` as ``frames`` (views after the turn) show them.
 
@@ -157,12 +159,16 @@ def read_turn(
     the camera loop already has for ``frames`` (None, or None entries, to locate the
     board here). ``model`` reads the change with the learned new-piece network, else
     with the classical evidence.
+    ``hand``: what the player who built could build with, where a game knows it
+    (:meth:`rules.game.Game.hand`); a reading that needs more is weighed as one the game
+    would refuse (:class:`vision.stacks.Supply`).
     ``weigh``: other added pieces (a bench's truth) to judge against the reading on its
     own evidence (:attr:`TurnReading.weighed`), after its time is taken.
     """
     with collector_paused():
         reading, decoder = _read_turn(frames, camera, before, before_frame,
-                                      before_locations, ground, look, locations, model)
+                                      before_locations, ground, look, locations, model,
+                                      hand)
         if weigh is not None and decoder is not None:
             reading = replace(reading, weighed=Weighed(
                 decoder.weighed(reading.pieces), decoder.weighed(list(weigh)),
@@ -200,7 +206,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
                before_frame: BeforeFrames, before_locations: BeforeLocations,
                ground: GroundMap | None,
                look: TableLook | None, locations: Sequence[BoardLocation | None] | None,
-               model: bool) -> tuple[TurnReading, Decoder | None]:
+               model: bool, hand: Hand | None) -> tuple[TurnReading, Decoder | None]:
     """The reading, and the decoder whose objective chose it (None where nothing was
     decoded: no board, no frame to compare with, a changed scene)."""
     started = time.perf_counter()
@@ -257,7 +263,7 @@ def _read_turn(frames: Sequence[NDArray[np.uint8]], camera: Camera, before: Pala
     if len(hot) > MAX_HOT_CELLS:
         return TurnReading(True, CHANGED_EVERYWHERE, (), True, first,
                            time.perf_counter() - started), None
-    decoder = Decoder(opened_palace(before), evidence)
+    decoder = Decoder(opened_palace(before), evidence, hand=hand)
     pieces = decoder.run(hot)
     # The first view kept (a view whose board is out of sight was dropped above) names
     # the decoration: its picture and its view are the same camera's.
@@ -317,7 +323,7 @@ def _read_classically(before: Palace,
     hot = hot_cells(classical, top)
     if not hot or len(hot) > MAX_HOT_CELLS:
         return (), decoder
-    classical_decoder = Decoder(opened_palace(before), classical)
+    classical_decoder = Decoder(opened_palace(before), classical, hand=decoder.supply.hand)
     # Where no first move gains (the arch's few pixels light one voxel at most), whole
     # staircases round the changed voxels, a level below them too, are weighed against
     # nothing.

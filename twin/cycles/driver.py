@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +148,7 @@ def make_turn_jobs(number: int, work: Path, samples: int, width: int = 1280,
     after = drifted(before, rng, seed + TURN_SEEDS)
     truth = {"camera": camera, "pose": pose, "before": scenes[0], "after": scenes[1],
              "map": ground, "develop": [before, after], "turn": turn, "game_seed": seed,
-             "players": record.players}
+             "players": record.players, "hand": record.hands[turn]}
     return jobs, truth
 
 
@@ -166,7 +167,7 @@ def render_turn(number: int, out: Path, blender: str, samples: int, quality: int
     write_json(out / f"{stem}.camera.json", truth["camera"].to_json())
     write_json(out / f"{stem}.pose.json", truth["pose"].to_json() | {
         "develop": truth["develop"], "turn": truth["turn"], "game_seed": truth["game_seed"],
-        "players": truth["players"]})
+        "players": truth["players"], "hand": asdict(truth["hand"])})
     for part in ("before", "after"):
         write_json(out / f"{stem}.{part}.json", scene_json(truth[part], stem))
     write_json(out / f"{stem}.map.json", truth["map"].to_json())

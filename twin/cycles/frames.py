@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from calibration.camera import Camera, Pose
 from rules.formats import read_json
 from rules.maps import GroundMap, map_from_json
+from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import Piece, pieces_built
 from rules.scene import Scene, scene_from_json
@@ -101,6 +102,9 @@ class ValidationTurn:
     ground: GroundMap
     second: SecondWebcamFrames | None = None
     """The same turn from a second webcam across the table, where it was rendered."""
+    hand: Hand | None = None
+    """What the player who built could build with (the bot game's
+    :meth:`rules.game.Game.hand`), where the pair's pose file records it."""
 
     @property
     def before(self) -> Palace:
@@ -133,17 +137,37 @@ def load_turn(folder: Path, name: str) -> ValidationTurn:
     def read(part: str) -> object:
         return _read_json(folder, name, part)
 
+    pose = read("pose")
     return ValidationTurn(
         name,
         _read_image(folder / f"{name}.before.jpg"),
         _read_image(folder / f"{name}.after.jpg"),
         Camera.from_json(read("camera"), f"{name}.camera.json"),
-        Pose.from_json(read("pose"), f"{name}.pose.json"),
+        Pose.from_json(pose, f"{name}.pose.json"),
         scene_from_json(read("before"), f"{name}.before.json"),
         scene_from_json(read("after"), f"{name}.after.json"),
         map_from_json(read("map"), f"{name}.map.json"),
         _second_view(folder, name),
+        _hand(pose, f"{name}.pose.json"),
     )
+
+
+HAND_FIELDS = ("arches", "bricks", "columns")
+
+
+def _hand(pose: object, source: str) -> Hand | None:
+    """The builder's hand a pair's pose file records (``"hand": {"arches": A, "bricks":
+    B, "columns": C}``, the Frog's column counted where it was free); None where it
+    records none (pairs rendered before it was written)."""
+    hand = pose.get("hand") if isinstance(pose, dict) else None
+    if hand is None:
+        return None
+    if not isinstance(hand, dict) or set(hand) != set(HAND_FIELDS) or not all(
+            isinstance(hand[k], int) and not isinstance(hand[k], bool) and 0 <= hand[k] <= 99
+            for k in HAND_FIELDS):
+        raise ValueError(f"{source}: field 'hand' must be {{'arches', 'bricks', 'columns'}} "
+                         "each a whole number from 0 to 99")
+    return Hand(hand["arches"], hand["bricks"], hand["columns"])
 
 
 def _second_view(folder: Path, name: str) -> SecondWebcamFrames | None:
