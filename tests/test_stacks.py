@@ -4,7 +4,7 @@ other order."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rules.maps import load_map
 from rules.moves import Hand
@@ -102,39 +102,48 @@ def test_what_the_bricks_are_owed_decides_a_swap_the_judge_leans_against() -> No
 
 
 SIX_BRICKS = [Piece(Kind.BRICK, 14, 13, z) for z in range(6)]
+HAND_PRICE = 40.0
+"""What the decoder's judge charges a piece beyond the builder's hand."""
 
 
-def test_a_reading_beyond_the_builders_hand_is_restacked_whatever_it_judges() -> None:
-    # Six bricks where the player held three and a column: one run becomes the column,
-    # though the judge prefers bricks.
-    reading = Reading(SIX_BRICKS, per_column=-1.0, hand=Hand(arches=2, bricks=3, columns=1))
-    assert restack(reading, reading.judge) == 1
-    kinds = sorted(p.kind.value for p in reading.added)
-    assert kinds == ["brick"] * 3 + ["column"]
-    # With no hand known, the judge has its way.
-    free = Reading(SIX_BRICKS, per_column=-1.0)
-    assert restack(free, free.judge) == 0
+def priced(reading: Reading, evidence: Callable[[Sequence[Piece]], float]
+           ) -> Callable[[Sequence[Piece]], float]:
+    """``evidence`` less the hand's price, as the decoder judges a reading."""
+    return lambda pieces: evidence(pieces) - HAND_PRICE * reading.supply.beyond_hand(pieces)
+
+
+def test_the_builders_hand_is_weighed_by_the_judge_not_as_a_bound() -> None:
+    # Six bricks where the player held three and a column: one run becomes the column
+    # where the evidence leans only a little towards bricks...
+    hand = Hand(arches=2, bricks=3, columns=1)
+    reading = Reading(SIX_BRICKS, per_column=-1.0, hand=hand)
+    assert restack(reading, priced(reading, reading.judge)) == 1
+    assert sorted(p.kind.value for p in reading.added) == ["brick"] * 3 + ["column"]
+    # ...but bricks the picture plainly shows stay bricks: the game's record of a hand
+    # may be wrong, and the rules then say what it lacks.
+    plain = Reading(SIX_BRICKS, per_column=-200.0, hand=hand)
+    assert restack(plain, priced(plain, plain.judge)) == 0
     # A column the player could not have (none held, the Frog not free) is told as bricks.
     column = Reading([Piece(Kind.COLUMN, 14, 13, 0)], per_column=1.0,
                      hand=Hand(arches=2, bricks=3, columns=0))
-    assert restack(column, column.judge) == 1
+    assert restack(column, priced(column, column.judge)) == 1
     assert sorted((p.kind, p.z) for p in column.added) == [(Kind.BRICK, z) for z in range(3)]
 
 
 def test_a_column_and_its_three_bricks_are_tried_in_the_other_order() -> None:
-    # The hand holds three bricks and one column, so neither run may be told the other
-    # way; only the order is left to the judge.
+    # The hand holds three bricks and one column, so telling either run the other way
+    # costs the hand's price; only the order is left to the evidence.
     hand = Hand(arches=2, bricks=3, columns=1)
     column_on_top = [*SIX_BRICKS[:3], Piece(Kind.COLUMN, 14, 13, 3)]
     low = Reading(column_on_top, per_column=0.0, hand=hand)
-    low.judge = lambda pieces: -sum(p.z for p in pieces if p.kind is Kind.COLUMN)
-    assert restack(low, low.judge) == 1
+    judge = priced(low, lambda pieces: -sum(p.z for p in pieces if p.kind is Kind.COLUMN))
+    assert restack(low, judge) == 1
     assert sorted((p.kind.value, p.z) for p in low.added) == [
         ("brick", 3), ("brick", 4), ("brick", 5), ("column", 0)]
-    # And back, where the judge prefers the column high.
+    # And back, where the evidence prefers the column high.
     high = Reading(low.added, per_column=0.0, hand=hand)
-    high.judge = lambda pieces: sum(p.z for p in pieces if p.kind is Kind.COLUMN)
-    assert restack(high, high.judge) == 1
+    judge = priced(high, lambda pieces: sum(p.z for p in pieces if p.kind is Kind.COLUMN))
+    assert restack(high, judge) == 1
     assert sorted((p.kind.value, p.z) for p in high.added) == [
         ("brick", 0), ("brick", 1), ("brick", 2), ("column", 3)]
 

@@ -281,8 +281,12 @@ class Decoder:
 
     def restack(self) -> None:
         """Swaps each column read for three bricks, and each run of three bricks for a
-        column, where that scores better (:func:`vision.stacks.restack`)."""
-        stacks.restack(self, self.score_of, partial(stacks.owed_to_bricks, self.scorer))
+        column, where that scores better (:func:`vision.stacks.restack`), the builder's
+        hand priced in as :meth:`judged` prices it."""
+        stacks.restack(self, self._priced, partial(stacks.owed_to_bricks, self.scorer))
+
+    def _priced(self, pieces: Sequence[Piece]) -> float:
+        return self.score_of(pieces) - self.hand_price(pieces)
 
     def take(self, pieces: Sequence[Piece]) -> bool:
         """Makes ``pieces`` the reading (placed bottom-up on the palace before), if they

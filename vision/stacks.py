@@ -42,13 +42,18 @@ games never come near either count (at most 3 columns and 40 bricks before a tur
 
 
 HAND_COUNTS = True
-"""Whether restacking also keeps a reading within the hand of the player who built,
-where the game knows it (:meth:`rules.game.Game.hand`: their bricks and columns, and one
-column more where they may take the Frog for it). A stack whose sides no view shows
-cannot be told by its colours, and the box's odds made it three bricks (:data:`
-HIDDEN_STACKS_AS_BRICKS`); but a player builds from a hand of a few bricks, often too few
-for three: of the 14 stacks told the wrong way on development games 9000-12000 (240
-turns), 12 needed more bricks or columns than the player held."""
+"""Whether a stack's rival told the other way is left out where it needs more bricks or
+columns than the hand of the player who built, where the game knows it
+(:meth:`rules.game.Game.hand`: their bricks and columns, and one column more where they
+may take the Frog for it). Restacking itself weighs the hand by its price
+(:data:`vision.decode.BEYOND_HAND_PRICE`), not as a bound: a stack whose sides no view
+shows cannot be told by its colours, and the box's odds made it three bricks
+(:data:`HIDDEN_STACKS_AS_BRICKS`), but a player builds from a hand of a few bricks,
+often too few for three (of the 14 stacks told the wrong way on development games
+9000-12000, 240 turns, 12 needed more bricks or columns than the player held); where the
+game's record of a hand is wrong, three bricks in plain view of three colours still
+read as bricks. As a bound in restacking too, development turns read the same with the
+right hands, and 14 fewer exactly of 240 with hands one arch and one brick short."""
 
 REORDER_STACKS = True
 """Whether a column with a run of three bricks on or under it is also tried in the other
@@ -100,17 +105,23 @@ class Supply:
     def of(cls, before: Palace, hand: Hand | None = None) -> Supply:
         return cls(Counter(p.kind for p in before), hand)
 
-    def beyond(self, pieces: Sequence[Piece]) -> int:
+    def beyond_box(self, pieces: Sequence[Piece]) -> int:
         """How many columns and bricks ``pieces`` need beyond what the box holds
-        (:data:`TRAY_COUNTS`) and beyond the hand (:data:`HAND_COUNTS`): 0 where they
-        fit. Restacking and its rivals keep a reading from going further."""
-        used = Counter(p.kind for p in pieces)
-        over = 0
-        if TRAY_COUNTS:
-            counts = self.held + used
-            over += sum(max(counts[kind] - BOX_COUNTS[kind], 0)
-                        for kind in (Kind.COLUMN, Kind.BRICK))
+        (:data:`TRAY_COUNTS`): 0 where they fit. Restacking keeps a reading from going
+        further."""
+        if not TRAY_COUNTS:
+            return 0
+        counts = self.held + Counter(p.kind for p in pieces)
+        return sum(max(counts[kind] - BOX_COUNTS[kind], 0)
+                   for kind in (Kind.COLUMN, Kind.BRICK))
+
+    def beyond(self, pieces: Sequence[Piece]) -> int:
+        """:meth:`beyond_box`, and how many columns and bricks ``pieces`` need beyond the
+        hand (:data:`HAND_COUNTS`): a stack's rival that goes further than the reading
+        is no rival."""
+        over = self.beyond_box(pieces)
         if HAND_COUNTS and self.hand is not None:
+            used = Counter(p.kind for p in pieces)
             over += (max(used[Kind.COLUMN] - self.hand.columns, 0)
                      + max(used[Kind.BRICK] - self.hand.bricks, 0))
         return over
@@ -153,22 +164,22 @@ def restack(reading: Reading, judge: Callable[[Sequence[Piece]], float],
             owed: Callable[[Piece], float] | None = None) -> int:
     """Swaps a column of the reading for three bricks, or a run of three bricks for a
     column, while one swap judges better by ``judge`` without needing more pieces than
-    the box and the hand hold, or needs fewer beyond them (:meth:`Supply.beyond`),
-    whatever it judges; returns how many were made.
+    the box holds, or needs fewer beyond it (:meth:`Supply.beyond_box`), whatever it
+    judges; returns how many were made. The builder's hand is the judge's to weigh.
 
     ``owed`` says what the bricks' side of a swap is owed over a column
     (:func:`owed_to_bricks`); nothing without it. Each swap raises the judged score less
     what each column of the reading would owe its bricks, or brings the reading nearer
-    what may be had, so this ends."""
+    the box, so this ends."""
     swaps = 0
     supply = reading.supply
     while True:
         current = list(reading.added)
         score = judge(current)
-        over = supply.beyond(current)
+        over = supply.beyond_box(current)
         for olds, instead in _swaps(current):
             trial = [p for p in current if not any(p is o for o in olds)] + instead
-            trial_over = supply.beyond(trial)
+            trial_over = supply.beyond_box(trial)
             if trial_over > over:
                 continue
             if trial_over == over:
