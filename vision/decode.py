@@ -76,7 +76,8 @@ needs beyond the hand of the player who built, where the game knows it
 the reading it stands for is seldom the one built: a lone brick at a staircase's start
 read as a ground arch the player did not have, phantom bricks beside a step. A price,
 not a veto, so that a piece in plain view (100 to 200 units) is still read where the
-game's record of the hand is wrong, and the rules then say what it lacks. On development
+game's record of the hand is wrong, and the rules then say what it lacks; restacking
+judges with it too (:meth:`restack`). On development
 games 9000-12000 (240 turns, the hands known), against the hand for restacking alone:
 0 read 203 turns exactly and 211 reports right, 40 and 100 both 208 and 215 (100 left a
 wrong report unasked that 40 asks)."""
