@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,15 @@ import pytest
 
 from calibration.camera import project
 from calibration.evidence import BoardLocation
-from rules.pieces import ANIMAL_KINDS, BOARD_MM, BRICK_MM, missing_corners, place_key
+from rules.pieces import (
+    ANIMAL_KINDS,
+    BOARD_MM,
+    BRICK_MM,
+    Kind,
+    missing_corners,
+    pieces_built,
+    place_key,
+)
 from twin.cameras import around_board
 from twin.cycles.driver import TURN_ADDED, main, make_turn_jobs
 from twin.cycles.frames import TURNS_FOLDER, load_turn, turn_names
@@ -81,6 +90,33 @@ def test_the_committed_turn_pairs_read_back_with_their_added_pieces() -> None:
         assert {place_key(p) for p in pair.added} == new
         assert TURN_ADDED[0] <= len(pair.added) <= TURN_ADDED[1]
         assert len(pair.before) >= len(pair.before_scene.pieces)
+
+
+def test_a_pairs_truth_records_a_hand_that_built_its_turn(tmp_path: Path) -> None:
+    _, truth = make_turn_jobs(3, tmp_path, samples=2, width=192, height=108)
+    hand, added = truth["hand"], pieces_built(truth["before"].pieces, truth["after"].pieces)
+    kinds = [p.kind for p in added]
+    assert kinds.count(Kind.ARCH) <= hand.arches and kinds.count(Kind.BRICK) <= hand.bricks
+    assert kinds.count(Kind.COLUMN) <= hand.columns
+
+
+@pytest.mark.skipif(not turn_names(), reason="no Cycles turn pairs rendered")
+def test_a_pairs_hand_reads_back_and_a_bad_one_is_one_line_naming_the_field(
+        tmp_path: Path) -> None:
+    name = turn_names()[0]
+    assert load_turn(TURNS_FOLDER, name).hand is not None
+    for part in ("before.jpg", "after.jpg", "camera.json", "before.json", "after.json",
+                 "map.json"):
+        shutil.copy(TURNS_FOLDER / f"{name}.{part}", tmp_path)
+    pose = json.loads((TURNS_FOLDER / f"{name}.pose.json").read_text())
+    pose["hand"]["bricks"] = -1
+    (tmp_path / f"{name}.pose.json").write_text(json.dumps(pose))
+    with pytest.raises(ValueError, match=rf"^{name}\.pose\.json: hand: bricks: must be at "
+                                         "least 0, found -1$"):
+        load_turn(tmp_path, name)
+    del pose["hand"]  # a pair rendered before hands were recorded
+    (tmp_path / f"{name}.pose.json").write_text(json.dumps(pose))
+    assert load_turn(tmp_path, name).hand is None
 
 
 @pytest.mark.skipif(not turn_names(), reason="no Cycles turn pairs rendered")

@@ -16,9 +16,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict
 
 from calibration.camera import Camera, Pose
-from rules.formats import read_json
+from rules.formats import read_json, validate, whole_number
 from rules.maps import GroundMap, map_from_json
 from rules.moves import Hand
 from rules.palace import Palace
@@ -152,22 +153,27 @@ def load_turn(folder: Path, name: str) -> ValidationTurn:
     )
 
 
-HAND_FIELDS = ("arches", "bricks", "columns")
+HandCount = whole_number(0, 99)
+
+
+class HandModel(BaseModel):
+    """The builder's hand as a pair's pose file records it (``"hand"``): their arches,
+    bricks and columns, the Frog's column counted where it was free."""
+
+    model_config = ConfigDict(extra="forbid", title="hand")
+
+    arches: HandCount
+    bricks: HandCount
+    columns: HandCount
 
 
 def _hand(pose: object, source: str) -> Hand | None:
-    """The builder's hand a pair's pose file records (``"hand": {"arches": A, "bricks":
-    B, "columns": C}``, the Frog's column counted where it was free); None where it
-    records none (pairs rendered before it was written)."""
-    hand = pose.get("hand") if isinstance(pose, dict) else None
-    if hand is None:
+    """The builder's hand a pair's pose file records; None where it records none (pairs
+    rendered before it was written)."""
+    if not isinstance(pose, dict) or pose.get("hand") is None:
         return None
-    if not isinstance(hand, dict) or set(hand) != set(HAND_FIELDS) or not all(
-            isinstance(hand[k], int) and not isinstance(hand[k], bool) and 0 <= hand[k] <= 99
-            for k in HAND_FIELDS):
-        raise ValueError(f"{source}: field 'hand' must be {{'arches', 'bricks', 'columns'}} "
-                         "each a whole number from 0 to 99")
-    return Hand(hand["arches"], hand["bricks"], hand["columns"])
+    found = validate(HandModel, pose["hand"], f"{source}: hand", ValueError)
+    return Hand(found.arches, found.bricks, found.columns)
 
 
 def _second_view(folder: Path, name: str) -> SecondWebcamFrames | None:
