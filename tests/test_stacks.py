@@ -11,6 +11,7 @@ from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece, place_key
 from vision.candidates import built_on
+from vision.decode import BEYOND_HAND_PRICE
 from vision.rival_readings import reordered
 from vision.stacks import Supply, restack
 
@@ -102,14 +103,12 @@ def test_what_the_bricks_are_owed_decides_a_swap_the_judge_leans_against() -> No
 
 
 SIX_BRICKS = [Piece(Kind.BRICK, 14, 13, z) for z in range(6)]
-HAND_PRICE = 40.0
-"""What the decoder's judge charges a piece beyond the builder's hand."""
 
 
 def priced(reading: Reading, evidence: Callable[[Sequence[Piece]], float]
            ) -> Callable[[Sequence[Piece]], float]:
     """``evidence`` less the hand's price, as the decoder judges a reading."""
-    return lambda pieces: evidence(pieces) - HAND_PRICE * reading.supply.beyond_hand(pieces)
+    return lambda pieces: evidence(pieces) - BEYOND_HAND_PRICE * reading.supply.beyond_hand(pieces)
 
 
 def test_the_builders_hand_is_weighed_by_the_judge_not_as_a_bound() -> None:

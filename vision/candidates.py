@@ -101,8 +101,8 @@ def stack_reordered(piece: Piece, pieces: Sequence[Piece]
         return None
     at = {p.z: p for p in pieces if p.kind is Kind.BRICK and (p.x, p.y) == (piece.x, piece.y)}
     for base in (piece.z + 3, piece.z - 3):
-        run = [at.get(z) for z in range(base, base + 3)]
-        if all(run):
+        run = [at[z] for z in range(base, base + 3) if z in at]
+        if len(run) == 3:
             low = min(piece.z, base)
             if base > piece.z:  # bricks on the column: the column goes on top
                 instead = [Piece(Kind.BRICK, piece.x, piece.y, low + i) for i in range(3)]
@@ -110,8 +110,16 @@ def stack_reordered(piece: Piece, pieces: Sequence[Piece]
             else:  # the column on bricks: the column goes under them
                 instead = [Piece(Kind.COLUMN, piece.x, piece.y, low)]
                 instead += [Piece(Kind.BRICK, piece.x, piece.y, low + 3 + i) for i in range(3)]
-            return [piece, *(b for b in run if b is not None)], instead
+            return [piece, *run], instead
     return None
+
+
+def replaced(pieces: Sequence[Piece], olds: Sequence[Piece], instead: Sequence[Piece]
+             ) -> list[Piece]:
+    """``pieces`` with ``olds`` taken out (the very objects: a reading's pieces are
+    matched by identity) and ``instead`` put in: a swap of :func:`stack_swap` or
+    :func:`stack_reordered` made on a reading."""
+    return [p for p in pieces if not any(p is o for o in olds)] + list(instead)
 
 
 def supports(palace: Palace, x: int, y: int, z: int, depth: int,

@@ -15,7 +15,14 @@ from collections.abc import Iterator, Sequence
 
 from rules.palace import Palace
 from rules.pieces import Axis, DecorationColor, Kind, Piece
-from vision.candidates import PLANT, built_on, stack_reordered, stack_swap, supports
+from vision.candidates import (
+    PLANT,
+    built_on,
+    replaced,
+    stack_reordered,
+    stack_swap,
+    supports,
+)
 from vision.corners import corner_swapped
 from vision.stacks import Supply
 
@@ -229,7 +236,7 @@ def restacked(supply: Supply, pieces: Sequence[Piece], i: int
         found = stack_swap(base, pieces)
         if found is not None:
             olds, instead = found
-            trial = [p for p in pieces if not any(p is q for q in olds)] + instead
+            trial = replaced(pieces, olds, instead)
             if supply.beyond(trial) <= over:
                 yield trial, instead[0]
 
@@ -246,7 +253,7 @@ def reordered(pieces: Sequence[Piece], i: int) -> Iterator[tuple[list[Piece], Pi
         found = stack_reordered(column, pieces)
         if found is not None and any(o is piece for o in found[0]):
             olds, instead = found
-            trial = [p for p in pieces if not any(p is q for q in olds)] + instead
+            trial = replaced(pieces, olds, instead)
             yield trial, next(p for p in instead if p.kind is Kind.COLUMN)
 
 

@@ -22,7 +22,7 @@ from rules.formats import BOX_COUNTS
 from rules.moves import Hand
 from rules.palace import Palace
 from rules.pieces import Kind, Piece
-from vision.candidates import stack_reordered, stack_swap
+from vision.candidates import replaced, stack_reordered, stack_swap
 from vision.scored_piece import PIECE_FLOOR
 
 if TYPE_CHECKING:
@@ -120,21 +120,20 @@ class Supply:
         hand (:data:`HAND_COUNTS`): a stack's rival that goes further than the reading
         is no rival."""
         over = self.beyond_box(pieces)
-        if HAND_COUNTS and self.hand is not None:
-            used = Counter(p.kind for p in pieces)
-            over += (max(used[Kind.COLUMN] - self.hand.columns, 0)
-                     + max(used[Kind.BRICK] - self.hand.bricks, 0))
+        if HAND_COUNTS:
+            over += self.beyond_hand(pieces, (Kind.COLUMN, Kind.BRICK))
         return over
 
-    def beyond_hand(self, pieces: Sequence[Piece]) -> int:
-        """How many arches, bricks and columns ``pieces`` need beyond the hand (0 where
-        it is not known)."""
+    def beyond_hand(self, pieces: Sequence[Piece],
+                    kinds: Sequence[Kind] = BUILDING) -> int:
+        """How many pieces of ``kinds`` (arches, bricks and columns) ``pieces`` need
+        beyond the hand (0 where it is not known)."""
         if self.hand is None:
             return 0
         used = Counter(p.kind for p in pieces)
         have = {Kind.ARCH: self.hand.arches, Kind.BRICK: self.hand.bricks,
                 Kind.COLUMN: self.hand.columns}
-        return sum(max(used[kind] - have[kind], 0) for kind in BUILDING)
+        return sum(max(used[kind] - have[kind], 0) for kind in kinds)
 
 
 class Reading(Protocol):
@@ -178,7 +177,7 @@ def restack(reading: Reading, judge: Callable[[Sequence[Piece]], float],
         score = judge(current)
         over = supply.beyond_box(current)
         for olds, instead in _swaps(current):
-            trial = [p for p in current if not any(p is o for o in olds)] + instead
+            trial = replaced(current, olds, instead)
             trial_over = supply.beyond_box(trial)
             if trial_over > over:
                 continue
