@@ -41,10 +41,14 @@ def test_only_pieces_nothing_stands_on_are_left_out() -> None:
         {place_key(PROPPED[-1])}]  # the decoration: the arch and bricks hold something up
 
 
-def test_slides_move_every_piece_one_stud() -> None:
-    slid = list(edits([ARCH_ON_OLD, DECO]))[:4]
-    assert {(p.x - ARCH_ON_OLD.x, p.y - ARCH_ON_OLD.y) for p in slid[0] if p.kind is Kind.ARCH} \
-        == {(1, 0)}
+def test_slides_move_every_piece_one_stud_the_decoration_in_both_outlines() -> None:
+    slid = list(edits([ARCH_ON_OLD, DECO]))[:8]
+    arches = [next(p for p in e if p.kind is Kind.ARCH) for e in slid]
+    assert [(a.x - ARCH_ON_OLD.x, a.y - ARCH_ON_OLD.y) for a in arches] == [
+        (1, 0), (1, 0), (-1, 0), (-1, 0), (0, 1), (0, 1), (0, -1), (0, -1)]
+    colours = [next(p.color for p in e if p.kind is Kind.DECORATION) for e in slid]
+    # The slide moves the staircase's start: its decoration is tried in both outlines.
+    assert colours[::2] == ["gold"] * 4 and "gold" not in colours[1::2]
     assert all(len(e) == 2 for e in slid)
 
 
@@ -74,6 +78,46 @@ def test_a_decoration_is_tried_on_the_arch_s_other_end() -> None:
     moved = [e for e in edits([ARCH_ON_OLD, DECO])
              if keys(e) == keys([ARCH_ON_OLD, DECO.moved(y=10)])]
     assert len(moved) == 1
+
+
+def test_a_decoration_is_tried_as_a_final_arch_with_the_decoration_on_its_far_end() -> None:
+    # The step below's decoration, as one view shows a final arch end on: the arch is
+    # tried leading away each way from its knob, the decoration on its far end knob.
+    finals = [e for e in edits([ARCH_ON_OLD, DECO]) if len(e) == 3]
+    wanted = [ARCH_ON_OLD, Piece(Kind.ARCH, 10, 13, 2, axis=Axis.Y),
+              Piece(Kind.DECORATION, 10, 16, 3, color="gold")]
+    assert keys(wanted) in [keys(e) for e in finals]
+    tops = {(p.x, p.y, p.z) for e in finals for p in e if p.kind is Kind.DECORATION}
+    assert tops == {(13, 13, 3), (7, 13, 3), (10, 16, 3), (10, 10, 3)}
+
+
+def test_a_final_arch_on_the_plate_is_tried_a_level_up_on_a_first_step_and_a_brick() -> None:
+    final = [Piece(Kind.ARCH, 11, 16, 0, axis=Axis.X),
+             Piece(Kind.DECORATION, 14, 16, 1, color="gold")]
+    raised = [e for e in edits(final) if len(e) == 4]
+    firsts = {(a.x, a.y, a.axis) for e in raised for a in e if a.kind is Kind.ARCH and a.z == 0}
+    # Under the near leg (11, 16), leading away each way but back under the final arch.
+    assert firsts == {(8, 16, Axis.X), (11, 16, Axis.Y), (11, 13, Axis.Y)}
+    wanted = [Piece(Kind.ARCH, 11, 13, 0, axis=Axis.Y), Piece(Kind.ARCH, 11, 16, 1, axis=Axis.X),
+              Piece(Kind.BRICK, 14, 16, 0), Piece(Kind.DECORATION, 14, 16, 2, color="gold")]
+    assert keys(wanted) in [keys(e) for e in raised]
+
+
+def test_a_brick_on_a_lowest_step_s_knob_is_tried_under_it_the_step_raised() -> None:
+    read = [Piece(Kind.ARCH, 0, 19, 0, axis=Axis.Y), Piece(Kind.BRICK, 0, 19, 1),
+            Piece(Kind.ARCH, 0, 19, 2, axis=Axis.X),
+            Piece(Kind.DECORATION, 3, 19, 3, color="gold")]
+    wanted = [Piece(Kind.BRICK, 0, 19, 0), Piece(Kind.ARCH, 0, 19, 1, axis=Axis.Y),
+              Piece(Kind.ARCH, 0, 22, 0, axis=Axis.X), *read[2:]]
+    assert keys(wanted) in [keys(e) for e in edits(read)]
+
+
+def test_an_arch_holding_two_pieces_is_not_raised() -> None:
+    # A step with a piece on each end knob is no lowest step: nothing can go under it.
+    both = [Piece(Kind.ARCH, 10, 10, 0, axis=Axis.Y), Piece(Kind.BRICK, 10, 10, 1),
+            Piece(Kind.BRICK, 10, 13, 1)]
+    assert not [e for e in edits(both)
+                if any(p.kind is Kind.BRICK and p.z == 0 for p in e)]
 
 
 class Judge:

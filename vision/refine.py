@@ -83,7 +83,8 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     if not pieces:
         return
     for dx, dy in SLIDES:
-        yield [p.moved(x=p.x + dx, y=p.y + dy, id="") for p in pieces]
+        # The slide moves the staircase's start, and the decoration's colour may follow.
+        yield from both_outlines([p.moved(x=p.x + dx, y=p.y + dy, id="") for p in pieces])
     for piece in pieces:
         if not _standing_on(pieces, piece):
             yield [p for p in pieces if p is not piece]
@@ -94,6 +95,8 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
         yield _as_arch(pieces, arch)
     yield from _arches_on_legs(pieces, bricks, set(run_arches))
     yield from _decorations_turned(pieces)
+    yield from _final_arches(pieces)
+    yield from _steps_raised(pieces)
     yield from _ground_steps(pieces)
     yield from _plate_arches_as_bricks(pieces)
 
@@ -207,6 +210,63 @@ def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                 yield lowered
 
 
+def _final_arches(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each decoration taken as the end knob of a final arch at its level, leading away
+    each way, with the decoration moved onto that arch's far end knob (in both
+    outlines): a final arch whose opening and near leg the view does not show, over an
+    older piece of its colour or end on, leaves its far end knob's decoration looking
+    like one on the step below, and the search, paid for the decoration's outline
+    there, never tries the arch (games 12000 turn 54, 13000 turns 5, 16 and 57)."""
+    for deco in pieces:
+        if deco.kind is not Kind.DECORATION:
+            continue
+        others = [p for p in pieces if p is not deco]
+        for way in SLIDES:
+            arch = _arch_from((deco.x, deco.y), way, deco.z)
+            if not arch.on_plate():
+                continue
+            far = arch.knobs()[1] if arch.knobs()[0] == (deco.x, deco.y) else arch.knobs()[0]
+            yield from both_outlines([*others, arch,
+                                      deco.moved(x=far[0], y=far[1], z=arch.top, id="")])
+
+
+def _steps_raised(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each lowest step (an arch with a brick or the decoration on one end knob and
+    nothing on the other) a level higher, with what a staircase puts under it: a brick
+    under that knob's leg (the brick on it moved down there; the decoration raised with
+    the arch) and, under its other leg, an arch at its old level leading away each way
+    but back along it (the decoration in both outlines). Seen from above, a step
+    covers nearly the pixels it would a level lower and nearer, and the step under it
+    and the brick beside shows little; the search, paid for the arch's outline on the
+    plate, never props it up (games 13000 turns 10 and 24: a two-step staircase's final
+    arch; 17000 turn 57: the brick under the next step's leg read on the arch's knob)."""
+    for arch in pieces:
+        if arch.kind is not Kind.ARCH:
+            continue
+        on = {k: [p for p in pieces if p.z == arch.top and k in p.footprint()]
+              for k in arch.knobs()}
+        held = [k for k, found in on.items() if found]
+        if len(held) != 1 or len(on[held[0]]) != 1:
+            continue
+        knob, rider = held[0], on[held[0]][0]
+        if rider.kind is Kind.DECORATION:
+            raised = [Piece(Kind.BRICK, *knob, arch.z), rider.moved(z=rider.z + 1, id="")]
+        elif rider.kind is Kind.BRICK:
+            raised = [rider.moved(z=arch.z, id="")]
+        else:
+            continue
+        near = next(k for k in arch.knobs() if k != knob)
+        back = _toward(near, knob)
+        kept = [p for p in pieces if p is not arch and p is not rider]
+        raised.append(arch.moved(z=arch.z + 1, id=""))
+        for way in SLIDES:
+            if way == back:
+                continue
+            step = _arch_from(near, way, arch.z)
+            if step.on_plate():
+                yield from both_outlines([*kept, step, *raised])
+
+
 def _lowered(pieces: Sequence[Piece], arch: Piece, drop: int) -> list[Piece] | None:
     """``arch`` and all that stands on it ``drop`` levels lower, the bricks of the turn
     that filled those levels under its legs left out; None when a leg stood on
@@ -268,6 +328,11 @@ def stacks_as_steps(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                          Piece(Kind.BRICK, x, y, 2), _arch_from(far, (ex, ey), 0)]
                 if all(p.on_plate() for p in trial):
                     yield from both_outlines(trial)
+
+
+def _toward(start: tuple[int, int], end: tuple[int, int]) -> tuple[int, int]:
+    """The unit step along an axis from ``start`` towards ``end`` (cells in a line)."""
+    return ((end[0] > start[0]) - (end[0] < start[0]), (end[1] > start[1]) - (end[1] < start[1]))
 
 
 def _arch_from(cell: tuple[int, int], way: tuple[int, int], z: int) -> Piece:
