@@ -196,6 +196,14 @@ class Piece:
             return (cells[0], cells[-1])
         return cells
 
+    def other_end(self, cell: Cell) -> Cell:
+        """An arch's end knob at the other end from ``cell``, one of its end knobs: where
+        a staircase arriving at one end goes on from."""
+        first, last = self.knobs()
+        if cell not in (first, last):
+            raise ValueError(f"{cell} is not an end knob of {self.label}")
+        return last if cell == first else first
+
     def forbidden_top(self) -> tuple[Cell, ...]:
         """Top cells that must stay empty: an arch's two middle studs."""
         if self.kind is Kind.ARCH:

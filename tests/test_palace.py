@@ -71,6 +71,13 @@ def test_arch_centre_knobs_are_forbidden():
         assert palace.check(brick(x, 5, 1)) == []
 
 
+def test_an_arch_s_other_end_knob_is_the_far_one_either_way():
+    along_y = Piece(Kind.ARCH, 3, 5, 0, axis=Axis.Y)
+    assert along_y.other_end((3, 5)) == (3, 8) and along_y.other_end((3, 8)) == (3, 5)
+    with pytest.raises(ValueError, match="not an end knob"):
+        along_y.other_end((3, 6))  # a middle stud
+
+
 def test_arch_directly_on_an_arch_is_refused_but_one_leg_on_its_end_is_fine():
     palace = Palace(GROUND, [arch(3, 5, 0, id="a1"), brick(9, 5, 0, id="b1"),
                              brick(6, 8, 0, id="b2")])

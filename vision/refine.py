@@ -17,11 +17,15 @@ still cost the reading its legality, which the search never weighs), each run of
 in a line taken as an arch over it, each two bricks an arch's length apart as the arch
 on them, each lone brick on the plate under a step's leg as an arch on the plate (the
 usual first step, seen end on), each arch on the plate under a lone brick as a brick
-(the two alike where both are hidden), and each decoration moved to its arch's other
-end knob; an edit is kept when the whole reading, judged with the rules' word in it,
-scores better. On the development turns where the read staircase was wrong, the true
-one scored better than the one read in most cases: the search, not the evidence, had
-missed it."""
+(the two alike where both are hidden), each decoration moved to its arch's other end
+knob, each decoration taken as the near end of a final arch with the decoration on its
+far end (a final arch seen end on shows little else), and each lowest step raised a level
+onto a brick and a first step (seen from above, a step covers nearly what it would a
+level lower on the plate); an edit that moves the staircase's start tries the
+decoration in both outlines. An edit is kept when the whole reading, judged with the
+rules' word in it, scores better. On the development turns where the read staircase
+was wrong, the true one scored better than the one read in most cases: the search, not
+the evidence, had missed it."""
 
 from __future__ import annotations
 
@@ -78,8 +82,9 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """The whole reading slid one stud each way, each arch lowered, each piece that
     nothing stands on left out, each run of bricks as an arch, each two bricks an arch's
     length apart as the arch on them, each decoration on its arch's other end knob, each
-    lone brick on the plate under a step's leg as a first step on the plate, and each
-    arch on the plate under a lone brick as a brick."""
+    decoration as a final arch's near end (:func:`_final_arches`), each lowest step a
+    level up (:func:`_steps_raised`), each lone brick on the plate under a step's leg as a
+    first step on the plate, and each arch on the plate under a lone brick as a brick."""
     if not pieces:
         return
     for dx, dy in SLIDES:
@@ -198,7 +203,7 @@ def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
         for arch in pieces:
             knobs = arch.knobs() if arch.kind is Kind.ARCH else ()
             if deco.z == arch.top and (deco.x, deco.y) in knobs:
-                x, y = knobs[1] if (deco.x, deco.y) == knobs[0] else knobs[0]
+                x, y = arch.other_end((deco.x, deco.y))
                 others = [p for p in pieces if p is not deco]
                 yield [*others, deco.moved(x=x, y=y, id="")]
     for arch in pieces:
@@ -225,7 +230,7 @@ def _final_arches(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
             arch = _arch_from((deco.x, deco.y), way, deco.z)
             if not arch.on_plate():
                 continue
-            far = arch.knobs()[1] if arch.knobs()[0] == (deco.x, deco.y) else arch.knobs()[0]
+            far = arch.other_end((deco.x, deco.y))
             yield from both_outlines([*others, arch,
                                       deco.moved(x=far[0], y=far[1], z=arch.top, id="")])
 
@@ -237,7 +242,7 @@ def _steps_raised(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     the arch) and, under its other leg, an arch at its old level leading away each way
     but back along it (the decoration in both outlines). Seen from above, a step
     covers nearly the pixels it would a level lower and nearer, and the step under it
-    and the brick beside shows little; the search, paid for the arch's outline on the
+    and the brick beside show little; the search, paid for the arch's outline on the
     plate, never props it up (games 13000 turns 10 and 24: a two-step staircase's final
     arch; 17000 turn 57: the brick under the next step's leg read on the arch's knob)."""
     for arch in pieces:
@@ -255,7 +260,7 @@ def _steps_raised(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
             raised = [rider.moved(z=arch.z, id="")]
         else:
             continue
-        near = next(k for k in arch.knobs() if k != knob)
+        near = arch.other_end(knob)
         back = _toward(near, knob)
         kept = [p for p in pieces if p is not arch and p is not rider]
         raised.append(arch.moved(z=arch.z + 1, id=""))

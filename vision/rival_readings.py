@@ -146,9 +146,8 @@ def _decoration_rivals(pieces: Sequence[Piece], i: int) -> Iterator[Piece]:
     for arch in pieces:
         if arch.kind is not Kind.ARCH or arch.top != piece.z:
             continue
-        knobs = arch.knobs()
-        if (piece.x, piece.y) in knobs:
-            x, y = knobs[1] if (piece.x, piece.y) == knobs[0] else knobs[0]
+        if (piece.x, piece.y) in arch.knobs():
+            x, y = arch.other_end((piece.x, piece.y))
             for colour in DECORATION_OUTLINES:
                 yield Piece(Kind.DECORATION, x, y, piece.z, color=colour)
 
