@@ -27,11 +27,22 @@ def test_a_step_propped_on_bricks_is_lowered_with_what_stands_on_it() -> None:
     assert [keys(e) for e in lowered] == [keys([ARCH_ON_OLD, DECO])]
 
 
-def test_an_arch_is_not_lowered_through_what_is_not_a_brick_of_the_turn() -> None:
-    column = [Piece(Kind.COLUMN, 10, 10, 0), Piece(Kind.COLUMN, 10, 13, 0),
-              Piece(Kind.ARCH, 10, 10, 3, axis=Axis.Y)]
-    lowered = [e for e in edits(column) if any(p.kind is Kind.ARCH and p.z < 3 for p in e)]
+def test_an_arch_is_not_lowered_through_what_is_not_the_turn_s() -> None:
+    # The arch stands on the older bricks of the palace before: nothing of the turn fills
+    # the level under it.
+    lowered = [e for e in edits([ARCH_ON_OLD, DECO])
+               if any(p.kind is Kind.ARCH and p.z < ARCH_ON_OLD.z for p in e)]
     assert lowered == []
+
+
+def test_a_step_on_columns_is_lowered_onto_the_bricks_they_stand_for() -> None:
+    on_columns = [Piece(Kind.COLUMN, 10, 10, 0), Piece(Kind.COLUMN, 10, 13, 0),
+                  Piece(Kind.ARCH, 10, 10, 3, axis=Axis.Y)]
+    lowered = [keys(e) for e in edits(on_columns)
+               if any(p.kind is Kind.ARCH and p.z < 3 for p in e)]
+    assert keys([Piece(Kind.BRICK, x, y, z) for x, y in ((10, 10), (10, 13)) for z in (0, 1)]
+                + [Piece(Kind.ARCH, 10, 10, 2, axis=Axis.Y)]) in lowered
+    assert len(lowered) == 2  # a level down on two bricks each, two down on one each
 
 
 def test_only_pieces_nothing_stands_on_are_left_out() -> None:

@@ -100,6 +100,7 @@ def edits(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
         yield _as_arch(pieces, arch)
     yield from _arches_on_legs(pieces, bricks, set(run_arches))
     yield from _decorations_turned(pieces)
+    yield from _arches_lowered(pieces)
     yield from _final_arches(pieces)
     yield from _steps_raised(pieces)
     yield from _ground_steps(pieces)
@@ -206,13 +207,33 @@ def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                 x, y = arch.other_end((deco.x, deco.y))
                 others = [p for p in pieces if p is not deco]
                 yield [*others, deco.moved(x=x, y=y, id="")]
+
+
+def _arches_lowered(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
+    """Each arch lowered by one or two levels with what stands on it
+    (:func:`_lowered`), its legs' columns taken as the three bricks they stand for where
+    it has any (a step read a level too high on a column: game 22000 turn 27)."""
+    split = _columns_as_bricks(pieces)
     for arch in pieces:
         if arch.kind is not Kind.ARCH:
             continue
         for drop in range(1, min(MAX_DROP, arch.z) + 1):
             lowered = _lowered(pieces, arch, drop)
+            if lowered is None and len(split) > len(pieces):
+                lowered = _lowered(split, arch, drop)
             if lowered is not None:
                 yield lowered
+
+
+def _columns_as_bricks(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` with each column as the three bricks of its levels."""
+    out: list[Piece] = []
+    for p in pieces:
+        if p.kind is Kind.COLUMN:
+            out += [Piece(Kind.BRICK, p.x, p.y, p.z + k) for k in range(p.top - p.z)]
+        else:
+            out.append(p)
+    return out
 
 
 def _final_arches(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
