@@ -211,12 +211,13 @@ def _decorations_turned(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
 
 def _arches_lowered(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     """Each arch lowered by one or two levels with what stands on it
-    (:func:`_lowered`), its legs' columns taken as the three bricks they stand for where
-    it has any (a step read a level too high on a column: game 22000 turn 27)."""
-    split = _columns_as_bricks(pieces)
+    (:func:`_lowered`), the columns under its legs taken as the three bricks they stand
+    for where it has any (a step read a level too high on a column: game 22000 turn
+    27)."""
     for arch in pieces:
         if arch.kind is not Kind.ARCH:
             continue
+        split = _columns_as_bricks(pieces, set(arch.legs()))
         for drop in range(1, min(MAX_DROP, arch.z) + 1):
             lowered = _lowered(pieces, arch, drop)
             if lowered is None and len(split) > len(pieces):
@@ -225,11 +226,12 @@ def _arches_lowered(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
                 yield lowered
 
 
-def _columns_as_bricks(pieces: Sequence[Piece]) -> list[Piece]:
-    """``pieces`` with each column as the three bricks of its levels."""
+def _columns_as_bricks(pieces: Sequence[Piece], cells: set[tuple[int, int]]) -> list[Piece]:
+    """``pieces`` with each column on one of ``cells`` as the three bricks of its
+    levels."""
     out: list[Piece] = []
     for p in pieces:
-        if p.kind is Kind.COLUMN:
+        if p.kind is Kind.COLUMN and (p.x, p.y) in cells:
             out += [Piece(Kind.BRICK, p.x, p.y, p.z + k) for k in range(p.top - p.z)]
         else:
             out.append(p)
