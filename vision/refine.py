@@ -35,7 +35,7 @@ from typing import Protocol
 
 from rules.palace import Palace
 from rules.pieces import Axis, Kind, Piece
-from vision.candidates import both_outlines, built_on, step_legs
+from vision.candidates import both_outlines, built_on, replaced, step_legs
 
 SLIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 STEP_STACK = 3
@@ -248,14 +248,13 @@ def _final_arches(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
     for deco in pieces:
         if deco.kind is not Kind.DECORATION:
             continue
-        others = [p for p in pieces if p is not deco]
         for way in SLIDES:
             arch = _arch_from((deco.x, deco.y), way, deco.z)
             if not arch.on_plate():
                 continue
             far = arch.other_end((deco.x, deco.y))
-            yield from both_outlines([*others, arch,
-                                      deco.moved(x=far[0], y=far[1], z=arch.top, id="")])
+            yield from both_outlines(replaced(
+                pieces, [deco], [arch, deco.moved(x=far[0], y=far[1], z=arch.top, id="")]))
 
 
 def _steps_raised(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
@@ -285,14 +284,13 @@ def _steps_raised(pieces: Sequence[Piece]) -> Iterator[list[Piece]]:
             continue
         near = arch.other_end(knob)
         back = _toward(near, knob)
-        kept = [p for p in pieces if p is not arch and p is not rider]
         raised.append(arch.moved(z=arch.z + 1, id=""))
         for way in SLIDES:
             if way == back:
                 continue
             step = _arch_from(near, way, arch.z)
             if step.on_plate():
-                yield from both_outlines([*kept, step, *raised])
+                yield from both_outlines(replaced(pieces, [arch, rider], [step, *raised]))
 
 
 def _lowered(pieces: Sequence[Piece], arch: Piece, drop: int) -> list[Piece] | None:
